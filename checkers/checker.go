@@ -1,0 +1,78 @@
+// Package checkers holds donegate's task-completion checkers: small values
+// that look at one aspect of an agent's work (its plan, required files, a
+// test command) and say whether that aspect is done.
+//
+// The protocol is deliberately tiny, like golang.org/x/tools/go/analysis:
+// a Checker returns a Result — findings are data — and an error only when
+// the check itself could not run. "Work is open" is never an error.
+//
+// Checkers must not print, exit or know the hook wire format; package
+// hookio and the hooks' runner do that.
+package checkers
+
+import (
+	"context"
+	"time"
+
+	"github.com/donegate/donegate/hookio"
+)
+
+// Result is a checker's finding.
+type Result struct {
+	Complete bool
+	// Feedback says what is left (when incomplete) or what was verified.
+	// It is written for the agent: exact, short, actionable.
+	Feedback string
+}
+
+// OK returns a complete result.
+func OK(feedback string) Result { return Result{Complete: true, Feedback: feedback} }
+
+// Incomplete returns a result that says work is open.
+func Incomplete(feedback string) Result { return Result{Complete: false, Feedback: feedback} }
+
+// Checker checks one aspect of the work. ctx carries the deadline of the
+// whole chain. An error means the check could not run.
+type Checker interface {
+	Check(ctx context.Context, c *Context) (Result, error)
+}
+
+// StopReason says what the agent is trying to do.
+type StopReason string
+
+// Stop reasons.
+const (
+	ReasonStop         StopReason = "stop"          // the main agent ends its turn
+	ReasonSubagentStop StopReason = "subagent_stop" // a subagent ends
+	ReasonToolUse      StopReason = "tool_use"      // the agent calls a gated tool, such as StructuredOutput
+	ReasonManual       StopReason = "manual"        // asked from the command line
+)
+
+// Context is what checkers may look at. Its fields are resolved by the
+// caller (environment, paths), so checkers never read the environment.
+type Context struct {
+	// Event is the hook event; for a command-line check it is synthetic.
+	Event *hookio.Event
+	// ProjectDir is $CLAUDE_PROJECT_DIR, else the event's cwd.
+	ProjectDir string
+	// ClaudeDir is the Claude config dir (~/.claude or $CLAUDE_CONFIG_DIR).
+	ClaudeDir string
+	// TaskListID names the Task tools' list: $CLAUDE_CODE_TASK_LIST_ID,
+	// else the session id.
+	TaskListID string
+	// Reason says what the agent is trying to do.
+	Reason StopReason
+	// Budget is the whole chain's time budget, for messages.
+	Budget time.Duration
+	// Runner runs commands; nil means the real one.
+	Runner Runner
+	// Env is added to the environment of commands that checkers run.
+	Env []string
+}
+
+func (c *Context) runner() Runner {
+	if c.Runner != nil {
+		return c.Runner
+	}
+	return execRunner{}
+}

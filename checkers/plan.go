@@ -1,0 +1,80 @@
+package checkers
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/donegate/donegate/transcript"
+)
+
+// Plan checks that every item of the agent's plan is completed. The plan is
+// the Task tools' list when it has tasks, else the latest TodoWrite call in
+// the transcript; at SubagentStop it is the subagent's own TodoWrite. No
+// plan at all is complete: many sessions never make one.
+type Plan struct{}
+
+// maxTitles is how many open items the feedback names.
+const maxTitles = 3
+
+// Check implements Checker.
+func (Plan) Check(_ context.Context, c *Context) (Result, error) {
+	items, source, err := readPlan(c)
+	if err != nil {
+		return Result{}, err
+	}
+	if source == "" {
+		return OK("No plan to check."), nil
+	}
+	var open []string
+	for _, it := range items {
+		if !it.Done() {
+			open = append(open, it.Title)
+		}
+	}
+	if len(open) == 0 {
+		return OK(fmt.Sprintf("All %d task(s) in the %s are completed.", len(items), source)), nil
+	}
+	titles := open
+	if len(titles) > maxTitles {
+		titles = append(titles[:maxTitles:maxTitles], "...")
+	}
+	return Incomplete(fmt.Sprintf("You have %d incomplete task(s) out of %d. "+
+		"Please either complete all remaining tasks or update the plan to remove tasks "+
+		"that are no longer needed before producing output: %s",
+		len(open), len(items), strings.Join(titles, ", "))), nil
+}
+
+// readPlan returns the plan and a name for where it came from, "" if none.
+func readPlan(c *Context) ([]transcript.Item, string, error) {
+	ev := c.Event
+	if ev == nil {
+		return nil, "", nil
+	}
+	if c.Reason == ReasonSubagentStop || ev.AgentTranscriptPath != "" {
+		items, found, err := transcript.LatestTodoWrite(ev.AgentTranscriptPath, transcript.ReadOptions{})
+		if err != nil || !found {
+			return nil, "", err
+		}
+		return items, "subagent's todo list", nil
+	}
+	listID := c.TaskListID
+	if listID == "" {
+		listID = ev.SessionID
+	}
+	items, found, err := transcript.ReadTasks(transcript.TaskDir(c.ClaudeDir, listID))
+	if err != nil {
+		return nil, "", err
+	}
+	if found {
+		return items, "task list", nil
+	}
+	if ev.TranscriptPath == "" {
+		return nil, "", nil
+	}
+	items, found, err = transcript.LatestTodoWrite(ev.TranscriptPath, transcript.ReadOptions{SkipSidechain: true})
+	if err != nil || !found {
+		return nil, "", err
+	}
+	return items, "todo list", nil
+}

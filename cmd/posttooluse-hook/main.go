@@ -1,0 +1,20 @@
+// Command posttooluse-hook is donegate's Claude Code PreToolUse and
+// PostToolUse hook: it gates the agent's final StructuredOutput (or other
+// configured tools) until the work is done. See the README.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/donegate/donegate/internal/gate"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := gate.ToolHook(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, gate.OSEnv())
+	stop()
+	os.Exit(code)
+}

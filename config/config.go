@@ -1,0 +1,302 @@
+// Package config reads donegate's JSON configuration: where it is looked
+// up, its defaults, strict decoding and validation. A *Config returned by
+// Parse or Load is valid, so the rest of donegate never re-checks it.
+//
+// Every problem is reported with the file and the JSON path at fault
+// (checkers[1].timeout), all problems at once, so a person fixes a config in
+// one pass.
+package config
+
+import (
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tidwall/gjson"
+)
+
+// FileName is the project config file, under .claude/ of the project.
+const FileName = "donegate.json"
+
+// DefaultSource names the embedded default in messages.
+const DefaultSource = "embedded default"
+
+//go:embed default.json
+var defaultJSON []byte
+
+// Checker types. The list is the single source of truth for valid names.
+const (
+	TypePlan      = "plan"
+	TypeFiles     = "files"
+	TypeTest      = "test"
+	TypeComposite = "composite"
+)
+
+// Config is the whole configuration.
+type Config struct {
+	// Dialect is "claude-code" (default) or "sdk".
+	Dialect string `json:"dialect" validate:"oneof=claude-code sdk"`
+	// Checkers is the chain; it runs as a composite of mode all.
+	Checkers []Checker `json:"checkers" validate:"dive"`
+	Limits   Limits    `json:"limits"`
+	// OnError says what a broken config or a failing checker does: "allow"
+	// lets the agent stop with a visible message, "block" keeps it going
+	// with the problem as the reason.
+	OnError string `json:"on_error" validate:"oneof=allow block"`
+	// GateTools are the tools whose use posttooluse-hook gates.
+	GateTools []string `json:"gate_tools" validate:"dive,required"`
+
+	// Source is the file the config came from, or DefaultSource.
+	Source string `json:"-"`
+}
+
+// Limits keep donegate from trapping an agent.
+type Limits struct {
+	// MaxBlocks is how many times in a row one prompt's stop is blocked.
+	MaxBlocks int `json:"max_blocks" validate:"gte=1"`
+	// Deadline, when set, lets the agent stop once this long has passed
+	// since the first block for the prompt.
+	Deadline Duration `json:"deadline" validate:"gte=0"`
+	// Budget bounds one hook run; it must end before the host's hook
+	// timeout, or the host kills the hook and nothing is decided.
+	Budget Duration `json:"budget" validate:"gt=0"`
+}
+
+// Checker is one configured checker. Which fields apply depends on Type;
+// decoding rejects a field that does not apply.
+type Checker struct {
+	Type string `json:"type" validate:"required,oneof=plan files test composite"`
+	// Name labels the checker in reports and errors.
+	Name string `json:"name,omitempty"`
+
+	// files
+	Paths []string `json:"paths,omitempty" validate:"dive,required"`
+
+	// test
+	Command string   `json:"command,omitempty" validate:"required_if=Type test"`
+	Timeout Duration `json:"timeout,omitempty" validate:"gte=0"`
+
+	// composite
+	Mode     string    `json:"mode,omitempty" validate:"omitempty,oneof=all any"`
+	Checkers []Checker `json:"checkers,omitempty" validate:"dive"`
+}
+
+// Label is how reports name a checker: its name, else its type.
+func (c *Checker) Label() string {
+	if c.Name != "" {
+		return c.Name
+	}
+	return c.Type
+}
+
+// Duration is a time.Duration written as a Go duration string ("90s", "5m").
+type Duration time.Duration
+
+// D returns the value as a time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+// String formats like time.Duration.
+func (d Duration) String() string { return time.Duration(d).String() }
+
+// UnmarshalJSON accepts a duration string.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("expected a duration string such as \"90s\" or \"5m\"")
+	}
+	v, err := parseDuration(s)
+	if err != nil {
+		return err
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalJSON writes a duration string.
+func (d Duration) MarshalJSON() ([]byte, error) {
+	return json.Marshal(time.Duration(d).String())
+}
+
+func parseDuration(s string) (time.Duration, error) {
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("invalid duration %q (use a Go duration such as \"90s\", \"5m\", \"1h30m\")", s)
+	}
+	if v < 0 {
+		return 0, fmt.Errorf("duration %q is negative", s)
+	}
+	return v, nil
+}
+
+// Defaults used where the config says nothing.
+const (
+	DefaultMaxBlocks   = 5
+	DefaultBudget      = 540 * time.Second
+	DefaultTestTimeout = 5 * time.Minute
+)
+
+// DefaultGateTools are the tools posttooluse-hook gates unless gate_tools
+// says otherwise: the agent's final structured output.
+var DefaultGateTools = []string{"StructuredOutput"}
+
+func defaults() *Config {
+	return &Config{
+		Dialect:   "claude-code",
+		OnError:   "allow",
+		GateTools: slices.Clone(DefaultGateTools),
+		Limits: Limits{
+			MaxBlocks: DefaultMaxBlocks,
+			Budget:    Duration(DefaultBudget),
+		},
+	}
+}
+
+// Default returns the embedded default config: the plan checker alone.
+func Default() *Config {
+	c, err := Parse(strings.NewReader(string(defaultJSON)), DefaultSource)
+	if err != nil {
+		panic("embedded default config is invalid: " + err.Error())
+	}
+	return c
+}
+
+// Problem is one thing wrong with a config, at a JSON path.
+type Problem struct {
+	Path    string // e.g. checkers[1].timeout; empty for the whole document
+	Message string
+}
+
+func (p Problem) String() string {
+	if p.Path == "" {
+		return p.Message
+	}
+	return p.Path + ": " + p.Message
+}
+
+// Error lists every problem found in one config source.
+type Error struct {
+	Source   string
+	Problems []Problem
+}
+
+func (e *Error) Error() string {
+	parts := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		parts[i] = p.String()
+	}
+	return fmt.Sprintf("config %s: %s", e.Source, strings.Join(parts, "; "))
+}
+
+// Parse decodes and validates a config read from r; source names it in
+// errors. Fields left out take their defaults.
+func Parse(r io.Reader, source string) (*Config, error) {
+	data, err := io.ReadAll(io.LimitReader(r, 1<<20+1))
+	if err != nil {
+		return nil, fmt.Errorf("config %s: read: %w", source, err)
+	}
+	if len(data) > 1<<20 {
+		return nil, &Error{Source: source, Problems: []Problem{{Message: "larger than 1 MiB"}}}
+	}
+	if problems := checkShape(data); len(problems) > 0 {
+		return nil, &Error{Source: source, Problems: problems}
+	}
+	c := defaults()
+	// The shape check has already rejected unknown keys and wrong types, so
+	// an error here is unexpected; it is still reported, never dropped.
+	if err := json.Unmarshal(data, c); err != nil {
+		return nil, &Error{Source: source, Problems: []Problem{{Message: err.Error()}}}
+	}
+	if c.Checkers == nil {
+		c.Checkers = []Checker{{Type: TypePlan}}
+	}
+	if problems := validate(c); len(problems) > 0 {
+		return nil, &Error{Source: source, Problems: problems}
+	}
+	c.Source = source
+	return c, nil
+}
+
+// Load reads the config file at path.
+func Load(path string) (*Config, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	defer f.Close()
+	return Parse(f, path)
+}
+
+// Lookup says where to look for a config, in order of precedence.
+type Lookup struct {
+	Flag       string // --config
+	Env        string // $DONEGATE_CONFIG
+	ProjectDir string // $CLAUDE_PROJECT_DIR
+	Cwd        string // the event's cwd
+}
+
+// ErrNotFound is returned by Find when an explicitly named config is missing.
+var ErrNotFound = errors.New("config file not found")
+
+// Find returns the path of the config to use, or "" for the embedded
+// default. A file named by the flag or the environment must exist; the
+// project files are used only when present.
+func Find(l Lookup) (string, error) {
+	for _, named := range []struct{ what, path string }{{"--config", l.Flag}, {"DONEGATE_CONFIG", l.Env}} {
+		if named.path == "" {
+			continue
+		}
+		if _, err := os.Stat(named.path); err != nil {
+			return "", fmt.Errorf("%s %s: %w", named.what, named.path, ErrNotFound)
+		}
+		return named.path, nil
+	}
+	for _, dir := range []string{l.ProjectDir, l.Cwd} {
+		if dir == "" {
+			continue
+		}
+		p := filepath.Join(dir, ".claude", FileName)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return p, nil
+		}
+	}
+	return "", nil
+}
+
+// Resolve finds and loads the config for l: the file Find names, else the
+// embedded default.
+func Resolve(l Lookup) (*Config, error) {
+	path, err := Find(l)
+	if err != nil {
+		return nil, err
+	}
+	if path == "" {
+		return Default(), nil
+	}
+	return Load(path)
+}
+
+// OnErrorOf returns the on_error setting of the config l finds, read
+// leniently, for when that config is broken: a person who asked for
+// "block" wants a broken config to block too, so the agent can fix it.
+// It returns "allow" when the setting cannot be read.
+func OnErrorOf(l Lookup) string {
+	path, err := Find(l)
+	if err != nil || path == "" {
+		return "allow"
+	}
+	data, err := os.ReadFile(path)
+	if err != nil || !gjson.ValidBytes(data) {
+		return "allow"
+	}
+	if gjson.GetBytes(data, "on_error").Str == "block" {
+		return "block"
+	}
+	return "allow"
+}

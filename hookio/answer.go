@@ -1,0 +1,180 @@
+package hookio
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Dialect selects the answer shapes. Claude Code honours only its own
+// shapes; the SDK shapes are for hosts of the Claude Agent SDK that read
+// needsMoreTurns, and Claude Code ignores them (the agent just stops).
+type Dialect string
+
+// The dialects donegate can speak.
+const (
+	DialectClaudeCode Dialect = "claude-code"
+	DialectSDK        Dialect = "sdk"
+)
+
+// ParseDialect accepts the names used in flags and config.
+func ParseDialect(s string) (Dialect, error) {
+	switch Dialect(s) {
+	case DialectClaudeCode, DialectSDK:
+		return Dialect(s), nil
+	}
+	return "", fmt.Errorf("unknown dialect %q (valid: %s, %s)", s, DialectClaudeCode, DialectSDK)
+}
+
+// MaxFeedbackRunes bounds the reason shown to the model: a test log of
+// megabytes would drown the conversation and cost tokens on every turn.
+const MaxFeedbackRunes = 8000
+
+// Verdict is what a hook decided about one event.
+type Verdict struct {
+	// Block is true when work is open and the agent must go on.
+	Block bool
+	// Reason is the feedback for the model; used only when Block is set.
+	Reason string
+	// SystemMessage is shown to the person, never to the model.
+	SystemMessage string
+}
+
+type hookSpecific struct {
+	HookEventName            string `json:"hookEventName"`
+	PermissionDecision       string `json:"permissionDecision,omitempty"`
+	PermissionDecisionReason string `json:"permissionDecisionReason,omitempty"`
+	AdditionalContext        string `json:"additionalContext,omitempty"`
+}
+
+// answer holds every field any dialect uses; the field order here is the
+// order on the wire, which keeps golden files stable.
+type answer struct {
+	NeedsMoreTurns     bool          `json:"needsMoreTurns,omitempty"`
+	Decision           string        `json:"decision,omitempty"`
+	Reason             string        `json:"reason,omitempty"`
+	HookSpecificOutput *hookSpecific `json:"hookSpecificOutput,omitempty"`
+	SystemMessage      string        `json:"systemMessage,omitempty"`
+}
+
+// WriteAnswer writes exactly one JSON object answering an event named
+// eventName. Stop answers keep to top-level decision/reason/systemMessage:
+// Claude Code before 2.1.163 drops a Stop answer that carries
+// hookSpecificOutput.
+func WriteAnswer(w io.Writer, eventName string, d Dialect, v Verdict) error {
+	a := answer{SystemMessage: CleanText(v.SystemMessage)}
+	if v.Block {
+		reason := CleanText(v.Reason)
+		switch eventName {
+		case EventStop, EventSubagentStop:
+			if d == DialectSDK {
+				a.NeedsMoreTurns, a.Decision, a.Reason = true, "continue", reason
+			} else {
+				a.Decision, a.Reason = "block", reason
+			}
+		case EventPreToolUse:
+			// Only a deny stops Claude Code from accepting the tool call,
+			// StructuredOutput included; SDK hosts honour it the same way.
+			a.HookSpecificOutput = &hookSpecific{
+				HookEventName:            EventPreToolUse,
+				PermissionDecision:       "deny",
+				PermissionDecisionReason: reason,
+			}
+		case EventPostToolUse:
+			a.HookSpecificOutput = &hookSpecific{HookEventName: EventPostToolUse, AdditionalContext: reason}
+			if d != DialectSDK {
+				a.Decision, a.Reason = "block", reason
+			}
+		default:
+			return fmt.Errorf("cannot block a %q event", eventName)
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(a); err != nil {
+		return fmt.Errorf("write answer: %w", err)
+	}
+	return nil
+}
+
+// CleanText makes text safe to show: terminal escape sequences and other
+// control characters (but newlines and tabs) are removed, invalid UTF-8 is
+// replaced, and the result is cut on a rune boundary at MaxFeedbackRunes
+// with a note saying how much was cut.
+func CleanText(s string) string {
+	s = StripANSI(s)
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	s = strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' {
+			return r
+		}
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			return -1
+		}
+		return r
+	}, s)
+	if n := utf8.RuneCountInString(s); n > MaxFeedbackRunes {
+		const note = "\n[donegate: feedback cut, %d more characters not shown]"
+		cut := MaxFeedbackRunes - 80 // room for the note
+		i := 0
+		for pos := range s {
+			if i == cut {
+				s = s[:pos] + fmt.Sprintf(note, n-cut)
+				break
+			}
+			i++
+		}
+	}
+	return s
+}
+
+// StripANSI removes ANSI/VT escape sequences (CSI, OSC and two-byte
+// escapes), as test runners print colours and cursor moves.
+func StripANSI(s string) string {
+	if !strings.ContainsRune(s, 0x1b) && !strings.ContainsRune(s, 0x9b) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != 0x1b {
+			b.WriteByte(c)
+			continue
+		}
+		if i+1 >= len(s) {
+			break
+		}
+		switch s[i+1] {
+		case '[': // CSI: parameters and intermediates, then a final byte 0x40-0x7e
+			j := i + 2
+			for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
+				j++
+			}
+			i = j
+		case ']', 'P', '_', '^': // OSC, DCS, APC, PM: up to BEL or ST
+			j := i + 2
+			for j < len(s) {
+				if s[j] == 0x07 {
+					break
+				}
+				if s[j] == 0x1b && j+1 < len(s) && s[j+1] == '\\' {
+					j++
+					break
+				}
+				j++
+			}
+			i = j
+		case '(', ')', '*', '+': // character set designation: ESC ( B
+			i += 2
+		default: // two-byte escape such as ESC c
+			i++
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,323 @@
+// Package gate is the body of the two hook executables: it reads one event,
+// resolves the config and paths, runs the checker chain under the time
+// budget, applies the limits that keep an agent from being trapped, and
+// writes the answer. The main packages only wire it to the process.
+//
+// Exit codes are an API shared with Claude Code: 0 with a JSON answer, or
+// 1 with one line on stderr for input or usage we cannot act on (the host
+// shows it and carries on). Never 2: Claude Code would feed our stderr to
+// the model as a reason to keep going.
+package gate
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/donegate/donegate/checkers"
+	"github.com/donegate/donegate/config"
+	"github.com/donegate/donegate/hookio"
+	"github.com/donegate/donegate/internal/proc"
+	"github.com/donegate/donegate/internal/state"
+)
+
+// Exit codes.
+const (
+	ExitOK    = 0
+	ExitError = 1
+)
+
+// Env is the process environment a hook sees; tests replace it.
+type Env struct {
+	Getenv func(string) string
+	Now    func() time.Time
+}
+
+// OSEnv is the real environment.
+func OSEnv() Env { return Env{Getenv: os.Getenv, Now: time.Now} }
+
+// Version is the module version, filled in from build info.
+func Version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
+}
+
+// options are the flags both hooks take.
+type options struct {
+	configPath string
+	dialect    string
+	stateDir   string
+}
+
+// parseFlags parses args. done is true when the run is over (help,
+// version, or a usage error) and code is its exit code.
+func parseFlags(name, summary string, args []string, stdout, stderr io.Writer) (opts options, code int, done bool) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	// A hook's stderr is shown to the person as one line: report a usage
+	// error ourselves instead of letting the flag package print the usage.
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&opts.configPath, "config", "", "config `file` (default: $DONEGATE_CONFIG, $CLAUDE_PROJECT_DIR/.claude/donegate.json, <cwd>/.claude/donegate.json, embedded default)")
+	fs.StringVar(&opts.dialect, "dialect", "", "answer `dialect`: claude-code or sdk (overrides the config)")
+	fs.StringVar(&opts.stateDir, "state-dir", "", "`dir` for block counts (default: $DONEGATE_STATE_DIR, $XDG_STATE_HOME/donegate, ~/.local/state/donegate)")
+	version := fs.Bool("version", false, "print the version and exit")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: %s [flags] < event.json\n\n%s\n\nFlags:\n", name, summary)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stdout)
+			fs.Usage()
+			return opts, ExitOK, true
+		}
+		fmt.Fprintf(stderr, "%s: %v (see %s --help)\n", name, err, name)
+		return opts, ExitError, true
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "%s: unexpected argument %q; the event comes on stdin\n", name, fs.Arg(0))
+		return opts, ExitError, true
+	}
+	if *version {
+		fmt.Fprintf(stdout, "%s %s\n", name, Version())
+		return opts, ExitOK, true
+	}
+	if opts.dialect != "" {
+		if _, err := hookio.ParseDialect(opts.dialect); err != nil {
+			fmt.Fprintf(stderr, "%s: --dialect: %v\n", name, err)
+			return opts, ExitError, true
+		}
+	}
+	return opts, ExitOK, false
+}
+
+// run is one hook invocation after the event has been read.
+type run struct {
+	name   string
+	opts   options
+	env    Env
+	event  *hookio.Event
+	stderr io.Writer
+}
+
+// projectDir is $CLAUDE_PROJECT_DIR, else the event's cwd, else ours.
+func (r *run) projectDir() string {
+	if d := r.env.Getenv("CLAUDE_PROJECT_DIR"); d != "" {
+		return d
+	}
+	if r.event.Cwd != "" {
+		return r.event.Cwd
+	}
+	d, _ := os.Getwd()
+	return d
+}
+
+func (r *run) home() string {
+	if h := r.env.Getenv("HOME"); h != "" {
+		return h
+	}
+	h, _ := os.UserHomeDir()
+	return h
+}
+
+// expand resolves a leading ~/ as the shell would.
+func (r *run) expand(p string) string {
+	if strings.HasPrefix(p, "~/") {
+		return filepath.Join(r.home(), p[2:])
+	}
+	return p
+}
+
+// claudeDir derives the Claude config dir from the transcript path
+// (<dir>/projects/<slug>/<session>.jsonl), which is right even when the
+// host runs with a custom config dir, else $CLAUDE_CONFIG_DIR, else ~/.claude.
+func (r *run) claudeDir() string {
+	if tp := r.event.TranscriptPath; tp != "" {
+		projects := filepath.Dir(filepath.Dir(tp))
+		if filepath.Base(projects) == "projects" {
+			return filepath.Dir(projects)
+		}
+	}
+	if d := r.env.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
+		return d
+	}
+	return filepath.Join(r.home(), ".claude")
+}
+
+func (r *run) stateDir() string {
+	if r.opts.stateDir != "" {
+		return r.opts.stateDir
+	}
+	if d := r.env.Getenv("DONEGATE_STATE_DIR"); d != "" {
+		return d
+	}
+	if d := r.env.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "donegate")
+	}
+	return filepath.Join(r.home(), ".local", "state", "donegate")
+}
+
+func lookup(opts options, env Env, cwd string) config.Lookup {
+	return config.Lookup{
+		Flag:       opts.configPath,
+		Env:        env.Getenv("DONEGATE_CONFIG"),
+		ProjectDir: env.Getenv("CLAUDE_PROJECT_DIR"),
+		Cwd:        cwd,
+	}
+}
+
+func (r *run) loadConfig() (*config.Config, error) {
+	return config.Resolve(lookup(r.opts, r.env, r.event.Cwd))
+}
+
+func (r *run) dialect(c *config.Config) hookio.Dialect {
+	if r.opts.dialect != "" {
+		return hookio.Dialect(r.opts.dialect)
+	}
+	if c != nil && c.Dialect != "" {
+		return hookio.Dialect(c.Dialect)
+	}
+	return hookio.DialectClaudeCode
+}
+
+// check runs the configured chain for reason under the config's budget.
+func (r *run) check(ctx context.Context, c *config.Config, reason checkers.StopReason) (checkers.Result, error) {
+	chain, err := checkers.FromConfig(c)
+	if err != nil {
+		return checkers.Result{}, err
+	}
+	budget := c.Limits.Budget.D()
+	ctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+	listID := r.env.Getenv("CLAUDE_CODE_TASK_LIST_ID")
+	if listID == "" {
+		listID = r.event.SessionID
+	}
+	ev := *r.event
+	ev.TranscriptPath = r.expand(ev.TranscriptPath)
+	ev.AgentTranscriptPath = r.expand(ev.AgentTranscriptPath)
+	cc := &checkers.Context{
+		Event:      &ev,
+		ProjectDir: r.projectDir(),
+		ClaudeDir:  r.claudeDir(),
+		TaskListID: listID,
+		Reason:     reason,
+		Budget:     budget,
+	}
+	return chain.Check(ctx, cc)
+}
+
+// gateKey names the counter a verdict is counted under.
+func gateKey(ev *hookio.Event) string {
+	switch {
+	case ev.HookEventName == hookio.EventSubagentStop:
+		return "subagent:" + ev.AgentID
+	case ev.ToolName != "":
+		return "tool:" + ev.ToolName
+	}
+	return "stop"
+}
+
+// decide turns a check into a verdict, counting blocks so that the agent
+// is let go after limits.max_blocks continuations or once limits.deadline
+// has passed since the first block of the prompt.
+func (r *run) decide(c *config.Config, res checkers.Result, checkErr error) hookio.Verdict {
+	var reason string
+	switch {
+	case checkErr != nil && c.OnError != "block":
+		fmt.Fprintf(r.stderr, "%s: %v\n", r.name, checkErr)
+		r.reset(gateKey(r.event))
+		return hookio.Verdict{SystemMessage: fmt.Sprintf("donegate could not check whether the work is done, so the agent may stop: %v", checkErr)}
+	case checkErr != nil:
+		fmt.Fprintf(r.stderr, "%s: %v\n", r.name, checkErr)
+		reason = fmt.Sprintf("donegate could not check whether your work is done: %v\nFix the cause (for example the donegate config) before you finish.", checkErr)
+	case res.Complete:
+		r.reset(gateKey(r.event))
+		return hookio.Verdict{}
+	default:
+		reason = res.Feedback
+	}
+
+	var verdict hookio.Verdict
+	store := state.Store{Dir: r.stateDir()}
+	now := r.env.Now()
+	err := store.Update(r.event.SessionID, r.event.PromptID, func(s *state.Session) error {
+		key := gateKey(r.event)
+		cnt := s.Counters[key]
+		if cnt == nil {
+			cnt = &state.Counter{}
+			s.Counters[key] = cnt
+		}
+		deadline := c.Limits.Deadline.D()
+		switch {
+		case cnt.Exhausted || cnt.Blocks >= c.Limits.MaxBlocks:
+			verdict = letGo(fmt.Sprintf("still incomplete after %d continuations", cnt.Blocks), reason)
+		case deadline > 0 && cnt.Blocks > 0 && now.Sub(cnt.FirstBlock) >= deadline:
+			verdict = letGo(fmt.Sprintf("still incomplete after %d continuations and %s (limits.deadline %s)", cnt.Blocks, now.Sub(cnt.FirstBlock).Round(time.Second), deadline), reason)
+		default:
+			if cnt.Blocks == 0 {
+				cnt.FirstBlock = now
+			}
+			cnt.Blocks++
+			verdict = hookio.Verdict{Block: true, Reason: reason}
+			return nil
+		}
+		if r.event.PromptID == "" {
+			// Without prompt ids a spent count would let every later
+			// prompt through: start over instead.
+			delete(s.Counters, key)
+		} else {
+			cnt.Exhausted = true
+		}
+		return nil
+	})
+	if err != nil {
+		// Our own bookkeeping failed: never block on it, and say so.
+		fmt.Fprintf(r.stderr, "%s: %v\n", r.name, err)
+		return hookio.Verdict{SystemMessage: fmt.Sprintf("donegate cannot keep its block count (%v), so it lets the agent stop; still open: %s", err, reason)}
+	}
+	return verdict
+}
+
+func letGo(why, reason string) hookio.Verdict {
+	return hookio.Verdict{SystemMessage: fmt.Sprintf("donegate: %s; letting the agent stop: %s", why, reason)}
+}
+
+// reset clears the count of a gate once its work is done, so the next
+// unfinished stop of the session starts a fresh count.
+func (r *run) reset(key string) {
+	store := state.Store{Dir: r.stateDir()}
+	if _, err := os.Stat(filepath.Join(store.Dir, state.FileName(r.event.SessionID))); err != nil {
+		return // nothing counted yet: do not create state for nothing
+	}
+	err := store.Update(r.event.SessionID, r.event.PromptID, func(s *state.Session) error {
+		delete(s.Counters, key)
+		return nil
+	})
+	if err != nil {
+		fmt.Fprintf(r.stderr, "%s: %v\n", r.name, err)
+	}
+}
+
+// configFailure is the verdict when no valid config could be loaded. The
+// on_error policy of a config we cannot parse is unknown, so the default
+// (allow) applies.
+func (r *run) configFailure(err error) hookio.Verdict {
+	fmt.Fprintf(r.stderr, "%s: %v\n", r.name, err)
+	return hookio.Verdict{SystemMessage: fmt.Sprintf("donegate is not checking this session, its config is broken: %v", err)}
+}
+
+// guarded reports whether this hook runs inside a command that donegate
+// started to check this very session; checking again would recurse.
+func (r *run) guarded() bool {
+	g := r.env.Getenv(proc.GuardEnv)
+	return g != "" && g == r.event.SessionID
+}

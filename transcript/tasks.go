@@ -1,0 +1,130 @@
+package transcript
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// maxTaskFileBytes bounds one task file; real ones are a few hundred bytes.
+const maxTaskFileBytes = 1 << 20
+
+// SafeID reports whether id can name a directory under the tasks folder:
+// ids come from hook input, and a path separator or ".." in one must never
+// lead a read outside it.
+func SafeID(id string) bool {
+	return id != "" && id != "." && id != ".." && len(id) <= 255 &&
+		!strings.ContainsAny(id, `/\`+"\x00")
+}
+
+// TaskDir returns <claudeDir>/tasks/<listID>, or "" when listID is unsafe.
+func TaskDir(claudeDir, listID string) string {
+	if claudeDir == "" || !SafeID(listID) {
+		return ""
+	}
+	return filepath.Join(claudeDir, "tasks", listID)
+}
+
+// ReadTasks returns the items of the Task tools' list in dir, ordered by
+// task id. found is false when the directory is missing or holds no task.
+// A task file that cannot be read or parsed becomes an open item that says
+// so: it must never count as done, and must not hide the other tasks.
+func ReadTasks(dir string) (items []Item, found bool, err error) {
+	if dir == "" {
+		return nil, false, nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, false, nil
+		}
+		return nil, false, fmt.Errorf("task list: %w", err)
+	}
+	type task struct {
+		order string
+		num   int
+		item  Item
+	}
+	var tasks []task
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".json") || strings.HasPrefix(name, ".") {
+			continue
+		}
+		id := strings.TrimSuffix(name, ".json")
+		num, numErr := strconv.Atoi(id)
+		if numErr != nil {
+			num = -1
+		}
+		it, ok := readTask(filepath.Join(dir, name))
+		if !ok {
+			continue // deleted
+		}
+		tasks = append(tasks, task{order: id, num: num, item: it})
+	}
+	sort.SliceStable(tasks, func(i, j int) bool {
+		a, b := tasks[i], tasks[j]
+		if (a.num >= 0) != (b.num >= 0) {
+			return a.num >= 0
+		}
+		if a.num != b.num {
+			return a.num < b.num
+		}
+		return a.order < b.order
+	})
+	for _, t := range tasks {
+		items = append(items, t.item)
+	}
+	return items, len(items) > 0, nil
+}
+
+// readTask reads one task file. ok is false for a task marked deleted.
+func readTask(path string) (it Item, ok bool) {
+	name := filepath.Base(path)
+	broken := func(why string) (Item, bool) {
+		return Item{Title: fmt.Sprintf("task file %s (%s)", name, why), Status: "unreadable"}, true
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return Item{}, false // removed between listing and reading
+		}
+		return broken("unreadable: " + reason(err))
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxTaskFileBytes+1))
+	if err != nil {
+		return broken("unreadable: " + reason(err))
+	}
+	if len(data) > maxTaskFileBytes {
+		return broken("larger than 1 MiB")
+	}
+	if !gjson.ValidBytes(data) || !gjson.ParseBytes(data).IsObject() {
+		return broken("not a JSON object")
+	}
+	r := gjson.GetManyBytes(data, "subject", "status")
+	if r[1].Str == "deleted" {
+		return Item{}, false
+	}
+	title := r[0].String()
+	if title == "" {
+		title = "task " + strings.TrimSuffix(name, ".json")
+	}
+	return Item{Title: title, Status: r[1].String()}, true
+}
+
+// reason drops the path from a *PathError: the caller names the file.
+func reason(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
