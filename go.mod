@@ -1,9 +1,10 @@
 module github.com/donegate/donegate
 
-go 1.22
+go 1.22.0
 
 require (
 	github.com/go-playground/validator/v10 v10.22.1
+	github.com/rogpeppe/go-internal v1.13.1
 	github.com/tidwall/gjson v1.18.0
 )
 
@@ -16,7 +17,8 @@ require (
 	github.com/tidwall/match v1.1.1 // indirect
 	github.com/tidwall/pretty v1.2.0 // indirect
 	golang.org/x/crypto v0.31.0 // indirect
-	golang.org/x/net v0.21.0 // indirect
+	golang.org/x/net v0.30.0 // indirect
 	golang.org/x/sys v0.28.0 // indirect
 	golang.org/x/text v0.21.0 // indirect
+	golang.org/x/tools v0.26.0 // indirect
 )

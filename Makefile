@@ -1,0 +1,45 @@
+# donegate — the README says what each target is for.
+# Tools the targets need are installed, pinned, into .tools/ (git-ignored).
+
+GO              ?= go
+BIN             := bin
+TOOLS           := $(CURDIR)/.tools
+STATICCHECK_VER := v0.8.2
+STATICCHECK     := $(TOOLS)/bin/staticcheck-$(STATICCHECK_VER)
+GOTEST_FLAGS    ?= -race -count=1
+
+.PHONY: all build test lint unit demo tools clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN)/ ./cmd/...
+
+## test: everything CI runs: formatting, vet, staticcheck, tidy go.mod, unit
+## and end-to-end tests with the race detector.
+test: lint unit
+
+unit:
+	$(GO) test $(GOTEST_FLAGS) ./...
+
+lint: $(STATICCHECK)
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.tools/*')); \
+	  if [ -n "$$unformatted" ]; then echo "gofmt needed on:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+	$(STATICCHECK) ./...
+	$(GO) mod tidy -diff
+
+$(STATICCHECK):
+	@mkdir -p $(TOOLS)/bin
+	GOBIN=$(TOOLS)/bin $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VER)
+	mv $(TOOLS)/bin/staticcheck $@
+
+tools: $(STATICCHECK)
+
+## demo: build the hooks and replay the recorded events in testdata/ through
+## them on the embedded default config, printing each decision.
+demo: build
+	@scripts/demo $(BIN)
+
+clean:
+	rm -rf $(BIN)

@@ -1,0 +1,99 @@
+package donegate_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/donegate/donegate/internal/gate"
+)
+
+// TestMain lets the test binary act as the hook executables, so the
+// scripts run them as real processes through stdin, stdout and exit codes.
+func TestMain(m *testing.M) {
+	os.Exit(testscript.RunMain(m, map[string]func() int{
+		"stop-hook": func() int {
+			return gate.StopHook(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, gate.OSEnv())
+		},
+		"posttooluse-hook": func() int {
+			return gate.ToolHook(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, gate.OSEnv())
+		},
+	}))
+}
+
+// TestScripts runs testdata/script/*.txtar: recorded events and
+// transcripts through the hooks, with the expected answers.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("HOME", env.WorkDir+"/home")
+			env.Setenv("DONEGATE_STATE_DIR", env.WorkDir+"/state")
+			return os.MkdirAll(env.WorkDir+"/home", 0o755)
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"exits":  cmdExits,
+			"expand": cmdExpand,
+			"sleep":  cmdSleep,
+		},
+	})
+}
+
+// cmdExits runs a command and checks its exact exit code: `! exec` cannot
+// tell 1 (a hook's non-blocking error) from 2 (Claude Code's "block").
+//
+//	exits CODE PROG [ARGS...]
+func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exits CODE PROG [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("%s: %v", args[1], err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+	}
+}
+
+// cmdExpand replaces $WORK and $NOW (RFC 3339) in files, so recorded
+// events can name the paths of the script's work dir.
+//
+//	expand FILE...
+func cmdExpand(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: expand FILE...")
+	}
+	for _, f := range args {
+		data := ts.ReadFile(f)
+		data = strings.ReplaceAll(data, "$WORK", ts.Getenv("WORK"))
+		data = strings.ReplaceAll(data, "$NOW", time.Now().UTC().Format(time.RFC3339))
+		ts.Check(os.WriteFile(ts.MkAbs(f), []byte(data), 0o644))
+	}
+}
+
+// cmdSleep waits, for limits measured in wall time.
+//
+//	sleep DURATION
+func cmdSleep(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: sleep DURATION")
+	}
+	d, err := time.ParseDuration(args[0])
+	ts.Check(err)
+	time.Sleep(d)
+}
