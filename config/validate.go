@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 
 	"github.com/go-playground/validator/v10"
 )
 
-// validate is shared: a Validate caches struct metadata on first use.
-var validate_ = func() *validator.Validate {
+// validatorOnce builds the shared Validate (it caches struct metadata) on
+// first use, not at start-up: a hook that answers an ungated tool event
+// never loads a config and must not pay for building it.
+var validatorOnce = sync.OnceValue(func() *validator.Validate {
 	v := validator.New(validator.WithRequiredStructEnabled())
 	// Report fields by their JSON names, so paths match the file.
 	v.RegisterTagNameFunc(func(f reflect.StructField) string {
@@ -22,7 +25,7 @@ var validate_ = func() *validator.Validate {
 	})
 	v.RegisterStructValidation(checkerRules, Checker{})
 	return v
-}()
+})
 
 // checkerRules holds the per-type rules that tags cannot say.
 func checkerRules(sl validator.StructLevel) {
@@ -40,7 +43,7 @@ func checkerRules(sl validator.StructLevel) {
 }
 
 func validate(c *Config) []Problem {
-	err := validate_.Struct(c)
+	err := validatorOnce().Struct(c)
 	if err == nil {
 		return nil
 	}

@@ -1,0 +1,347 @@
+package checkers_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/donegate/donegate/checkers"
+	"github.com/donegate/donegate/config"
+	"github.com/donegate/donegate/hookio"
+	"github.com/donegate/donegate/internal/proc"
+)
+
+// The recorded sessions under the repository's testdata/claude.
+const (
+	sessOpen  = "11111111-1111-4111-8111-111111111111"
+	sessDone  = "22222222-2222-4222-8222-222222222222"
+	sessTasks = "33333333-3333-4333-8333-333333333333"
+	sessNone  = "44444444-4444-4444-8444-444444444444"
+	sessSub   = "55555555-5555-4555-8555-555555555555"
+	agentID   = "af275d4dcef108b96"
+)
+
+func claudeDir(t *testing.T) string {
+	d, err := filepath.Abs("../testdata/claude")
+	require.NoError(t, err)
+	return d
+}
+
+func transcriptOf(t *testing.T, sess string) string {
+	return filepath.Join(claudeDir(t), "projects", "-home-user-project", sess+".jsonl")
+}
+
+func TestPlan(t *testing.T) {
+	const prefix = "Please either complete all remaining tasks or update the plan to remove tasks that are no longer needed before producing output: "
+	tests := []struct {
+		name     string
+		ev       hookio.Event
+		reason   checkers.StopReason
+		listID   string
+		complete bool
+		feedback string
+	}{
+		{
+			name:     "latest TodoWrite open",
+			ev:       hookio.Event{HookEventName: "Stop", SessionID: sessOpen, TranscriptPath: transcriptOf(t, sessOpen)},
+			feedback: "You have 2 incomplete task(s) out of 5. " + prefix + "Write tests, Implement feature",
+		},
+		{
+			name:     "latest TodoWrite done, stale blob copy after it ignored",
+			ev:       hookio.Event{HookEventName: "Stop", SessionID: sessDone, TranscriptPath: transcriptOf(t, sessDone)},
+			complete: true,
+			feedback: "All 5 task(s) in the todo list are completed.",
+		},
+		{
+			name:     "task files are the plan",
+			ev:       hookio.Event{HookEventName: "Stop", SessionID: sessTasks, TranscriptPath: transcriptOf(t, sessTasks)},
+			feedback: "You have 2 incomplete task(s) out of 3. " + prefix + "Implement feature, Update docs",
+		},
+		{
+			name:     "task list id overrides the session id",
+			ev:       hookio.Event{HookEventName: "Stop", SessionID: sessOpen, TranscriptPath: transcriptOf(t, sessOpen)},
+			listID:   sessTasks,
+			feedback: "You have 2 incomplete task(s) out of 3. " + prefix + "Implement feature, Update docs",
+		},
+		{
+			name:     "no transcript, no tasks: no plan",
+			ev:       hookio.Event{HookEventName: "Stop", SessionID: sessNone, TranscriptPath: transcriptOf(t, sessNone)},
+			complete: true,
+			feedback: "No plan to check.",
+		},
+		{
+			name:     "no transcript path at all",
+			ev:       hookio.Event{HookEventName: "Stop", SessionID: sessNone},
+			complete: true,
+			feedback: "No plan to check.",
+		},
+		{
+			name: "subagent's own todo list",
+			ev: hookio.Event{HookEventName: "SubagentStop", SessionID: sessSub, TranscriptPath: transcriptOf(t, sessSub), AgentID: agentID,
+				AgentTranscriptPath: filepath.Join(claudeDir(t), "projects", "-home-user-project", sessSub, "subagents", "agent-"+agentID+".jsonl")},
+			reason:   checkers.ReasonSubagentStop,
+			feedback: "You have 1 incomplete task(s) out of 2. " + prefix + "Sub step two",
+		},
+		{
+			name:     "main agent of the subagent session is done",
+			ev:       hookio.Event{HookEventName: "Stop", SessionID: sessSub, TranscriptPath: transcriptOf(t, sessSub)},
+			complete: true,
+			feedback: "All 1 task(s) in the todo list are completed.",
+		},
+		{
+			name:     "unsafe session id never reaches the file system",
+			ev:       hookio.Event{HookEventName: "Stop", SessionID: "../../etc", TranscriptPath: transcriptOf(t, sessNone)},
+			complete: true,
+			feedback: "No plan to check.",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			reason := tt.reason
+			if reason == "" {
+				reason = checkers.ReasonStop
+			}
+			ev := tt.ev
+			c := &checkers.Context{Event: &ev, ClaudeDir: claudeDir(t), TaskListID: tt.listID, Reason: reason}
+			r, err := checkers.Plan{}.Check(context.Background(), c)
+			require.NoError(t, err)
+			assert.Equal(t, tt.complete, r.Complete)
+			assert.Equal(t, tt.feedback, r.Feedback)
+		})
+	}
+}
+
+func TestPlanNamesAtMostThreeItems(t *testing.T) {
+	dir := t.TempDir()
+	tasks := filepath.Join(dir, "tasks", "s")
+	require.NoError(t, os.MkdirAll(tasks, 0o755))
+	for i := 1; i <= 5; i++ {
+		body := fmt.Sprintf(`{"id":"%d","subject":"Task %d","status":"pending"}`, i, i)
+		require.NoError(t, os.WriteFile(filepath.Join(tasks, fmt.Sprintf("%d.json", i)), []byte(body), 0o644))
+	}
+	c := &checkers.Context{Event: &hookio.Event{HookEventName: "Stop", SessionID: "s"}, ClaudeDir: dir, Reason: checkers.ReasonStop}
+	r, err := checkers.Plan{}.Check(context.Background(), c)
+	require.NoError(t, err)
+	assert.False(t, r.Complete)
+	assert.True(t, strings.HasSuffix(r.Feedback, ": Task 1, Task 2, Task 3, ..."), r.Feedback)
+	assert.True(t, strings.HasPrefix(r.Feedback, "You have 5 incomplete task(s) out of 5."), r.Feedback)
+}
+
+func TestPlanUnreadableTranscriptIsAnError(t *testing.T) {
+	dir := t.TempDir() // a directory where a transcript file is expected
+	c := &checkers.Context{Event: &hookio.Event{HookEventName: "Stop", SessionID: "s", TranscriptPath: dir}, Reason: checkers.ReasonStop}
+	_, err := checkers.Plan{}.Check(context.Background(), c)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), dir)
+}
+
+func TestFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"a.txt", "docs/guide.md", "dist/report.pdf"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, filepath.Dir(f)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, f), nil, 0o644))
+	}
+	abs := filepath.Join(dir, "a.txt")
+	tests := []struct {
+		name     string
+		paths    []string
+		complete bool
+		feedback string
+	}{
+		{"all present", []string{"a.txt", "docs/guide.md"}, true, "All 2 required file(s) exist."},
+		{"absolute path", []string{abs}, true, "All 1 required file(s) exist."},
+		{"a directory counts", []string{"docs"}, true, "All 1 required file(s) exist."},
+		{"glob matches", []string{"docs/*.md", "dist/report.[ph][dt]*"}, true, "All 2 required file(s) exist."},
+		{"missing, in order", []string{"b.txt", "a.txt", "c/d.txt"}, false, "Missing required files: b.txt, c/d.txt"},
+		{"glob without a match", []string{"docs/*.rst"}, false, "Missing required files: docs/*.rst"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := checkers.Files{Paths: tt.paths}.Check(context.Background(), &checkers.Context{ProjectDir: dir})
+			require.NoError(t, err)
+			assert.Equal(t, checkers.Result{Complete: tt.complete, Feedback: tt.feedback}, r)
+		})
+	}
+	_, err := checkers.Files{Paths: []string{"[unclosed"}}.Check(context.Background(), &checkers.Context{ProjectDir: dir})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `pattern "[unclosed"`)
+}
+
+// fakeRunner records the command and returns a canned outcome, or waits
+// for the context like a command that never ends.
+type fakeRunner struct {
+	out  proc.Outcome
+	err  error
+	hang bool
+	got  proc.Command
+}
+
+func (f *fakeRunner) Run(ctx context.Context, cmd proc.Command) (proc.Outcome, error) {
+	f.got = cmd
+	if f.hang {
+		<-ctx.Done()
+		return proc.Outcome{ExitCode: -1, Signal: "terminated", Ended: true, Elapsed: 2 * time.Second}, nil
+	}
+	return f.out, f.err
+}
+
+func TestTestChecker(t *testing.T) {
+	var many strings.Builder
+	for i := 1; i <= 60; i++ {
+		fmt.Fprintf(&many, "\x1b[32mline %d\x1b[0m\n", i)
+	}
+	tests := []struct {
+		name     string
+		runner   *fakeRunner
+		timeout  time.Duration
+		budget   time.Duration
+		complete bool
+		feedback string
+		err      string
+	}{
+		{name: "pass", runner: &fakeRunner{out: proc.Outcome{ExitCode: 0, Output: []byte("ok\n")}}, complete: true,
+			feedback: "The test command `make check` passed."},
+		{name: "fail with output tail, colours stripped", runner: &fakeRunner{out: proc.Outcome{ExitCode: 2, Output: []byte(many.String())}},
+			feedback: "The test command `make check` failed with exit code 2. Fix the failures and run it again.\nLast 40 lines of output:\n" + lines(21, 60)},
+		{name: "fail silently", runner: &fakeRunner{out: proc.Outcome{ExitCode: 1}},
+			feedback: "The test command `make check` failed with exit code 1. Fix the failures and run it again. It printed nothing."},
+		{name: "killed by a signal", runner: &fakeRunner{out: proc.Outcome{ExitCode: -1, Signal: "killed", Output: []byte("boom\n")}},
+			feedback: "The test command `make check` was killed by killed.\nLast output:\nboom"},
+		{name: "progress bars keep their last frame", runner: &fakeRunner{out: proc.Outcome{ExitCode: 1, Output: []byte("10%\r50%\r100%\nFAIL\n")}},
+			feedback: "The test command `make check` failed with exit code 1. Fix the failures and run it again.\nLast 40 lines of output:\n100%\nFAIL"},
+		{name: "own timeout", runner: &fakeRunner{hang: true}, timeout: 20 * time.Millisecond, budget: time.Hour,
+			feedback: "The test command `make check` timed out after 20ms and was stopped. It printed nothing."},
+		{name: "budget ends first", runner: &fakeRunner{hang: true}, timeout: time.Hour, budget: 20 * time.Millisecond,
+			feedback: "The test command `make check` did not finish within the hook's time budget (limits.budget 20ms) and was stopped after 2s. It printed nothing."},
+		{name: "cannot start", runner: &fakeRunner{err: errors.New("no shell")}, err: `test command "make check": no shell`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			if tt.budget > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, tt.budget)
+				defer cancel()
+			}
+			c := &checkers.Context{Event: &hookio.Event{SessionID: "s1"}, ProjectDir: "/proj", Runner: tt.runner, Budget: tt.budget}
+			r, err := checkers.Test{Command: "make check", Timeout: tt.timeout}.Check(ctx, c)
+			if tt.err != "" {
+				require.EqualError(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.complete, r.Complete)
+			assert.Equal(t, tt.feedback, r.Feedback)
+			assert.Equal(t, proc.Command{Shell: "make check", Dir: "/proj", Env: []string{proc.GuardEnv + "=s1"}}, tt.runner.got)
+		})
+	}
+}
+
+func lines(from, to int) string {
+	var s []string
+	for i := from; i <= to; i++ {
+		s = append(s, fmt.Sprintf("line %d", i))
+	}
+	return strings.Join(s, "\n")
+}
+
+// stub is a checker with a fixed answer that records that it ran.
+type stub struct {
+	r    checkers.Result
+	err  error
+	runs *[]string
+	name string
+}
+
+func (s stub) Check(context.Context, *checkers.Context) (checkers.Result, error) {
+	*s.runs = append(*s.runs, s.name)
+	return s.r, s.err
+}
+
+func TestComposite(t *testing.T) {
+	boom := errors.New("boom")
+	type member struct {
+		name     string
+		complete bool
+		err      error
+	}
+	tests := []struct {
+		name     string
+		any      bool
+		members  []member
+		complete bool
+		feedback string
+		ran      []string
+		err      string
+	}{
+		{name: "all: every member passes, feedback combined", members: []member{{"a", true, nil}, {"b", true, nil}},
+			complete: true, feedback: "a\nb", ran: []string{"a", "b"}},
+		{name: "all: stops at the first failure", members: []member{{"a", true, nil}, {"b", false, nil}, {"c", false, nil}},
+			feedback: "b", ran: []string{"a", "b"}},
+		{name: "all: an error stops the chain", members: []member{{"a", true, nil}, {"b", true, boom}, {"c", false, nil}},
+			err: "checker 2 (b): boom", ran: []string{"a", "b"}},
+		{name: "any: stops at the first success", any: true, members: []member{{"a", false, nil}, {"b", true, nil}, {"c", true, nil}},
+			complete: true, feedback: "b", ran: []string{"a", "b"}},
+		{name: "any: all fail, every feedback", any: true, members: []member{{"a", false, nil}, {"b", false, nil}},
+			feedback: "None of these alternatives is done yet; finish any one of them:\n- a\n- b", ran: []string{"a", "b"}},
+		{name: "any: one fails alone", any: true, members: []member{{"a", false, nil}},
+			feedback: "a", ran: []string{"a"}},
+		{name: "any: an error is outvoted by a success", any: true, members: []member{{"a", false, boom}, {"b", true, nil}},
+			complete: true, feedback: "b", ran: []string{"a", "b"}},
+		{name: "any: an error decides when nothing passes", any: true, members: []member{{"a", false, boom}, {"b", false, nil}},
+			err: "checker 1 (a): boom", ran: []string{"a", "b"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var ran []string
+			comp := checkers.Composite{Any: tt.any}
+			for _, m := range tt.members {
+				comp.Members = append(comp.Members, checkers.Member{Label: m.name,
+					Checker: stub{r: checkers.Result{Complete: m.complete, Feedback: m.name}, err: m.err, runs: &ran, name: m.name}})
+			}
+			r, err := comp.Check(context.Background(), &checkers.Context{})
+			assert.Equal(t, tt.ran, ran)
+			if tt.err != "" {
+				require.EqualError(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, checkers.Result{Complete: tt.complete, Feedback: tt.feedback}, r)
+		})
+	}
+}
+
+func TestCompositeStopsWhenTheBudgetIsSpent(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var ran []string
+	comp := checkers.Composite{Members: []checkers.Member{{Label: "a", Checker: stub{runs: &ran, name: "a"}}}}
+	_, err := comp.Check(ctx, &checkers.Context{})
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Empty(t, ran)
+}
+
+func TestFromConfig(t *testing.T) {
+	c, err := config.Parse(strings.NewReader(`{"checkers":[
+		{"type":"plan"},
+		{"type":"files","name":"report","paths":["r.md"]},
+		{"type":"composite","mode":"any","checkers":[{"type":"test","command":"true","timeout":"1m"}]}]}`), "cfg.json")
+	require.NoError(t, err)
+	chain, err := checkers.FromConfig(c)
+	require.NoError(t, err)
+	want := checkers.Composite{Members: []checkers.Member{
+		{Label: "plan", Checker: checkers.Plan{}},
+		{Label: "report", Checker: checkers.Files{Paths: []string{"r.md"}}},
+		{Label: "composite", Checker: checkers.Composite{Any: true, Members: []checkers.Member{
+			{Label: "test", Checker: checkers.Test{Command: "true", Timeout: time.Minute}}}}},
+	}}
+	assert.Equal(t, want, chain)
+}
