@@ -68,6 +68,8 @@ type Context struct {
 	Runner Runner
 	// Env is added to the environment of commands that checkers run.
 	Env []string
+	// CacheDir holds remembered command results; "" disables the cache.
+	CacheDir string
 }
 
 func (c *Context) runner() Runner {

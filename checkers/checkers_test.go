@@ -333,15 +333,16 @@ func TestFromConfig(t *testing.T) {
 	c, err := config.Parse(strings.NewReader(`{"checkers":[
 		{"type":"plan"},
 		{"type":"files","name":"report","paths":["r.md"]},
-		{"type":"composite","mode":"any","checkers":[{"type":"test","command":"true","timeout":"1m"}]}]}`), "cfg.json")
+		{"type":"composite","mode":"any","parallel":true,"checkers":[{"type":"test","command":"true","timeout":"1m"},{"type":"test","command":"false","cache":false}]}]}`), "cfg.json")
 	require.NoError(t, err)
 	chain, err := checkers.FromConfig(c)
 	require.NoError(t, err)
 	want := checkers.Composite{Members: []checkers.Member{
 		{Label: "plan", Checker: checkers.Plan{}},
 		{Label: "report", Checker: checkers.Files{Paths: []string{"r.md"}}},
-		{Label: "composite", Checker: checkers.Composite{Any: true, Members: []checkers.Member{
-			{Label: "test", Checker: checkers.Test{Command: "true", Timeout: time.Minute}}}}},
+		{Label: "composite", Checker: checkers.Composite{Any: true, Parallel: true, Members: []checkers.Member{
+			{Label: "test", Checker: checkers.Test{Command: "true", Timeout: time.Minute, Cache: true}},
+			{Label: "test", Checker: checkers.Test{Command: "false"}}}}},
 	}}
 	assert.Equal(t, want, chain)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 )
 
 // Composite combines checkers. Mode "all" is complete when every member
@@ -11,9 +12,15 @@ import (
 // the agent gets one clear thing to do. Mode "any" is complete when one
 // member is; it stops at the first complete one, and when none is, it
 // returns the feedback of every member.
+//
+// With Parallel set the members run at once, but the answer is the one the
+// declared order gives: the first failure (all) or success (any) in that
+// order wins, and the members still running are cancelled as soon as the
+// answer can no longer change.
 type Composite struct {
-	Any     bool
-	Members []Member
+	Any      bool
+	Parallel bool
+	Members  []Member
 }
 
 // Member is a checker with the label reports use for it.
@@ -22,17 +29,29 @@ type Member struct {
 	Checker
 }
 
+type outcome struct {
+	r   Result
+	err error
+}
+
 // Check implements Checker.
 func (m Composite) Check(ctx context.Context, c *Context) (Result, error) {
+	next := m.sequential(ctx, c)
+	if m.Parallel && len(m.Members) > 1 {
+		ctx, cancel := context.WithCancel(ctx)
+		var wait func()
+		next, wait = m.concurrent(ctx, c)
+		// Members whose result is no longer needed are cancelled, and
+		// waited for: their processes must be gone before the hook exits.
+		defer wait()
+		defer cancel()
+	}
 	var feedback []string
 	var firstErr error
 	for i, mem := range m.Members {
-		if err := ctx.Err(); err != nil {
-			return Result{}, fmt.Errorf("%s: not run: %w", mem.Label, err)
-		}
-		r, err := mem.Check(ctx, c)
-		if err != nil {
-			err = fmt.Errorf("checker %d (%s): %w", i+1, mem.Label, err)
+		o := next(i)
+		if o.err != nil {
+			err := fmt.Errorf("checker %d (%s): %w", i+1, mem.Label, o.err)
 			if !m.Any {
 				return Result{}, err
 			}
@@ -43,10 +62,10 @@ func (m Composite) Check(ctx context.Context, c *Context) (Result, error) {
 			}
 			continue
 		}
-		if r.Complete == m.Any {
-			return r, nil
+		if o.r.Complete == m.Any {
+			return o.r, nil
 		}
-		feedback = append(feedback, r.Feedback)
+		feedback = append(feedback, o.r.Feedback)
 	}
 	if m.Any {
 		if firstErr != nil {
@@ -58,4 +77,32 @@ func (m Composite) Check(ctx context.Context, c *Context) (Result, error) {
 		return Incomplete("None of these alternatives is done yet; finish any one of them:\n- " + strings.Join(feedback, "\n- ")), nil
 	}
 	return OK(strings.Join(feedback, "\n")), nil
+}
+
+// sequential runs member i when its outcome is asked for.
+func (m Composite) sequential(ctx context.Context, c *Context) func(int) outcome {
+	return func(i int) outcome {
+		if err := ctx.Err(); err != nil {
+			return outcome{err: fmt.Errorf("not run: %w", err)}
+		}
+		r, err := m.Members[i].Check(ctx, c)
+		return outcome{r, err}
+	}
+}
+
+// concurrent starts every member now; next waits for member i's outcome,
+// wait for every member to return.
+func (m Composite) concurrent(ctx context.Context, c *Context) (next func(int) outcome, wait func()) {
+	var wg sync.WaitGroup
+	results := make([]chan outcome, len(m.Members))
+	for i, mem := range m.Members {
+		results[i] = make(chan outcome, 1)
+		wg.Add(1)
+		go func(ch chan<- outcome, mem Member) {
+			defer wg.Done()
+			r, err := mem.Check(ctx, c)
+			ch <- outcome{r, err}
+		}(results[i], mem)
+	}
+	return func(i int) outcome { return <-results[i] }, wg.Wait
 }

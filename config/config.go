@@ -82,11 +82,19 @@ type Checker struct {
 	// test
 	Command string   `json:"command,omitempty" validate:"required_if=Type test"`
 	Timeout Duration `json:"timeout,omitempty" validate:"gte=0"`
+	// Cache reuses the result of the command on an unchanged working
+	// tree; nil means true.
+	Cache *bool `json:"cache,omitempty"`
 
 	// composite
 	Mode     string    `json:"mode,omitempty" validate:"omitempty,oneof=all any"`
 	Checkers []Checker `json:"checkers,omitempty" validate:"dive"`
+	// Parallel runs the members concurrently.
+	Parallel bool `json:"parallel,omitempty"`
 }
+
+// CacheEnabled reports whether a test checker may reuse results.
+func (c *Checker) CacheEnabled() bool { return c.Cache == nil || *c.Cache }
 
 // Label is how reports name a checker: its name, else its type.
 func (c *Checker) Label() string {

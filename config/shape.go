@@ -47,8 +47,8 @@ var limitKeys = map[string]kind{
 var checkerKeys = map[string]map[string]kind{
 	TypePlan:      {},
 	TypeFiles:     {"paths": kStrings},
-	TypeTest:      {"command": kString, "timeout": kDuration},
-	TypeComposite: {"mode": kString, "checkers": kCheckers},
+	TypeTest:      {"command": kString, "timeout": kDuration, "cache": kBool},
+	TypeComposite: {"mode": kString, "checkers": kCheckers, "parallel": kBool},
 }
 
 var commonCheckerKeys = map[string]kind{"type": kString, "name": kString}

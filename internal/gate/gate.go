@@ -211,6 +211,7 @@ func (r *run) check(ctx context.Context, c *config.Config, reason checkers.StopR
 		TaskListID: listID,
 		Reason:     reason,
 		Budget:     budget,
+		CacheDir:   filepath.Join(r.stateDir(), "results"),
 	}
 	return chain.Check(ctx, cc)
 }

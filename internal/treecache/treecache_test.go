@@ -1,0 +1,112 @@
+package treecache_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/donegate/donegate/internal/treecache"
+)
+
+func run(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%v: %s", args, out)
+}
+
+func write(t *testing.T, dir, name, content string) {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+}
+
+func state(t *testing.T, dir string) string {
+	t.Helper()
+	s, err := treecache.State(context.Background(), dir)
+	require.NoError(t, err)
+	return s
+}
+
+func TestStateInGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	dir := t.TempDir()
+	run(t, dir, "git", "init", "-q")
+	write(t, dir, ".gitignore", "*.log\n")
+	write(t, dir, "a.go", "package a\n")
+	write(t, dir, "sub/b.go", "package b\n")
+
+	// Each step changes the tree (true) or not (false).
+	steps := []struct {
+		name    string
+		do      func()
+		changes bool
+	}{
+		{"nothing", func() {}, false},
+		{"commit", func() {
+			run(t, dir, "git", "add", ".")
+			run(t, dir, "git", "-c", "user.email=a@b", "-c", "user.name=n", "commit", "-q", "-m", "x")
+		}, true},
+		{"ignored file", func() { write(t, dir, "out.log", "x") }, false},
+		{"edit tracked", func() { write(t, dir, "a.go", "package a // edited\n") }, true},
+		{"edit the same file again", func() { write(t, dir, "a.go", "package a // edited twice\n") }, true},
+		{"touch without change", func() {
+			now := time.Now().Add(time.Minute)
+			require.NoError(t, os.Chtimes(filepath.Join(dir, "a.go"), now, now))
+		}, false},
+		{"new untracked", func() { write(t, dir, "c.go", "package c\n") }, true},
+		{"stage it", func() { run(t, dir, "git", "add", "c.go") }, true},
+		{"delete tracked", func() { require.NoError(t, os.Remove(filepath.Join(dir, "sub/b.go"))) }, true},
+		{"restore it", func() { run(t, dir, "git", "checkout", "--", "sub/b.go") }, true},
+	}
+	prev := state(t, dir)
+	for _, s := range steps {
+		s.do()
+		cur := state(t, dir)
+		if s.changes {
+			assert.NotEqual(t, prev, cur, s.name)
+		} else {
+			assert.Equal(t, prev, cur, s.name)
+		}
+		prev = cur
+	}
+	// A subdirectory of the work tree has its own key.
+	assert.NotEqual(t, state(t, dir), state(t, filepath.Join(dir, "sub")))
+}
+
+func TestStateOutsideGit(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "a.txt", "1")
+	s1 := state(t, dir)
+	assert.Equal(t, s1, state(t, dir))
+	write(t, dir, "a.txt", "22")
+	assert.NotEqual(t, s1, state(t, dir))
+}
+
+func TestCache(t *testing.T) {
+	c := treecache.Cache{Dir: filepath.Join(t.TempDir(), "results")}
+	key := treecache.Key("test", "go test ./...", "/p", "state")
+	assert.NotEqual(t, key, treecache.Key("test", "go test ./..", ".", "/pstate"), "parts are length-prefixed")
+	_, ok := c.Get(key)
+	assert.False(t, ok)
+	at := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	require.NoError(t, c.Put(key, treecache.Entry{Complete: false, Feedback: "tests fail", At: at}))
+	e, ok := c.Get(key)
+	require.True(t, ok)
+	assert.Equal(t, treecache.Entry{Complete: false, Feedback: "tests fail", At: at}, e)
+
+	// A damaged entry is a miss, not an error.
+	require.NoError(t, os.WriteFile(filepath.Join(c.Dir, key+".json"), []byte("{"), 0o600))
+	_, ok = c.Get(key)
+	assert.False(t, ok)
+}
