@@ -47,6 +47,9 @@ type ReadOptions struct {
 	SkipSidechain bool
 }
 
+// ErrChanged is returned when the transcript shrank while being read.
+var ErrChanged = errors.New("transcript changed while being read")
+
 var (
 	todoWriteMark = []byte(`"TodoWrite"`)
 	sidechainMark = []byte(`"isSidechain":true`)
@@ -71,16 +74,27 @@ func LatestTodoWrite(path string, opt ReadOptions) (items []Item, found bool, er
 	if !st.Mode().IsRegular() {
 		return nil, false, fmt.Errorf("transcript %s: not a regular file", path)
 	}
-	err = eachLineBackward(f, st.Size(), func(line []byte) bool {
-		if !bytes.Contains(line, todoWriteMark) {
-			return true
+	read := func(size int64) error {
+		items, found = nil, false
+		return eachLineBackward(f, size, func(line []byte) bool {
+			if !bytes.Contains(line, todoWriteMark) {
+				return true
+			}
+			if opt.SkipSidechain && bytes.Contains(line, sidechainMark) {
+				return true
+			}
+			items, found = todoWriteItems(line)
+			return !found
+		})
+	}
+	err = read(st.Size())
+	if errors.Is(err, ErrChanged) {
+		// Claude Code only appends; a file that shrank was replaced or
+		// truncated while we read it. Read it once more as it is now.
+		if st, err = f.Stat(); err == nil {
+			err = read(st.Size())
 		}
-		if opt.SkipSidechain && bytes.Contains(line, sidechainMark) {
-			return true
-		}
-		items, found = todoWriteItems(line)
-		return !found
-	})
+	}
 	if err != nil {
 		return nil, false, fmt.Errorf("transcript %s: %w", path, err)
 	}
@@ -155,7 +169,13 @@ func eachLineBackward(r io.ReaderAt, size int64, fn func(line []byte) bool) erro
 		}
 		pos -= n
 		block := buf[:n]
-		if _, err := r.ReadAt(block, pos); err != nil && !errors.Is(err, io.EOF) {
+		m, err := r.ReadAt(block, pos)
+		if m < len(block) {
+			if err == nil || errors.Is(err, io.EOF) {
+				// The file shrank under us (truncated or rewritten in
+				// place): what was read no longer lines up.
+				return ErrChanged
+			}
 			return err
 		}
 		end := len(block)

@@ -13,6 +13,9 @@ import (
 )
 
 func main() {
+	// A reader that went away must not kill us silently: with SIGPIPE
+	// ignored a write fails with EPIPE, which is reported on stderr.
+	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := gate.StopHook(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, gate.OSEnv())
 	stop()

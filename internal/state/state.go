@@ -77,12 +77,29 @@ func (s Store) Update(sessionID, promptID string, fn func(*Session) error) error
 	return save(path, sess)
 }
 
+// LockWait bounds the wait for another hook of the same session. Holders
+// keep the lock for a read and a write only, so a longer wait means a
+// stuck holder; the caller then fails open rather than hang the agent.
+var LockWait = 10 * time.Second
+
+// ErrLockBusy is returned when the lock could not be had within LockWait.
+var ErrLockBusy = errors.New("lock held by another process for too long")
+
 func flock(f *os.File) error {
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if !errors.Is(err, syscall.EINTR) {
+	deadline := time.Now().Add(LockWait)
+	for delay := time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		switch {
+		case err == nil:
+			return nil
+		case errors.Is(err, syscall.EINTR):
+			continue
+		case !errors.Is(err, syscall.EWOULDBLOCK):
 			return err
+		case time.Now().After(deadline):
+			return ErrLockBusy
 		}
+		time.Sleep(delay)
 	}
 }
 

@@ -1,0 +1,273 @@
+package donegate_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/donegate/donegate/internal/state"
+)
+
+var (
+	buildOnce sync.Once
+	binDir    string
+	buildErr  error
+)
+
+// hooks builds the real executables once for the process-level tests.
+func hooks(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		binDir, buildErr = os.MkdirTemp("", "donegate-bin-")
+		if buildErr != nil {
+			return
+		}
+		out, err := exec.Command("go", "build", "-o", binDir+"/", "./cmd/stop-hook", "./cmd/posttooluse-hook").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v: %s", err, out)
+		}
+	})
+	require.NoError(t, buildErr)
+	return binDir
+}
+
+// hookRun is one finished hook process.
+type hookRun struct {
+	stdout, stderr string
+	code           int
+	elapsed        time.Duration
+}
+
+// runHook runs a hook binary on event with a clean environment.
+func runHook(t *testing.T, hook string, event any, env []string, args ...string) hookRun {
+	t.Helper()
+	data, err := json.Marshal(event)
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(hooks(t), hook), args...)
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)
+	cmd.Stdin = bytes.NewReader(data)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err = cmd.Run()
+	r := hookRun{stdout: stdout.String(), stderr: stderr.String(), elapsed: time.Since(start)}
+	if ee, ok := err.(*exec.ExitError); ok {
+		r.code = ee.ExitCode()
+	} else {
+		require.NoError(t, err)
+	}
+	return r
+}
+
+// project makes a project dir whose config requires a missing file, so
+// every stop is blocked until max_blocks.
+func project(t *testing.T, cfg string) string {
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, ".claude"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".claude", "donegate.json"), []byte(cfg), 0o644))
+	return dir
+}
+
+func stopEvent(dir, session, prompt string) map[string]any {
+	return map[string]any{"session_id": session, "prompt_id": prompt, "cwd": dir, "hook_event_name": "Stop",
+		"transcript_path": filepath.Join(dir, "none.jsonl")}
+}
+
+func counters(t *testing.T, stateDir, session string) map[string]*state.Counter {
+	data, err := os.ReadFile(filepath.Join(stateDir, state.FileName(session)))
+	require.NoError(t, err)
+	var s state.Session
+	require.NoError(t, json.Unmarshal(data, &s))
+	return s.Counters
+}
+
+// TestConcurrentStopsCountExactly: a Stop and subagent stops of one session
+// arriving together, and many sessions at once, keep exact counts.
+func TestConcurrentStopsCountExactly(t *testing.T) {
+	dir := project(t, `{"checkers":[{"type":"files","paths":["missing"]}],"limits":{"max_blocks":1000}}`)
+	stateDir := t.TempDir()
+	env := []string{"DONEGATE_STATE_DIR=" + stateDir}
+	const perGate, agents, sessions = 12, 3, 4
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var failures []string
+	for s := 0; s < sessions; s++ {
+		for g := 0; g <= agents; g++ {
+			for i := 0; i < perGate; i++ {
+				ev := stopEvent(dir, fmt.Sprintf("sess-%d", s), "p1")
+				if g > 0 {
+					ev["hook_event_name"] = "SubagentStop"
+					ev["agent_id"] = fmt.Sprintf("agent-%d", g)
+				}
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					r := runHook(t, "stop-hook", ev, env)
+					if r.code != 0 || !strings.Contains(r.stdout, `"decision":"block"`) {
+						mu.Lock()
+						failures = append(failures, fmt.Sprintf("exit %d: %s %s", r.code, r.stdout, r.stderr))
+						mu.Unlock()
+					}
+				}()
+			}
+		}
+	}
+	wg.Wait()
+	require.Empty(t, failures)
+	for s := 0; s < sessions; s++ {
+		got := counters(t, stateDir, fmt.Sprintf("sess-%d", s))
+		require.Len(t, got, agents+1)
+		assert.Equal(t, perGate, got["stop"].Blocks, "session %d main", s)
+		for g := 1; g <= agents; g++ {
+			assert.Equal(t, perGate, got[fmt.Sprintf("subagent:agent-%d", g)].Blocks, "session %d agent %d", s, g)
+		}
+	}
+}
+
+// TestStaleLockIsRecovered: a hook killed while holding the session lock
+// leaves nothing that blocks the next one (the kernel drops flock locks).
+func TestStaleLockIsRecovered(t *testing.T) {
+	if _, err := exec.LookPath("flock"); err != nil {
+		t.Skip("flock(1) not installed")
+	}
+	dir := project(t, `{"checkers":[{"type":"files","paths":["missing"]}]}`)
+	stateDir := t.TempDir()
+	lock := filepath.Join(stateDir, state.FileName("s1")+".lock")
+	require.NoError(t, os.MkdirAll(stateDir, 0o700))
+	// flock(1) and its child both hold the lock: kill the whole group, as
+	// a host that kills a hook does.
+	holder := exec.Command("flock", lock, "sleep", "60")
+	holder.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	require.NoError(t, holder.Start())
+	time.Sleep(200 * time.Millisecond) // let it take the lock
+	require.NoError(t, syscall.Kill(-holder.Process.Pid, syscall.SIGKILL))
+	_ = holder.Wait()
+	r := runHook(t, "stop-hook", stopEvent(dir, "s1", "p1"), []string{"DONEGATE_STATE_DIR=" + stateDir})
+	assert.Equal(t, 0, r.code)
+	assert.Contains(t, r.stdout, `"decision":"block"`)
+	assert.Equal(t, 1, counters(t, stateDir, "s1")["stop"].Blocks)
+}
+
+// TestHostileIDs: ids from the event never become paths.
+func TestHostileIDs(t *testing.T) {
+	dir := project(t, `{"checkers":[{"type":"plan"},{"type":"files","paths":["missing"]}]}`)
+	home := t.TempDir()
+	claude := filepath.Join(home, ".claude")
+	// A task list outside the tasks dir that a traversal would find.
+	secret := filepath.Join(claude, "secret")
+	require.NoError(t, os.MkdirAll(secret, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(secret, "1.json"), []byte(`{"subject":"LEAKED","status":"pending"}`), 0o644))
+	for _, id := range []string{"../secret", "..", "a/b", "a\x00b", strings.Repeat("x", 10_000), "../../../../etc/passwd"} {
+		stateDir := t.TempDir()
+		ev := stopEvent(dir, id, "../"+id)
+		ev["agent_id"] = "../" + id
+		r := runHook(t, "stop-hook", ev, []string{"DONEGATE_STATE_DIR=" + stateDir, "CLAUDE_CONFIG_DIR=" + claude})
+		require.Equal(t, 0, r.code, r.stderr)
+		assert.NotContains(t, r.stdout, "LEAKED")
+		assert.Contains(t, r.stdout, "Missing required files: missing")
+		entries, err := os.ReadDir(stateDir)
+		require.NoError(t, err)
+		for _, e := range entries {
+			assert.Regexp(t, `^[0-9a-f]{32}\.json(\.lock)?$`, e.Name())
+		}
+	}
+}
+
+// TestTestCommandGroupIsKilled: a test command that ignores SIGTERM and
+// leaves children behind is killed with its whole group at its timeout.
+func TestTestCommandGroupIsKilled(t *testing.T) {
+	dir := project(t, `{"checkers":[{"type":"test","command":"trap '' TERM; sleep 120 & echo $! > child.pid; sleep 120","timeout":"300ms","cache":false}]}`)
+	r := runHook(t, "stop-hook", stopEvent(dir, "s1", "p1"), []string{"DONEGATE_STATE_DIR=" + t.TempDir()})
+	assert.Equal(t, 0, r.code)
+	assert.Contains(t, r.stdout, "timed out after 300ms")
+	assert.Less(t, r.elapsed, 20*time.Second)
+	data, err := os.ReadFile(filepath.Join(dir, "child.pid"))
+	require.NoError(t, err)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	require.NoError(t, err)
+	assert.Eventually(t, func() bool { return syscall.Kill(pid, 0) != nil }, 5*time.Second, 50*time.Millisecond,
+		"the background child %d must be dead", pid)
+}
+
+// TestMissingToolsOnPath: without git on PATH the test checker still runs
+// (uncached); nothing crashes.
+func TestMissingToolsOnPath(t *testing.T) {
+	dir := project(t, `{"checkers":[{"type":"test","command":"exit 4"}]}`)
+	sh, err := exec.LookPath("sh")
+	require.NoError(t, err)
+	bin := t.TempDir()
+	require.NoError(t, os.Symlink(sh, filepath.Join(bin, "sh")))
+	ev := stopEvent(dir, "s1", "p1")
+	data, _ := json.Marshal(ev)
+	cmd := exec.Command(filepath.Join(hooks(t), "stop-hook"))
+	cmd.Env = []string{"PATH=" + bin, "HOME=" + t.TempDir(), "DONEGATE_STATE_DIR=" + t.TempDir()}
+	cmd.Stdin = bytes.NewReader(data)
+	out, err := cmd.Output()
+	require.NoError(t, err)
+	assert.Contains(t, string(out), "failed with exit code 4")
+}
+
+// TestStdoutClosed: when the reader of stdout has gone away the hook says
+// so on stderr and exits 1, instead of dying of SIGPIPE or panicking.
+func TestStdoutClosed(t *testing.T) {
+	dir := project(t, `{"checkers":[{"type":"files","paths":["missing"]}]}`)
+	data, _ := json.Marshal(stopEvent(dir, "s1", "p1"))
+	pr, pw, err := os.Pipe()
+	require.NoError(t, err)
+	require.NoError(t, pr.Close()) // nobody will read the answer
+	defer pw.Close()
+	cmd := exec.Command(filepath.Join(hooks(t), "stop-hook"))
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "DONEGATE_STATE_DIR=" + t.TempDir()}
+	cmd.Stdin = bytes.NewReader(data)
+	cmd.Stdout = pw
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee)
+	assert.Equal(t, 1, ee.ExitCode(), "exit code (a negative one means a signal): %s", stderr.String())
+	assert.Contains(t, stderr.String(), "write answer")
+	assert.Contains(t, stderr.String(), "broken pipe")
+	assert.NotContains(t, stderr.String(), "panic")
+}
+
+// TestTranscriptTruncatedMidLine: a half-written last line is skipped and
+// the TodoWrite before it counts.
+func TestTranscriptTruncatedMidLine(t *testing.T) {
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "s.jsonl")
+	full := `{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","name":"TodoWrite","input":{"todos":[{"content":"Ship it","status":"pending"}]}}]}}` + "\n" +
+		`{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","name":"TodoWrite","input":{"todos":[{"content":"Ship it","status":"compl`
+	require.NoError(t, os.WriteFile(tr, []byte(full), 0o644))
+	ev := map[string]any{"session_id": "s1", "hook_event_name": "Stop", "cwd": dir, "transcript_path": tr}
+	r := runHook(t, "stop-hook", ev, []string{"DONEGATE_STATE_DIR=" + t.TempDir()})
+	assert.Equal(t, 0, r.code)
+	assert.Contains(t, r.stdout, "You have 1 incomplete task(s) out of 1.")
+	assert.Contains(t, r.stdout, "Ship it")
+}
+
+// TestUnreadableTranscript fails open with a message (root reads anything,
+// so the case uses a directory in place of the file).
+func TestUnreadableTranscript(t *testing.T) {
+	dir := t.TempDir()
+	ev := map[string]any{"session_id": "s1", "hook_event_name": "Stop", "cwd": dir, "transcript_path": dir}
+	r := runHook(t, "stop-hook", ev, []string{"DONEGATE_STATE_DIR=" + t.TempDir()})
+	assert.Equal(t, 0, r.code)
+	assert.Contains(t, r.stdout, `"systemMessage":"donegate could not check whether the work is done, so the agent may stop: checker 1 (plan): transcript `)
+	assert.Contains(t, r.stderr, "not a regular file")
+}
