@@ -8,7 +8,7 @@ STATICCHECK_VER := v0.8.2
 STATICCHECK     := $(TOOLS)/bin/staticcheck-$(STATICCHECK_VER)
 GOTEST_FLAGS    ?= -race -count=1
 
-.PHONY: all build test lint unit demo tools clean
+.PHONY: all build test lint unit demo tools clean fuzz
 
 all: build
 
@@ -40,6 +40,19 @@ tools: $(STATICCHECK)
 ## them on the embedded default config, printing each decision.
 demo: build
 	@scripts/demo $(BIN)
+
+## fuzz: run every fuzz target for FUZZTIME each (default 30s).
+FUZZTIME ?= 30s
+FUZZ_TARGETS := hookio:FuzzEvent hookio:FuzzCleanText transcript:FuzzLatestTodoWrite \
+                transcript:FuzzReadTasks config:FuzzParse
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  pkg=$${t%%:*}; name=$${t#*:}; \
+	  echo "== $$name ($$pkg, $(FUZZTIME))"; \
+	  out=$$($(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./$$pkg/ 2>&1) \
+	    || { echo "$$out"; exit 1; }; \
+	  echo "$$out" | grep -E 'execs:' | tail -n 1; \
+	done
 
 clean:
 	rm -rf $(BIN)

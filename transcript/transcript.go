@@ -30,8 +30,9 @@ type Item struct {
 // Done reports whether the item is completed.
 func (it Item) Done() bool { return it.Status == "completed" }
 
-// blockSize is how much is read per step from the end of the file.
-const blockSize = 128 << 10
+// blockSize is how much is read per step from the end of the file; a
+// variable so tests can make lines straddle many blocks.
+var blockSize = 128 << 10
 
 // MaxLineBytes bounds one transcript line. Longer lines are skipped: the
 // agent's own TodoWrite lines are small, and holding a giant line in memory

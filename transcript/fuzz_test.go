@@ -1,0 +1,107 @@
+package transcript
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/tidwall/gjson"
+)
+
+// referencePlan is the slow, obvious reader: the whole file, forwards,
+// every line parsed, the last valid TodoWrite of an assistant line wins.
+// It shares only the JSON library's reading of a line with the real one.
+// Like the real reader it expects the tool name written as plain
+// "TodoWrite" (Claude Code never escapes ASCII letters).
+func referencePlan(data []byte) ([]Item, bool) {
+	var items []Item
+	found := false
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		if len(line) > MaxLineBytes || !bytes.Contains(line, []byte(`"TodoWrite"`)) || !gjson.ValidBytes(line) {
+			continue
+		}
+		root := gjson.ParseBytes(line)
+		if root.Get("type").Str != "assistant" {
+			continue
+		}
+		for _, block := range root.Get("message.content").Array() {
+			todos := block.Get("input.todos")
+			if block.Get("type").Str != "tool_use" || block.Get("name").Str != "TodoWrite" || !todos.IsArray() {
+				continue
+			}
+			items, found = nil, true
+			for _, t := range todos.Array() {
+				items = append(items, Item{Title: t.Get("content").String(), Status: t.Get("status").String()})
+			}
+		}
+	}
+	return items, found
+}
+
+// FuzzLatestTodoWrite: for any bytes, the backward block reader finds the
+// plan the reference reader finds, with blocks small enough that lines
+// straddle several of them.
+func FuzzLatestTodoWrite(f *testing.F) {
+	for _, p := range []string{
+		"../testdata/claude/projects/-home-user-project/11111111-1111-4111-8111-111111111111.jsonl",
+		"../testdata/claude/projects/-home-user-project/22222222-2222-4222-8222-222222222222.jsonl",
+	} {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data, uint8(7))
+	}
+	todo := `{"type":"assistant","message":{"content":[{"type":"tool_use","name":"TodoWrite","input":{"todos":[{"content":"a","status":"pending"}]}}]}}`
+	f.Add([]byte(todo+"\n"+todo[:40]), uint8(3))
+	f.Add([]byte("\n\n"+todo+"\r\n"), uint8(1))
+	f.Add([]byte(`{"type":"api-request-blob","message":{"content":[{"type":"tool_use","name":"TodoWrite","input":{"todos":[]}}]}}`), uint8(16))
+
+	dir := f.TempDir()
+	old := blockSize
+	f.Cleanup(func() { blockSize = old })
+	f.Fuzz(func(t *testing.T, data []byte, bs uint8) {
+		blockSize = 1 + int(bs)%64
+		path := filepath.Join(dir, "t.jsonl")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		got, gotFound, err := LatestTodoWrite(path, ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, wantFound := referencePlan(data)
+		if gotFound != wantFound || !reflect.DeepEqual(got, want) {
+			t.Fatalf("block size %d:\n got %v %v\nwant %v %v", blockSize, gotFound, got, wantFound, want)
+		}
+	})
+}
+
+// FuzzReadTasks: a task file of any content reads without panicking, and
+// a file that is not a valid task is an open item, never a done one.
+func FuzzReadTasks(f *testing.F) {
+	f.Add([]byte(`{"id":"1","subject":"Write tests","status":"completed"}`))
+	f.Add([]byte(`{"id":"1","subject":"x","status":"deleted"}`))
+	f.Add([]byte(`{"subject":`))
+	f.Add([]byte(`[1]`))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(dir, "1.json")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		items, found, err := ReadTasks(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		valid := gjson.ValidBytes(data) && gjson.ParseBytes(data).IsObject()
+		if !valid && (!found || items[0].Done()) {
+			t.Fatalf("an invalid task file must be an open item: %v %v", found, items)
+		}
+		if valid && gjson.GetBytes(data, "status").Str == "deleted" && found {
+			t.Fatalf("a deleted task counts: %v", items)
+		}
+	})
+}
