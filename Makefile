@@ -8,7 +8,7 @@ STATICCHECK_VER := v0.8.2
 STATICCHECK     := $(TOOLS)/bin/staticcheck-$(STATICCHECK_VER)
 GOTEST_FLAGS    ?= -race -count=1
 
-.PHONY: all build test lint unit demo tools clean fuzz
+.PHONY: all build test lint unit demo demo-claude claude tools clean fuzz
 
 all: build
 
@@ -19,8 +19,12 @@ build:
 ## and end-to-end tests with the race detector.
 test: lint unit
 
-unit:
-	$(GO) test $(GOTEST_FLAGS) ./...
+unit: claude
+	DONEGATE_CLAUDE=$$(scripts/install-claude | tail -n 1) $(GO) test $(GOTEST_FLAGS) ./...
+
+## claude: install the pinned Claude Code CLI (npm) for the end-to-end tests.
+claude:
+	@scripts/install-claude >/dev/null
 
 lint: $(STATICCHECK)
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.tools/*')); \
@@ -34,7 +38,7 @@ $(STATICCHECK):
 	GOBIN=$(TOOLS)/bin $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VER)
 	mv $(TOOLS)/bin/staticcheck $@
 
-tools: $(STATICCHECK)
+tools: $(STATICCHECK) claude
 
 ## demo: build the hooks and replay the recorded events in testdata/ through
 ## them on the embedded default config, printing each decision.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/donegate/donegate/transcript"
 )
@@ -17,9 +18,13 @@ type Plan struct{}
 // maxTitles is how many open items the feedback names.
 const maxTitles = 3
 
+// TranscriptWait bounds the wait for a lagging transcript to hold the
+// agent's last message (see transcript.CaughtUp).
+var TranscriptWait = 3 * time.Second
+
 // Check implements Checker.
-func (Plan) Check(_ context.Context, c *Context) (Result, error) {
-	items, source, err := readPlan(c)
+func (Plan) Check(ctx context.Context, c *Context) (Result, error) {
+	items, source, err := readPlan(ctx, c)
 	if err != nil {
 		return Result{}, err
 	}
@@ -46,12 +51,19 @@ func (Plan) Check(_ context.Context, c *Context) (Result, error) {
 }
 
 // readPlan returns the plan and a name for where it came from, "" if none.
-func readPlan(c *Context) ([]transcript.Item, string, error) {
+func readPlan(ctx context.Context, c *Context) ([]transcript.Item, string, error) {
 	ev := c.Event
 	if ev == nil {
 		return nil, "", nil
 	}
+	// Task files are written when the tool runs; only the transcript lags.
+	catchUp := func(path string) {
+		if c.Reason == ReasonStop || c.Reason == ReasonSubagentStop {
+			transcript.CaughtUp(ctx, path, ev.LastAssistantMessage, TranscriptWait)
+		}
+	}
 	if c.Reason == ReasonSubagentStop || ev.AgentTranscriptPath != "" {
+		catchUp(ev.AgentTranscriptPath)
 		items, found, err := transcript.LatestTodoWrite(ev.AgentTranscriptPath, transcript.ReadOptions{})
 		if err != nil || !found {
 			return nil, "", err
@@ -72,6 +84,7 @@ func readPlan(c *Context) ([]transcript.Item, string, error) {
 	if ev.TranscriptPath == "" {
 		return nil, "", nil
 	}
+	catchUp(ev.TranscriptPath)
 	items, found, err = transcript.LatestTodoWrite(ev.TranscriptPath, transcript.ReadOptions{SkipSidechain: true})
 	if err != nil || !found {
 		return nil, "", err

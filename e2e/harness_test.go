@@ -1,0 +1,202 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/donegate/donegate/internal/fakeapi"
+)
+
+// repoRoot is the module root (this file is in e2e/).
+func repoRoot(t *testing.T) string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Dir(filepath.Dir(file))
+}
+
+// claudeBinary finds the pinned CLI: $DONEGATE_CLAUDE, else what
+// scripts/install-claude installed. A missing CLI fails the test loudly:
+// these tests are the proof against the real client and are never skipped.
+func claudeBinary(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("DONEGATE_CLAUDE"); p != "" {
+		return p
+	}
+	out, err := exec.Command(filepath.Join(repoRoot(t), "scripts", "install-claude")).Output()
+	if err != nil {
+		t.Fatalf("the Claude Code CLI is not installed and scripts/install-claude failed (%v); run make test, or set DONEGATE_CLAUDE", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	return lines[len(lines)-1]
+}
+
+var (
+	buildOnce sync.Once
+	binDir    string
+	buildErr  error
+)
+
+// hookBinaries builds stop-hook and posttooluse-hook once per test run.
+func hookBinaries(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		binDir, buildErr = os.MkdirTemp("", "donegate-e2e-bin-")
+		if buildErr != nil {
+			return
+		}
+		cmd := exec.Command("go", "build", "-o", binDir+"/", "./cmd/stop-hook", "./cmd/posttooluse-hook")
+		cmd.Dir = repoRoot(t)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = err
+			binDir = string(out)
+		}
+	})
+	require.NoError(t, buildErr, binDir)
+	return binDir
+}
+
+// session is one scripted run of the real CLI.
+type session struct {
+	t       *testing.T
+	API     *fakeapi.Server
+	Home    string // the throwaway HOME; the CLI's config dir is Home/.claude
+	Project string // the project dir the CLI runs in
+	Env     []string
+	Args    []string
+	// Hooks are settings.json hook entries by event name.
+	Hooks map[string][]hookEntry
+}
+
+type hookEntry struct {
+	Matcher string
+	Command string
+}
+
+func newSession(t *testing.T, api *fakeapi.Server) *session {
+	t.Helper()
+	t.Cleanup(api.Close)
+	s := &session{t: t, API: api, Home: t.TempDir(), Project: t.TempDir(), Hooks: map[string][]hookEntry{}}
+	return s
+}
+
+// useDonegate registers the donegate hooks as settings.example.json does.
+func (s *session) useDonegate(flags ...string) {
+	bin := hookBinaries(s.t)
+	extra := ""
+	for _, f := range flags {
+		extra += " " + f
+	}
+	stop := filepath.Join(bin, "stop-hook") + extra
+	tool := filepath.Join(bin, "posttooluse-hook") + extra
+	s.Hooks["Stop"] = append(s.Hooks["Stop"], hookEntry{Command: stop})
+	s.Hooks["SubagentStop"] = append(s.Hooks["SubagentStop"], hookEntry{Command: stop})
+	s.Hooks["PreToolUse"] = append(s.Hooks["PreToolUse"], hookEntry{Matcher: "StructuredOutput", Command: tool})
+	s.Hooks["PostToolUse"] = append(s.Hooks["PostToolUse"], hookEntry{Matcher: "StructuredOutput", Command: tool})
+}
+
+// config writes the project's .claude/donegate.json.
+func (s *session) config(cfg string) {
+	dir := filepath.Join(s.Project, ".claude")
+	require.NoError(s.t, os.MkdirAll(dir, 0o755))
+	require.NoError(s.t, os.WriteFile(filepath.Join(dir, "donegate.json"), []byte(cfg), 0o644))
+}
+
+func (s *session) settingsFile() string {
+	hooks := map[string]any{}
+	for event, entries := range s.Hooks {
+		var list []any
+		for _, e := range entries {
+			entry := map[string]any{"hooks": []any{map[string]any{"type": "command", "command": e.Command, "timeout": 60}}}
+			if e.Matcher != "" {
+				entry["matcher"] = e.Matcher
+			}
+			list = append(list, entry)
+		}
+		hooks[event] = list
+	}
+	data, err := json.MarshalIndent(map[string]any{"hooks": hooks}, "", "  ")
+	require.NoError(s.t, err)
+	path := filepath.Join(s.t.TempDir(), "settings.json")
+	require.NoError(s.t, os.WriteFile(path, data, 0o644))
+	return path
+}
+
+// result is the CLI's --output-format json answer and what surrounds it.
+type result struct {
+	Result           string          `json:"result"`
+	IsError          bool            `json:"is_error"`
+	NumTurns         int             `json:"num_turns"`
+	SessionID        string          `json:"session_id"`
+	Subtype          string          `json:"subtype"`
+	StructuredOutput json.RawMessage `json:"structured_output"`
+	Stdout, Stderr   string          `json:"-"`
+	ExitCode         int             `json:"-"`
+}
+
+// run runs `claude -p PROMPT` against the stand-in, in its own process
+// group, killed with it if the run takes too long.
+func (s *session) run(prompt string) result {
+	s.t.Helper()
+	claude := claudeBinary(s.t)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	args := append([]string{"-p", prompt, "--settings", s.settingsFile(), "--output-format", "json"}, s.Args...)
+	cmd := exec.CommandContext(ctx, claude, args...)
+	cmd.Dir = s.Project
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	// Nothing of the developer's own environment may leak in: no real
+	// HOME, no CLAUDE_* or ANTHROPIC_* settings, no donegate config.
+	cmd.Env = append([]string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + s.Home,
+		"TMPDIR=" + s.t.TempDir(),
+		"LANG=C.UTF-8",
+		"ANTHROPIC_BASE_URL=" + s.API.URL(),
+		"ANTHROPIC_API_KEY=sk-ant-fake-key-for-tests",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+		"DISABLE_AUTOUPDATER=1",
+		"DONEGATE_STATE_DIR=" + filepath.Join(s.Home, "donegate-state"),
+	}, s.Env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	r := result{Stdout: stdout.String(), Stderr: stderr.String()}
+	if ee, ok := err.(*exec.ExitError); ok {
+		r.ExitCode = ee.ExitCode()
+	} else if err != nil {
+		s.t.Fatalf("run claude: %v\nstderr: %s", err, stderr.String())
+	}
+	if ctx.Err() != nil {
+		s.t.Fatalf("claude did not finish within 90s\nstdout: %s\nstderr: %s", stdout.String(), stderr.String())
+	}
+	if json.Unmarshal(bytes.TrimSpace(stdout.Bytes()), &r) != nil {
+		// Some versions print a JSON array of messages; take the result line.
+		var msgs []json.RawMessage
+		if json.Unmarshal(stdout.Bytes(), &msgs) == nil && len(msgs) > 0 {
+			_ = json.Unmarshal(msgs[len(msgs)-1], &r)
+		}
+	}
+	return r
+}
+
+// transcriptPath is where the CLI keeps the session's transcript.
+func (s *session) transcriptPath(sessionID string) string {
+	matches, _ := filepath.Glob(filepath.Join(s.Home, ".claude", "projects", "*", sessionID+".jsonl"))
+	if len(matches) == 0 {
+		return ""
+	}
+	return matches[0]
+}
