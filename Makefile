@@ -58,5 +58,10 @@ fuzz:
 	  echo "$$out" | grep -E 'execs:' | tail -n 1; \
 	done
 
+## demo-claude: a real Claude Code session (the pinned CLI, a scripted model
+## on 127.0.0.1, no API key) held by donegate until its plan is done.
+demo-claude: build claude
+	@$(GO) run ./e2e/democlaude -bin $(BIN)
+
 clean:
 	rm -rf $(BIN)
