@@ -8,7 +8,7 @@ STATICCHECK_VER := v0.8.2
 STATICCHECK     := $(TOOLS)/bin/staticcheck-$(STATICCHECK_VER)
 GOTEST_FLAGS    ?= -race -count=1
 
-.PHONY: all build test lint unit demo demo-claude claude tools clean fuzz
+.PHONY: all build test lint unit demo demo-claude claude tools clean fuzz bench
 
 all: build
 
@@ -44,6 +44,15 @@ tools: $(STATICCHECK) claude
 ## them on the embedded default config, printing each decision.
 demo: build
 	@scripts/demo $(BIN)
+
+## bench: Go benchmarks, then the process-level comparison of the hooks with
+## a floor program (interleaved runs, medians, ratios, peak RSS); writes two
+## 256 MiB transcripts to a temporary dir.
+BENCH_RUNS ?= 30
+bench: build
+	$(GO) build -o $(BIN)/ ./bench/floor
+	DONEGATE_BENCH_LARGE=1 $(GO) test -run '^$$' -bench . -benchmem ./...
+	$(GO) run ./bench/hookbench -bin $(BIN) -runs $(BENCH_RUNS)
 
 ## fuzz: run every fuzz target for FUZZTIME each (default 30s).
 FUZZTIME ?= 30s

@@ -77,10 +77,7 @@ func LatestTodoWrite(path string, opt ReadOptions) (items []Item, found bool, er
 	}
 	read := func(size int64) error {
 		items, found = nil, false
-		return eachLineBackward(f, size, func(line []byte) bool {
-			if !bytes.Contains(line, todoWriteMark) {
-				return true
-			}
+		return eachMarkedLineBackward(f, size, todoWriteMark, func(line []byte) bool {
 			if opt.SkipSidechain && bytes.Contains(line, sidechainMark) {
 				return true
 			}
@@ -203,5 +200,118 @@ func eachLineBackward(r io.ReaderAt, size int64, fn func(line []byte) bool) erro
 		pieceLen += end
 	}
 	emit(nil)
+	return nil
+}
+
+// eachMarkedLineBackward calls fn for every line of r (size bytes long)
+// that contains marker, last line first, until fn returns false. Unlike
+// eachLineBackward it copies only those lines: it searches the file for
+// the marker and finds the boundaries of each line around a hit, so the
+// cost of a huge transcript is one pass of bytes.LastIndex over it. A line
+// whose first key is "type" with a value other than "assistant" (an
+// api-request-blob copy, say) is skipped after reading its first bytes.
+func eachMarkedLineBackward(r io.ReaderAt, size int64, marker []byte, fn func(line []byte) bool) error {
+	buf := make([]byte, max(blockSize, 2*len(marker)))
+	for end := size; end > 0; {
+		p, err := lastIndex(r, end, marker, buf)
+		if err != nil || p < 0 {
+			return err
+		}
+		start, err := lineStart(r, p, buf)
+		if err != nil {
+			return err
+		}
+		stop, err := lineEnd(r, p+int64(len(marker)), size, buf)
+		if err != nil {
+			return err
+		}
+		end = max(start-1, 0) // the next search ends before this line's newline
+		if stop-start > MaxLineBytes {
+			continue
+		}
+		head := buf[:min(int64(len(typePrefix)+len(assistantValue)), stop-start)]
+		if err := readFull(r, head, start); err != nil {
+			return err
+		}
+		if bytes.HasPrefix(head, typePrefix) && !bytes.HasPrefix(head[len(typePrefix):], assistantValue) {
+			continue
+		}
+		line := make([]byte, stop-start)
+		if err := readFull(r, line, start); err != nil {
+			return err
+		}
+		if !fn(line) {
+			return nil
+		}
+	}
+	return nil
+}
+
+var (
+	typePrefix     = []byte(`{"type":"`)
+	assistantValue = []byte(`assistant"`)
+)
+
+// lastIndex returns the offset of the last marker in r[0:end], or -1.
+func lastIndex(r io.ReaderAt, end int64, marker []byte, buf []byte) (int64, error) {
+	overlap := int64(len(marker) - 1)
+	for hi := end; hi > 0; {
+		lo := max(0, hi-int64(len(buf)))
+		chunk := buf[:hi-lo]
+		if err := readFull(r, chunk, lo); err != nil {
+			return -1, err
+		}
+		if i := bytes.LastIndex(chunk, marker); i >= 0 {
+			return lo + int64(i), nil
+		}
+		if lo == 0 {
+			break
+		}
+		hi = lo + overlap // a marker may straddle two chunks
+	}
+	return -1, nil
+}
+
+// lineStart returns the offset just after the last newline before p, or 0.
+func lineStart(r io.ReaderAt, p int64, buf []byte) (int64, error) {
+	for hi := p; hi > 0; {
+		lo := max(0, hi-int64(len(buf)))
+		chunk := buf[:hi-lo]
+		if err := readFull(r, chunk, lo); err != nil {
+			return 0, err
+		}
+		if i := bytes.LastIndexByte(chunk, '\n'); i >= 0 {
+			return lo + int64(i) + 1, nil
+		}
+		hi = lo
+	}
+	return 0, nil
+}
+
+// lineEnd returns the offset of the first newline at or after from, or size.
+func lineEnd(r io.ReaderAt, from, size int64, buf []byte) (int64, error) {
+	for lo := from; lo < size; {
+		hi := min(size, lo+int64(len(buf)))
+		chunk := buf[:hi-lo]
+		if err := readFull(r, chunk, lo); err != nil {
+			return 0, err
+		}
+		if i := bytes.IndexByte(chunk, '\n'); i >= 0 {
+			return lo + int64(i), nil
+		}
+		lo = hi
+	}
+	return size, nil
+}
+
+// readFull fills b from offset off; a short read means the file shrank.
+func readFull(r io.ReaderAt, b []byte, off int64) error {
+	n, err := r.ReadAt(b, off)
+	if n < len(b) {
+		if err == nil || errors.Is(err, io.EOF) {
+			return ErrChanged
+		}
+		return err
+	}
 	return nil
 }

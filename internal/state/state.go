@@ -128,10 +128,12 @@ func save(path string, s *Session) error {
 	if err != nil {
 		return fmt.Errorf("state: %w", err)
 	}
+	// No fsync: a count lost to a machine crash costs at most a few extra
+	// continuations, and an fsync per stop would cost milliseconds on
+	// every agent turn. The rename keeps readers from a half-written file.
 	_, werr := tmp.Write(data)
-	serr := tmp.Sync()
 	cerr := tmp.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
+	if err := errors.Join(werr, cerr); err != nil {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("state: write %s: %w", tmp.Name(), err)
 	}

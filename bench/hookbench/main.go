@@ -1,0 +1,305 @@
+// Command hookbench measures the hook binaries as Claude Code runs them —
+// one process per event — against a floor (a Go program that reads stdin
+// and prints {}), and checks donegate's performance targets:
+//
+//  1. stop-hook on a small transcript ≤ 1.5× the floor; posttooluse-hook on
+//     an ungated tool ≤ 1.3× the floor;
+//  2. the plan check on a 256 MiB transcript ≤ 2× the small one, and the
+//     worst case (no TodoWrite in 256 MiB) reported against `cat`;
+//  3. a cached test result on an unchanged tree well under 100 ms;
+//  4. peak RSS on the 256 MiB transcript under 32 MiB.
+//
+// Runs are interleaved (every case once per round) so that the drift of a
+// shared, noisy machine hits all cases alike; medians and ratios measured
+// in one run are what it reports. Usage:
+//
+//	go run ./bench/hookbench -bin bin [-runs 30] [-large-mib 256] [-no-fail]
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+)
+
+func main() {
+	bin := flag.String("bin", "bin", "directory with stop-hook, posttooluse-hook and floor")
+	runs := flag.Int("runs", 30, "rounds of runs")
+	largeMiB := flag.Int("large-mib", 256, "size of the large transcripts in MiB")
+	noFail := flag.Bool("no-fail", false, "report only: exit 0 even when a target is missed")
+	flag.Parse()
+	ok, err := run(*bin, *runs, int64(*largeMiB)<<20)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "hookbench:", err)
+		os.Exit(2)
+	}
+	if !ok && !*noFail {
+		os.Exit(1)
+	}
+}
+
+// bcase is one command measured each round.
+type bcase struct {
+	name   string
+	argv   []string
+	stdin  []byte
+	env    []string
+	dir    string
+	expect string // stdout must contain it (empty: anything)
+	times  []time.Duration
+	rss    []int64 // KiB
+}
+
+func run(bin string, runs int, largeSize int64) (bool, error) {
+	bin, err := filepath.Abs(bin)
+	if err != nil {
+		return false, err
+	}
+	work, err := os.MkdirTemp("", "hookbench-")
+	if err != nil {
+		return false, err
+	}
+	defer os.RemoveAll(work)
+
+	fmt.Fprintln(os.Stderr, "generating transcripts...")
+	small := filepath.Join(work, "small.jsonl")
+	large := filepath.Join(work, "large.jsonl")
+	none := filepath.Join(work, "none.jsonl")
+	for _, g := range []struct {
+		path string
+		size int64
+		todo bool
+	}{{small, 300 << 10, true}, {large, largeSize, true}, {none, largeSize, false}} {
+		if err := generate(g.path, g.size, g.todo); err != nil {
+			return false, err
+		}
+	}
+	project := filepath.Join(work, "project") // no .claude/donegate.json: the embedded default
+	cached := filepath.Join(work, "cached")
+	for _, d := range []string{project, filepath.Join(cached, ".claude")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return false, err
+		}
+	}
+	if err := setupCached(cached); err != nil {
+		return false, err
+	}
+
+	baseEnv := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + work}
+	stop := func(name, transcript, dir, expect string) *bcase {
+		ev, _ := json.Marshal(map[string]any{
+			"session_id": "bench-" + name, "transcript_path": transcript, "cwd": dir, "prompt_id": "p1",
+			"permission_mode": "default", "hook_event_name": "Stop", "stop_hook_active": false,
+			"last_assistant_message": "I am done.",
+		})
+		return &bcase{name: name, argv: []string{filepath.Join(bin, "stop-hook"), "--state-dir", filepath.Join(work, "state-"+name)},
+			stdin: ev, env: baseEnv, dir: dir, expect: expect}
+	}
+	bashEvent, _ := json.Marshal(map[string]any{
+		"session_id": "bench", "transcript_path": small, "cwd": project, "prompt_id": "p1",
+		"permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+		"tool_input": map[string]any{"command": "ls"}, "tool_use_id": "toolu_1",
+	})
+	floor := &bcase{name: "floor", argv: []string{filepath.Join(bin, "floor")}, stdin: bashEvent, env: baseEnv, dir: project, expect: "{}"}
+	cases := []*bcase{
+		floor,
+		stop("small", small, project, "incomplete task"),
+		{name: "bash", argv: []string{filepath.Join(bin, "posttooluse-hook")}, stdin: bashEvent, env: baseEnv, dir: project, expect: "{}"},
+		stop("large", large, project, "incomplete task"),
+		stop("none", none, project, "{}"),
+		{name: "cat", argv: []string{"sh", "-c", "cat \"$0\" > /dev/null", none}, env: baseEnv, dir: project},
+		stop("cached", small, cached, "{}"),
+	}
+	// Warm the page cache and the test-result cache; check every answer.
+	for _, c := range cases {
+		if _, _, err := c.once(); err != nil {
+			return false, err
+		}
+	}
+	fmt.Fprintf(os.Stderr, "measuring %d rounds of %d cases...\n", runs, len(cases))
+	for i := 0; i < runs; i++ {
+		for _, c := range cases {
+			d, rss, err := c.once()
+			if err != nil {
+				return false, err
+			}
+			c.times = append(c.times, d)
+			c.rss = append(c.rss, rss)
+		}
+	}
+	by := map[string]*bcase{}
+	for _, c := range cases {
+		by[c.name] = c
+	}
+
+	st, _ := os.Stat(none)
+	mb := float64(st.Size()) / 1e6
+	rssLarge := max(maxOf(by["large"].rss), maxOf(by["none"].rss))
+	type row struct {
+		what, measured, target string
+		pass                   bool
+	}
+	ratio := func(a, b string) float64 { return secs(median(by[a].times)) / secs(median(by[b].times)) }
+	rows := []row{
+		{"floor: read stdin, print {}", ms(median(by["floor"].times)), "(baseline)", true},
+		{"stop-hook, embedded default, 300 KB transcript", fmt.Sprintf("%s = %.2f× floor", ms(median(by["small"].times)), ratio("small", "floor")), "≤ 1.5× floor", ratio("small", "floor") <= 1.5},
+		{"posttooluse-hook, ungated tool (PreToolUse Bash)", fmt.Sprintf("%s = %.2f× floor", ms(median(by["bash"].times)), ratio("bash", "floor")), "≤ 1.3× floor", ratio("bash", "floor") <= 1.3},
+		{fmt.Sprintf("plan check, %d MiB transcript, TodoWrite near the end", largeSize>>20), fmt.Sprintf("%s = %.2f× the 300 KB one", ms(median(by["large"].times)), ratio("large", "small")), "≤ 2× the 300 KB one", ratio("large", "small") <= 2},
+		{fmt.Sprintf("worst case: no TodoWrite in %d MiB", largeSize>>20), fmt.Sprintf("%s, %.0f MB/s (cat: %.0f MB/s, %.2f× cat's time)", ms(median(by["none"].times)), mb/secs(median(by["none"].times)), mb/secs(median(by["cat"].times)), ratio("none", "cat")), "I/O-bound (reported)", true},
+		{"test checker, cached result, unchanged git tree", ms(median(by["cached"].times)), "< 100 ms", median(by["cached"].times) < 100*time.Millisecond},
+		{fmt.Sprintf("peak RSS of stop-hook, %d MiB transcripts", largeSize>>20), fmt.Sprintf("%.1f MiB", float64(rssLarge)/1024), "< 32 MiB", rssLarge < 32<<10},
+	}
+	fmt.Printf("%s\n\n", machine(runs))
+	fmt.Println("| what | median | target | |")
+	fmt.Println("|---|---|---|---|")
+	allPass := true
+	for _, r := range rows {
+		verdict := "PASS"
+		if !r.pass {
+			verdict, allPass = "FAIL", false
+		}
+		if r.target == "(baseline)" || strings.HasSuffix(r.target, "(reported)") {
+			verdict = ""
+		}
+		fmt.Printf("| %s | %s | %s | %s |\n", r.what, r.measured, r.target, verdict)
+	}
+	return allPass, nil
+}
+
+// once runs the case one time and checks its answer.
+func (c *bcase) once() (time.Duration, int64, error) {
+	cmd := exec.Command(c.argv[0], c.argv[1:]...)
+	cmd.Env = c.env
+	cmd.Dir = c.dir
+	cmd.Stdin = bytes.NewReader(c.stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	start := time.Now()
+	err := cmd.Run()
+	d := time.Since(start)
+	if err != nil {
+		return 0, 0, fmt.Errorf("%s: %v: %s", c.name, err, errb.String())
+	}
+	if c.expect != "" && !strings.Contains(out.String(), c.expect) {
+		return 0, 0, fmt.Errorf("%s: answer %q does not contain %q (stderr %q)", c.name, out.String(), c.expect, errb.String())
+	}
+	var rss int64
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		rss = ru.Maxrss
+	}
+	return d, rss, nil
+}
+
+// setupCached makes a git work tree whose test checker is slow (0.5 s)
+// but cached: every measured run must answer from the cache.
+func setupCached(dir string) error {
+	cfg := `{"checkers":[{"type":"test","command":"sleep 0.5"}]}`
+	if err := os.WriteFile(filepath.Join(dir, ".claude", "donegate.json"), []byte(cfg), 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n"), 0o644); err != nil {
+		return err
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.email=b@b", "-c", "user.name=b", "commit", "-q", "-m", "x"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("git %v: %v: %s", args, err, out)
+		}
+	}
+	return nil
+}
+
+// generate writes a transcript of about size bytes shaped like Claude
+// Code's: user and assistant lines, tool results, and api-request-blob
+// lines (64 KB to 1 MB) that carry stale copies of an open TodoWrite. With
+// todo set, the agent's real latest TodoWrite stands a few lines before the
+// end; either way the file ends with the final "I am done." message.
+func generate(path string, size int64, todo bool) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	w := bufio.NewWriterSize(f, 1<<20)
+	todos := func(status string) string {
+		return fmt.Sprintf(`{"todos":[{"content":"Write tests","status":"completed","activeForm":"Writing tests"},{"content":"Implement feature","status":"%s","activeForm":"Implementing"}]}`, status)
+	}
+	meta := `"isSidechain":false,"userType":"external","entrypoint":"sdk-cli","cwd":"/home/user/project","sessionId":"bench","version":"2.1.330","gitBranch":"main"`
+	assistant := func(i int, content string) string {
+		return fmt.Sprintf(`{"parentUuid":"u-%d",%s,"message":{"id":"msg_%d","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[%s],"stop_reason":"tool_use","usage":{"input_tokens":10,"output_tokens":5}},"type":"assistant","uuid":"a-%d","timestamp":"2026-11-22T09:21:36.939Z"}`, i, meta, i, content, i)
+	}
+	user := func(i int, content string) string {
+		return fmt.Sprintf(`{"parentUuid":"a-%d",%s,"promptId":"p1","type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_%d","content":%q}]},"uuid":"u-%d","timestamp":"2026-11-22T09:21:37.043Z"}`, i, meta, i, content, i)
+	}
+	output := strings.Repeat("ok  \tgithub.com/example/pkg\t0.123s\n", 60)
+	pad := strings.Repeat("lorem ipsum dolor sit amet, consectetur adipiscing elit. ", 20000) // ~1.1 MB
+	blobSizes := []int{64 << 10, 256 << 10, 1 << 20, 128 << 10}
+	var n int64
+	write := func(s string) {
+		w.WriteString(s)
+		w.WriteByte('\n')
+		n += int64(len(s) + 1)
+	}
+	tail := 3 << 10 // room for the last lines
+	for i := 0; n < size-int64(tail); i++ {
+		write(assistant(i, `{"type":"tool_use","id":"toolu_`+fmt.Sprint(i)+`","name":"Bash","input":{"command":"go test ./..."}}`))
+		write(user(i, output))
+		if i%3 == 0 {
+			bs := blobSizes[i%len(blobSizes)]
+			if rest := size - int64(tail) - n; int64(bs) > rest {
+				bs = int(max(rest-600, 0))
+			}
+			write(fmt.Sprintf(`{"type":"api-request-blob","sessionId":"bench","hash":"h%d","message":{"role":"assistant","content":[{"type":"text","text":%q},{"type":"tool_use","id":"toolu_0","name":"TodoWrite","input":%s}]}}`, i, pad[:bs], todos("pending")))
+		}
+	}
+	if todo {
+		write(assistant(1<<30, `{"type":"tool_use","id":"toolu_last","name":"TodoWrite","input":`+todos("in_progress")+`}`))
+	} else {
+		write(assistant(1<<30, `{"type":"tool_use","id":"toolu_last","name":"Bash","input":{"command":"ls"}}`))
+	}
+	write(user(1<<30, "Todos have been modified successfully."))
+	write(assistant(1<<30+1, `{"type":"text","text":"I am done."}`))
+	return w.Flush()
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
+
+func maxOf(xs []int64) int64 {
+	var m int64
+	for _, x := range xs {
+		m = max(m, x)
+	}
+	return m
+}
+
+func secs(d time.Duration) float64 { return d.Seconds() }
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
+
+func machine(runs int) string {
+	cpu := "unknown CPU"
+	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(l, "model name") {
+				cpu = strings.TrimSpace(l[strings.Index(l, ":")+1:])
+				break
+			}
+		}
+	}
+	return fmt.Sprintf("%s/%s, %s, %d cores, %s; medians of %d interleaved runs", runtime.GOOS, runtime.GOARCH, cpu, runtime.NumCPU(), runtime.Version(), runs)
+}
