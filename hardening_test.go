@@ -271,3 +271,40 @@ func TestUnreadableTranscript(t *testing.T) {
 	assert.Contains(t, r.stdout, `"systemMessage":"donegate could not check whether the work is done, so the agent may stop: checker 1 (plan): transcript `)
 	assert.Contains(t, r.stderr, "not a regular file")
 }
+
+// TestHugeEvent: an event over the 16 MiB bound is refused with a clear
+// error, not read whole.
+func TestHugeEvent(t *testing.T) {
+	big := bytes.Repeat([]byte("x"), 17<<20)
+	event := append([]byte(`{"hook_event_name":"Stop","session_id":"s1","last_assistant_message":"`), big...)
+	event = append(event, `"}`...)
+	cmd := exec.Command(filepath.Join(hooks(t), "stop-hook"))
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "DONEGATE_STATE_DIR=" + t.TempDir()}
+	cmd.Stdin = bytes.NewReader(event)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee)
+	assert.Equal(t, 1, ee.ExitCode())
+	assert.Empty(t, stdout.String())
+	assert.Equal(t, "stop-hook: bad hook event: stdin holds more than 16 MiB; a hook event is a single small JSON object\n", stderr.String())
+}
+
+// TestFeedbackIsCleanedAndBounded: a test command that prints terminal
+// escapes and megabytes of output yields a clean, bounded reason.
+func TestFeedbackIsCleanedAndBounded(t *testing.T) {
+	dir := project(t, `{"checkers":[{"type":"test","command":"printf '\\033]0;pwned\\007\\033[2J'; for i in $(seq 1 40); do head -c 400 /dev/zero | tr '\\0' 'x'; echo; done; exit 1","cache":false}]}`)
+	r := runHook(t, "stop-hook", stopEvent(dir, "s1", "p1"), []string{"DONEGATE_STATE_DIR=" + t.TempDir()})
+	require.Equal(t, 0, r.code, r.stderr)
+	var answer struct{ Decision, Reason string }
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &answer))
+	assert.Equal(t, "block", answer.Decision)
+	assert.NotContains(t, answer.Reason, "\x1b")
+	assert.NotContains(t, answer.Reason, "\x07")
+	_, log, ok := strings.Cut(answer.Reason, "Last 40 lines of output:\n")
+	require.True(t, ok, answer.Reason)
+	assert.NotContains(t, log, "pwned", "the OSC title sequence is removed with its text")
+	assert.LessOrEqual(t, len([]rune(answer.Reason)), 8000)
+	assert.Contains(t, answer.Reason, "[donegate: feedback cut, ")
+}
