@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/donegate/donegate/internal/proctest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -200,7 +201,7 @@ func TestTestCommandGroupIsKilled(t *testing.T) {
 	require.NoError(t, err)
 	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
 	require.NoError(t, err)
-	assert.Eventually(t, func() bool { return syscall.Kill(pid, 0) != nil }, 5*time.Second, 50*time.Millisecond,
+	assert.Eventually(t, func() bool { return proctest.Gone(pid) }, 5*time.Second, 50*time.Millisecond,
 		"the background child %d must be dead", pid)
 }
 

@@ -1,0 +1,143 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestParseProblems covers the rules the validator enforces after the shape
+// check: each bad document must be refused with the JSON path at fault.
+func TestParseProblems(t *testing.T) {
+	tests := []struct {
+		name string
+		json string
+		want []string // Problem strings, in order
+	}{
+		{"dialect", `{"dialect":"sdk2"}`, []string{`dialect: must be one of claude-code, sdk, got "sdk2"`}},
+		{"on_error", `{"on_error":"deny"}`, []string{`on_error: must be one of allow, block, got "deny"`}},
+		{"max_blocks zero", `{"limits":{"max_blocks":0}}`, []string{"limits.max_blocks: must be at least 1"}},
+		{"negative deadline", `{"limits":{"deadline":"-1m"}}`, []string{`limits.deadline: duration "-1m" is negative`}},
+		{"zero budget", `{"limits":{"budget":"0s"}}`, []string{"limits.budget: must be greater than 0"}},
+		{"test without command", `{"checkers":[{"type":"test"}]}`, []string{"checkers[0].command: required"}},
+		{"files without paths", `{"checkers":[{"type":"files","paths":[]}]}`, []string{"checkers[0].paths: must not be empty"}},
+		{"empty path", `{"checkers":[{"type":"files","paths":["a",""]}]}`, []string{"checkers[0].paths[1]: required"}},
+		{"composite without members", `{"checkers":[{"type":"composite","mode":"all"}]}`, []string{"checkers[0].checkers: must not be empty"}},
+		{"composite mode", `{"checkers":[{"type":"composite","mode":"some","checkers":[{"type":"plan"}]}]}`, []string{`checkers[0].mode: must be one of all, any, got "some"`}},
+		{"nested", `{"checkers":[{"type":"composite","checkers":[{"type":"plan"},{"type":"test","timeout":"-5s","command":"x"}]}]}`, []string{`checkers[0].checkers[1].timeout: duration "-5s" is negative`}},
+		{"empty gate tool", `{"gate_tools":[""]}`, []string{"gate_tools[0]: required"}},
+		{"several at once", `{"dialect":"x","limits":{"max_blocks":0},"checkers":[{"type":"test"}]}`, []string{
+			`dialect: must be one of claude-code, sdk, got "x"`,
+			"checkers[0].command: required",
+			"limits.max_blocks: must be at least 1",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse(strings.NewReader(tt.json), "t.json")
+			var cerr *Error
+			require.ErrorAs(t, err, &cerr)
+			assert.Equal(t, "t.json", cerr.Source)
+			var got []string
+			for _, p := range cerr.Problems {
+				got = append(got, p.String())
+			}
+			assert.ElementsMatch(t, tt.want, got)
+			assert.True(t, strings.HasPrefix(err.Error(), "config t.json: "), err.Error())
+		})
+	}
+}
+
+func TestParseDefaultsAndValues(t *testing.T) {
+	c, err := Parse(strings.NewReader(`{"limits":{"deadline":"30m"},"checkers":[{"type":"test","name":"unit","command":"go test ./...","timeout":"90s","cache":false}]}`), "t.json")
+	require.NoError(t, err)
+	assert.Equal(t, "claude-code", c.Dialect)
+	assert.Equal(t, "allow", c.OnError)
+	assert.Equal(t, DefaultGateTools, c.GateTools)
+	assert.Equal(t, 5, c.Limits.MaxBlocks)
+	assert.Equal(t, 30*time.Minute, c.Limits.Deadline.D())
+	assert.Equal(t, 540*time.Second, c.Limits.Budget.D())
+	require.Len(t, c.Checkers, 1)
+	assert.Equal(t, 90*time.Second, c.Checkers[0].Timeout.D())
+	assert.False(t, c.Checkers[0].CacheEnabled())
+	assert.Equal(t, "unit", c.Checkers[0].Label())
+	assert.Equal(t, "t.json", c.Source)
+
+	// No checkers at all means the plan checker, like the embedded default.
+	c, err = Parse(strings.NewReader(`{}`), "empty.json")
+	require.NoError(t, err)
+	assert.Equal(t, []Checker{{Type: TypePlan}}, c.Checkers)
+	assert.Equal(t, Default().Checkers, c.Checkers)
+}
+
+func TestParseRefusesOversizedAndNonJSON(t *testing.T) {
+	_, err := Parse(strings.NewReader(`{"checkers":[`+strings.Repeat(" ", 1<<20)+`]}`), "big.json")
+	require.ErrorContains(t, err, "larger than 1 MiB")
+	_, err = Parse(strings.NewReader(`dialect = "sdk"`), "toml.json")
+	var cerr *Error
+	require.ErrorAs(t, err, &cerr)
+}
+
+func TestFindOrder(t *testing.T) {
+	dir := t.TempDir()
+	write := func(p string) string {
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(`{}`), 0o644))
+		return p
+	}
+	flag := write(filepath.Join(dir, "flag.json"))
+	env := write(filepath.Join(dir, "env.json"))
+	proj := write(filepath.Join(dir, "proj", ".claude", FileName))
+	cwd := write(filepath.Join(dir, "cwd", ".claude", FileName))
+	// A directory where the project file would be is not a config.
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "dirproj", ".claude", FileName), 0o755))
+
+	tests := []struct {
+		name   string
+		lookup Lookup
+		want   string
+		err    error
+	}{
+		{"flag first", Lookup{Flag: flag, Env: env, ProjectDir: filepath.Join(dir, "proj"), Cwd: filepath.Join(dir, "cwd")}, flag, nil},
+		{"then env", Lookup{Env: env, ProjectDir: filepath.Join(dir, "proj")}, env, nil},
+		{"then project dir", Lookup{ProjectDir: filepath.Join(dir, "proj"), Cwd: filepath.Join(dir, "cwd")}, proj, nil},
+		{"then cwd", Lookup{ProjectDir: filepath.Join(dir, "none"), Cwd: filepath.Join(dir, "cwd")}, cwd, nil},
+		{"a directory is skipped", Lookup{ProjectDir: filepath.Join(dir, "dirproj"), Cwd: filepath.Join(dir, "cwd")}, cwd, nil},
+		{"nothing: embedded default", Lookup{Cwd: filepath.Join(dir, "none")}, "", nil},
+		{"missing --config is an error", Lookup{Flag: filepath.Join(dir, "nope.json"), Env: env}, "", ErrNotFound},
+		{"missing DONEGATE_CONFIG is an error", Lookup{Env: filepath.Join(dir, "nope.json"), Cwd: filepath.Join(dir, "cwd")}, "", ErrNotFound},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Find(tt.lookup)
+			if tt.err != nil {
+				require.True(t, errors.Is(err, tt.err), "err = %v", err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestOnErrorOfReadsBrokenConfigsLeniently(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct{ json, want string }{
+		{`{"on_error":"block","checkers":[{"type":"nope"}]}`, "block"},
+		{`{"on_error":"block","checkers":[`, "allow"}, // not JSON: cannot know
+		{`{"on_error":"bogus"}`, "allow"},
+		{`{"checkers":[{"type":"nope"}]}`, "allow"},
+	}
+	for i, tt := range tests {
+		p := filepath.Join(dir, strings.Repeat("x", i+1)+".json")
+		require.NoError(t, os.WriteFile(p, []byte(tt.json), 0o644))
+		assert.Equal(t, tt.want, OnErrorOf(Lookup{Flag: p}), tt.json)
+	}
+	assert.Equal(t, "allow", OnErrorOf(Lookup{Flag: filepath.Join(dir, "missing.json")}))
+}

@@ -1,0 +1,99 @@
+package proc
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/donegate/donegate/internal/proctest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestRunOutcomes(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name, shell string
+		code        int
+		signal      string
+		output      string
+	}{
+		{"success", "echo ok", 0, "", "ok\n"},
+		{"exit code", "echo bad >&2; exit 3", 3, "", "bad\n"},
+		{"stdout and stderr interleaved", "echo 1; echo 2 >&2; echo 3", 0, "", "1\n2\n3\n"},
+		{"runs in Dir", "pwd", 0, "", dir + "\n"},
+		{"env added", "echo $DONEGATE_TEST_VALUE", 0, "", "v1\n"},
+		{"killed by a signal", "kill -9 $$", -1, "killed", ""},
+		{"missing command", "no-such-command-donegate", 127, "", "not found"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, err := Run(context.Background(), Command{Shell: tt.shell, Dir: dir, Env: []string{"DONEGATE_TEST_VALUE=v1"}})
+			require.NoError(t, err)
+			assert.Equal(t, tt.code, o.ExitCode)
+			assert.Equal(t, tt.signal, o.Signal)
+			assert.False(t, o.Ended)
+			assert.Contains(t, string(o.Output), tt.output)
+		})
+	}
+}
+
+func TestRunNeedsADir(t *testing.T) {
+	_, err := Run(context.Background(), Command{Shell: "true"})
+	require.ErrorContains(t, err, "no working directory")
+	_, err = Run(context.Background(), Command{Shell: "true", Dir: filepath.Join(t.TempDir(), "missing")})
+	require.ErrorContains(t, err, "missing")
+}
+
+func TestRunKeepsABoundedTail(t *testing.T) {
+	// 2 MiB of numbered lines: only the last MaxOutputBytes survive, and
+	// the cut first line is dropped.
+	o, err := Run(context.Background(), Command{Shell: "i=0; while [ $i -lt 150000 ]; do echo line-$i-padding-padding; i=$((i+1)); done", Dir: t.TempDir()})
+	require.NoError(t, err)
+	assert.LessOrEqual(t, len(o.Output), MaxOutputBytes)
+	assert.True(t, strings.HasPrefix(string(o.Output), "line-"), "first kept line is whole")
+	assert.True(t, strings.HasSuffix(string(o.Output), "line-149999-padding-padding\n"))
+}
+
+// TestRunKillsTheGroup: a command that ignores SIGTERM and leaves a child
+// behind is killed, child and all, when the context ends.
+func TestRunKillsTheGroup(t *testing.T) {
+	old := Grace
+	Grace = 200 * time.Millisecond
+	defer func() { Grace = old }()
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "child.pid")
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	o, err := Run(ctx, Command{Shell: `trap "" TERM; sleep 60 & echo $! > child.pid; while :; do sleep 1; done`, Dir: dir})
+	require.NoError(t, err)
+	assert.True(t, o.Ended)
+	assert.Equal(t, "killed", o.Signal)
+	assert.Less(t, o.Elapsed, 5*time.Second)
+
+	data, err := os.ReadFile(pidFile)
+	require.NoError(t, err)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		return proctest.Gone(pid)
+	}, 2*time.Second, 10*time.Millisecond, "child %d outlived the command", pid)
+}
+
+// TestRunReapsLeftovers: a command that exits normally but leaves a
+// background child in its group does not leave it running.
+func TestRunReapsLeftovers(t *testing.T) {
+	dir := t.TempDir()
+	o, err := Run(context.Background(), Command{Shell: `sleep 60 > /dev/null 2>&1 & echo $!`, Dir: dir})
+	require.NoError(t, err)
+	assert.Equal(t, 0, o.ExitCode)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(o.Output)))
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		return proctest.Gone(pid)
+	}, 2*time.Second, 10*time.Millisecond, "child %d outlived the command", pid)
+}

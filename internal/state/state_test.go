@@ -1,0 +1,115 @@
+package state
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func bump(t *testing.T, s Store, session, prompt, gate string) int {
+	t.Helper()
+	var n int
+	require.NoError(t, s.Update(session, prompt, func(sess *Session) error {
+		c := sess.Counters[gate]
+		if c == nil {
+			c = &Counter{FirstBlock: time.Now()}
+			sess.Counters[gate] = c
+		}
+		c.Blocks++
+		n = c.Blocks
+		return nil
+	}))
+	return n
+}
+
+func TestUpdateCountsPerSessionAndPrompt(t *testing.T) {
+	s := Store{Dir: filepath.Join(t.TempDir(), "state")} // created on first use
+	assert.Equal(t, 1, bump(t, s, "s1", "p1", "stop"))
+	assert.Equal(t, 2, bump(t, s, "s1", "p1", "stop"))
+	assert.Equal(t, 1, bump(t, s, "s1", "p1", "subagent:a"), "gates count apart")
+	assert.Equal(t, 1, bump(t, s, "s2", "p1", "stop"), "sessions count apart")
+	assert.Equal(t, 1, bump(t, s, "s1", "p2", "stop"), "a new prompt starts over")
+	assert.Equal(t, 1, bump(t, s, "s1", "p1", "stop"), "and the old prompt's count is gone")
+}
+
+func TestConcurrentUpdatesAreExact(t *testing.T) {
+	s := Store{Dir: t.TempDir()}
+	var wg sync.WaitGroup
+	for i := 0; i < 50; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			bump(t, s, "s", "p", "stop")
+		}()
+	}
+	wg.Wait()
+	assert.Equal(t, 51, bump(t, s, "s", "p", "stop"))
+}
+
+func TestFileNameNeverCarriesTheID(t *testing.T) {
+	for _, id := range []string{"../../etc/passwd", "a/b", "..", "", "x\x00y", strings.Repeat("z", 10000)} {
+		name := FileName(id)
+		assert.Regexp(t, `^[0-9a-f]{32}\.json$`, name, "id %q", id)
+	}
+	assert.NotEqual(t, FileName("a"), FileName("b"))
+	assert.Equal(t, FileName("a"), FileName("a"))
+}
+
+func TestDamagedStateStartsOver(t *testing.T) {
+	s := Store{Dir: t.TempDir()}
+	bump(t, s, "s", "p", "stop")
+	require.NoError(t, os.WriteFile(filepath.Join(s.Dir, FileName("s")), []byte(`{"prompt_id":"p","coun`), 0o600))
+	assert.Equal(t, 1, bump(t, s, "s", "p", "stop"))
+}
+
+func TestUpdateLeavesNoTemporaryFiles(t *testing.T) {
+	s := Store{Dir: t.TempDir()}
+	for i := 0; i < 5; i++ {
+		bump(t, s, "s", "p", "stop")
+	}
+	entries, err := os.ReadDir(s.Dir)
+	require.NoError(t, err)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	assert.ElementsMatch(t, []string{FileName("s"), FileName("s") + ".lock"}, names)
+}
+
+func TestBusyLockGivesUp(t *testing.T) {
+	s := Store{Dir: t.TempDir()}
+	bump(t, s, "s", "p", "stop")
+	holder, err := os.OpenFile(filepath.Join(s.Dir, FileName("s")+".lock"), os.O_RDWR, 0)
+	require.NoError(t, err)
+	defer holder.Close()
+	require.NoError(t, syscall.Flock(int(holder.Fd()), syscall.LOCK_EX))
+
+	old := LockWait
+	LockWait = 100 * time.Millisecond
+	defer func() { LockWait = old }()
+	err = s.Update("s", "p", func(*Session) error { t.Fatal("fn ran without the lock"); return nil })
+	require.ErrorIs(t, err, ErrLockBusy)
+	assert.Contains(t, err.Error(), FileName("s")+".lock")
+}
+
+func TestUnwritableDirIsAnError(t *testing.T) {
+	if os.Geteuid() == 0 {
+		// root writes through permissions; use a path under a file instead.
+		f := filepath.Join(t.TempDir(), "file")
+		require.NoError(t, os.WriteFile(f, nil, 0o600))
+		err := Store{Dir: filepath.Join(f, "state")}.Update("s", "p", func(*Session) error { return nil })
+		require.ErrorContains(t, err, "state dir")
+		return
+	}
+	dir := t.TempDir()
+	require.NoError(t, os.Chmod(dir, 0o500))
+	err := Store{Dir: dir}.Update("s", "p", func(*Session) error { return nil })
+	require.ErrorContains(t, err, "state lock")
+}
