@@ -77,11 +77,7 @@ func TestRunKillsTheGroup(t *testing.T) {
 
 	data, err := os.ReadFile(pidFile)
 	require.NoError(t, err)
-	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
-	require.NoError(t, err)
-	require.Eventually(t, func() bool {
-		return proctest.Gone(pid)
-	}, 2*time.Second, 10*time.Millisecond, "child %d outlived the command", pid)
+	requireGone(t, string(data))
 }
 
 // TestRunReapsLeftovers: a command that exits normally but leaves a
@@ -91,7 +87,13 @@ func TestRunReapsLeftovers(t *testing.T) {
 	o, err := Run(context.Background(), Command{Shell: `sleep 60 > /dev/null 2>&1 & echo $!`, Dir: dir})
 	require.NoError(t, err)
 	assert.Equal(t, 0, o.ExitCode)
-	pid, err := strconv.Atoi(strings.TrimSpace(string(o.Output)))
+	requireGone(t, string(o.Output))
+}
+
+// requireGone waits for the process whose pid a command printed to exit.
+func requireGone(t *testing.T, pidText string) {
+	t.Helper()
+	pid, err := strconv.Atoi(strings.TrimSpace(pidText))
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
 		return proctest.Gone(pid)
