@@ -148,7 +148,7 @@ func TestStaleLockIsRecovered(t *testing.T) {
 	}
 	dir := project(t, `{"checkers":[{"type":"files","paths":["missing"]}]}`)
 	stateDir := t.TempDir()
-	lock := filepath.Join(stateDir, state.FileName("s1")+".lock")
+	lock := filepath.Join(stateDir, state.FileName("s1"))
 	require.NoError(t, os.MkdirAll(stateDir, 0o700))
 	// flock(1) and its child both hold the lock: kill the whole group, as
 	// a host that kills a hook does.
@@ -184,7 +184,7 @@ func TestHostileIDs(t *testing.T) {
 		entries, err := os.ReadDir(stateDir)
 		require.NoError(t, err)
 		for _, e := range entries {
-			assert.Regexp(t, `^[0-9a-f]{32}\.json(\.lock)?$`, e.Name())
+			assert.Regexp(t, `^[0-9a-f]{32}\.json$`, e.Name())
 		}
 	}
 }
@@ -203,6 +203,45 @@ func TestTestCommandGroupIsKilled(t *testing.T) {
 	require.NoError(t, err)
 	assert.Eventually(t, func() bool { return proctest.Gone(pid) }, 5*time.Second, 50*time.Millisecond,
 		"the background child %d must be dead", pid)
+}
+
+// TestTerminatedHookKillsTestCommand: when the host stops a hook with
+// SIGTERM (Claude Code does at its hook timeout) or SIGINT while a test
+// command runs, the command's whole group goes with it.
+func TestTerminatedHookKillsTestCommand(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dir := project(t, `{"checkers":[{"type":"test","command":"sleep 120 & echo $! > child.pid; sleep 120","cache":false}]}`)
+			data, err := json.Marshal(stopEvent(dir, "s1", "p1"))
+			require.NoError(t, err)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, filepath.Join(hooks(t), "stop-hook"))
+			cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "DONEGATE_STATE_DIR=" + t.TempDir()}
+			cmd.Stdin = bytes.NewReader(data)
+			var stdout bytes.Buffer
+			cmd.Stdout = &stdout
+			require.NoError(t, cmd.Start())
+
+			pidFile := filepath.Join(dir, "child.pid")
+			var pid int
+			require.Eventually(t, func() bool {
+				b, err := os.ReadFile(pidFile)
+				pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+				return err == nil && pid > 0
+			}, 20*time.Second, 20*time.Millisecond, "the test command never started")
+			require.NoError(t, cmd.Process.Signal(sig))
+			start := time.Now()
+			_ = cmd.Wait()
+			assert.Less(t, time.Since(start), 10*time.Second, "the hook must end soon after %v", sig)
+			assert.Eventually(t, func() bool { return proctest.Gone(pid) }, 5*time.Second, 50*time.Millisecond,
+				"the test command's background child %d must be dead", pid)
+			// Whatever the hook still wrote is a well-formed answer.
+			if out := bytes.TrimSpace(stdout.Bytes()); len(out) > 0 {
+				assert.True(t, json.Valid(out), "stdout: %s", out)
+			}
+		})
+	}
 }
 
 // TestMissingToolsOnPath: without git on PATH the test checker still runs

@@ -212,14 +212,9 @@ func Parse(r io.Reader, source string) (*Config, error) {
 	if len(data) > 1<<20 {
 		return nil, &Error{Source: source, Problems: []Problem{{Message: "larger than 1 MiB"}}}
 	}
-	if problems := checkShape(data); len(problems) > 0 {
-		return nil, &Error{Source: source, Problems: problems}
-	}
 	c := defaults()
-	// The shape check has already rejected unknown keys and wrong types, so
-	// an error here is unexpected; it is still reported, never dropped.
-	if err := json.Unmarshal(data, c); err != nil {
-		return nil, &Error{Source: source, Problems: []Problem{{Message: err.Error()}}}
+	if problems := decode(data, c); len(problems) > 0 {
+		return nil, &Error{Source: source, Problems: problems}
 	}
 	if c.Checkers == nil {
 		c.Checkers = []Checker{{Type: TypePlan}}

@@ -1,9 +1,11 @@
 package config
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -140,4 +142,68 @@ func TestOnErrorOfReadsBrokenConfigsLeniently(t *testing.T) {
 		assert.Equal(t, tt.want, OnErrorOf(Lookup{Flag: p}), tt.json)
 	}
 	assert.Equal(t, "allow", OnErrorOf(Lookup{Flag: filepath.Join(dir, "missing.json")}))
+}
+
+// TestKeyTablesMatchTypes: every key the decoder accepts has a field with
+// that JSON name, and every field with a JSON name is accepted somewhere,
+// so no setting can be silently unreadable.
+func TestKeyTablesMatchTypes(t *testing.T) {
+	checkerTable := map[string]kind{}
+	for k, v := range commonCheckerKeys {
+		checkerTable[k] = v
+	}
+	for _, own := range checkerKeys {
+		for k, v := range own {
+			checkerTable[k] = v
+		}
+	}
+	for _, tt := range []struct {
+		typ  reflect.Type
+		keys map[string]kind
+	}{
+		{reflect.TypeFor[Config](), topKeys},
+		{reflect.TypeFor[Limits](), limitKeys},
+		{reflect.TypeFor[Checker](), checkerTable},
+	} {
+		var fields []string
+		for i := range tt.typ.NumField() {
+			if name := jsonName(tt.typ.Field(i)); name != "" {
+				fields = append(fields, name)
+			}
+		}
+		var keys []string
+		for k := range tt.keys {
+			keys = append(keys, k)
+			assert.NotPanics(t, func() { fieldByJSONName(reflect.New(tt.typ).Elem(), k) }, "%s.%s", tt.typ, k)
+		}
+		assert.ElementsMatch(t, fields, keys, "%s: JSON fields vs accepted keys", tt.typ)
+	}
+}
+
+// FuzzDecodeMatchesEncodingJSON: whatever the one-pass decoder accepts,
+// encoding/json decodes to the very same config (the decoder is only
+// stricter: unknown keys and wrong types are problems, not ignored).
+func FuzzDecodeMatchesEncodingJSON(f *testing.F) {
+	f.Add([]byte(`{"checkers":[{"type":"plan"}]}`))
+	f.Add([]byte(`{"dialect":"sdk","checkers":[{"type":"test","command":"go test ./...","timeout":"5m","cache":false},{"type":"composite","mode":"any","parallel":true,"checkers":[{"type":"files","name":"n","paths":["a","b*"]}]}],"limits":{"max_blocks":5,"deadline":"30m","budget":"540s"},"on_error":"block","gate_tools":[]}`))
+	f.Add([]byte(`{"limits":{"max_blocks":9007199254740993},"dialect":"a","dialect":"b","checkers":[]}`))
+	f.Add([]byte(`{"gate_tools":["\u00e9\ud83d\ude00\n"],"checkers":[{"type":"test","cache":true,"command":"x","cache":false}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got := defaults()
+		if problems := decode(data, got); len(problems) > 0 {
+			return
+		}
+		want := defaults()
+		if err := json.Unmarshal(data, want); err != nil {
+			t.Fatalf("decode accepted what encoding/json refuses: %v", err)
+		}
+		if !reflect.DeepEqual(want, got) {
+			t.Fatalf("decode and encoding/json differ:\n got %+v\nwant %+v", got, want)
+		}
+	})
+}
+
+func TestParseRefusesInvalidUTF8(t *testing.T) {
+	_, err := Parse(strings.NewReader("{\n  \"checkers\": [{\"type\": \"test\", \"command\": \"go t\x89st\"}]}"), "t.json")
+	require.EqualError(t, err, "config t.json: not UTF-8 text: byte 0x89 at line 2, column 49")
 }

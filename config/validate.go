@@ -1,77 +1,162 @@
 package config
 
 import (
-	"errors"
 	"fmt"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
-	"sync"
-
-	"github.com/go-playground/validator/v10"
 )
 
-// validatorOnce builds the shared Validate (it caches struct metadata) on
-// first use, not at start-up: a hook that answers an ungated tool event
-// never loads a config and must not pay for building it.
-var validatorOnce = sync.OnceValue(func() *validator.Validate {
-	v := validator.New(validator.WithRequiredStructEnabled())
-	// Report fields by their JSON names, so paths match the file.
-	v.RegisterTagNameFunc(func(f reflect.StructField) string {
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" {
-			return ""
-		}
-		return name
-	})
-	v.RegisterStructValidation(checkerRules, Checker{})
-	return v
-})
+// The value rules of a config are written once, as go-playground/validator
+// tags on the types in config.go, and validator/v10 is their reference
+// implementation: TestRulesMatchValidator and FuzzRulesMatchValidator run
+// it on the same configs and require the same problems, in the same order.
+//
+// The hooks do not link validator/v10 itself. Each hook call is a new
+// process, and Go initialises every linked package at start-up: validator's
+// table of built-in rules drags in mimetype, x/net/html, encoding/xml, net,
+// x/crypto and x/text, about 4.5 ms a call, most of the time a hook takes.
+// So the functions below apply the few tags the config uses, the way
+// validator does; a tag they do not know panics, as validator's New does.
 
-// checkerRules holds the per-type rules that tags cannot say.
-func checkerRules(sl validator.StructLevel) {
-	c := sl.Current().Interface().(Checker)
-	switch c.Type {
-	case TypeFiles:
-		if len(c.Paths) == 0 {
-			sl.ReportError(c.Paths, "paths", "Paths", "nonempty", "")
-		}
-	case TypeComposite:
-		if len(c.Checkers) == 0 {
-			sl.ReportError(c.Checkers, "checkers", "Checkers", "nonempty", "")
-		}
+// violation is one rule a value breaks.
+type violation struct {
+	path  string // JSON path, e.g. checkers[1].command
+	tag   string // the rule, e.g. "oneof"
+	param string // its parameter, e.g. "claude-code sdk"
+	value any
+}
+
+// Problem returns the violation in a person's words.
+func (v violation) Problem() Problem {
+	var msg string
+	switch v.tag {
+	case "required", "required_if":
+		msg = "required"
+	case ruleNonempty:
+		msg = "must not be empty"
+	case "oneof":
+		msg = fmt.Sprintf("must be one of %s, got %q", strings.Join(strings.Fields(v.param), ", "), fmt.Sprint(v.value))
+	case "gte":
+		msg = "must be at least " + v.param
+	case "gt":
+		msg = "must be greater than " + v.param
+	default:
+		msg = fmt.Sprintf("fails rule %q", v.tag)
 	}
+	return Problem{Path: v.path, Message: msg}
 }
 
 func validate(c *Config) []Problem {
-	err := validatorOnce().Struct(c)
-	if err == nil {
-		return nil
-	}
-	var verrs validator.ValidationErrors
-	if !errors.As(err, &verrs) {
-		return []Problem{{Message: err.Error()}}
-	}
-	ps := make([]Problem, 0, len(verrs))
-	for _, fe := range verrs {
-		// Namespace is "Config.checkers[1].command"; drop the type name.
-		_, path, _ := strings.Cut(fe.Namespace(), ".")
-		ps = append(ps, Problem{Path: path, Message: explain(fe)})
+	var vs []violation
+	checkStruct(reflect.ValueOf(*c), "", &vs)
+	var ps []Problem
+	for _, v := range vs {
+		ps = append(ps, v.Problem())
 	}
 	return ps
 }
 
-func explain(fe validator.FieldError) string {
-	switch fe.Tag() {
-	case "required", "required_if":
-		return "required"
-	case "nonempty":
-		return "must not be empty"
-	case "oneof":
-		return fmt.Sprintf("must be one of %s, got %q", strings.Join(strings.Fields(fe.Param()), ", "), fmt.Sprint(fe.Value()))
-	case "gte":
-		return "must be at least " + fe.Param()
-	case "gt":
-		return "must be greater than " + fe.Param()
+// ruleNonempty is the one rule tags cannot say: a files checker needs
+// paths and a composite needs members, depending on the checker's type.
+const ruleNonempty = "nonempty"
+
+// nonemptyByType returns the JSON name of the list c's type requires, and
+// whether that list is empty.
+func (c Checker) nonemptyByType() (field string, empty bool) {
+	switch c.Type {
+	case TypeFiles:
+		return "paths", len(c.Paths) == 0
+	case TypeComposite:
+		return "checkers", len(c.Checkers) == 0
 	}
-	return fmt.Sprintf("fails rule %q", fe.Tag())
+	return "", false
+}
+
+// jsonName is the name a field has in the file; "" for one that is not in
+// it. Paths in problems use these names, so they match the file.
+func jsonName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	if name == "-" {
+		return ""
+	}
+	return name
+}
+
+// checkStruct checks every field of the struct v in order, then the rules
+// of its type (validator runs struct-level rules after the fields too).
+func checkStruct(v reflect.Value, path string, out *[]violation) {
+	t := v.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name := jsonName(f)
+		if name == "" || !f.IsExported() {
+			continue
+		}
+		applyRules(v, v.Field(i), join(path, name), f.Tag.Get("validate"), out)
+	}
+	if c, ok := v.Interface().(Checker); ok {
+		if field, empty := c.nonemptyByType(); empty {
+			*out = append(*out, violation{path: join(path, field), tag: ruleNonempty})
+		}
+	}
+}
+
+// applyRules applies the comma-separated rules in tag to fv, a field of
+// parent (required_if looks at its siblings). Like validator it stops at a
+// field's first broken rule, and descends into structs.
+func applyRules(parent, fv reflect.Value, path, tag string, out *[]violation) {
+	var rules []string
+	if tag != "" {
+		rules = strings.Split(tag, ",")
+	}
+	for i, rule := range rules {
+		name, param, _ := strings.Cut(rule, "=")
+		broken := false
+		switch name {
+		case "omitempty":
+			if fv.IsZero() {
+				return
+			}
+		case "dive":
+			rest := strings.Join(rules[i+1:], ",")
+			for j := range fv.Len() {
+				applyRules(parent, fv.Index(j), fmt.Sprintf("%s[%d]", path, j), rest, out)
+			}
+			return
+		case "required":
+			broken = !hasValue(fv)
+		case "required_if":
+			field, want, _ := strings.Cut(param, " ")
+			broken = parent.FieldByName(field).String() == want && !hasValue(fv)
+		case "oneof":
+			broken = !slices.Contains(strings.Fields(param), fv.String())
+		case "gte", "gt":
+			n, err := strconv.ParseInt(param, 10, 64)
+			if err != nil || !fv.CanInt() {
+				panic(fmt.Sprintf("config: rule %q on %s: only whole-number limits on integers are supported", rule, path))
+			}
+			broken = fv.Int() < n || (name == "gt" && fv.Int() == n)
+		default:
+			panic(fmt.Sprintf("config: rule %q on %s is not supported; add it to applyRules and to the tests", rule, path))
+		}
+		if broken {
+			*out = append(*out, violation{path: path, tag: name, param: param, value: fv.Interface()})
+			return
+		}
+	}
+	if fv.Kind() == reflect.Struct {
+		checkStruct(fv, path, out)
+	}
+}
+
+// hasValue is validator's test for "required": a nil-able value is set
+// when it is not nil, any other when it is not its zero value.
+func hasValue(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Slice, reflect.Map, reflect.Pointer, reflect.Interface, reflect.Chan, reflect.Func:
+		return !v.IsNil()
+	}
+	return !v.IsZero()
 }

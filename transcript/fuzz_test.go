@@ -41,8 +41,9 @@ func referencePlan(data []byte) ([]Item, bool) {
 }
 
 // FuzzLatestTodoWrite: for any bytes, the backward block reader finds the
-// plan the reference reader finds, with blocks small enough that lines
-// straddle several of them.
+// plan the reference reader finds, with reads small enough that lines
+// straddle several of them: bs%64 sets the block size, bs/64 how many
+// times the first read doubles before it reaches a block.
 func FuzzLatestTodoWrite(f *testing.F) {
 	for _, p := range []string{
 		"../testdata/claude/projects/-home-user-project/11111111-1111-4111-8111-111111111111.jsonl",
@@ -58,12 +59,14 @@ func FuzzLatestTodoWrite(f *testing.F) {
 	f.Add([]byte(todo+"\n"+todo[:40]), uint8(3))
 	f.Add([]byte("\n\n"+todo+"\r\n"), uint8(1))
 	f.Add([]byte(`{"type":"api-request-blob","message":{"content":[{"type":"tool_use","name":"TodoWrite","input":{"todos":[]}}]}}`), uint8(16))
+	f.Add([]byte(todo+"\n"+todo+"\n"+todo[:90]), uint8(3<<6|40))
 
 	dir := f.TempDir()
-	old := blockSize
-	f.Cleanup(func() { blockSize = old })
+	oldBlock, oldStep := blockSize, firstStep
+	f.Cleanup(func() { blockSize, firstStep = oldBlock, oldStep })
 	f.Fuzz(func(t *testing.T, data []byte, bs uint8) {
 		blockSize = 1 + int(bs)%64
+		firstStep = max(1, blockSize>>(bs/64))
 		path := filepath.Join(dir, "t.jsonl")
 		if err := os.WriteFile(path, data, 0o600); err != nil {
 			t.Fatal(err)
@@ -74,7 +77,7 @@ func FuzzLatestTodoWrite(f *testing.F) {
 		}
 		want, wantFound := referencePlan(data)
 		if gotFound != wantFound || !reflect.DeepEqual(got, want) {
-			t.Fatalf("block size %d:\n got %v %v\nwant %v %v", blockSize, gotFound, got, wantFound, want)
+			t.Fatalf("block size %d, first step %d:\n got %v %v\nwant %v %v", blockSize, firstStep, gotFound, got, wantFound, want)
 		}
 	})
 }

@@ -30,9 +30,22 @@ type Item struct {
 // Done reports whether the item is completed.
 func (it Item) Done() bool { return it.Status == "completed" }
 
-// blockSize is how much is read per step from the end of the file; a
-// variable so tests can make lines straddle many blocks.
-var blockSize = 128 << 10
+// blockSize is the most read per step from the end of the file.
+//
+// firstStep is the first read of a scan; each further read doubles, up to
+// blockSize. What a hook looks for (a line's newline, the latest assistant
+// message, a recent TodoWrite) is most often within the last few KiB, and
+// for a process that lives ten milliseconds every page it copies or
+// touches counts; a long scan still reaches full blocks within five reads.
+//
+// Both are variables so tests can make lines straddle many reads.
+var (
+	blockSize = 128 << 10
+	firstStep = 8 << 10
+)
+
+// grow returns the next read size after step, at most limit.
+func grow(step, limit int) int { return min(2*step, limit) }
 
 // MaxLineBytes bounds one transcript line. Longer lines are skipped: the
 // agent's own TodoWrite lines are small, and holding a giant line in memory
@@ -134,7 +147,7 @@ func todoWriteItems(line []byte) ([]Item, bool) {
 // (a half-written last line) is passed too; callers validate JSON. Lines
 // longer than MaxLineBytes are skipped.
 func eachLineBackward(r io.ReaderAt, size int64, fn func(line []byte) bool) error {
-	buf := make([]byte, blockSize)
+	buf := make([]byte, min(int64(blockSize), size))
 	// pieces holds the part of the current line read so far, in reverse
 	// order: the line's start lies in data not yet read.
 	var pieces [][]byte
@@ -160,11 +173,9 @@ func eachLineBackward(r io.ReaderAt, size int64, fn func(line []byte) bool) erro
 		}
 		return fn(line)
 	}
-	for pos := size; pos > 0; {
-		n := int64(len(buf))
-		if pos < n {
-			n = pos
-		}
+	step := min(firstStep, len(buf))
+	for pos := size; pos > 0; step = grow(step, len(buf)) {
+		n := min(int64(step), pos)
 		pos -= n
 		block := buf[:n]
 		m, err := r.ReadAt(block, pos)
@@ -211,7 +222,7 @@ func eachLineBackward(r io.ReaderAt, size int64, fn func(line []byte) bool) erro
 // whose first key is "type" with a value other than "assistant" (an
 // api-request-blob copy, say) is skipped after reading its first bytes.
 func eachMarkedLineBackward(r io.ReaderAt, size int64, marker []byte, fn func(line []byte) bool) error {
-	buf := make([]byte, max(blockSize, 2*len(marker)))
+	buf := make([]byte, max(min(int64(blockSize), size), 2*int64(len(marker))))
 	for end := size; end > 0; {
 		p, err := lastIndex(r, end, marker, buf)
 		if err != nil || p < 0 {
@@ -255,8 +266,10 @@ var (
 // lastIndex returns the offset of the last marker in r[0:end], or -1.
 func lastIndex(r io.ReaderAt, end int64, marker []byte, buf []byte) (int64, error) {
 	overlap := int64(len(marker) - 1)
-	for hi := end; hi > 0; {
-		lo := max(0, hi-int64(len(buf)))
+	// buf holds at least two markers, so every step moves back.
+	step := min(max(firstStep, 2*len(marker)), len(buf))
+	for hi := end; hi > 0; step = grow(step, len(buf)) {
+		lo := max(0, hi-int64(step))
 		chunk := buf[:hi-lo]
 		if err := readFull(r, chunk, lo); err != nil {
 			return -1, err
@@ -274,8 +287,9 @@ func lastIndex(r io.ReaderAt, end int64, marker []byte, buf []byte) (int64, erro
 
 // lineStart returns the offset just after the last newline before p, or 0.
 func lineStart(r io.ReaderAt, p int64, buf []byte) (int64, error) {
-	for hi := p; hi > 0; {
-		lo := max(0, hi-int64(len(buf)))
+	step := min(firstStep, len(buf))
+	for hi := p; hi > 0; step = grow(step, len(buf)) {
+		lo := max(0, hi-int64(step))
 		chunk := buf[:hi-lo]
 		if err := readFull(r, chunk, lo); err != nil {
 			return 0, err
@@ -290,8 +304,9 @@ func lineStart(r io.ReaderAt, p int64, buf []byte) (int64, error) {
 
 // lineEnd returns the offset of the first newline at or after from, or size.
 func lineEnd(r io.ReaderAt, from, size int64, buf []byte) (int64, error) {
-	for lo := from; lo < size; {
-		hi := min(size, lo+int64(len(buf)))
+	step := min(firstStep, len(buf))
+	for lo := from; lo < size; step = grow(step, len(buf)) {
+		hi := min(size, lo+int64(step))
 		chunk := buf[:hi-lo]
 		if err := readFull(r, chunk, lo); err != nil {
 			return 0, err

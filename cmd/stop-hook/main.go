@@ -16,8 +16,7 @@ func main() {
 	// A reader that went away must not kill us silently: with SIGPIPE
 	// ignored a write fails with EPIPE, which is reported on stderr.
 	signal.Ignore(syscall.SIGPIPE)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := gate.StopHook(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, gate.OSEnv())
-	stop()
-	os.Exit(code)
+	// SIGTERM and SIGINT keep their default action (exit) except while a
+	// command runs: see proc.EndOnSignal.
+	os.Exit(gate.StopHook(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, gate.OSEnv()))
 }

@@ -1,8 +1,8 @@
 // Package proc runs a shell command the way a hook must: in its own process
 // group, under a context, with the whole group killed when the context ends
 // (SIGTERM, then SIGKILL after a grace period) and when the command exits,
-// so nothing a test suite started can outlive the hook. Output is captured
-// as a bounded tail.
+// so nothing a test suite started can outlive the hook, not even when the
+// hook itself gets SIGTERM or SIGINT. Output is captured as a bounded tail.
 package proc
 
 import (
@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"sync"
 	"syscall"
 	"time"
@@ -47,6 +48,16 @@ type Outcome struct {
 	Ended bool
 }
 
+// EndOnSignal returns a copy of ctx that also ends when the process gets
+// SIGTERM or SIGINT, until stop is called. A hook stopped by its host
+// (Claude Code sends SIGTERM at its hook timeout) or by ^C must take the
+// commands it started with it; callers catch the signals only while one
+// runs, so that hook calls that run none do not pay for the goroutine and
+// thread that catching costs (a tenth of a hook's time).
+func EndOnSignal(ctx context.Context) (_ context.Context, stop context.CancelFunc) {
+	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+}
+
 // Run runs cmd until it exits or ctx ends. The error is non-nil only when
 // the command could not be started.
 func Run(ctx context.Context, cmd Command) (Outcome, error) {
@@ -66,6 +77,9 @@ func Run(ctx context.Context, cmd Command) (Outcome, error) {
 	}
 	defer pr.Close()
 	c.Stdout, c.Stderr = pw, pw
+
+	ctx, stopSignals := EndOnSignal(ctx)
+	defer stopSignals()
 
 	start := time.Now()
 	err = c.Start()

@@ -80,13 +80,44 @@ func TestUpdateLeavesNoTemporaryFiles(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	assert.ElementsMatch(t, []string{FileName("s"), FileName("s") + ".lock"}, names)
+	assert.Equal(t, []string{FileName("s")}, names)
+}
+
+// TestInterruptedWriteKeepsTheCount: a hook killed after writing a shorter
+// record but before cutting the file leaves the tail of the longer one;
+// the reader takes the first line and the count goes on.
+func TestInterruptedWriteKeepsTheCount(t *testing.T) {
+	s := Store{Dir: t.TempDir()}
+	bump(t, s, "s", "p", "stop")
+	bump(t, s, "s", "p", "stop")
+	path := filepath.Join(s.Dir, FileName("s"))
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, append(data, `"counters":{"stop":{"blocks":99}}}`+"\n"...), 0o600))
+	assert.Equal(t, 3, bump(t, s, "s", "p", "stop"))
+}
+
+// TestRecordIsOneLine: however the record shrinks or grows, the file
+// holds exactly one line of JSON.
+func TestRecordIsOneLine(t *testing.T) {
+	s := Store{Dir: t.TempDir()}
+	path := filepath.Join(s.Dir, FileName("s"))
+	for _, step := range []struct{ prompt, gate string }{
+		{"p", "stop"}, {"p", "subagent:a-long-agent-id"}, {"p", "subagent:b"}, {"p2", "stop"}, {"p2", "stop"},
+	} {
+		bump(t, s, "s", step.prompt, step.gate)
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		require.Equal(t, 1, strings.Count(string(data), "\n"), "%q", data)
+		require.True(t, strings.HasSuffix(string(data), "}\n"), "%q", data)
+	}
+	assert.Equal(t, 3, bump(t, s, "s", "p2", "stop"))
 }
 
 func TestBusyLockGivesUp(t *testing.T) {
 	s := Store{Dir: t.TempDir()}
 	bump(t, s, "s", "p", "stop")
-	holder, err := os.OpenFile(filepath.Join(s.Dir, FileName("s")+".lock"), os.O_RDWR, 0)
+	holder, err := os.OpenFile(filepath.Join(s.Dir, FileName("s")), os.O_RDWR, 0)
 	require.NoError(t, err)
 	defer holder.Close()
 	require.NoError(t, syscall.Flock(int(holder.Fd()), syscall.LOCK_EX))
@@ -96,7 +127,7 @@ func TestBusyLockGivesUp(t *testing.T) {
 	defer func() { LockWait = old }()
 	err = s.Update("s", "p", func(*Session) error { t.Fatal("fn ran without the lock"); return nil })
 	require.ErrorIs(t, err, ErrLockBusy)
-	assert.Contains(t, err.Error(), FileName("s")+".lock")
+	assert.Contains(t, err.Error(), FileName("s"))
 }
 
 func TestUnwritableDirIsAnError(t *testing.T) {

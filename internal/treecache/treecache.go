@@ -29,6 +29,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/donegate/donegate/internal/proc"
 )
 
 // gitTimeout bounds each git command; a cache key is never worth waiting for.
@@ -77,6 +79,8 @@ func State(ctx context.Context, dir string) (string, error) {
 func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
+	ctx, stopSignals := proc.EndOnSignal(ctx)
+	defer stopSignals()
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = dir
 	// Read-only: status must not take the index lock another git holds.

@@ -1,0 +1,67 @@
+package donegate_test
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// heavyAtStartup are packages whose initialisation costs a hook process
+// milliseconds (tables, regexps, or what they link in): a hook must not
+// link them. validator/v10 alone was 4.5 ms a call (see config/validate.go).
+var heavyAtStartup = []string{
+	"github.com/go-playground/validator",
+	"github.com/gabriel-vasile/mimetype",
+	"golang.org/x/net/html",
+	"golang.org/x/text",
+	"encoding/xml",
+	"net",
+	"net/http",
+	"text/template",
+	"regexp",
+}
+
+// maxInitBytes bounds what all package initialisers of a hook allocate
+// together (about 14 KB now; validator's alone was 291 KB). Allocation
+// counts, unlike times, do not depend on the machine.
+const maxInitBytes = 64 << 10
+
+var initLine = regexp.MustCompile(`^init (\S+) @.* (\d+) bytes, (\d+) allocs$`)
+
+// TestStartupDoesNoNeedlessWork runs each hook with GODEBUG=inittrace=1 on
+// an event it has nothing to do for and checks what ran before main.
+func TestStartupDoesNoNeedlessWork(t *testing.T) {
+	dir := t.TempDir() // no config: the embedded default
+	for _, tt := range []struct {
+		hook  string
+		event map[string]any
+	}{
+		{"posttooluse-hook", map[string]any{"session_id": "s", "cwd": dir, "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": map[string]any{"command": "ls"}}},
+		{"stop-hook", stopEvent(dir, "s", "p")},
+	} {
+		t.Run(tt.hook, func(t *testing.T) {
+			r := runHook(t, tt.hook, tt.event, []string{"GODEBUG=inittrace=1", "DONEGATE_STATE_DIR=" + t.TempDir()})
+			require.Equal(t, 0, r.code, r.stderr)
+			total, inits := 0, 0
+			for _, line := range strings.Split(r.stderr, "\n") {
+				m := initLine.FindStringSubmatch(line)
+				if m == nil {
+					continue
+				}
+				inits++
+				for _, heavy := range heavyAtStartup {
+					assert.False(t, m[1] == heavy || strings.HasPrefix(m[1], heavy+"/"), "%s initialises %s", tt.hook, m[1])
+				}
+				n, err := strconv.Atoi(m[2])
+				require.NoError(t, err)
+				total += n
+			}
+			require.NotZero(t, inits, "no inittrace output; stderr:\n%s", r.stderr)
+			assert.LessOrEqual(t, total, maxInitBytes, "package initialisers allocate %d bytes:\n%s", total, r.stderr)
+		})
+	}
+}
