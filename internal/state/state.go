@@ -70,7 +70,7 @@ func (s Store) Update(sessionID, promptID string, fn func(*Session) error) error
 	if err := flock(f); err != nil {
 		return fmt.Errorf("state lock %s: %w", f.Name(), err)
 	}
-	sess, size, err := load(f)
+	sess, old, err := load(f)
 	if err != nil {
 		return err
 	}
@@ -80,7 +80,7 @@ func (s Store) Update(sessionID, promptID string, fn func(*Session) error) error
 	if err := fn(sess); err != nil {
 		return err
 	}
-	return save(f, sess, size)
+	return save(f, sess, old)
 }
 
 // LockWait bounds the wait for another hook of the same session. Holders
@@ -114,40 +114,40 @@ func flock(f *os.File) error {
 const maxRecordBytes = 1 << 20
 
 // load reads the record, the file's first line, and returns it with the
-// file's size. A damaged or foreign record must not wedge the hook: the
-// count starts over.
-func load(f *os.File) (*Session, int64, error) {
+// file's whole content. A damaged or foreign record must not wedge the
+// hook: the count starts over.
+func load(f *os.File) (*Session, []byte, error) {
 	data, err := io.ReadAll(io.LimitReader(f, maxRecordBytes))
 	if err != nil {
-		return nil, 0, fmt.Errorf("state: read %s: %w", f.Name(), err)
-	}
-	size := int64(len(data))
-	if line, _, ok := bytes.Cut(data, []byte("\n")); ok {
-		data = line
-	} else {
-		data = nil // no complete record yet
+		return nil, nil, fmt.Errorf("state: read %s: %w", f.Name(), err)
 	}
 	var s Session
-	if err := json.Unmarshal(data, &s); err != nil {
-		return &Session{}, size, nil
+	line, _, ok := bytes.Cut(data, []byte("\n"))
+	if !ok || json.Unmarshal(line, &s) != nil {
+		return &Session{}, data, nil
 	}
-	return &s, size, nil
+	return &s, data, nil
 }
 
-// save writes s over the record in f, whose size was oldSize.
-func save(f *os.File, s *Session, oldSize int64) error {
+// save writes s over the file's old content. Most updates change nothing
+// (a finished stop clears a count that is not there, a spent count stays
+// spent): those write nothing.
+func save(f *os.File, s *Session, old []byte) error {
 	data, err := json.Marshal(s)
 	if err != nil {
 		return fmt.Errorf("state: %w", err)
 	}
 	data = append(data, '\n')
+	if bytes.Equal(data, old) {
+		return nil
+	}
 	// No fsync: a count lost to a machine crash costs at most a few extra
 	// continuations, and an fsync per stop would cost milliseconds on
 	// every agent turn.
 	if _, err := f.WriteAt(data, 0); err != nil {
 		return fmt.Errorf("state: write %s: %w", f.Name(), err)
 	}
-	if int64(len(data)) < oldSize {
+	if len(data) < len(old) {
 		if err := f.Truncate(int64(len(data))); err != nil {
 			return fmt.Errorf("state: truncate %s: %w", f.Name(), err)
 		}

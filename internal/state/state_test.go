@@ -144,3 +144,21 @@ func TestUnwritableDirIsAnError(t *testing.T) {
 	err := Store{Dir: dir}.Update("s", "p", func(*Session) error { return nil })
 	require.ErrorContains(t, err, "state lock")
 }
+
+// TestUnchangedRecordIsNotRewritten: an update that changes nothing (a
+// finished stop clearing a count that is not there) writes nothing.
+func TestUnchangedRecordIsNotRewritten(t *testing.T) {
+	s := Store{Dir: t.TempDir()}
+	bump(t, s, "s", "p", "stop")
+	path := filepath.Join(s.Dir, FileName("s"))
+	past := time.Now().Add(-time.Hour).Truncate(time.Second)
+	require.NoError(t, os.Chtimes(path, past, past))
+	require.NoError(t, s.Update("s", "p", func(sess *Session) error {
+		delete(sess.Counters, "subagent:absent")
+		return nil
+	}))
+	st, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.True(t, st.ModTime().Equal(past), "mtime %v, want %v", st.ModTime(), past)
+	assert.Equal(t, 2, bump(t, s, "s", "p", "stop"), "a changed record is still written")
+}
