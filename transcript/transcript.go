@@ -88,28 +88,30 @@ func LatestTodoWrite(path string, opt ReadOptions) (items []Item, found bool, er
 	if !st.Mode().IsRegular() {
 		return nil, false, fmt.Errorf("transcript %s: not a regular file", path)
 	}
-	read := func(size int64) error {
-		items, found = nil, false
-		return eachMarkedLineBackward(f, size, todoWriteMark, func(line []byte) bool {
-			if opt.SkipSidechain && bytes.Contains(line, sidechainMark) {
-				return true
-			}
-			items, found = todoWriteItems(line)
-			return !found
-		})
-	}
-	err = read(st.Size())
+	items, found, err = latestTodoWrite(f, st.Size(), opt)
 	if errors.Is(err, ErrChanged) {
 		// Claude Code only appends; a file that shrank was replaced or
 		// truncated while we read it. Read it once more as it is now.
 		if st, err = f.Stat(); err == nil {
-			err = read(st.Size())
+			items, found, err = latestTodoWrite(f, st.Size(), opt)
 		}
 	}
 	if err != nil {
 		return nil, false, fmt.Errorf("transcript %s: %w", path, err)
 	}
 	return items, found, nil
+}
+
+// latestTodoWrite is LatestTodoWrite on the first size bytes of r.
+func latestTodoWrite(r io.ReaderAt, size int64, opt ReadOptions) (items []Item, found bool, err error) {
+	err = eachMarkedLineBackward(r, size, todoWriteMark, func(line []byte) bool {
+		if opt.SkipSidechain && bytes.Contains(line, sidechainMark) {
+			return true
+		}
+		items, found = todoWriteItems(line)
+		return !found
+	})
+	return items, found, err
 }
 
 // todoWriteItems extracts the last valid TodoWrite call from one line, if
