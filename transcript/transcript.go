@@ -191,7 +191,7 @@ func eachLineBackward(r io.ReaderAt, size int64, fn func(line []byte) bool) erro
 		}
 		end := len(block)
 		for {
-			i := bytes.LastIndexByte(block[:end], '\n')
+			i := lastNewline(block[:end])
 			if i < 0 {
 				break
 			}
@@ -276,7 +276,7 @@ func lastIndex(r io.ReaderAt, end int64, marker []byte, buf []byte) (int64, erro
 		if err := readFull(r, chunk, lo); err != nil {
 			return -1, err
 		}
-		if i := bytes.LastIndex(chunk, marker); i >= 0 {
+		if i := lastIndexForward(chunk, marker); i >= 0 {
 			return lo + int64(i), nil
 		}
 		if lo == 0 {
@@ -285,6 +285,38 @@ func lastIndex(r io.ReaderAt, end int64, marker []byte, buf []byte) (int64, erro
 		hi = lo + overlap // a marker may straddle two chunks
 	}
 	return -1, nil
+}
+
+// lastIndexForward is bytes.LastIndex(b, marker) found with bytes.Index,
+// which is vectorized where LastIndex is not: about 6 times faster on
+// transcript text, and a chunk holds few markers if any.
+func lastIndexForward(b, marker []byte) int {
+	last := -1
+	for off := 0; ; {
+		i := bytes.Index(b[off:], marker)
+		if i < 0 {
+			return last
+		}
+		last = off + i
+		off = last + 1
+	}
+}
+
+// lastNewline is bytes.LastIndexByte(b, '\n'), which is a plain loop, run
+// only on the last 4 KiB window that holds a newline: the windows after
+// it are skipped with the vectorized bytes.IndexByte. Transcript lines
+// (a tool result, an api-request-blob) can run to megabytes, and a JSON
+// line holds no newline but the one that ends it.
+func lastNewline(b []byte) int {
+	const window = 4 << 10
+	for hi := len(b); hi > 0; {
+		lo := max(0, hi-window)
+		if bytes.IndexByte(b[lo:hi], '\n') >= 0 {
+			return lo + bytes.LastIndexByte(b[lo:hi], '\n')
+		}
+		hi = lo
+	}
+	return -1
 }
 
 // lineStart returns the offset just after the last newline before p, or 0.
@@ -296,7 +328,7 @@ func lineStart(r io.ReaderAt, p int64, buf []byte) (int64, error) {
 		if err := readFull(r, chunk, lo); err != nil {
 			return 0, err
 		}
-		if i := bytes.LastIndexByte(chunk, '\n'); i >= 0 {
+		if i := lastNewline(chunk); i >= 0 {
 			return lo + int64(i) + 1, nil
 		}
 		hi = lo
