@@ -66,10 +66,10 @@ func FuzzLatestTodoWrite(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, bs uint8) {
 		blockSize = 1 + int(bs)%64
 		firstStep = max(1, blockSize>>(bs/64))
-		// From memory, not a file: a run costs microseconds, not a
-		// millisecond of system calls, so the fuzzer can minimize the
-		// inputs it keeps within its time budget. The file around the
-		// reader is LatestTodoWrite's, covered by its unit tests.
+		// From memory, not a file: a call costs microseconds, not a
+		// millisecond of system calls, which matters most when the
+		// fuzzer minimizes the inputs it keeps. The file handling around
+		// the reader is LatestTodoWrite's, covered by its unit tests.
 		got, gotFound, err := latestTodoWrite(bytes.NewReader(data), int64(len(data)), ReadOptions{})
 		if err != nil {
 			t.Fatal(err)
