@@ -207,3 +207,23 @@ func TestParseRefusesInvalidUTF8(t *testing.T) {
 	_, err := Parse(strings.NewReader("{\n  \"checkers\": [{\"type\": \"test\", \"command\": \"go t\x89st\"}]}"), "t.json")
 	require.EqualError(t, err, "config t.json: not UTF-8 text: byte 0x89 at line 2, column 49")
 }
+
+// TestParseLocatesSyntaxErrors: both kinds of unreadable file name the line
+// and column an editor shows, counting characters, not bytes.
+func TestParseLocatesSyntaxErrors(t *testing.T) {
+	for _, tc := range []struct{ name, data, want string }{
+		{"missing comma", "{\n  \"on_error\": \"allow\"\n  \"dialect\": \"sdk\"}",
+			"config t.json: invalid JSON at line 3, column 3: invalid character '\"' after object key:value pair"},
+		{"after non-ASCII text", "{\"checkers\": [{\"type\": \"test\", \"command\": \"échec\"}}",
+			"config t.json: invalid JSON at line 1, column 51: invalid character '}' after array element"},
+		{"invalid UTF-8 after non-ASCII text", "{\"checkers\": [{\"type\": \"test\", \"command\": \"é\x89\"}]}",
+			"config t.json: not UTF-8 text: byte 0x89 at line 1, column 45"},
+		{"cut short", "{\n  \"dialect\": \"sdk\"",
+			"config t.json: invalid JSON at line 2, column 19: unexpected end of JSON input"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse(strings.NewReader(tc.data), "t.json")
+			require.EqualError(t, err, tc.want)
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -327,20 +328,22 @@ func join(path, key string) string {
 
 // invalidUTF8Message locates the first byte that is not UTF-8.
 func invalidUTF8Message(data []byte) string {
-	line, col := 1, 1
-	for len(data) > 0 {
-		r, size := utf8.DecodeRune(data)
+	for off := 0; off < len(data); {
+		r, size := utf8.DecodeRune(data[off:])
 		if r == utf8.RuneError && size <= 1 {
-			return fmt.Sprintf("not UTF-8 text: byte 0x%02x at line %d, column %d", data[0], line, col)
+			line, col := position(data[:off])
+			return fmt.Sprintf("not UTF-8 text: byte 0x%02x at line %d, column %d", data[off], line, col)
 		}
-		if r == '\n' {
-			line, col = line+1, 1
-		} else {
-			col++
-		}
-		data = data[size:]
+		off += size
 	}
 	return "not UTF-8 text"
+}
+
+// position returns the line and column, counted in characters as an
+// editor counts them, of the byte that follows prefix.
+func position(prefix []byte) (line, col int) {
+	lineStart := bytes.LastIndexByte(prefix, '\n') + 1
+	return 1 + bytes.Count(prefix, []byte("\n")), 1 + utf8.RuneCount(prefix[lineStart:])
 }
 
 // syntaxMessage locates a JSON syntax error by line and column.
@@ -349,14 +352,14 @@ func syntaxMessage(data []byte) string {
 	err := json.Unmarshal(data, &v)
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		line, col := 1, 1
-		for _, c := range data[:min(int(se.Offset), len(data))] {
-			if c == '\n' {
-				line, col = line+1, 1
-			} else {
-				col++
-			}
+		// Offset counts the bytes read, the offending one included: an
+		// invalid character is the byte before it; at the end of the
+		// input, the position is just past the last byte.
+		off := min(int(se.Offset), len(data))
+		if off > 0 && strings.HasPrefix(se.Error(), "invalid character") {
+			off--
 		}
+		line, col := position(data[:off])
 		return fmt.Sprintf("invalid JSON at line %d, column %d: %s", line, col, se.Error())
 	}
 	if err != nil {
