@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/donegate/donegate/internal/limit"
 	"github.com/donegate/donegate/internal/state"
 )
 
@@ -89,7 +90,7 @@ func stopEvent(dir, session, prompt string) map[string]any {
 		"transcript_path": filepath.Join(dir, "none.jsonl")}
 }
 
-func counters(t *testing.T, stateDir, session string) map[string]*state.Counter {
+func counters(t *testing.T, stateDir, session string) map[string]*limit.Counter {
 	data, err := os.ReadFile(filepath.Join(stateDir, state.FileName(session)))
 	require.NoError(t, err)
 	var s state.Session

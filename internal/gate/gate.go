@@ -24,6 +24,7 @@ import (
 	"github.com/donegate/donegate/checkers"
 	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/hookio"
+	"github.com/donegate/donegate/internal/limit"
 	"github.com/donegate/donegate/internal/proc"
 	"github.com/donegate/donegate/internal/state"
 )
@@ -108,6 +109,21 @@ type run struct {
 	stderr io.Writer
 }
 
+// newRun starts a run of ev. The event's paths are expanded here, once,
+// so that every use (the claude dir, the plan, the project dir) sees the
+// same path: a transcript_path of "~/.claude/projects/..." once made the
+// claude dir "~/.claude", the Task files were not found and an open plan
+// passed.
+func newRun(name string, opts options, env Env, ev *hookio.Event, stderr io.Writer) *run {
+	r := &run{name: name, opts: opts, env: env, stderr: stderr}
+	e := *ev
+	e.TranscriptPath = r.expand(e.TranscriptPath)
+	e.AgentTranscriptPath = r.expand(e.AgentTranscriptPath)
+	e.Cwd = r.expand(e.Cwd)
+	r.event = &e
+	return r
+}
+
 // projectDir is $CLAUDE_PROJECT_DIR, else the event's cwd, else ours.
 func (r *run) projectDir() string {
 	if d := r.env.Getenv("CLAUDE_PROJECT_DIR"); d != "" {
@@ -130,6 +146,9 @@ func (r *run) home() string {
 
 // expand resolves a leading ~/ as the shell would.
 func (r *run) expand(p string) string {
+	if p == "~" {
+		return r.home()
+	}
 	if strings.HasPrefix(p, "~/") {
 		return filepath.Join(r.home(), p[2:])
 	}
@@ -201,11 +220,8 @@ func (r *run) check(ctx context.Context, c *config.Config, reason checkers.StopR
 	if listID == "" {
 		listID = r.event.SessionID
 	}
-	ev := *r.event
-	ev.TranscriptPath = r.expand(ev.TranscriptPath)
-	ev.AgentTranscriptPath = r.expand(ev.AgentTranscriptPath)
 	cc := &checkers.Context{
-		Event:      &ev,
+		Event:      r.event,
 		ProjectDir: r.projectDir(),
 		ClaudeDir:  r.claudeDir(),
 		TaskListID: listID,
@@ -227,9 +243,10 @@ func gateKey(ev *hookio.Event) string {
 	return "stop"
 }
 
-// decide turns a check into a verdict, counting blocks so that the agent
-// is let go after limits.max_blocks continuations or once limits.deadline
-// has passed since the first block of the prompt.
+// decide turns a check into a verdict. Open work blocks the agent within
+// the limits (package limit decides; this does the IO around it): after
+// limits.max_blocks continuations of one gate in one prompt, or once
+// limits.deadline has passed since its first block, the agent is let go.
 func (r *run) decide(c *config.Config, res checkers.Result, checkErr error) hookio.Verdict {
 	var reason string
 	switch {
@@ -247,36 +264,26 @@ func (r *run) decide(c *config.Config, res checkers.Result, checkErr error) hook
 		reason = res.Feedback
 	}
 
-	var verdict hookio.Verdict
-	store := state.Store{Dir: r.stateDir()}
+	lim := limit.Limits{MaxBlocks: c.Limits.MaxBlocks, Deadline: c.Limits.Deadline.D()}
 	now := r.env.Now()
-	err := store.Update(r.event.SessionID, r.event.PromptID, func(s *state.Session) error {
-		key := gateKey(r.event)
-		cnt := s.Counters[key]
-		if cnt == nil {
-			cnt = &state.Counter{}
-			s.Counters[key] = cnt
+	key := gateKey(r.event)
+	var d limit.Decision
+	store := state.Store{Dir: r.stateDir()}
+	err := store.Update(r.event.SessionID, func(s *state.Session) error {
+		for _, k := range limit.Prune(s.Counters, now) {
+			delete(s.Counters, k)
 		}
-		deadline := c.Limits.Deadline.D()
-		switch {
-		case cnt.Exhausted || cnt.Blocks >= c.Limits.MaxBlocks:
-			verdict = letGo(fmt.Sprintf("still incomplete after %d continuations", cnt.Blocks), reason)
-		case deadline > 0 && cnt.Blocks > 0 && now.Sub(cnt.FirstBlock) >= deadline:
-			verdict = letGo(fmt.Sprintf("still incomplete after %d continuations and %s (limits.deadline %s)", cnt.Blocks, now.Sub(cnt.FirstBlock).Round(time.Second), deadline), reason)
-		default:
-			if cnt.Blocks == 0 {
-				cnt.FirstBlock = now
-			}
-			cnt.Blocks++
-			verdict = hookio.Verdict{Block: true, Reason: reason}
-			return nil
+		var cur limit.Counter
+		if p := s.Counters[key]; p != nil {
+			cur = *p
 		}
-		if r.event.PromptID == "" {
-			// Without prompt ids a spent count would let every later
-			// prompt through: start over instead.
-			delete(s.Counters, key)
+		var next limit.Counter
+		var keep bool
+		d, next, keep = limit.Open(cur, r.event.PromptID, lim, now)
+		if keep {
+			s.Counters[key] = &next
 		} else {
-			cnt.Exhausted = true
+			delete(s.Counters, key)
 		}
 		return nil
 	})
@@ -285,7 +292,10 @@ func (r *run) decide(c *config.Config, res checkers.Result, checkErr error) hook
 		fmt.Fprintf(r.stderr, "%s: %v\n", r.name, err)
 		return hookio.Verdict{SystemMessage: fmt.Sprintf("donegate cannot keep its block count (%v), so it lets the agent stop; still open: %s", err, reason)}
 	}
-	return verdict
+	if d.Block {
+		return hookio.Verdict{Block: true, Reason: reason}
+	}
+	return letGo(d.Why, reason)
 }
 
 func letGo(why, reason string) hookio.Verdict {
@@ -299,7 +309,7 @@ func (r *run) reset(key string) {
 	if _, err := os.Stat(filepath.Join(store.Dir, state.FileName(r.event.SessionID))); err != nil {
 		return // nothing counted yet: do not create state for nothing
 	}
-	err := store.Update(r.event.SessionID, r.event.PromptID, func(s *state.Session) error {
+	err := store.Update(r.event.SessionID, func(s *state.Session) error {
 		delete(s.Counters, key)
 		return nil
 	})

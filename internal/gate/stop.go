@@ -35,22 +35,23 @@ func StopHook(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stderr, "%s: got a %s event; register stop-hook for Stop and SubagentStop only\n", name, ev.HookEventName)
 		return ExitError
 	}
-	r := &run{name: name, opts: opts, env: env, event: ev, stderr: stderr}
+	r := newRun(name, opts, env, ev, stderr)
 	reason := checkers.ReasonStop
 	if ev.HookEventName == hookio.EventSubagentStop {
 		reason = checkers.ReasonSubagentStop
 	}
-	d, v := r.evaluate(ctx, reason)
+	c, err := r.loadConfig()
+	d, v := r.evaluate(ctx, reason, c, err)
 	return r.answer(stdout, d, v)
 }
 
-// evaluate loads the config, checks and decides.
-func (r *run) evaluate(ctx context.Context, reason checkers.StopReason) (hookio.Dialect, hookio.Verdict) {
+// evaluate checks and decides with the config the run loaded (c, or the
+// error that loading it gave).
+func (r *run) evaluate(ctx context.Context, reason checkers.StopReason, c *config.Config, err error) (hookio.Dialect, hookio.Verdict) {
 	if r.guarded() {
 		fmt.Fprintf(r.stderr, "%s: running inside donegate's own check of session %s; not checking again\n", r.name, r.event.SessionID)
-		return r.dialect(nil), hookio.Verdict{}
+		return r.dialect(c), hookio.Verdict{}
 	}
-	c, err := r.loadConfig()
 	if err != nil {
 		if config.OnErrorOf(lookup(r.opts, r.env, r.event.Cwd)) != "block" {
 			return r.dialect(nil), r.configFailure(err)

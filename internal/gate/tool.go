@@ -48,11 +48,19 @@ func ToolHook(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stderr, "%s: got a %s event; register posttooluse-hook for PreToolUse and PostToolUse only\n", name, ev.HookEventName)
 		return ExitError
 	}
-	r := &run{name: name, opts: opts, env: env, event: ev, stderr: stderr}
+	r := newRun(name, opts, env, ev, stderr)
 	c, err := r.loadConfig()
-	if err == nil && !slices.Contains(c.GateTools, ev.ToolName) {
+	// Ungated tools pass at once, whatever the config. A broken config
+	// cannot say which tools it gates, so then only the default ones are:
+	// denying every tool (Write included, the one the agent needs to fix
+	// the config) would trap the agent.
+	gated := config.DefaultGateTools
+	if err == nil {
+		gated = c.GateTools
+	}
+	if !slices.Contains(gated, ev.ToolName) {
 		return r.answer(stdout, r.dialect(c), hookio.Verdict{})
 	}
-	d, v := r.evaluate(ctx, checkers.ReasonToolUse)
+	d, v := r.evaluate(ctx, checkers.ReasonToolUse, c, err)
 	return r.answer(stdout, d, v)
 }

@@ -26,22 +26,18 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/donegate/donegate/internal/limit"
 )
 
-// Counter is the count for one gate (the main agent's stop, one subagent's
-// stop, a gated tool) within one prompt.
-type Counter struct {
-	Blocks     int       `json:"blocks"`
-	FirstBlock time.Time `json:"first_block"`
-	// Exhausted is set once the limit let the agent through; further
-	// stops of the same prompt pass at once instead of starting over.
-	Exhausted bool `json:"exhausted,omitempty"`
-}
-
-// Session is what is stored for one session.
+// Session is what is stored for one session: a count per gate (the main
+// agent's stop, each subagent's stop, each gated tool), each tagged with
+// the prompt it belongs to (see package limit).
 type Session struct {
-	PromptID string              `json:"prompt_id"`
-	Counters map[string]*Counter `json:"counters"`
+	// LegacyPromptID is the one prompt id of records written before each
+	// count carried its own; load moves it into the counts.
+	LegacyPromptID string                    `json:"prompt_id,omitempty"`
+	Counters       map[string]*limit.Counter `json:"counters"`
 }
 
 // Store is a directory of session files.
@@ -56,8 +52,8 @@ func FileName(sessionID string) string {
 }
 
 // Update loads the session's state, lets fn change it and writes it back,
-// all under the session's lock. A new prompt id starts from empty counts.
-func (s Store) Update(sessionID, promptID string, fn func(*Session) error) error {
+// all under the session's lock.
+func (s Store) Update(sessionID string, fn func(*Session) error) error {
 	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
 		return fmt.Errorf("state dir: %w", err)
 	}
@@ -74,8 +70,8 @@ func (s Store) Update(sessionID, promptID string, fn func(*Session) error) error
 	if err != nil {
 		return err
 	}
-	if sess.PromptID != promptID || sess.Counters == nil {
-		sess = &Session{PromptID: promptID, Counters: map[string]*Counter{}}
+	if sess.Counters == nil {
+		sess.Counters = map[string]*limit.Counter{}
 	}
 	if err := fn(sess); err != nil {
 		return err
@@ -125,6 +121,17 @@ func load(f *os.File) (*Session, []byte, error) {
 	line, _, ok := bytes.Cut(data, []byte("\n"))
 	if !ok || json.Unmarshal(line, &s) != nil {
 		return &Session{}, data, nil
+	}
+	if s.LegacyPromptID != "" {
+		// Until 2026-11-23 one prompt id covered every count, and any
+		// other prompt's event reset them all (a trap when prompts
+		// interleave). Each count now carries its own.
+		for _, c := range s.Counters {
+			if c != nil && c.PromptID == "" {
+				c.PromptID, c.Touched = s.LegacyPromptID, c.FirstBlock
+			}
+		}
+		s.LegacyPromptID = ""
 	}
 	return &s, data, nil
 }

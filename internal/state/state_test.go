@@ -11,15 +11,17 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/donegate/donegate/internal/limit"
 )
 
 func bump(t *testing.T, s Store, session, prompt, gate string) int {
 	t.Helper()
 	var n int
-	require.NoError(t, s.Update(session, prompt, func(sess *Session) error {
+	require.NoError(t, s.Update(session, func(sess *Session) error {
 		c := sess.Counters[gate]
-		if c == nil {
-			c = &Counter{FirstBlock: time.Now()}
+		if c == nil || c.PromptID != prompt {
+			c = &limit.Counter{PromptID: prompt, FirstBlock: time.Now()}
 			sess.Counters[gate] = c
 		}
 		c.Blocks++
@@ -35,8 +37,32 @@ func TestUpdateCountsPerSessionAndPrompt(t *testing.T) {
 	assert.Equal(t, 2, bump(t, s, "s1", "p1", "stop"))
 	assert.Equal(t, 1, bump(t, s, "s1", "p1", "subagent:a"), "gates count apart")
 	assert.Equal(t, 1, bump(t, s, "s2", "p1", "stop"), "sessions count apart")
-	assert.Equal(t, 1, bump(t, s, "s1", "p2", "stop"), "a new prompt starts over")
-	assert.Equal(t, 1, bump(t, s, "s1", "p1", "stop"), "and the old prompt's count is gone")
+	assert.Equal(t, 1, bump(t, s, "s1", "p2", "stop"), "a count carries its prompt")
+	assert.Equal(t, 2, bump(t, s, "s1", "p1", "subagent:a"), "another gate's prompt leaves it alone")
+}
+
+// A record written before each count carried its prompt id: the counts
+// keep counting for that prompt.
+func TestLegacyRecordKeepsItsCounts(t *testing.T) {
+	s := Store{Dir: t.TempDir()}
+	legacy := `{"prompt_id":"p1","counters":{"stop":{"blocks":2,"first_block":"2026-11-22T10:00:00Z"},"subagent:a":{"blocks":1,"first_block":"2026-11-22T10:00:01Z","exhausted":true}}}` + "\n"
+	require.NoError(t, os.WriteFile(filepath.Join(s.Dir, FileName("s")), []byte(legacy), 0o600))
+	var got map[string]limit.Counter
+	require.NoError(t, s.Update("s", func(sess *Session) error {
+		got = map[string]limit.Counter{}
+		for k, c := range sess.Counters {
+			got[k] = *c
+		}
+		return nil
+	}))
+	first := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	assert.Equal(t, map[string]limit.Counter{
+		"stop":       {PromptID: "p1", Blocks: 2, FirstBlock: first, Touched: first},
+		"subagent:a": {PromptID: "p1", Blocks: 1, FirstBlock: first.Add(time.Second), Touched: first.Add(time.Second), Exhausted: true},
+	}, got)
+	data, err := os.ReadFile(filepath.Join(s.Dir, FileName("s")))
+	require.NoError(t, err)
+	assert.NotContains(t, string(data), `{"prompt_id":"p1","counters"`, "the record is rewritten in the new form")
 }
 
 func TestConcurrentUpdatesAreExact(t *testing.T) {
@@ -125,7 +151,7 @@ func TestBusyLockGivesUp(t *testing.T) {
 	old := LockWait
 	LockWait = 100 * time.Millisecond
 	defer func() { LockWait = old }()
-	err = s.Update("s", "p", func(*Session) error { t.Fatal("fn ran without the lock"); return nil })
+	err = s.Update("s", func(*Session) error { t.Fatal("fn ran without the lock"); return nil })
 	require.ErrorIs(t, err, ErrLockBusy)
 	assert.Contains(t, err.Error(), FileName("s"))
 }
@@ -135,13 +161,13 @@ func TestUnwritableDirIsAnError(t *testing.T) {
 		// root writes through permissions; use a path under a file instead.
 		f := filepath.Join(t.TempDir(), "file")
 		require.NoError(t, os.WriteFile(f, nil, 0o600))
-		err := Store{Dir: filepath.Join(f, "state")}.Update("s", "p", func(*Session) error { return nil })
+		err := Store{Dir: filepath.Join(f, "state")}.Update("s", func(*Session) error { return nil })
 		require.ErrorContains(t, err, "state dir")
 		return
 	}
 	dir := t.TempDir()
 	require.NoError(t, os.Chmod(dir, 0o500))
-	err := Store{Dir: dir}.Update("s", "p", func(*Session) error { return nil })
+	err := Store{Dir: dir}.Update("s", func(*Session) error { return nil })
 	require.ErrorContains(t, err, "state lock")
 }
 
@@ -153,7 +179,7 @@ func TestUnchangedRecordIsNotRewritten(t *testing.T) {
 	path := filepath.Join(s.Dir, FileName("s"))
 	past := time.Now().Add(-time.Hour).Truncate(time.Second)
 	require.NoError(t, os.Chtimes(path, past, past))
-	require.NoError(t, s.Update("s", "p", func(sess *Session) error {
+	require.NoError(t, s.Update("s", func(sess *Session) error {
 		delete(sess.Counters, "subagent:absent")
 		return nil
 	}))

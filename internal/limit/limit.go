@@ -1,0 +1,112 @@
+// Package limit is the policy that keeps donegate from trapping an agent:
+// given one gate's count, the limits, the clock and the event's prompt id,
+// it says whether a stop with open work is blocked or let through, and
+// what the count becomes. It is pure — no files, no clock of its own — so
+// every rule is unit-tested on a fake clock; package state stores the
+// counts and internal/gate does the IO around it.
+//
+// A gate is what is counted apart: the main agent's stop, one subagent's
+// stop, one gated tool. Each gate keeps the prompt id its count belongs
+// to, so gates of different prompts that interleave in one session (a main
+// Stop of prompt B and a SubagentStop of a background subagent started by
+// prompt A) never reset each other's count.
+package limit
+
+import (
+	"fmt"
+	"time"
+)
+
+// Counter is one gate's count within one prompt.
+type Counter struct {
+	// PromptID is the prompt the count belongs to; "" when the host sends
+	// no prompt ids.
+	PromptID   string    `json:"prompt_id,omitempty"`
+	Blocks     int       `json:"blocks"`
+	FirstBlock time.Time `json:"first_block"`
+	// Exhausted is set once the limit let the agent through; further stops
+	// of the same prompt pass at once instead of starting over.
+	Exhausted bool `json:"exhausted,omitempty"`
+	// Touched is when the count last changed, for pruning.
+	Touched time.Time `json:"touched"`
+}
+
+// Limits are the configured bounds.
+type Limits struct {
+	MaxBlocks int           // blocks per gate and prompt; at least 1
+	Deadline  time.Duration // 0: none
+}
+
+// Decision is what to do with a stop whose work is open.
+type Decision struct {
+	// Block is true when the agent must go on.
+	Block bool
+	// Why says, when Block is false, which limit let the agent go.
+	Why string
+}
+
+// Open applies the limits to a stop of prompt whose work is open. It
+// returns the decision and the gate's next count; keep is false when the
+// count should be dropped altogether.
+func Open(c Counter, prompt string, l Limits, now time.Time) (d Decision, next Counter, keep bool) {
+	if c.PromptID != prompt {
+		c = Counter{PromptID: prompt} // a new prompt for this gate: a fresh count
+	}
+	switch {
+	case c.Exhausted || c.Blocks >= l.MaxBlocks:
+		d.Why = fmt.Sprintf("still incomplete after %d continuations", c.Blocks)
+	case l.Deadline > 0 && c.Blocks > 0 && now.Sub(c.FirstBlock) >= l.Deadline:
+		d.Why = fmt.Sprintf("still incomplete after %d continuations and %s (limits.deadline %s)",
+			c.Blocks, now.Sub(c.FirstBlock).Round(time.Second), l.Deadline)
+	default:
+		if c.Blocks == 0 {
+			c.FirstBlock = now
+		}
+		c.Blocks++
+		c.Touched = now
+		return Decision{Block: true}, c, true
+	}
+	if prompt == "" {
+		// Without prompt ids a spent count would let every later prompt
+		// of the session through: start over instead.
+		return d, Counter{}, false
+	}
+	c.Exhausted = true
+	c.Touched = now
+	return d, c, true
+}
+
+// MaxAge is how long an untouched count is kept. A count older than this
+// belongs to a prompt that ended long ago (a subagent's gate is never
+// reused: each subagent has its own id).
+const MaxAge = 24 * time.Hour
+
+// MaxCounters bounds the counts kept for one session; the least recently
+// touched go first.
+const MaxCounters = 256
+
+// Prune returns the keys of counts to drop: those untouched for MaxAge,
+// then the oldest while more than MaxCounters remain.
+func Prune(counts map[string]*Counter, now time.Time) []string {
+	var drop []string
+	live := make([]string, 0, len(counts))
+	for k, c := range counts {
+		if c == nil || now.Sub(c.Touched) > MaxAge {
+			drop = append(drop, k)
+			continue
+		}
+		live = append(live, k)
+	}
+	for len(live) > MaxCounters {
+		oldest := 0
+		for i, k := range live {
+			if counts[k].Touched.Before(counts[live[oldest]].Touched) ||
+				(counts[k].Touched.Equal(counts[live[oldest]].Touched) && k < live[oldest]) {
+				oldest = i
+			}
+		}
+		drop = append(drop, live[oldest])
+		live = append(live[:oldest], live[oldest+1:]...)
+	}
+	return drop
+}

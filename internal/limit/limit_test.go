@@ -1,0 +1,135 @@
+package limit_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/donegate/donegate/internal/limit"
+)
+
+var t0 = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+
+func TestOpen(t *testing.T) {
+	three := limit.Limits{MaxBlocks: 3}
+	tests := []struct {
+		name     string
+		c        limit.Counter
+		prompt   string
+		l        limit.Limits
+		now      time.Time
+		want     limit.Decision
+		wantNext limit.Counter
+		wantKeep bool
+	}{
+		{
+			name: "first block starts the count", prompt: "p", l: three, now: t0,
+			want:     limit.Decision{Block: true},
+			wantNext: limit.Counter{PromptID: "p", Blocks: 1, FirstBlock: t0, Touched: t0}, wantKeep: true,
+		},
+		{
+			name: "a further block keeps the first block's time",
+			c:    limit.Counter{PromptID: "p", Blocks: 1, FirstBlock: t0, Touched: t0}, prompt: "p", l: three, now: t0.Add(time.Minute),
+			want:     limit.Decision{Block: true},
+			wantNext: limit.Counter{PromptID: "p", Blocks: 2, FirstBlock: t0, Touched: t0.Add(time.Minute)}, wantKeep: true,
+		},
+		{
+			name: "max_blocks reached: let go, and stay spent",
+			c:    limit.Counter{PromptID: "p", Blocks: 3, FirstBlock: t0, Touched: t0}, prompt: "p", l: three, now: t0.Add(time.Minute),
+			want:     limit.Decision{Why: "still incomplete after 3 continuations"},
+			wantNext: limit.Counter{PromptID: "p", Blocks: 3, FirstBlock: t0, Touched: t0.Add(time.Minute), Exhausted: true}, wantKeep: true,
+		},
+		{
+			name: "spent stays spent for the prompt",
+			c:    limit.Counter{PromptID: "p", Blocks: 1, FirstBlock: t0, Exhausted: true}, prompt: "p", l: three, now: t0,
+			want:     limit.Decision{Why: "still incomplete after 1 continuations"},
+			wantNext: limit.Counter{PromptID: "p", Blocks: 1, FirstBlock: t0, Touched: t0, Exhausted: true}, wantKeep: true,
+		},
+		{
+			name: "a new prompt for the gate starts over",
+			c:    limit.Counter{PromptID: "old", Blocks: 3, FirstBlock: t0, Exhausted: true}, prompt: "new", l: three, now: t0.Add(time.Hour),
+			want:     limit.Decision{Block: true},
+			wantNext: limit.Counter{PromptID: "new", Blocks: 1, FirstBlock: t0.Add(time.Hour), Touched: t0.Add(time.Hour)}, wantKeep: true,
+		},
+		{
+			name: "no prompt ids: a spent count is dropped, so the next prompt starts over",
+			c:    limit.Counter{Blocks: 3, FirstBlock: t0}, prompt: "", l: three, now: t0,
+			want:     limit.Decision{Why: "still incomplete after 3 continuations"},
+			wantNext: limit.Counter{}, wantKeep: false,
+		},
+		{
+			name: "deadline passed since the first block",
+			c:    limit.Counter{PromptID: "p", Blocks: 2, FirstBlock: t0}, prompt: "p",
+			l: limit.Limits{MaxBlocks: 50, Deadline: 30 * time.Minute}, now: t0.Add(30 * time.Minute),
+			want:     limit.Decision{Why: "still incomplete after 2 continuations and 30m0s (limits.deadline 30m0s)"},
+			wantNext: limit.Counter{PromptID: "p", Blocks: 2, FirstBlock: t0, Touched: t0.Add(30 * time.Minute), Exhausted: true}, wantKeep: true,
+		},
+		{
+			name: "deadline not yet passed",
+			c:    limit.Counter{PromptID: "p", Blocks: 2, FirstBlock: t0}, prompt: "p",
+			l: limit.Limits{MaxBlocks: 50, Deadline: 30 * time.Minute}, now: t0.Add(29 * time.Minute),
+			want:     limit.Decision{Block: true},
+			wantNext: limit.Counter{PromptID: "p", Blocks: 3, FirstBlock: t0, Touched: t0.Add(29 * time.Minute)}, wantKeep: true,
+		},
+		{
+			name:   "deadline counts from the first block, not the first check",
+			prompt: "p", l: limit.Limits{MaxBlocks: 50, Deadline: time.Nanosecond}, now: t0,
+			want:     limit.Decision{Block: true},
+			wantNext: limit.Counter{PromptID: "p", Blocks: 1, FirstBlock: t0, Touched: t0}, wantKeep: true,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, next, keep := limit.Open(tt.c, tt.prompt, tt.l, tt.now)
+			assert.Equal(t, tt.want, d)
+			assert.Equal(t, tt.wantNext, next)
+			assert.Equal(t, tt.wantKeep, keep)
+		})
+	}
+}
+
+// Gates of two prompts interleaving in one session (a main Stop of prompt
+// B and the SubagentStop of a background subagent of prompt A) each keep
+// their own count: neither is ever blocked more than MaxBlocks times.
+func TestInterleavedPromptsNeverExceedTheLimit(t *testing.T) {
+	l := limit.Limits{MaxBlocks: 3}
+	counts := map[string]limit.Counter{}
+	blocks := map[string]int{}
+	now := t0
+	for i := 0; i < 20; i++ {
+		gate, prompt := "stop", "B"
+		if i%2 == 1 {
+			gate, prompt = "subagent:x", "A"
+		}
+		now = now.Add(time.Second)
+		d, next, keep := limit.Open(counts[gate], prompt, l, now)
+		if keep {
+			counts[gate] = next
+		} else {
+			delete(counts, gate)
+		}
+		if d.Block {
+			blocks[gate]++
+		}
+	}
+	assert.Equal(t, map[string]int{"stop": 3, "subagent:x": 3}, blocks)
+}
+
+func TestPrune(t *testing.T) {
+	now := t0.Add(48 * time.Hour)
+	counts := map[string]*limit.Counter{
+		"fresh":      {Touched: now.Add(-time.Hour)},
+		"stale":      {Touched: now.Add(-limit.MaxAge - time.Second)},
+		"borderline": {Touched: now.Add(-limit.MaxAge)},
+		"nil":        nil,
+	}
+	assert.ElementsMatch(t, []string{"stale", "nil"}, limit.Prune(counts, now))
+
+	many := map[string]*limit.Counter{}
+	for i := range limit.MaxCounters + 2 {
+		many[fmt.Sprintf("subagent:%03d", i)] = &limit.Counter{Touched: now.Add(time.Duration(i) * time.Millisecond)}
+	}
+	assert.Equal(t, []string{"subagent:000", "subagent:001"}, limit.Prune(many, now), "the least recently touched go first")
+}

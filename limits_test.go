@@ -1,0 +1,37 @@
+package donegate_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestInterleavedPromptsDoNotTrap: a main-agent Stop of prompt B and a
+// SubagentStop of a background subagent started by prompt A alternate in
+// one session. Each gate keeps its own count for its own prompt, so neither
+// is blocked more than max_blocks times. Until 2026-11-23 every event of
+// the other prompt reset all counts and all 20 stops were blocked.
+func TestInterleavedPromptsDoNotTrap(t *testing.T) {
+	dir := project(t, `{"checkers":[{"type":"files","paths":["missing"]}],"limits":{"max_blocks":3}}`)
+	env := []string{"DONEGATE_STATE_DIR=" + t.TempDir()}
+	blocks := map[string]int{}
+	for i := 0; i < 20; i++ {
+		gate, ev := "main (prompt B)", stopEvent(dir, "s1", "pB")
+		if i%2 == 1 {
+			gate, ev = "subagent (prompt A)", stopEvent(dir, "s1", "pA")
+			ev["hook_event_name"] = "SubagentStop"
+			ev["agent_id"] = "bg-agent"
+		}
+		r := runHook(t, "stop-hook", ev, env)
+		require.Equal(t, 0, r.code, "stop %d: %s", i, r.stderr)
+		if strings.Contains(r.stdout, `"decision":"block"`) {
+			blocks[gate]++
+		} else {
+			assert.Contains(t, r.stdout, "still incomplete after 3 continuations", "stop %d", i)
+		}
+	}
+	assert.Equal(t, map[string]int{"main (prompt B)": 3, "subagent (prompt A)": 3}, blocks,
+		"blocks per gate over 20 alternating stops with max_blocks 3")
+}
