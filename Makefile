@@ -73,14 +73,8 @@ FUZZ_TARGETS := hookio:FuzzEvent hookio:FuzzCleanText transcript:FuzzLatestTodoW
                 transcript:FuzzReadTasks config:FuzzParse \
                 config:FuzzDecodeMatchesEncodingJSON config:FuzzRulesMatchValidator
 fuzz:
-	@set -e; export GOTOOLCHAIN=$(FUZZ_TOOLCHAIN); $(GO) version; \
-	for t in $(FUZZ_TARGETS); do \
-	  pkg=$${t%%:*}; name=$${t#*:}; \
-	  echo "== $$name ($$pkg, $(FUZZTIME))"; \
-	  out=$$($(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) ./$$pkg/ 2>&1) \
-	    || { echo "$$out"; exit 1; }; \
-	  echo "$$out" | grep -E 'execs:' | tail -n 1; \
-	done
+	@GOTOOLCHAIN=$(FUZZ_TOOLCHAIN) GO=$(GO) FUZZTIME=$(FUZZTIME) FUZZMINIMIZE=$(FUZZMINIMIZE) \
+	  scripts/fuzz $(FUZZ_TARGETS)
 
 ## demo-claude: a real Claude Code session (the pinned CLI, a scripted model
 ## on 127.0.0.1, no API key) held by donegate until its plan is done.

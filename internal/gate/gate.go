@@ -24,6 +24,7 @@ import (
 	"github.com/donegate/donegate/checkers"
 	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/hookio"
+	"github.com/donegate/donegate/internal/cli"
 	"github.com/donegate/donegate/internal/limit"
 	"github.com/donegate/donegate/internal/proc"
 	"github.com/donegate/donegate/internal/state"
@@ -72,7 +73,7 @@ func parseFlags(name, summary string, args []string, stdout, stderr io.Writer) (
 	version := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: %s [flags] < event.json\n\n%s\n\nFlags:\n", name, summary)
-		fs.PrintDefaults()
+		cli.PrintFlags(fs.Output(), fs)
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -80,7 +81,7 @@ func parseFlags(name, summary string, args []string, stdout, stderr io.Writer) (
 			fs.Usage()
 			return opts, ExitOK, true
 		}
-		fmt.Fprintf(stderr, "%s: %v (see %s --help)\n", name, err, name)
+		fmt.Fprintf(stderr, "%s: %s (see %s --help)\n", name, cli.FlagError(err), name)
 		return opts, ExitError, true
 	}
 	if fs.NArg() > 0 {

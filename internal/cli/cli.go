@@ -1,0 +1,45 @@
+// Package cli holds what donegate's executables share about their command
+// line: flags listed the way the README writes them.
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// PrintFlags lists the flags of fs in the double-dash form the README and
+// the error messages use (--config FILE), where the flag package's own
+// PrintDefaults writes one dash. A flag's usage may name its value in
+// backquotes, as with the flag package; the name is shown in capitals.
+func PrintFlags(w io.Writer, fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) {
+		name, usage := flag.UnquoteUsage(f)
+		line := "  --" + f.Name
+		if name != "" {
+			line += " " + strings.ToUpper(name)
+		}
+		fmt.Fprintf(w, "%s\n    \t%s\n", line, strings.ReplaceAll(usage, "\n", "\n    \t"))
+	})
+}
+
+// FlagError rewords an error of flag.FlagSet.Parse in the double-dash form:
+// "flag provided but not defined: -bogus" becomes "unknown flag --bogus".
+func FlagError(err error) string {
+	msg := err.Error()
+	for _, r := range []struct{ prefix, form string }{
+		{"flag provided but not defined: -", "unknown flag --%s"},
+		{"flag needs an argument: -", "flag --%s needs a value"},
+		{"bad flag syntax: ", "bad flag syntax: %s"},
+	} {
+		if rest, ok := strings.CutPrefix(msg, r.prefix); ok {
+			return fmt.Sprintf(r.form, rest)
+		}
+	}
+	// invalid value "x" for flag -name: reason
+	if i := strings.Index(msg, " for flag -"); i >= 0 && strings.HasPrefix(msg, "invalid ") {
+		return msg[:i] + " for flag --" + msg[i+len(" for flag -"):]
+	}
+	return msg
+}
