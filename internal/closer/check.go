@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/donegate/donegate/checkers"
 	"github.com/donegate/donegate/config"
@@ -135,7 +136,7 @@ func (r *runCtx) check(ctx context.Context) (CheckReport, error) {
 	if err != nil {
 		return CheckReport{}, err
 	}
-	cc, err := r.checkerContext(cfg)
+	cc, err := r.checkerContext(cfg.Limits.Budget.D())
 	if err != nil {
 		return CheckReport{}, err
 	}
@@ -180,7 +181,7 @@ func retryPrompt(rep CheckReport) string {
 
 // checkerContext resolves what the checkers look at as the hooks do, with
 // --dir as the project and --session/--transcript as the session.
-func (r *runCtx) checkerContext(cfg *config.Config) (*checkers.Context, error) {
+func (r *runCtx) checkerContext(budget time.Duration) (*checkers.Context, error) {
 	session, tp := r.opts.session, r.opts.transcript
 	if tp != "" {
 		abs, err := filepath.Abs(tp)
@@ -201,7 +202,7 @@ func (r *runCtx) checkerContext(cfg *config.Config) (*checkers.Context, error) {
 		ClaudeDir:  r.claudeDir(tp),
 		TaskListID: listID,
 		Reason:     checkers.ReasonManual,
-		Budget:     cfg.Limits.Budget.D(),
+		Budget:     budget,
 		CacheDir:   filepath.Join(r.stateDir(), "results"),
 	}
 	if session != "" || tp != "" || listID != "" {

@@ -135,7 +135,7 @@ type command struct {
 	run   func(ctx context.Context, r *runCtx) (verdict, error)
 }
 
-var commands = []command{checkCommand}
+var commands = []command{checkCommand, judgeCommand, smartCheckCommand}
 
 const usageHead = `Usage: closer <command> [flags]
 
@@ -202,6 +202,19 @@ type options struct {
 	// --session and --transcript (check, judge, smart-check)
 	session    string
 	transcript string
+
+	// judge
+	criteriaFile string
+	criteriaText string
+	model        string
+	timeout      time.Duration
+
+	// judge, smart-check, loop
+	baseline string
+	claude   string
+
+	// smart-check, loop
+	probe probeOptions
 
 	// loop: what follows --
 	claudeArgs []string
