@@ -135,7 +135,7 @@ type command struct {
 	run   func(ctx context.Context, r *runCtx) (verdict, error)
 }
 
-var commands = []command{checkCommand, judgeCommand, smartCheckCommand}
+var commands = []command{checkCommand, judgeCommand, smartCheckCommand, loopCommand}
 
 const usageHead = `Usage: closer <command> [flags]
 
@@ -216,8 +216,12 @@ type options struct {
 	// smart-check, loop
 	probe probeOptions
 
-	// loop: what follows --
-	claudeArgs []string
+	// loop
+	promptFile       string
+	maxIterations    int
+	noProgressLimit  int
+	iterationTimeout time.Duration
+	claudeArgs       []string // what follows --
 }
 
 // runCtx is one run of a command: its options and where it writes.
