@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -92,6 +93,7 @@ func (s *session) closer(limit time.Duration, args ...string) closerRun {
 	} else if err != nil {
 		s.t.Fatalf("run closer: %v\nstderr: %s", err, stderr.String())
 	}
+	s.t.Logf("closer %s\nexit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), r.Code, r.Stdout, r.Stderr)
 	if ctx.Err() != nil {
 		s.t.Fatalf("closer did not finish within %s\nstdout: %s\nstderr: %s", limit, stdout.String(), stderr.String())
 	}
