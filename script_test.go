@@ -12,6 +12,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/donegate/donegate/internal/closer"
 	"github.com/donegate/donegate/internal/gate"
 )
 
@@ -24,6 +25,9 @@ func TestMain(m *testing.M) {
 		},
 		"posttooluse-hook": func() int {
 			return gate.ToolHook(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, gate.OSEnv())
+		},
+		"closer": func() int {
+			return closer.Main(context.Background(), os.Args[1:], os.Stdout, os.Stderr, closer.OSEnv())
 		},
 	}))
 }

@@ -1,0 +1,248 @@
+package closer
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/donegate/donegate/checkers"
+	"github.com/donegate/donegate/config"
+	"github.com/donegate/donegate/hookio"
+)
+
+var checkCommand = command{
+	name: "check",
+	summary: `Run the configured checker chain against DIR, outside Claude Code.
+Unlike the hooks, which stop at the first open item, check runs and reports
+every checker (the members of an "all" composite each on their own line).
+--session and --transcript let the plan checker read a session's plan.`,
+	flags: func(fs *flag.FlagSet, o *options) { sessionFlags(fs, o) },
+	run:   runCheck,
+}
+
+func sessionFlags(fs *flag.FlagSet, o *options) {
+	fs.StringVar(&o.session, "session", "", "the Claude Code session `id` whose plan the plan checker reads")
+	fs.StringVar(&o.transcript, "transcript", "", "the session's transcript `path` (.jsonl); its name gives the session id")
+}
+
+// Item is one line of a checklist: a checker's (check) or the judge's.
+type Item struct {
+	ID          string `json:"id" validate:"required"`
+	Description string `json:"description" validate:"required"`
+	// Completed is a pointer so that a judge that leaves it out is caught.
+	Completed *bool  `json:"completed" validate:"required"`
+	Evidence  string `json:"evidence"`
+}
+
+// Done reports whether the item is completed.
+func (it Item) Done() bool { return it.Completed != nil && *it.Completed }
+
+// CheckReport is check's answer, and its --json output.
+type CheckReport struct {
+	AllComplete    bool     `json:"allComplete"`
+	Checklist      []Item   `json:"checklist"`
+	PendingActions []string `json:"pendingActions"`
+	RetryPrompt    string   `json:"retryPrompt"`
+}
+
+func runCheck(ctx context.Context, r *runCtx) (verdict, error) {
+	rep, err := r.check(ctx)
+	if err != nil {
+		return incomplete, err
+	}
+	if r.opts.json {
+		return verdict(rep.AllComplete), writeJSON(r.stdout, rep)
+	}
+	p := r.printer()
+	for _, it := range rep.Checklist {
+		p.item(it.Done(), it.ID+". "+it.Description, it.Evidence)
+	}
+	if rep.AllComplete {
+		p.line(p.green("Complete: every check passes."))
+	} else {
+		p.line(p.red(fmt.Sprintf("Incomplete: %d of %d checks open.", len(rep.PendingActions), len(rep.Checklist))) + " Next: finish what the ✗ lines say, then run closer check again.")
+	}
+	return verdict(rep.AllComplete), p.err
+}
+
+// flatItem is a checker to report on its own line.
+type flatItem struct {
+	id, description string
+	checker         checkers.Checker
+}
+
+// flatten lists the configured checkers with the members of every "all"
+// composite in their place, so each is reported on its own. An "any"
+// composite stays one item: its members are alternatives, and one of them
+// being open does not make the work incomplete.
+func flatten(prefix string, specs []config.Checker) ([]flatItem, error) {
+	var out []flatItem
+	for i, s := range specs {
+		id := strconv.Itoa(i + 1)
+		if prefix != "" {
+			id = prefix + "." + id
+		}
+		if s.Type == config.TypeComposite && s.Mode != "any" {
+			members, err := flatten(id, s.Checkers)
+			if err != nil {
+				return nil, err
+			}
+			for j := range members {
+				members[j].description = s.Label() + " › " + members[j].description
+			}
+			out = append(out, members...)
+			continue
+		}
+		ch, err := checkers.New(s)
+		if err != nil {
+			return nil, errorf(ErrConfig, "checkers[%s]: %w", id, err)
+		}
+		out = append(out, flatItem{id: id, description: describe(s), checker: ch})
+	}
+	return out, nil
+}
+
+// describe says what a checker requires, for the checklist.
+func describe(s config.Checker) string {
+	label := s.Label()
+	switch s.Type {
+	case config.TypePlan:
+		return label + ": every item of the agent's plan is completed"
+	case config.TypeFiles:
+		return label + ": required files exist: " + strings.Join(s.Paths, ", ")
+	case config.TypeTest:
+		return label + ": `" + s.Command + "` passes"
+	case config.TypeComposite:
+		parts := make([]string, len(s.Checkers))
+		for i, m := range s.Checkers {
+			parts[i] = describe(m)
+		}
+		return label + " (any one of): " + strings.Join(parts, " | ")
+	}
+	return label
+}
+
+// check runs every flattened checker of the config under its budget.
+func (r *runCtx) check(ctx context.Context) (CheckReport, error) {
+	cfg, err := r.loadConfig()
+	if err != nil {
+		return CheckReport{}, err
+	}
+	items, err := flatten("", cfg.Checkers)
+	if err != nil {
+		return CheckReport{}, err
+	}
+	cc, err := r.checkerContext(cfg.Limits.Budget.D())
+	if err != nil {
+		return CheckReport{}, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, cfg.Limits.Budget.D())
+	defer cancel()
+	rep := CheckReport{AllComplete: true, Checklist: []Item{}, PendingActions: []string{}}
+	for _, fi := range items {
+		res, err := fi.checker.Check(ctx, cc)
+		if err != nil {
+			res = checkers.Incomplete(fmt.Sprintf("The check could not run: %v", err))
+		}
+		done := res.Complete
+		rep.Checklist = append(rep.Checklist, Item{ID: fi.id, Description: fi.description, Completed: &done, Evidence: res.Feedback})
+		if !done {
+			rep.AllComplete = false
+			rep.PendingActions = append(rep.PendingActions, fi.description+" — "+firstLine(res.Feedback))
+		}
+	}
+	rep.RetryPrompt = retryPrompt(rep)
+	return rep, nil
+}
+
+// retryPrompt is what an outer loop tells the agent next: every pending
+// action, with the evidence.
+func retryPrompt(rep CheckReport) string {
+	if rep.AllComplete {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "The task is not done yet: %d check(s) still fail. Continue working until each of these passes:\n", len(rep.PendingActions))
+	n := 0
+	for _, it := range rep.Checklist {
+		if it.Done() {
+			continue
+		}
+		n++
+		fmt.Fprintf(&b, "\n%d. %s\n%s\n", n, it.Description, indent(it.Evidence, "   "))
+	}
+	b.WriteString("\nWhen everything passes, commit your work and stop.")
+	return b.String()
+}
+
+// checkerContext resolves what the checkers look at as the hooks do, with
+// --dir as the project and --session/--transcript as the session.
+func (r *runCtx) checkerContext(budget time.Duration) (*checkers.Context, error) {
+	session, tp := r.opts.session, r.opts.transcript
+	if tp != "" {
+		abs, err := filepath.Abs(tp)
+		if err != nil {
+			return nil, errorf(ErrUsage, "--transcript %s: %w", tp, err)
+		}
+		tp = abs
+		if session == "" {
+			session = strings.TrimSuffix(filepath.Base(tp), ".jsonl")
+		}
+	}
+	listID := r.env.Getenv("CLAUDE_CODE_TASK_LIST_ID")
+	if listID == "" {
+		listID = session
+	}
+	cc := &checkers.Context{
+		ProjectDir: r.dir,
+		ClaudeDir:  r.claudeDir(tp),
+		TaskListID: listID,
+		Reason:     checkers.ReasonManual,
+		Budget:     budget,
+		CacheDir:   filepath.Join(r.stateDir(), "results"),
+	}
+	if session != "" || tp != "" || listID != "" {
+		// Without any of them there is no plan to read.
+		cc.Event = &hookio.Event{SessionID: session, TranscriptPath: tp, Cwd: r.dir}
+	}
+	return cc, nil
+}
+
+// claudeDir is derived from the transcript path
+// (<dir>/projects/<slug>/<session>.jsonl), else $CLAUDE_CONFIG_DIR, else
+// ~/.claude: as the hooks do.
+func (r *runCtx) claudeDir(transcript string) string {
+	if transcript != "" {
+		projects := filepath.Dir(filepath.Dir(transcript))
+		if filepath.Base(projects) == "projects" {
+			return filepath.Dir(projects)
+		}
+	}
+	if d := r.env.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
+		return d
+	}
+	return filepath.Join(r.home(), ".claude")
+}
+
+// stateDir is where the hooks keep state (and test results): the same
+// cache serves both.
+func (r *runCtx) stateDir() string {
+	if d := r.env.Getenv("DONEGATE_STATE_DIR"); d != "" {
+		return d
+	}
+	if d := r.env.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "donegate")
+	}
+	return filepath.Join(r.home(), ".local", "state", "donegate")
+}
+
+func indent(s, pre string) string {
+	if s == "" {
+		return ""
+	}
+	return pre + strings.ReplaceAll(s, "\n", "\n"+pre)
+}

@@ -1,0 +1,332 @@
+// Package closer is the body of the closer executable: donegate's checks
+// outside a Claude Code hook, for CI and for outer loops that run an agent
+// again and again. One file per subcommand: check (the configured checker
+// chain as a checklist), judge (an LLM checklist judge run through
+// `claude -p --json-schema`), smart-check (the git-based completion check
+// with a status probe, commit rescue) and loop (an iteration runner with a
+// circuit breaker).
+//
+// Answers from a model are decoded into Go types and checked with
+// go-playground/validator/v10 struct tags. The hooks must never import this
+// package: validator's initialisation alone costs a hook process 4.5 ms
+// (see startup_test.go).
+//
+// Exit codes are an API, mapped in one place (exitCode): 0 complete,
+// 1 incomplete (or no verdict could be had from the judge or the probe),
+// 2 usage, config or environment error.
+package closer
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/donegate/donegate/config"
+)
+
+// Exit codes.
+const (
+	ExitComplete   = 0
+	ExitIncomplete = 1
+	ExitUsage      = 2
+)
+
+// Kinds of error that end a run with ExitUsage. Every error a subcommand
+// returns wraps one of them or is reported as an environment error too:
+// an error means no verdict could even be attempted.
+var (
+	ErrUsage  = errors.New("usage")
+	ErrConfig = errors.New("config")
+	ErrEnv    = errors.New("environment")
+)
+
+// kindError marks err as one of the kinds above without changing its
+// message.
+type kindError struct {
+	kind, err error
+}
+
+func (e *kindError) Error() string   { return e.err.Error() }
+func (e *kindError) Unwrap() []error { return []error{e.kind, e.err} }
+
+// errorf returns fmt.Errorf(format, args...) marked as kind.
+func errorf(kind error, format string, args ...any) error {
+	return &kindError{kind: kind, err: fmt.Errorf(format, args...)}
+}
+
+// verdict is what a subcommand decided.
+type verdict bool
+
+const (
+	complete   verdict = true
+	incomplete verdict = false
+)
+
+// exitCode maps a subcommand's outcome to the process exit code: the one
+// place that does.
+func exitCode(v verdict, err error) int {
+	switch {
+	case err != nil:
+		// Usage, config and environment errors alike: nothing was judged.
+		return ExitUsage
+	case v == complete:
+		return ExitComplete
+	}
+	return ExitIncomplete
+}
+
+// Env is what a run sees of its process; tests replace it.
+type Env struct {
+	Getenv func(string) string
+	// IsTerminal reports whether w is a terminal (colour is used only then).
+	IsTerminal func(w io.Writer) bool
+	Now        func() time.Time
+	// Sleep waits d or until ctx ends (smart-check's probe interval).
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+// OSEnv is the real process environment.
+func OSEnv() Env {
+	return Env{Getenv: os.Getenv, IsTerminal: isTerminal, Now: time.Now, Sleep: sleep}
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Version is the module version, from build info.
+func Version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
+}
+
+// command is one subcommand.
+type command struct {
+	name    string
+	args    string // the non-flag part of its usage line
+	summary string
+	// flags registers the subcommand's own flags; run runs it.
+	flags func(fs *flag.FlagSet, o *options)
+	run   func(ctx context.Context, r *runCtx) (verdict, error)
+}
+
+var commands = []command{checkCommand, judgeCommand, smartCheckCommand, loopCommand}
+
+const usageHead = `Usage: closer <command> [flags]
+
+closer runs donegate's task-completion checks outside a Claude Code hook:
+in CI, after an agent run, and around an agent in an outer loop.
+
+Commands:
+`
+
+const usageTail = `
+Every command takes --config FILE, --dir DIR, --json, --help and --version.
+Run closer <command> --help for its flags.
+
+Exit codes: 0 complete, 1 incomplete (or the judge or probe gave no
+verdict), 2 usage, config or environment error.
+`
+
+func printUsage(w io.Writer) {
+	fmt.Fprint(w, usageHead)
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-12s %s\n", c.name, firstLine(c.summary))
+	}
+	fmt.Fprint(w, usageTail)
+}
+
+// Main runs closer with args (without the program name) and returns the
+// exit code.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer, env Env) int {
+	if len(args) == 0 {
+		printUsage(stderr)
+		return ExitUsage
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		printUsage(stdout)
+		return ExitComplete
+	case "-version", "--version", "version":
+		fmt.Fprintf(stdout, "closer %s\n", Version())
+		return ExitComplete
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			return runCommand(ctx, c, args[1:], stdout, stderr, env)
+		}
+	}
+	fmt.Fprintf(stderr, "closer: unknown command %q (commands: %s; see closer --help)\n", args[0], commandNames())
+	return ExitUsage
+}
+
+func commandNames() string {
+	names := make([]string, len(commands))
+	for i, c := range commands {
+		names[i] = c.name
+	}
+	return strings.Join(names, ", ")
+}
+
+// options are the flags every command takes, and the parsed ones of each.
+type options struct {
+	configPath string
+	dir        string
+	json       bool
+
+	// --session and --transcript (check, judge, smart-check)
+	session    string
+	transcript string
+
+	// judge
+	criteriaFile string
+	criteriaText string
+	model        string
+	timeout      time.Duration
+
+	// judge, smart-check, loop
+	baseline string
+	claude   string
+
+	// smart-check, loop
+	probe probeOptions
+
+	// loop
+	promptFile       string
+	maxIterations    int
+	noProgressLimit  int
+	iterationTimeout time.Duration
+	claudeArgs       []string // what follows --
+}
+
+// runCtx is one run of a command: its options and where it writes.
+type runCtx struct {
+	name   string // "closer check"
+	opts   options
+	dir    string // absolute --dir
+	stdout io.Writer
+	stderr io.Writer
+	env    Env
+	color  bool
+}
+
+func runCommand(ctx context.Context, c command, args []string, stdout, stderr io.Writer, env Env) int {
+	name := "closer " + c.name
+	var o options
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&o.configPath, "config", "", "config `file` (default: $DONEGATE_CONFIG, else DIR/.claude/donegate.json, else the embedded default)")
+	fs.StringVar(&o.dir, "dir", ".", "the project `dir`")
+	fs.BoolVar(&o.json, "json", false, "print JSON instead of text")
+	version := fs.Bool("version", false, "print the version and exit")
+	c.flags(fs, &o)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: %s [flags]%s\n\n%s\n\nFlags:\n", name, c.args, c.summary)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stdout)
+			fs.Usage()
+			return ExitComplete
+		}
+		fmt.Fprintf(stderr, "%s: %v (see %s --help)\n", name, err, name)
+		return ExitUsage
+	}
+	if *version {
+		fmt.Fprintf(stdout, "closer %s\n", Version())
+		return ExitComplete
+	}
+	rest := fs.Args()
+	if c.name == "loop" {
+		// Flags after -- go to claude.
+		o.claudeArgs = rest
+		rest = nil
+	}
+	if len(rest) > 0 {
+		fmt.Fprintf(stderr, "%s: unexpected argument %q (see %s --help)\n", name, rest[0], name)
+		return ExitUsage
+	}
+	r := &runCtx{name: name, opts: o, stdout: stdout, stderr: stderr, env: env}
+	r.color = !o.json && env.IsTerminal(stdout) && env.Getenv("NO_COLOR") == ""
+	v, err := r.resolveDir()
+	if err == nil {
+		v, err = c.run(ctx, r)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %s\n", name, oneLine(err.Error()))
+	}
+	return exitCode(v, err)
+}
+
+// resolveDir checks --dir and makes it absolute.
+func (r *runCtx) resolveDir() (verdict, error) {
+	abs, err := filepath.Abs(r.opts.dir)
+	if err != nil {
+		return incomplete, errorf(ErrUsage, "--dir %s: %w", r.opts.dir, err)
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return incomplete, errorf(ErrEnv, "--dir %s: %w", r.opts.dir, err)
+	}
+	if !st.IsDir() {
+		return incomplete, errorf(ErrEnv, "--dir %s: not a directory", r.opts.dir)
+	}
+	r.dir = abs
+	return incomplete, nil
+}
+
+// loadConfig finds the config the way the hooks do, rooted at --dir: the
+// flag, $DONEGATE_CONFIG, DIR/.claude/donegate.json, the embedded default.
+func (r *runCtx) loadConfig() (*config.Config, error) {
+	c, err := config.Resolve(config.Lookup{Flag: r.opts.configPath, Env: r.env.Getenv("DONEGATE_CONFIG"), ProjectDir: r.dir})
+	if err != nil {
+		return nil, errorf(ErrConfig, "%w", err)
+	}
+	return c, nil
+}
+
+func (r *runCtx) home() string {
+	if h := r.env.Getenv("HOME"); h != "" {
+		return h
+	}
+	h, _ := os.UserHomeDir()
+	return h
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// oneLine folds a message onto one line: errors are one line on stderr.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

@@ -1,0 +1,85 @@
+package closer
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestExitCode(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		v    verdict
+		err  error
+		want int
+	}{
+		{"complete", complete, nil, ExitComplete},
+		{"incomplete", incomplete, nil, ExitIncomplete},
+		{"usage", incomplete, errorf(ErrUsage, "bad flag"), ExitUsage},
+		{"config", complete, errorf(ErrConfig, "bad config"), ExitUsage},
+		{"environment", incomplete, errorf(ErrEnv, "no git"), ExitUsage},
+		{"any other error", incomplete, errors.New("write JSON: broken pipe"), ExitUsage},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, exitCode(tt.v, tt.err))
+		})
+	}
+}
+
+func TestErrorfKeepsTheMessageAndTheKind(t *testing.T) {
+	cause := os.ErrNotExist
+	err := errorf(ErrEnv, "--dir x: %w", cause)
+	assert.Equal(t, "--dir x: file does not exist", err.Error())
+	assert.ErrorIs(t, err, ErrEnv)
+	assert.ErrorIs(t, err, os.ErrNotExist)
+	assert.NotErrorIs(t, err, ErrUsage)
+}
+
+// testEnv is an environment with the given variables, no terminal and
+// an instant sleep that records what was asked.
+func testEnv(vars map[string]string, terminal bool) Env {
+	return Env{
+		Getenv:     func(k string) string { return vars[k] },
+		IsTerminal: func(io.Writer) bool { return terminal },
+		Now:        time.Now,
+		Sleep:      func(ctx context.Context, d time.Duration) error { return ctx.Err() },
+	}
+}
+
+func TestColourOnlyOnATerminalWithoutNoColor(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, ".claude"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".claude", "donegate.json"), []byte(`{"checkers":[{"type":"files","paths":["x"]}]}`), 0o644))
+	for _, tt := range []struct {
+		name     string
+		terminal bool
+		noColor  string
+		json     bool
+		want     bool
+	}{
+		{"terminal", true, "", false, true},
+		{"NO_COLOR", true, "1", false, false},
+		{"pipe", false, "", false, false},
+		{"json on a terminal", true, "", true, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			args := []string{"check", "--dir", dir}
+			if tt.json {
+				args = append(args, "--json")
+			}
+			code := Main(context.Background(), args, &out, &errOut, testEnv(map[string]string{"NO_COLOR": tt.noColor, "DONEGATE_STATE_DIR": t.TempDir()}, tt.terminal))
+			assert.Equal(t, ExitIncomplete, code, errOut.String())
+			assert.Equal(t, tt.want, bytes.Contains(out.Bytes(), []byte("\x1b[31m✗\x1b[0m")), out.String())
+			assert.Equal(t, tt.want, bytes.Contains(out.Bytes(), []byte("\x1b[")), out.String())
+		})
+	}
+}

@@ -1,0 +1,117 @@
+package closer
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// run runs closer in-process and returns its exit code and output.
+func run(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := Main(context.Background(), args, &out, &errOut, testEnv(map[string]string{
+		"HOME": t.TempDir(), "DONEGATE_STATE_DIR": t.TempDir(),
+	}, false))
+	return code, out.String(), errOut.String()
+}
+
+// newRepo makes a git repository with one commit and returns it and the
+// commit's id.
+func newRepo(t *testing.T) (string, string) {
+	t.Helper()
+	dir := t.TempDir()
+	t.Setenv("GIT_AUTHOR_NAME", "T")
+	t.Setenv("GIT_AUTHOR_EMAIL", "t@example.com")
+	t.Setenv("GIT_COMMITTER_NAME", "T")
+	t.Setenv("GIT_COMMITTER_EMAIL", "t@example.com")
+	gitT(t, dir, "init", "-q", "-b", "main")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "README"), []byte("x\n"), 0o644))
+	gitT(t, dir, "add", "README")
+	gitT(t, dir, "commit", "-q", "-m", "initial")
+	return dir, gitT(t, dir, "rev-parse", "HEAD")
+}
+
+func gitT(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "git %v: %s", args, out)
+	return strings.TrimSpace(string(out))
+}
+
+// fakeClaude installs testdata/fakeclaude/claude for one test: calls are
+// answered in order by the files of calls ("1.json" or "1.sh" ...). It
+// returns the fake's path and its directory (with n.args of each call).
+func fakeClaude(t *testing.T, calls map[string]string) (string, string) {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range calls {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644))
+	}
+	t.Setenv("FAKE_CLAUDE_DIR", dir)
+	bin, err := filepath.Abs("testdata/fakeclaude/claude")
+	require.NoError(t, err)
+	return bin, dir
+}
+
+// recorded returns the real CLI's recorded result (testdata/claude/, see
+// e2e.TestCloserFixturesAreTheRealCLIsOutput) with fields replaced: what
+// a fake claude prints.
+func recorded(t *testing.T, name string, set map[string]any) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "claude", name))
+	require.NoError(t, err)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(data, &m))
+	for k, v := range set {
+		if v == nil {
+			delete(m, k)
+		} else {
+			m[k] = v
+		}
+	}
+	out, err := json.Marshal(m)
+	require.NoError(t, err)
+	return string(out)
+}
+
+// probeText is a text result whose answer is a status probe.
+func probeText(t *testing.T, status, message string) string {
+	return recorded(t, "result-text.json", map[string]any{
+		"result": "Status:\n```json\n{\"status\": \"" + status + "\", \"message\": \"" + message + "\", \"tasks_pending\": 1}\n```",
+	})
+}
+
+// args returns the arguments of fake call n.
+func callArgs(t *testing.T, dir, n string) []string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, n+".args"))
+	require.NoError(t, err)
+	return strings.Split(strings.TrimSuffix(string(data), "\x00"), "\x00")
+}
+
+// gone reports whether process pid has ended (a zombie that no one reaps
+// in a container counts as ended).
+func gone(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return true
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	// pid (comm) STATE ...
+	i := bytes.LastIndexByte(stat, ')')
+	return i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z'
+}
