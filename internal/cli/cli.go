@@ -13,6 +13,7 @@ import (
 // the error messages use (--config FILE), where the flag package's own
 // PrintDefaults writes one dash. A flag's usage may name its value in
 // backquotes, as with the flag package; the name is shown in capitals.
+// A default other than the zero value is shown as PrintDefaults shows it.
 func PrintFlags(w io.Writer, fs *flag.FlagSet) {
 	fs.VisitAll(func(f *flag.Flag) {
 		name, usage := flag.UnquoteUsage(f)
@@ -20,8 +21,28 @@ func PrintFlags(w io.Writer, fs *flag.FlagSet) {
 		if name != "" {
 			line += " " + strings.ToUpper(name)
 		}
+		switch f.DefValue {
+		case "", "0", "false", "0s", "[]":
+		default:
+			if isQuoted(f) {
+				usage += fmt.Sprintf(" (default %q)", f.DefValue)
+			} else {
+				usage += fmt.Sprintf(" (default %v)", f.DefValue)
+			}
+		}
 		fmt.Fprintf(w, "%s\n    \t%s\n", line, strings.ReplaceAll(usage, "\n", "\n    \t"))
 	})
+}
+
+// isQuoted reports whether a flag's default is a string, which
+// PrintDefaults quotes.
+func isQuoted(f *flag.Flag) bool {
+	g, ok := f.Value.(flag.Getter)
+	if !ok {
+		return false
+	}
+	_, s := g.Get().(string)
+	return s
 }
 
 // FlagError rewords an error of flag.FlagSet.Parse in the double-dash form:

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 
@@ -16,9 +17,15 @@ func TestPrintFlags(t *testing.T) {
 	fs.String("config", "", "config `file` (default: found)")
 	fs.Bool("version", false, "print the version\nand exit")
 	fs.Duration("timeout", 0, "how long to wait")
+	fs.Duration("probe-interval", 30*time.Second, "between probes")
+	fs.String("dir", ".", "the project `dir`")
+	fs.Int("max", 5, "at most")
 	var b strings.Builder
 	cli.PrintFlags(&b, fs)
 	assert.Equal(t, "  --config FILE\n    \tconfig file (default: found)\n"+
+		"  --dir DIR\n    \tthe project dir (default \".\")\n"+
+		"  --max INT\n    \tat most (default 5)\n"+
+		"  --probe-interval DURATION\n    \tbetween probes (default 30s)\n"+
 		"  --timeout DURATION\n    \thow long to wait\n"+
 		"  --version\n    \tprint the version\n    \tand exit\n", b.String())
 }

@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/donegate/donegate/config"
+	"github.com/donegate/donegate/internal/cli"
 )
 
 // Exit codes.
@@ -247,7 +248,7 @@ func runCommand(ctx context.Context, c command, args []string, stdout, stderr io
 	c.flags(fs, &o)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: %s [flags]%s\n\n%s\n\nFlags:\n", name, c.args, c.summary)
-		fs.PrintDefaults()
+		cli.PrintFlags(fs.Output(), fs)
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -255,7 +256,7 @@ func runCommand(ctx context.Context, c command, args []string, stdout, stderr io
 			fs.Usage()
 			return ExitComplete
 		}
-		fmt.Fprintf(stderr, "%s: %v (see %s --help)\n", name, err, name)
+		fmt.Fprintf(stderr, "%s: %s (see %s --help)\n", name, cli.FlagError(err), name)
 		return ExitUsage
 	}
 	if *version {
