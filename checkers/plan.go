@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/donegate/donegate/transcript"
 )
@@ -18,9 +17,10 @@ type Plan struct{}
 // maxTitles is how many open items the feedback names.
 const maxTitles = 3
 
-// TranscriptWait bounds the wait for a lagging transcript to hold the
-// agent's last message (see transcript.CaughtUp).
-var TranscriptWait = 3 * time.Second
+// TranscriptWait bounds the wait for a lagging transcript to hold what
+// the event is about: the agent's last message at a stop, the gated call
+// itself at a gated tool (see transcript.CaughtUp and HoldsToolUse).
+var TranscriptWait = transcript.DefaultWait
 
 // Check implements Checker.
 func (Plan) Check(ctx context.Context, c *Context) (Result, error) {
@@ -56,10 +56,18 @@ func readPlan(ctx context.Context, c *Context) ([]transcript.Item, string, error
 	if ev == nil {
 		return nil, "", nil
 	}
-	// Task files are written when the tool runs; only the transcript lags.
+	// Task files are written when the tool runs; only the transcript lags,
+	// at a stop and at a gated tool alike. At PreToolUse the gated call
+	// reached the transcript 16-33 ms after the hook started in 5 of 6
+	// real sessions, and the TodoWrite before it can lag too: read at
+	// once, the plan could be missing, and an early StructuredOutput with
+	// open work accepted.
 	catchUp := func(path string) {
-		if c.Reason == ReasonStop || c.Reason == ReasonSubagentStop {
+		switch c.Reason {
+		case ReasonStop, ReasonSubagentStop:
 			transcript.CaughtUp(ctx, path, ev.LastAssistantMessage, TranscriptWait)
+		case ReasonToolUse:
+			transcript.HoldsToolUse(ctx, path, ev.ToolUseID, TranscriptWait)
 		}
 	}
 	if c.Reason == ReasonSubagentStop || ev.AgentTranscriptPath != "" {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -102,8 +103,7 @@ func WriteAnswer(w io.Writer, eventName string, d Dialect, v Verdict) error {
 
 // CleanText makes text safe to show: terminal escape sequences and other
 // control characters (but newlines and tabs) are removed, invalid UTF-8 is
-// replaced, and the result is cut on a rune boundary at MaxFeedbackRunes
-// with a note saying how much was cut.
+// replaced, and text over MaxFeedbackRunes is cut in the middle (see cut).
 func CleanText(s string) string {
 	s = StripANSI(s)
 	if !utf8.ValidString(s) {
@@ -119,16 +119,58 @@ func CleanText(s string) string {
 		return r
 	}, s)
 	if n := utf8.RuneCountInString(s); n > MaxFeedbackRunes {
-		const note = "\n[donegate: feedback cut, %d more characters not shown]"
-		cut := MaxFeedbackRunes - 80 // room for the note
-		i := 0
-		for pos := range s {
-			if i == cut {
-				s = s[:pos] + fmt.Sprintf(note, n-cut)
-				break
-			}
-			i++
+		s = cut(s, n)
+	}
+	return s
+}
+
+// headRunes is how much of the start of a feedback that is too long is
+// kept; the rest of the bound goes to its end. Feedback opens with what
+// failed and what to do, and a test log ends with what matters most: the
+// FAIL line and the summary. Keeping only the head dropped them.
+const headRunes = MaxFeedbackRunes / 4
+
+// cut returns s, of n runes, cut to MaxFeedbackRunes: its head and its
+// tail, with a note between them saying how much is left out. The cuts
+// fall on line ends when one is near, else on rune boundaries.
+func cut(s string, n int) string {
+	const note = "\n[donegate: feedback cut, %s characters not shown here]\n"
+	// The note says at most n characters were cut: reserve that much room.
+	room := MaxFeedbackRunes - utf8.RuneCountInString(fmt.Sprintf(note, thousands(n)))
+	headEnd := runeOffset(s, min(headRunes, room/2))
+	tailStart := len(s)
+	for range room - utf8.RuneCountInString(s[:headEnd]) {
+		_, size := utf8.DecodeLastRuneInString(s[:tailStart])
+		tailStart -= size
+	}
+	head, tail := s[:headEnd], s[tailStart:]
+	// Prefer whole lines when that costs at most half of either part.
+	if i := strings.LastIndexByte(head, '\n'); i >= len(head)/2 {
+		head = head[:i]
+	}
+	if i := strings.IndexByte(tail, '\n'); i >= 0 && i < len(tail)/2 {
+		tail = tail[i+1:]
+	}
+	shown := utf8.RuneCountInString(head) + utf8.RuneCountInString(tail)
+	return head + fmt.Sprintf(note, thousands(n-shown)) + tail
+}
+
+// runeOffset returns the byte offset of the i-th rune of s.
+func runeOffset(s string, i int) int {
+	for pos := range s {
+		if i == 0 {
+			return pos
 		}
+		i--
+	}
+	return len(s)
+}
+
+// thousands writes n with commas between groups of three digits.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
 	}
 	return s
 }

@@ -3,61 +3,211 @@ package transcript
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/donegate/donegate/internal/regular"
 )
 
-// pollInterval is how often CaughtUp looks at the transcript again.
+// Claude Code writes its transcript asynchronously, so a hook can run
+// before the file holds what the hook event is about, and a plan read from
+// it then is one step stale. Measured with the real CLI 2.1.330
+// (2026-11-23, offline, 3 and 6 sessions):
+//
+//   - at the Stop after a block, the transcript held the event's
+//     last_assistant_message 16-42 ms after the hook started (the first
+//     Stop of a turn found it already there);
+//   - at PreToolUse of StructuredOutput, the gated call's own tool_use
+//     block reached the transcript 16-33 ms after the hook started, in 5
+//     of 6 sessions; under load the TodoWrite just before it can lag too.
+//
+// So a hook waits, boundedly, for the line that the event names.
+
+// Wait bounds a wait for a lagging transcript.
+type Wait struct {
+	// Max is the hard bound on the whole wait.
+	Max time.Duration
+	// Quiet ends the wait early once the file has not changed (same size
+	// and modification time) for this long: a writer that is still
+	// catching up appends within tens of milliseconds, while a host that
+	// never writes the awaited line (the recorded SubagentStop, whose
+	// last_assistant_message is not in the subagent's transcript) would
+	// otherwise cost every stop the whole of Max.
+	Quiet time.Duration
+}
+
+// DefaultWait is 3 s at most, and 300 ms of a file that does not change:
+// about 7 times the slowest catch-up measured (42 ms), so a writer that
+// is merely late is waited for, while a transcript that will never hold
+// the line costs a stop 0.3 s instead of 3 s.
+var DefaultWait = Wait{Max: 3 * time.Second, Quiet: 300 * time.Millisecond}
+
+// pollInterval is how often a wait looks at the transcript again.
 const pollInterval = 20 * time.Millisecond
 
-// CaughtUp waits until the transcript at path holds the agent's last
-// message, for at most maxWait or until ctx ends, and reports whether it
-// does. Claude Code writes its transcript asynchronously: at a Stop hook
-// the file can lack the last turns (seen with 2.1.330: the TodoWrite of
-// the turn before and the final message appear while the hook runs), and
-// a plan read from it then would be stale. The hook event's
-// last_assistant_message tells what the file must end with.
-func CaughtUp(ctx context.Context, path, lastMessage string, maxWait time.Duration) bool {
+// CaughtUp waits until the latest text the agent wrote in the transcript
+// at path is lastMessage (the event's last_assistant_message), within the
+// bounds of w or until ctx ends, and reports whether it is. Texts are
+// compared whole, white space around them trimmed: an earlier message
+// that merely ends the same way, or an empty one, is not the last one.
+// With no lastMessage, or no transcript, there is nothing to wait for.
+func CaughtUp(ctx context.Context, path, lastMessage string, w Wait) bool {
 	want := strings.TrimSpace(lastMessage)
 	if want == "" {
-		return true // nothing to wait for
+		return true
 	}
-	deadline := time.Now().Add(maxWait)
+	return w.until(ctx, path, func(r io.ReaderAt, size int64) (bool, error) {
+		return lastTextIs(r, size, want)
+	})
+}
+
+// HoldsToolUse waits until the transcript at path holds the agent's
+// tool_use block with id toolUseID (the event's tool_use_id), within the
+// bounds of w or until ctx ends, and reports whether it does. Once it
+// does, every line the agent wrote before the call, its latest TodoWrite
+// included, is in the file too: Claude Code appends in order. Only the
+// agent's own lines count, not the api-request-blob copies. With no id,
+// or no transcript, there is nothing to wait for.
+func HoldsToolUse(ctx context.Context, path, toolUseID string, w Wait) bool {
+	if toolUseID == "" {
+		return true
+	}
+	marker, err := jsonString(toolUseID)
+	if err != nil {
+		// An id that cannot be written as JSON is in no transcript.
+		return true
+	}
+	return w.until(ctx, path, func(r io.ReaderAt, size int64) (bool, error) {
+		found := false
+		err := eachMarkedLineBackward(r, size, marker, func(line []byte) bool {
+			found = holdsToolUse(line, toolUseID)
+			return !found
+		})
+		return found, err
+	})
+}
+
+// jsonString is s as a JSON string, quotes included, written as
+// JavaScript's JSON.stringify (Claude Code's writer) writes it.
+func jsonString(s string) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// holdsToolUse reports whether line is the agent's own (top-level type
+// "assistant"), whole, and holds a tool_use block with id.
+func holdsToolUse(line []byte, id string) bool {
+	if gjson.GetBytes(line, "type").Str != "assistant" || !gjson.ValidBytes(line) {
+		return false
+	}
+	found := false
+	gjson.GetBytes(line, "message.content").ForEach(func(_, b gjson.Result) bool {
+		found = b.Get("type").Str == "tool_use" && b.Get("id").Str == id
+		return !found
+	})
+	return found
+}
+
+// probe looks at the first size bytes of a transcript. r starts at a line
+// boundary; lines before it were looked at already and did not hold what
+// is awaited.
+type probe func(r io.ReaderAt, size int64) (bool, error)
+
+// fileState is what tells a file that changed from one that did not.
+type fileState struct {
+	info os.FileInfo
+}
+
+func (a fileState) same(b fileState) bool {
+	return a.info != nil && b.info != nil && os.SameFile(a.info, b.info) &&
+		a.info.Size() == b.info.Size() && a.info.ModTime().Equal(b.info.ModTime())
+}
+
+// until polls the transcript at path until found says it holds what is
+// awaited, ctx ends, w.Max has passed, or the file has not changed for
+// w.Quiet. Each poll looks only at the lines appended since the previous
+// one (Claude Code only appends), so a long wait on a huge transcript
+// reads it once, not once a poll.
+func (w Wait) until(ctx context.Context, path string, found probe) bool {
+	start := time.Now()
+	lastChange := start
+	var prev fileState
+	var from int64 // start of the first line not yet looked at
 	for {
-		if lastAssistantTextIs(path, want) {
-			return true
+		cur, ok, done := w.look(path, &from, prev, found)
+		if done {
+			return ok
 		}
-		if time.Now().After(deadline) {
+		now := time.Now()
+		if !cur.same(prev) {
+			prev, lastChange = cur, now
+		}
+		if now.Sub(start) >= w.Max || now.Sub(lastChange) >= w.Quiet {
 			return false
 		}
 		select {
 		case <-ctx.Done():
 			return false
-		case <-time.After(pollInterval):
+		case <-time.After(min(pollInterval, w.Max-now.Sub(start))):
 		}
 	}
 }
 
-var assistantMark = []byte(`"assistant"`)
-
-// lastAssistantTextIs reports whether the latest text the agent wrote in
-// the transcript is want.
-func lastAssistantTextIs(path, want string) bool {
-	f, err := os.Open(path)
+// look is one poll. done is true when the wait is over, with ok its
+// answer: the transcript holds what is awaited, or cannot be read (its
+// reader reports why; waiting will not help), or does not exist (no
+// transcript, no plan: nothing to wait for).
+func (w Wait) look(path string, from *int64, prev fileState, found probe) (cur fileState, ok, done bool) {
+	f, err := regular.Open(path)
 	if err != nil {
-		return errors.Is(err, os.ErrNotExist) // no file: nothing to wait for
+		return fileState{}, true, true
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() {
-		return true // not ours to fix: the reader reports it
+	info, err := f.Stat()
+	if err != nil {
+		return fileState{}, true, true
 	}
+	cur = fileState{info: info}
+	size := info.Size()
+	if prev.info == nil || !os.SameFile(prev.info, info) || size < *from {
+		*from = 0 // a new or replaced file: look at all of it
+	}
+	r := io.NewSectionReader(f, *from, size-*from)
+	hit, err := found(r, size-*from)
+	if err != nil {
+		if errors.Is(err, ErrChanged) {
+			*from = 0 // rewritten while read: look at all of it next time
+			return cur, false, false
+		}
+		return cur, true, true
+	}
+	if hit {
+		return cur, true, true
+	}
+	// The next poll starts at the last line, which may be half-written.
+	buf := make([]byte, max(min(int64(blockSize), size-*from), 1))
+	if start, err := lineStart(r, size-*from, buf); err == nil {
+		*from += start
+	}
+	return cur, false, false
+}
+
+// lastTextIs reports whether the latest text the agent wrote in the first
+// size bytes of r is want.
+func lastTextIs(r io.ReaderAt, size int64, want string) (bool, error) {
 	match := false
-	_ = eachLineBackward(f, st.Size(), func(line []byte) bool {
+	err := eachLineBackward(r, size, func(line []byte) bool {
 		if !bytes.Contains(line, assistantMark) || gjson.GetBytes(line, "type").Str != "assistant" || !gjson.ValidBytes(line) {
 			return true
 		}
@@ -71,9 +221,13 @@ func lastAssistantTextIs(path, want string) bool {
 		if len(texts) == 0 {
 			return true // a tool call or thinking line: look further back
 		}
+		// Whole texts only: a suffix test took an earlier "done." for the
+		// new "All done." and a white-space-only text for anything.
 		got := strings.TrimSpace(strings.Join(texts, "\n"))
-		match = got == want || strings.HasSuffix(want, got) || strings.HasSuffix(got, want)
+		match = got != "" && got == want
 		return false
 	})
-	return match
+	return match, err
 }
+
+var assistantMark = []byte(`"assistant"`)

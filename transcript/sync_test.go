@@ -14,11 +14,25 @@ import (
 )
 
 const (
-	textLine = `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"I am done."}]}}` + "\n"
-	toolLine = `{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","name":"Bash","input":{}}]}}` + "\n"
-	oldLine  = `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Working on it."}]}}` + "\n"
-	blobLine = `{"type":"api-request-blob","message":{"role":"assistant","content":[{"type":"text","text":"I am done."}]}}` + "\n"
+	textLine  = `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"I am done."}]}}` + "\n"
+	toolLine  = `{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","name":"Bash","input":{}}]}}` + "\n"
+	oldLine   = `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Working on it."}]}}` + "\n"
+	blobLine  = `{"type":"api-request-blob","message":{"role":"assistant","content":[{"type":"text","text":"I am done."}]}}` + "\n"
+	userLine  = `{"type":"user","message":{"role":"user","content":"Do the work"}}` + "\n"
+	blankLine = `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":" \n "}]}}` + "\n"
+	// As Claude Code writes it: "type" is not the first key.
+	gatedCall = `{"parentUuid":"p","isSidechain":false,"message":{"id":"msg_2","role":"assistant","content":[{"type":"tool_use","id":"toolu_42","name":"StructuredOutput","input":{"name":"early"}}]},"type":"assistant","uuid":"u"}` + "\n"
+	gatedBlob = `{"type":"api-request-blob","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_42","name":"StructuredOutput","input":{}}]}}` + "\n"
+	gatedDone = `{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_42","content":"ok"}]}}` + "\n"
+	otherCall = `{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_41","name":"StructuredOutput","input":{}}]}}` + "\n"
 )
+
+// short makes a test that expects no catch-up end quickly.
+var short = transcript.Wait{Max: 50 * time.Millisecond, Quiet: 50 * time.Millisecond}
+
+func text(s string) string {
+	return `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"` + s + `"}]}}` + "\n"
+}
 
 func TestCaughtUp(t *testing.T) {
 	tests := []struct {
@@ -33,33 +47,223 @@ func TestCaughtUp(t *testing.T) {
 		{"lags behind", oldLine, "I am done.", false},
 		{"a blob copy does not count", oldLine + blobLine, "I am done.", false},
 		{"no last message: nothing to wait for", oldLine, "", true},
+		{"an earlier text that the new one ends with", text("done."), "I am done.", false},
+		{"an earlier text that ends with the new one", text("Not yet. I am done."), "I am done.", false},
+		{"a white-space-only earlier text", textLine + blankLine, "All done.", false},
+		{"a white-space-only last message", oldLine, " \n\t", true},
+		{"a half-written last line", oldLine + textLine[:40], "I am done.", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "t.jsonl")
 			require.NoError(t, os.WriteFile(path, []byte(tt.content), 0o644))
-			assert.Equal(t, tt.want, transcript.CaughtUp(context.Background(), path, tt.last, 50*time.Millisecond))
+			assert.Equal(t, tt.want, transcript.CaughtUp(context.Background(), path, tt.last, short))
 		})
 	}
-	assert.True(t, transcript.CaughtUp(context.Background(), filepath.Join(t.TempDir(), "missing.jsonl"), "x", time.Second),
-		"no transcript: nothing to wait for")
 }
 
-func TestCaughtUpWaitsForTheWriter(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "t.jsonl")
-	require.NoError(t, os.WriteFile(path, []byte(oldLine), 0o644))
+func TestCaughtUpHasNothingToWaitFor(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct{ name, path string }{
+		{"no transcript", filepath.Join(dir, "missing.jsonl")},
+		{"not a regular file: its reader reports it", dir},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			assert.True(t, transcript.CaughtUp(context.Background(), tt.path, "x", transcript.DefaultWait))
+			assert.True(t, transcript.HoldsToolUse(context.Background(), tt.path, "toolu_42", transcript.DefaultWait))
+			assert.Less(t, time.Since(start), transcript.DefaultWait.Quiet, "answered without waiting")
+		})
+	}
+}
+
+func TestHoldsToolUse(t *testing.T) {
+	tests := []struct {
+		name    string
+		content string
+		id      string
+		want    bool
+	}{
+		{"the gated call", userLine + gatedCall, "toolu_42", true},
+		{"the gated call before later lines", userLine + gatedCall + gatedDone + oldLine, "toolu_42", true},
+		{"lags behind", userLine + otherCall, "toolu_42", false},
+		{"a blob copy does not count", userLine + gatedBlob, "toolu_42", false},
+		{"a tool result alone does not count", userLine + gatedDone, "toolu_42", false},
+		{"a half-written call", userLine + gatedCall[:len(gatedCall)-10], "toolu_42", false},
+		{"an id that is a prefix of the call's", userLine + gatedCall, "toolu_4", false},
+		{"no id: nothing to wait for", userLine, "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "t.jsonl")
+			require.NoError(t, os.WriteFile(path, []byte(tt.content), 0o644))
+			assert.Equal(t, tt.want, transcript.HoldsToolUse(context.Background(), path, tt.id, short))
+		})
+	}
+}
+
+// appendLater appends each of parts to path, the first after delay and
+// each further one delay later, as Claude Code's writer does while a hook
+// runs.
+func appendLater(t *testing.T, path string, delay time.Duration, parts ...string) {
+	t.Helper()
+	done := make(chan struct{})
+	t.Cleanup(func() { <-done })
 	go func() {
-		time.Sleep(100 * time.Millisecond)
-		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-		if err == nil {
-			f.WriteString(textLine)
+		defer close(done)
+		for _, p := range parts {
+			time.Sleep(delay)
+			f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			_, err = f.WriteString(p)
 			f.Close()
+			if err != nil {
+				t.Error(err)
+				return
+			}
 		}
 	}()
-	assert.True(t, transcript.CaughtUp(context.Background(), path, "I am done.", 10*time.Second))
+}
 
+// The measured catch-up took 16-42 ms; these writers take 40 ms a step,
+// well inside the quiet period, so the wait must see them.
+func TestWaitSeesTheWriter(t *testing.T) {
+	tests := []struct {
+		name   string
+		before string
+		parts  []string
+		wait   func(path string) bool
+	}{
+		{
+			name:   "last message",
+			before: userLine + oldLine,
+			parts:  []string{toolLine, textLine},
+			wait: func(path string) bool {
+				return transcript.CaughtUp(context.Background(), path, "I am done.", transcript.DefaultWait)
+			},
+		},
+		{
+			name:   "last message, its line written in two pieces",
+			before: userLine + oldLine,
+			parts:  []string{textLine[:30], textLine[30:]},
+			wait: func(path string) bool {
+				return transcript.CaughtUp(context.Background(), path, "I am done.", transcript.DefaultWait)
+			},
+		},
+		{
+			name:   "gated call",
+			before: userLine + otherCall,
+			parts:  []string{gatedBlob, gatedCall},
+			wait: func(path string) bool {
+				return transcript.HoldsToolUse(context.Background(), path, "toolu_42", transcript.DefaultWait)
+			},
+		},
+		{
+			name:   "gated call, its line written in two pieces",
+			before: userLine,
+			parts:  []string{gatedCall[:60], gatedCall[60:]},
+			wait: func(path string) bool {
+				return transcript.HoldsToolUse(context.Background(), path, "toolu_42", transcript.DefaultWait)
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "t.jsonl")
+			require.NoError(t, os.WriteFile(path, []byte(tt.before), 0o644))
+			appendLater(t, path, 40*time.Millisecond, tt.parts...)
+			assert.True(t, tt.wait(path))
+		})
+	}
+}
+
+// A transcript replaced by a shorter file is read from its start again.
+func TestWaitSeesAReplacedFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "t.jsonl")
+	long := userLine
+	for range 50 {
+		long += oldLine
+	}
+	require.NoError(t, os.WriteFile(path, []byte(long), 0o644))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		time.Sleep(40 * time.Millisecond)
+		tmp := filepath.Join(dir, "new.jsonl")
+		if err := os.WriteFile(tmp, []byte(userLine+textLine), 0o644); err != nil {
+			t.Error(err)
+			return
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			t.Error(err)
+		}
+	}()
+	defer func() { <-done }()
+	assert.True(t, transcript.CaughtUp(context.Background(), path, "I am done.", transcript.DefaultWait))
+}
+
+// When the transcript never holds the awaited line (the recorded
+// SubagentStop's last_assistant_message is not in the subagent's
+// transcript), a file that has stopped changing ends the wait after the
+// quiet period rather than the hard bound. The upper bound is loose: the
+// machine is shared; the figure belongs in a benchmark, not here.
+func TestWaitGivesUpOnAQuietFile(t *testing.T) {
+	w := transcript.Wait{Max: 3 * time.Second, Quiet: 300 * time.Millisecond}
+	tests := []struct {
+		name string
+		wait func(path string) bool
+	}{
+		{"last message", func(path string) bool {
+			return transcript.CaughtUp(context.Background(), path, "main done", w)
+		}},
+		{"gated call", func(path string) bool {
+			return transcript.HoldsToolUse(context.Background(), path, "toolu_42", w)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "t.jsonl")
+			require.NoError(t, os.WriteFile(path, []byte(userLine+oldLine+otherCall), 0o644))
+			start := time.Now()
+			assert.False(t, tt.wait(path))
+			took := time.Since(start)
+			assert.GreaterOrEqual(t, took, w.Quiet, "waited the quiet period")
+			assert.Less(t, took, 1500*time.Millisecond, "gave up well before the hard bound")
+		})
+	}
+}
+
+// A file that keeps changing without ever holding the line is waited on
+// up to the hard bound, not longer.
+func TestWaitKeepsToTheHardBound(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(userLine), 0o644))
+	parts := make([]string, 40)
+	for i := range parts {
+		parts[i] = oldLine
+	}
+	appendLater(t, path, 20*time.Millisecond, parts...)
+	w := transcript.Wait{Max: 700 * time.Millisecond, Quiet: 250 * time.Millisecond}
+	start := time.Now()
+	assert.False(t, transcript.CaughtUp(context.Background(), path, "I am done.", w))
+	took := time.Since(start)
+	assert.GreaterOrEqual(t, took, w.Max, "a growing file is waited on past the quiet period")
+	assert.Less(t, took, 1500*time.Millisecond, "the hard bound holds")
+}
+
+func TestWaitEndsWithTheContext(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(oldLine), 0o644))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	require.NoError(t, os.WriteFile(path, []byte(oldLine), 0o644))
-	assert.False(t, transcript.CaughtUp(ctx, path, "I am done.", 10*time.Second), "a cancelled context stops the wait")
+	long := transcript.Wait{Max: 10 * time.Second, Quiet: 10 * time.Second}
+	start := time.Now()
+	assert.False(t, transcript.CaughtUp(ctx, path, "I am done.", long), "a cancelled context stops the wait")
+	assert.False(t, transcript.HoldsToolUse(ctx, path, "toolu_42", long), "a cancelled context stops the wait")
+	assert.Less(t, time.Since(start), 1500*time.Millisecond)
 }
