@@ -50,7 +50,7 @@ func (v violation) Problem() Problem {
 
 func validate(c *Config) []Problem {
 	var vs []violation
-	checkStruct(reflect.ValueOf(*c), "", &vs)
+	checkStruct(reflect.ValueOf(*c), nil, &vs)
 	var ps []Problem
 	for _, v := range vs {
 		ps = append(ps, v.Problem())
@@ -86,7 +86,7 @@ func jsonName(f reflect.StructField) string {
 
 // checkStruct checks every field of the struct v in order, then the rules
 // of its type (validator runs struct-level rules after the fields too).
-func checkStruct(v reflect.Value, path string, out *[]violation) {
+func checkStruct(v reflect.Value, path *jsonPath, out *[]violation) {
 	t := v.Type()
 	for i := range t.NumField() {
 		f := t.Field(i)
@@ -94,11 +94,11 @@ func checkStruct(v reflect.Value, path string, out *[]violation) {
 		if name == "" || !f.IsExported() {
 			continue
 		}
-		applyRules(v, v.Field(i), join(path, name), f.Tag.Get("validate"), out)
+		applyRules(v, v.Field(i), path.key(name), f.Tag.Get("validate"), out)
 	}
 	if c, ok := v.Interface().(Checker); ok {
 		if field, empty := c.nonemptyByType(); empty {
-			*out = append(*out, violation{path: join(path, field), tag: ruleNonempty})
+			*out = append(*out, violation{path: path.key(field).String(), tag: ruleNonempty})
 		}
 	}
 }
@@ -106,7 +106,7 @@ func checkStruct(v reflect.Value, path string, out *[]violation) {
 // applyRules applies the comma-separated rules in tag to fv, a field of
 // parent (required_if looks at its siblings). Like validator it stops at a
 // field's first broken rule, and descends into structs.
-func applyRules(parent, fv reflect.Value, path, tag string, out *[]violation) {
+func applyRules(parent, fv reflect.Value, path *jsonPath, tag string, out *[]violation) {
 	var rules []string
 	if tag != "" {
 		rules = strings.Split(tag, ",")
@@ -122,7 +122,7 @@ func applyRules(parent, fv reflect.Value, path, tag string, out *[]violation) {
 		case "dive":
 			rest := strings.Join(rules[i+1:], ",")
 			for j := range fv.Len() {
-				applyRules(parent, fv.Index(j), fmt.Sprintf("%s[%d]", path, j), rest, out)
+				applyRules(parent, fv.Index(j), path.at(j), rest, out)
 			}
 			return
 		case "required":
@@ -142,7 +142,7 @@ func applyRules(parent, fv reflect.Value, path, tag string, out *[]violation) {
 			panic(fmt.Sprintf("config: rule %q on %s is not supported; add it to applyRules and to the tests", rule, path))
 		}
 		if broken {
-			*out = append(*out, violation{path: path, tag: name, param: param, value: fv.Interface()})
+			*out = append(*out, violation{path: path.String(), tag: name, param: param, value: fv.Interface()})
 			return
 		}
 	}

@@ -170,6 +170,6 @@ func TestUnknownRulePanics(t *testing.T) {
 	}
 	var vs []violation
 	assert.PanicsWithValue(t, `config: rule "email" on mail is not supported; add it to applyRules and to the tests`, func() {
-		checkStruct(reflect.ValueOf(withEmail{}), "", &vs)
+		checkStruct(reflect.ValueOf(withEmail{}), nil, &vs)
 	})
 }
