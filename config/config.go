@@ -46,8 +46,9 @@ const (
 type Config struct {
 	// Dialect is "claude-code" (default) or "sdk".
 	Dialect string `json:"dialect" validate:"oneof=claude-code sdk"`
-	// Checkers is the chain; it runs as a composite of mode all.
-	Checkers []Checker `json:"checkers" validate:"dive"`
+	// Checkers is the chain; it runs as a composite of mode all. An empty
+	// chain would check nothing and let every stop through.
+	Checkers []Checker `json:"checkers" validate:"min=1,dive"`
 	Limits   Limits    `json:"limits"`
 	// OnError says what a broken config or a failing checker does: "allow"
 	// lets the agent stop with a visible message, "block" keeps it going

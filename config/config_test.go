@@ -35,6 +35,7 @@ func TestParseProblems(t *testing.T) {
 		{"composite mode", `{"checkers":[{"type":"composite","mode":"some","checkers":[{"type":"plan"}]}]}`, []string{`checkers[0].mode: must be one of all, any, got "some"`}},
 		{"nested", `{"checkers":[{"type":"composite","checkers":[{"type":"plan"},{"type":"test","timeout":"-5s","command":"x"}]}]}`, []string{`checkers[0].checkers[1].timeout: duration "-5s" is negative`}},
 		{"empty gate tool", `{"gate_tools":[""]}`, []string{"gate_tools[0]: required"}},
+		{"empty chain", `{"checkers":[]}`, []string{`checkers: must not be empty; leave the key out to use the default, [{"type":"plan"}]`}},
 		{"empty chain in a composite", `{"checkers":[{"type":"composite","checkers":[]}]}`, []string{"checkers[0].checkers: must not be empty"}},
 		{"duplicate checker type", `{"checkers":[{"type":"files","type":"test","paths":["a"]}]}`, []string{"checkers[0].type: duplicate key"}},
 		{"duplicate top-level key", `{"dialect":"sdk","on_error":"block","dialect":"sdk"}`, []string{"dialect: duplicate key"}},

@@ -1,11 +1,15 @@
 package config
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/tidwall/gjson"
 )
 
 // The value rules of a config are written once, as go-playground/validator
@@ -36,6 +40,14 @@ func (v violation) Problem() Problem {
 		msg = "required"
 	case ruleNonempty:
 		msg = "must not be empty"
+	case "min": // applyRules allows it on lists only
+		msg = "must hold at least " + v.param + " items"
+		if v.param == "1" {
+			msg = "must not be empty"
+		}
+		if v.path == "checkers" {
+			msg += "; leave the key out to use the default, " + defaultCheckers()
+		}
 	case "oneof":
 		msg = fmt.Sprintf("must be one of %s, got %q", strings.Join(strings.Fields(v.param), ", "), fmt.Sprint(v.value))
 	case "gte":
@@ -56,6 +68,15 @@ func validate(c *Config) []Problem {
 		ps = append(ps, v.Problem())
 	}
 	return ps
+}
+
+// defaultCheckers is the checkers of the embedded default, as JSON.
+func defaultCheckers() string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, []byte(gjson.GetBytes(defaultJSON, "checkers").Raw)); err != nil {
+		panic("embedded default config is invalid: " + err.Error())
+	}
+	return b.String()
 }
 
 // ruleNonempty is the one rule tags cannot say: a files checker needs
@@ -130,6 +151,12 @@ func applyRules(parent, fv reflect.Value, path *jsonPath, tag string, out *[]vio
 		case "required_if":
 			field, want, _ := strings.Cut(param, " ")
 			broken = parent.FieldByName(field).String() == want && !hasValue(fv)
+		case "min":
+			n, err := strconv.Atoi(param)
+			if err != nil || fv.Kind() != reflect.Slice {
+				panic(fmt.Sprintf("config: rule %q on %s: only a whole-number least length of a list is supported", rule, path))
+			}
+			broken = fv.Len() < n
 		case "oneof":
 			broken = !slices.Contains(strings.Fields(param), fv.String())
 		case "gte", "gt":
