@@ -5,7 +5,7 @@
 // Every problem is reported with the file and the JSON path at fault
 // (checkers[1].timeout), all problems at once, so a person fixes a config in
 // one pass: first those of shape (syntax, unknown or duplicate keys, wrong
-// types, unreadable durations) in the order of the file, then
+// types, unreadable durations and patterns) in the order of the file, then
 // those of value (a missing command, max_blocks below 1) in the order of
 // the fields.
 package config

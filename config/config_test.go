@@ -37,6 +37,13 @@ func TestParseProblems(t *testing.T) {
 		{"empty gate tool", `{"gate_tools":[""]}`, []string{"gate_tools[0]: required"}},
 		{"empty chain", `{"checkers":[]}`, []string{`checkers: must not be empty; leave the key out to use the default, [{"type":"plan"}]`}},
 		{"empty chain in a composite", `{"checkers":[{"type":"composite","checkers":[]}]}`, []string{"checkers[0].checkers: must not be empty"}},
+		{"unclosed class", `{"checkers":[{"type":"files","paths":["a","dist/["]}]}`, []string{`checkers[0].paths[1]: invalid glob pattern "dist/[": syntax error in pattern`}},
+		{"escape at the end", `{"checkers":[{"type":"files","paths":["*\\"]}]}`, []string{`checkers[0].paths[0]: invalid glob pattern "*\\": syntax error in pattern`}},
+		// filepath.Glob also checks each directory part that holds magic
+		// characters, so a class or an escape may not span a "/".
+		{"class across a separator", `{"checkers":[{"type":"files","paths":["dist/[a/b]"]}]}`, []string{`checkers[0].paths[0]: invalid glob pattern "dist/[a/b]": syntax error in pattern`}},
+		{"escaped separator", `{"checkers":[{"type":"files","paths":["a\\/b*"]}]}`, []string{`checkers[0].paths[0]: invalid glob pattern "a\\/b*": syntax error in pattern`}},
+		{"absolute pattern", `{"checkers":[{"type":"files","paths":["/srv/[a-"]}]}`, []string{`checkers[0].paths[0]: invalid glob pattern "/srv/[a-": syntax error in pattern`}},
 		{"duplicate checker type", `{"checkers":[{"type":"files","type":"test","paths":["a"]}]}`, []string{"checkers[0].type: duplicate key"}},
 		{"duplicate top-level key", `{"dialect":"sdk","on_error":"block","dialect":"sdk"}`, []string{"dialect: duplicate key"}},
 		{"duplicate limit", `{"limits":{"budget":"1m","max_blocks":2,"budget":"2m"}}`, []string{"limits.budget: duplicate key"}},
@@ -192,6 +199,51 @@ func BenchmarkParseDeepComposite(b *testing.B) {
 		if _, err := Parse(bytes.NewReader(data), "b.json"); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestGlobError: the patterns the files checker would fail on are found
+// without reading a directory, including those filepath.Match(p, "")
+// passes because it stops reading at the first chunk that does not match.
+func TestGlobError(t *testing.T) {
+	tests := []struct {
+		pattern string
+		bad     bool
+	}{
+		{"*.go", false},
+		{"dist/*.html", false},
+		{"a?c", false},
+		{"[a-z]*", false},
+		{"[^a]x", false},
+		{"[*[]", false}, // a star in a class does not end the chunk
+		{`[\]]`, false},
+		{`a\*b`, false},
+		{"**/x", false},
+		{"/srv/*/x-[0-9]", false},
+		{"../x*", false},
+		{"é[é-ü]*", false},
+		{"[", true},
+		{"dist/[", true},
+		{"[a-", true},
+		{"[-a]", true},
+		{"[a-]", true},
+		{"[]]", true},
+		{"[^]", true},
+		{"dist/*[", true},    // Match(p, "") passes it
+		{`x*\`, true},        // Match(p, "") passes it
+		{"a*b*[z-", true},    // Match(p, "") passes it
+		{"dist/[a/b]", true}, // Glob matches "dist/[a" and "b]" apart
+		{`a\/b*`, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.pattern, func(t *testing.T) {
+			err := globError(tt.pattern)
+			if tt.bad {
+				assert.ErrorIs(t, err, filepath.ErrBadPattern)
+			} else {
+				assert.NoError(t, err)
+			}
+		})
 	}
 }
 

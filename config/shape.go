@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -26,12 +28,13 @@ const (
 	kBool
 	kDuration
 	kStrings
+	kGlobs // an array of strings, each a path or a filepath.Match pattern
 	kCheckers
 	kLimits
 )
 
 func (k kind) String() string {
-	return [...]string{"a string", "a whole number", "true or false", "a duration string such as \"90s\"", "an array of strings", "an array of checkers", "an object"}[k]
+	return [...]string{"a string", "a whole number", "true or false", "a duration string such as \"90s\"", "an array of strings", "an array of strings", "an array of checkers", "an object"}[k]
 }
 
 var topKeys = map[string]kind{
@@ -53,7 +56,7 @@ var limitKeys = map[string]kind{
 // "timeout" on a files checker means the person expects something we do not do.
 var checkerKeys = map[string]map[string]kind{
 	TypePlan:      {},
-	TypeFiles:     {"paths": kStrings},
+	TypeFiles:     {"paths": kGlobs},
 	TypeTest:      {"command": kString, "timeout": kDuration, "cache": kBool},
 	TypeComposite: {"mode": kString, "checkers": kCheckers, "parallel": kBool},
 }
@@ -311,17 +314,23 @@ func (d *decoder) value(v gjson.Result, path *jsonPath, want kind, dst reflect.V
 			return
 		}
 		dst.SetInt(int64(dur))
-	case kStrings:
+	case kStrings, kGlobs:
 		if !v.IsArray() {
 			bad()
 			return
 		}
 		strs := make([]string, 0) // [] is an empty list, not a missing one
 		v.ForEach(func(_, e gjson.Result) bool {
-			if e.Type != gjson.String {
+			s := str(e)
+			switch {
+			case e.Type != gjson.String:
 				d.fail(path.at(len(strs)), "expected a string, got "+describe(e))
+			case want == kGlobs && isGlob(s):
+				if err := globError(s); err != nil {
+					d.fail(path.at(len(strs)), fmt.Sprintf("invalid glob pattern %q: %v", s, err))
+				}
 			}
-			strs = append(strs, str(e))
+			strs = append(strs, s)
 			return true
 		})
 		dst.Set(reflect.ValueOf(strs))
@@ -423,6 +432,58 @@ func abbreviate(path string) string {
 		return path
 	}
 	return strings.Join(parts[:2], ".") + ".…(" + strconv.Itoa(len(parts)-4) + " more)…." + strings.Join(parts[len(parts)-2:], ".")
+}
+
+// isGlob is the files checker's test (checkers/files.go): a path with *, ?
+// or [ is a pattern for filepath.Glob, any other names one file.
+func isGlob(p string) bool { return strings.ContainsAny(p, "*?[") }
+
+// globError returns why filepath.Match cannot read all of the pattern p,
+// or nil, so that such a pattern is refused once, at load, and not
+// reported as an error by every check the files checker makes.
+//
+// Match(p, "") is not enough: Match reads a pattern only as far as the
+// name at hand needs, so a pattern such as "dist/*[" fails only once
+// dist/ holds a file. And filepath.Glob matches each part between
+// separators on its own, so a class or an escape may not span a separator
+// ("dist/[a/b]"). So each part is split into chunks as Match splits a
+// pattern (at each star outside a class), and each chunk given to Match
+// alone, which then reads all of it.
+func globError(p string) error {
+	for _, part := range strings.Split(p, string(filepath.Separator)) {
+		for part != "" {
+			var chunk string
+			chunk, part = nextChunk(part)
+			if _, err := filepath.Match(chunk, ""); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// nextChunk drops the stars that begin s and returns the text up to the
+// next star outside a class, and the rest, as filepath.Match's scanChunk.
+func nextChunk(s string) (chunk, rest string) {
+	s = strings.TrimLeft(s, "*")
+	inClass := false
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			if runtime.GOOS != "windows" { // a separator there, not an escape
+				i++
+			}
+		case '[':
+			inClass = true
+		case ']':
+			inClass = false
+		case '*':
+			if !inClass {
+				return s[:i], s[i:]
+			}
+		}
+	}
+	return s, ""
 }
 
 func typesAccepting(key string) []string {
