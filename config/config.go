@@ -4,7 +4,10 @@
 //
 // Every problem is reported with the file and the JSON path at fault
 // (checkers[1].timeout), all problems at once, so a person fixes a config in
-// one pass.
+// one pass: first those of shape (syntax, unknown or duplicate keys, wrong
+// types, unreadable durations and patterns) in the order of the file, then
+// those of value (a missing command, max_blocks below 1) in the order of
+// the fields.
 package config
 
 import (
@@ -43,8 +46,9 @@ const (
 type Config struct {
 	// Dialect is "claude-code" (default) or "sdk".
 	Dialect string `json:"dialect" validate:"oneof=claude-code sdk"`
-	// Checkers is the chain; it runs as a composite of mode all.
-	Checkers []Checker `json:"checkers" validate:"dive"`
+	// Checkers is the chain; it runs as a composite of mode all. An empty
+	// chain would check nothing and let every stop through.
+	Checkers []Checker `json:"checkers" validate:"min=1,dive"`
 	Limits   Limits    `json:"limits"`
 	// OnError says what a broken config or a failing checker does: "allow"
 	// lets the agent stop with a visible message, "block" keeps it going
@@ -213,13 +217,20 @@ func Parse(r io.Reader, source string) (*Config, error) {
 		return nil, &Error{Source: source, Problems: []Problem{{Message: "larger than 1 MiB"}}}
 	}
 	c := defaults()
-	if problems := decode(data, c); len(problems) > 0 {
-		return nil, &Error{Source: source, Problems: problems}
-	}
+	problems, undecided := decode(data, c)
 	if c.Checkers == nil {
 		c.Checkers = []Checker{{Type: TypePlan}}
 	}
-	if problems := validate(c); len(problems) > 0 {
+	// The value rules run on what decoded even when something did not, so
+	// that one pass shows every problem; they stay quiet where decoding
+	// already said what is wrong. Problems of shape come first, in the
+	// order of the file, then those of value, in the order of the fields.
+	for _, p := range validate(c) {
+		if !undecided.covers(p.Path) {
+			problems = append(problems, p)
+		}
+	}
+	if len(problems) > 0 {
 		return nil, &Error{Source: source, Problems: problems}
 	}
 	c.Source = source

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -34,6 +35,21 @@ func TestParseProblems(t *testing.T) {
 		{"composite mode", `{"checkers":[{"type":"composite","mode":"some","checkers":[{"type":"plan"}]}]}`, []string{`checkers[0].mode: must be one of all, any, got "some"`}},
 		{"nested", `{"checkers":[{"type":"composite","checkers":[{"type":"plan"},{"type":"test","timeout":"-5s","command":"x"}]}]}`, []string{`checkers[0].checkers[1].timeout: duration "-5s" is negative`}},
 		{"empty gate tool", `{"gate_tools":[""]}`, []string{"gate_tools[0]: required"}},
+		{"empty chain", `{"checkers":[]}`, []string{`checkers: must not be empty; leave the key out to use the default, [{"type":"plan"}]`}},
+		{"empty chain in a composite", `{"checkers":[{"type":"composite","checkers":[]}]}`, []string{"checkers[0].checkers: must not be empty"}},
+		{"unclosed class", `{"checkers":[{"type":"files","paths":["a","dist/["]}]}`, []string{`checkers[0].paths[1]: invalid glob pattern "dist/[": syntax error in pattern`}},
+		{"escape at the end", `{"checkers":[{"type":"files","paths":["*\\"]}]}`, []string{`checkers[0].paths[0]: invalid glob pattern "*\\": syntax error in pattern`}},
+		// filepath.Glob also checks each directory part that holds magic
+		// characters, so a class or an escape may not span a "/".
+		{"class across a separator", `{"checkers":[{"type":"files","paths":["dist/[a/b]"]}]}`, []string{`checkers[0].paths[0]: invalid glob pattern "dist/[a/b]": syntax error in pattern`}},
+		{"escaped separator", `{"checkers":[{"type":"files","paths":["a\\/b*"]}]}`, []string{`checkers[0].paths[0]: invalid glob pattern "a\\/b*": syntax error in pattern`}},
+		{"absolute pattern", `{"checkers":[{"type":"files","paths":["/srv/[a-"]}]}`, []string{`checkers[0].paths[0]: invalid glob pattern "/srv/[a-": syntax error in pattern`}},
+		{"duplicate checker type", `{"checkers":[{"type":"files","type":"test","paths":["a"]}]}`, []string{"checkers[0].type: duplicate key"}},
+		{"duplicate top-level key", `{"dialect":"sdk","on_error":"block","dialect":"sdk"}`, []string{"dialect: duplicate key"}},
+		{"duplicate limit", `{"limits":{"budget":"1m","max_blocks":2,"budget":"2m"}}`, []string{"limits.budget: duplicate key"}},
+		{"duplicate spelt with an escape", `{"on_error":"allow","on_\u0065rror":"block"}`, []string{"on_error: duplicate key"}},
+		{"duplicate in a member", `{"checkers":[{"type":"composite","checkers":[{"type":"test","command":"a","name":"x","command":"b"}]}]}`, []string{"checkers[0].checkers[0].command: duplicate key"}},
+		{"keys that differ are not duplicates", `{"checkers":[{"type":"files","paths":["a"]},{"type":"files","paths":["a"],"name":"paths"}]}`, nil},
 		{"several at once", `{"dialect":"x","limits":{"max_blocks":0},"checkers":[{"type":"test"}]}`, []string{
 			`dialect: must be one of claude-code, sdk, got "x"`,
 			"checkers[0].command: required",
@@ -43,6 +59,10 @@ func TestParseProblems(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Parse(strings.NewReader(tt.json), "t.json")
+			if tt.want == nil {
+				require.NoError(t, err)
+				return
+			}
 			var cerr *Error
 			require.ErrorAs(t, err, &cerr)
 			assert.Equal(t, "t.json", cerr.Source)
@@ -52,6 +72,177 @@ func TestParseProblems(t *testing.T) {
 			}
 			assert.ElementsMatch(t, tt.want, got)
 			assert.True(t, strings.HasPrefix(err.Error(), "config t.json: "), err.Error())
+		})
+	}
+}
+
+// TestParseReportsAllAtOnce: problems of shape (in the order of the
+// file) and then of value (in the order of the fields) come in one error,
+// and what decoding already reported is not reported again by the rules.
+func TestParseReportsAllAtOnce(t *testing.T) {
+	tests := []struct {
+		name string
+		json string
+		want []string // in order
+	}{
+		{"shape, then value", `{"dialect":"x","limits":{"budget":"5 minutes","max_blocks":0},"checkers":[{"type":"test","timeout":3}]}`, []string{
+			`limits.budget: invalid duration "5 minutes" (use a Go duration such as "90s", "5m", "1h30m")`,
+			`checkers[0].timeout: expected a duration string such as "90s", got the number 3`,
+			`dialect: must be one of claude-code, sdk, got "x"`,
+			"checkers[0].command: required",
+			"limits.max_blocks: must be at least 1",
+		}},
+		{"a checker of unknown type is not checked further", `{"checkers":[{"type":"lint","command":""},{"type":"test"}]}`, []string{
+			`checkers[0].type: unknown checker type "lint" (valid: composite, files, plan, test)`,
+			"checkers[1].command: required",
+		}},
+		{"nor one without a type", `{"checkers":[{"name":"x"},{"type":"files","paths":[]}]}`, []string{
+			"checkers[0].type: missing (valid: composite, files, plan, test)",
+			"checkers[1].paths: must not be empty",
+		}},
+		{"nor one whose type is given twice", `{"checkers":[{"type":"test","type":"files"}],"on_error":"x"}`, []string{
+			"checkers[0].type: duplicate key",
+			`on_error: must be one of allow, block, got "x"`,
+		}},
+		{"nor one that is not an object", `{"checkers":[3,{"type":"test"}]}`, []string{
+			`checkers[0]: expected a checker object such as {"type": "plan"}, got the number 3`,
+			"checkers[1].command: required",
+		}},
+		{"a misspelt key is not also missing", `{"checkers":[{"type":"test","comand":"go test"}]}`, []string{
+			`checkers[0].comand: unknown key for a "test" checker (did you mean "command"? valid: cache, command, name, timeout, type)`,
+		}},
+		{"unless the right spelling is there too", `{"checkers":[{"type":"test","command":"","comand":"go test"}]}`, []string{
+			`checkers[0].comand: unknown key for a "test" checker (did you mean "command"? valid: cache, command, name, timeout, type)`,
+			"checkers[0].command: required",
+		}},
+		{"a value of the wrong type is not also missing", `{"checkers":[{"type":"test","command":3},{"type":"files","paths":[3,""]}]}`, []string{
+			"checkers[0].command: expected a string, got the number 3",
+			"checkers[1].paths[0]: expected a string, got the number 3",
+			"checkers[1].paths[1]: required",
+		}},
+		{"a checkers list of the wrong type keeps the default", `{"checkers":{"type":"plan"},"gate_tools":[""]}`, []string{
+			"checkers: expected an array of checkers, got an object",
+			"gate_tools[0]: required",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse(strings.NewReader(tt.json), "t.json")
+			var cerr *Error
+			require.ErrorAs(t, err, &cerr)
+			var got []string
+			for _, p := range cerr.Problems {
+				got = append(got, p.String())
+			}
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+// nestedComposites returns a config of n composites, each the only member
+// of the one around it, the innermost holding inner.
+func nestedComposites(n int, inner string) string {
+	return `{"checkers":[` + strings.Repeat(`{"type":"composite","checkers":[`, n) + inner + strings.Repeat(`]}`, n) + `]}`
+}
+
+// TestParseBoundsNesting: composites nest at most maxCompositeDepth deep,
+// and a file nested deeper than any valid config is refused before
+// anything reads it level by level. A 1 MB config of 30,000 composites
+// took 162 s to refuse when the depth was not bounded.
+func TestParseBoundsNesting(t *testing.T) {
+	tooDeep := []Problem{{Message: "nested deeper than 68 levels of JSON (composites may nest at most 32 deep)"}}
+	tests := []struct {
+		name string
+		json string
+		want []Problem // nil: valid
+	}{
+		{"32 composites", nestedComposites(32, `{"type":"files","paths":["a"]}`), nil},
+		{"a 33rd composite", "\n  " + nestedComposites(33, ""), []Problem{{
+			Path:    "checkers[0].checkers[0].…(29 more)….checkers[0].checkers[0]",
+			Message: "composites nest deeper than 32 levels (this one starts at line 2, column 1040)",
+		}}},
+		{"a 33rd composite with members", nestedComposites(33, `{"type":"plan"}`), tooDeep},
+		{"30,000 composites (1 MB)", nestedComposites(30_000, `{"type":"plan"}`), tooDeep},
+		{"nothing but brackets (1 MB)", strings.Repeat("[", 1<<20), tooDeep},
+		{"deep where no array belongs", `{"limits":{"budget":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}}`, tooDeep},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			done := make(chan error, 1)
+			go func() {
+				_, err := Parse(strings.NewReader(tt.json), "t.json")
+				done <- err
+			}()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(10 * time.Second): // it takes milliseconds
+				t.Fatal("Parse still running after 10 s")
+			}
+			if tt.want == nil {
+				require.NoError(t, err)
+				return
+			}
+			var cerr *Error
+			require.ErrorAs(t, err, &cerr)
+			assert.Equal(t, tt.want, cerr.Problems)
+		})
+	}
+}
+
+// BenchmarkParseDeepComposite decodes and validates composites nested as
+// deep as they may.
+func BenchmarkParseDeepComposite(b *testing.B) {
+	data := []byte(nestedComposites(maxCompositeDepth, `{"type":"test","command":"go test ./..."},{"type":"files","paths":["a","b/*"]}`))
+	b.SetBytes(int64(len(data)))
+	for range b.N {
+		if _, err := Parse(bytes.NewReader(data), "b.json"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestGlobError: the patterns the files checker would fail on are found
+// without reading a directory, including those filepath.Match(p, "")
+// passes because it stops reading at the first chunk that does not match.
+func TestGlobError(t *testing.T) {
+	tests := []struct {
+		pattern string
+		bad     bool
+	}{
+		{"*.go", false},
+		{"dist/*.html", false},
+		{"a?c", false},
+		{"[a-z]*", false},
+		{"[^a]x", false},
+		{"[*[]", false}, // a star in a class does not end the chunk
+		{`[\]]`, false},
+		{`a\*b`, false},
+		{"**/x", false},
+		{"/srv/*/x-[0-9]", false},
+		{"../x*", false},
+		{"é[é-ü]*", false},
+		{"[", true},
+		{"dist/[", true},
+		{"[a-", true},
+		{"[-a]", true},
+		{"[a-]", true},
+		{"[]]", true},
+		{"[^]", true},
+		{"dist/*[", true},    // Match(p, "") passes it
+		{`x*\`, true},        // Match(p, "") passes it
+		{"a*b*[z-", true},    // Match(p, "") passes it
+		{"dist/[a/b]", true}, // Glob matches "dist/[a" and "b]" apart
+		{`a\/b*`, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.pattern, func(t *testing.T) {
+			err := globError(tt.pattern)
+			if tt.bad {
+				assert.ErrorIs(t, err, filepath.ErrBadPattern)
+			} else {
+				assert.NoError(t, err)
+			}
 		})
 	}
 }
@@ -182,15 +373,27 @@ func TestKeyTablesMatchTypes(t *testing.T) {
 
 // FuzzDecodeMatchesEncodingJSON: whatever the one-pass decoder accepts,
 // encoding/json decodes to the very same config (the decoder is only
-// stricter: unknown keys and wrong types are problems, not ignored).
+// stricter: unknown keys and wrong types are problems, not ignored). A
+// document with a key twice in one object must be refused: encoding/json
+// would take the last value, gjson's Get the first.
 func FuzzDecodeMatchesEncodingJSON(f *testing.F) {
 	f.Add([]byte(`{"checkers":[{"type":"plan"}]}`))
 	f.Add([]byte(`{"dialect":"sdk","checkers":[{"type":"test","command":"go test ./...","timeout":"5m","cache":false},{"type":"composite","mode":"any","parallel":true,"checkers":[{"type":"files","name":"n","paths":["a","b*"]}]}],"limits":{"max_blocks":5,"deadline":"30m","budget":"540s"},"on_error":"block","gate_tools":[]}`))
-	f.Add([]byte(`{"limits":{"max_blocks":9007199254740993},"dialect":"a","dialect":"b","checkers":[]}`))
-	f.Add([]byte(`{"gate_tools":["\u00e9\ud83d\ude00\n"],"checkers":[{"type":"test","cache":true,"command":"x","cache":false}]}`))
+	f.Add([]byte(`{"limits":{"max_blocks":9007199254740993},"dialect":"b","checkers":[]}`))
+	f.Add([]byte(`{"gate_tools":["\u00e9\ud83d\ude00\n"],"checkers":[{"type":"test","command":"x","cache":false}]}`))
+	f.Add([]byte(`{"limits":{"max_blocks":9007199254740993},"dialect":"a","dialect":"b"}`))
+	f.Add([]byte(`{"checkers":[{"type":"test","cache":true,"command":"x","cache":false}]}`))
+	f.Add([]byte(`{"checkers":[{"type":"files","typ\u0065":"test","paths":["a"]}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got := defaults()
-		if problems := decode(data, got); len(problems) > 0 {
+		problems, _ := decode(data, got)
+		if duplicateKey(data) {
+			if len(problems) == 0 {
+				t.Fatalf("decode accepted a key given twice")
+			}
+			return
+		}
+		if len(problems) > 0 {
 			return
 		}
 		want := defaults()
@@ -201,6 +404,43 @@ func FuzzDecodeMatchesEncodingJSON(f *testing.F) {
 			t.Fatalf("decode and encoding/json differ:\n got %+v\nwant %+v", got, want)
 		}
 	})
+}
+
+// duplicateKey reports whether, as encoding/json reads data, an object
+// holds a key twice; false for a document it cannot read.
+func duplicateKey(data []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	// keys holds, per open object, the keys read so far; nil for an array.
+	var keys []map[string]bool
+	wantKey := false
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		switch tok {
+		case json.Delim('{'):
+			keys = append(keys, map[string]bool{})
+			wantKey = true
+			continue
+		case json.Delim('['):
+			keys = append(keys, nil)
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			keys = keys[:len(keys)-1]
+		default:
+			if k, ok := tok.(string); ok && wantKey {
+				if keys[len(keys)-1][k] {
+					return true
+				}
+				keys[len(keys)-1][k] = true
+				wantKey = false
+				continue
+			}
+		}
+		// A value ended: in an object, a key comes next.
+		wantKey = len(keys) > 0 && keys[len(keys)-1] != nil
+	}
 }
 
 func TestParseRefusesInvalidUTF8(t *testing.T) {

@@ -5,12 +5,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"reflect"
+	"runtime"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/donegate/donegate/internal/jsondepth"
 )
 
 // kind is the JSON type a key must hold.
@@ -22,12 +28,13 @@ const (
 	kBool
 	kDuration
 	kStrings
+	kGlobs // an array of strings, each a path or a filepath.Match pattern
 	kCheckers
 	kLimits
 )
 
 func (k kind) String() string {
-	return [...]string{"a string", "a whole number", "true or false", "a duration string such as \"90s\"", "an array of strings", "an array of checkers", "an object"}[k]
+	return [...]string{"a string", "a whole number", "true or false", "a duration string such as \"90s\"", "an array of strings", "an array of strings", "an array of checkers", "an object"}[k]
 }
 
 var topKeys = map[string]kind{
@@ -49,7 +56,7 @@ var limitKeys = map[string]kind{
 // "timeout" on a files checker means the person expects something we do not do.
 var checkerKeys = map[string]map[string]kind{
 	TypePlan:      {},
-	TypeFiles:     {"paths": kStrings},
+	TypeFiles:     {"paths": kGlobs},
 	TypeTest:      {"command": kString, "timeout": kDuration, "cache": kBool},
 	TypeComposite: {"mode": kString, "checkers": kCheckers, "parallel": kBool},
 }
@@ -66,45 +73,131 @@ func CheckerTypes() []string {
 	return names
 }
 
-// decode reads data into c in one pass that checks syntax, unknown keys
-// and the JSON type of every value, so each problem can name its exact
-// path. A value goes into the field of c whose JSON name is its key, only
-// once it has the right type; c is not to be used if problems are found.
+// maxCompositeDepth is how deeply composites may nest: a composite inside
+// 32 others is refused. Real chains nest two or three deep. A 1 MB file of
+// composites nested 30,000 deep took 162 s to decode when the depth was
+// not bounded: gjson finds where a nested value ends by scanning it, again
+// at each level above it, and every value's JSON path was built as a
+// string as long as its depth (most of the time, with the garbage
+// collector scanning a stack 30,000 calls deep). Paths are now spelt out
+// only for problems, and the bound leaves the rescans a small factor.
+const maxCompositeDepth = 32
+
+// maxJSONDepth is the deepest a valid config nests: the top object and
+// its checkers array, a checker object and its checkers array for each of
+// maxCompositeDepth composites, and a member with its paths array. A file
+// that nests deeper is refused at once, before any reader that recurses
+// per level (gjson's validator, encoding/json) or rescans per level sees it.
+const maxJSONDepth = 2*maxCompositeDepth + 4
+
+// decode reads data into c in one pass that checks syntax, unknown and
+// duplicate keys and the JSON type of every value, so each problem can
+// name its exact path. A value goes into the field of c whose JSON name is
+// its key, only once it has the right type; the fields of c with a problem
+// keep their defaults.
+//
+// It also returns the paths whose value is missing or cut short because
+// of a problem it reports, where the value rules must not report again.
 //
 // It does the work of encoding/json.Unmarshal with gjson, which the hooks
 // use anyway: encoding/json's first decode of a type costs a new process
 // about half a millisecond, and this about a tenth of that.
-func decode(data []byte, c *Config) []Problem {
+func decode(data []byte, c *Config) ([]Problem, pathSet) {
+	if !jsondepth.Within(data, maxJSONDepth) {
+		return []Problem{{Message: fmt.Sprintf("nested deeper than %d levels of JSON (composites may nest at most %d deep)", maxJSONDepth, maxCompositeDepth)}}, nil
+	}
 	if !gjson.ValidBytes(data) {
-		return []Problem{{Message: syntaxMessage(data)}}
+		return []Problem{{Message: syntaxMessage(data)}}, nil
 	}
 	if !utf8.Valid(data) {
 		// JSON is UTF-8 (RFC 8259); encoding/json would quietly turn the
 		// bad bytes into U+FFFD, in a command or a path.
-		return []Problem{{Message: invalidUTF8Message(data)}}
+		return []Problem{{Message: invalidUTF8Message(data)}}, nil
 	}
 	root := gjson.ParseBytes(data)
 	if !root.IsObject() {
-		return []Problem{{Message: "expected a JSON object at the top level"}}
+		return []Problem{{Message: "expected a JSON object at the top level"}}, nil
 	}
-	var ps []Problem
-	walkObject(root, "", topKeys, reflect.ValueOf(c).Elem(), &ps)
-	return ps
+	// gjson leaves the root's Index at 0 even after leading white space;
+	// the Index of every value below counts from it.
+	root.Index = len(data) - len(root.Raw)
+	d := decoder{data: data, undecided: pathSet{}}
+	ms, _ := d.members(root, nil)
+	d.object(ms, nil, topKeys, reflect.ValueOf(c).Elem())
+	return d.problems, d.undecided
 }
 
-// walkObject checks each key of obj against keys and stores its value in
-// the field of the struct dst with that JSON name.
-func walkObject(obj gjson.Result, path string, keys map[string]kind, dst reflect.Value, ps *[]Problem) {
-	obj.ForEach(func(k, v gjson.Result) bool {
-		p := join(path, k.Str)
-		want, ok := keys[k.Str]
-		if !ok {
-			*ps = append(*ps, Problem{p, "unknown key" + suggest(k.Str, keys)})
+// decoder holds what decode has found so far.
+type decoder struct {
+	data      []byte // the document, to give line and column
+	problems  []Problem
+	undecided pathSet
+}
+
+// jsonPath is the path of a value in the document, such as
+// checkers[1].timeout: a key or an index under its parent, nil for the
+// top. It is spelt out only for a problem; building every value's path as
+// a string cost time in proportion to the file's size times its depth.
+type jsonPath struct {
+	up    *jsonPath
+	name  string // "" for an element of an array
+	index int
+}
+
+// key returns the path of the member k of the object at p.
+func (p *jsonPath) key(k string) *jsonPath { return &jsonPath{up: p, name: k} }
+
+// at returns the path of the element i of the array at p.
+func (p *jsonPath) at(i int) *jsonPath { return &jsonPath{up: p, index: i} }
+
+// String spells the path out: "checkers[1].timeout", "" for the top.
+func (p *jsonPath) String() string {
+	var steps []*jsonPath
+	for q := p; q != nil; q = q.up {
+		steps = append(steps, q)
+	}
+	var b strings.Builder
+	for i := len(steps) - 1; i >= 0; i-- {
+		switch q := steps[i]; {
+		case q.name == "":
+			fmt.Fprintf(&b, "[%d]", q.index)
+		case b.Len() > 0:
+			b.WriteString("." + q.name)
+		default:
+			b.WriteString(q.name)
+		}
+	}
+	return b.String()
+}
+
+// pathSet is a set of JSON paths, spelt out.
+type pathSet map[string]bool
+
+// covers reports whether path or a path it lies under is in s.
+func (s pathSet) covers(path string) bool {
+	for p := path; p != ""; {
+		if s[p] {
 			return true
 		}
-		checkValue(v, p, want, fieldByJSONName(dst, k.Str), ps)
-		return true
-	})
+		i := strings.LastIndexAny(p, ".[")
+		if i < 0 {
+			break
+		}
+		p = p[:i]
+	}
+	return false
+}
+
+// report records a problem about a key that has no field.
+func (d *decoder) report(path *jsonPath, msg string) {
+	d.problems = append(d.problems, Problem{path.String(), msg})
+}
+
+// fail records a problem with the value at path, whose field then holds
+// nothing from the file.
+func (d *decoder) fail(path *jsonPath, msg string) {
+	d.report(path, msg)
+	d.undecided[path.String()] = true
 }
 
 // fieldByJSONName returns the field of the struct v named name in JSON.
@@ -120,9 +213,72 @@ func fieldByJSONName(v reflect.Value, name string) reflect.Value {
 	panic(fmt.Sprintf("config: %s has no field named %q in JSON", t, name))
 }
 
-// checkValue checks that v is of kind want and stores it in dst.
-func checkValue(v gjson.Result, path string, want kind, dst reflect.Value, ps *[]Problem) {
-	bad := func() { *ps = append(*ps, Problem{path, fmt.Sprintf("expected %s, got %s", want, describe(v))}) }
+// member is one key and its value in a JSON object.
+type member struct {
+	key   string
+	value gjson.Result
+}
+
+// members returns the members of the object obj, in order, leaving out
+// and reporting (and returning) each key seen before in it: encoding/json
+// would take the last value and gjson's Get the first, so a checker could
+// be validated as one type and built as another.
+func (d *decoder) members(obj gjson.Result, path *jsonPath) (ms []member, dups []string) {
+	var seen map[string]bool // made only for an object with many keys
+	obj.ForEach(func(k, v gjson.Result) bool {
+		key := str(k)
+		dup := seen[key]
+		if seen == nil {
+			dup = slices.ContainsFunc(ms, func(m member) bool { return m.key == key })
+		}
+		if dup {
+			d.fail(path.key(key), "duplicate key")
+			dups = append(dups, key)
+			return true
+		}
+		ms = append(ms, member{key, v})
+		if seen == nil && len(ms) > 8 {
+			seen = make(map[string]bool)
+			for _, m := range ms {
+				seen[m.key] = true
+			}
+		} else if seen != nil {
+			seen[key] = true
+		}
+		return true
+	})
+	return ms, dups
+}
+
+// object checks each member against keys and stores its value in the
+// field of the struct dst with that JSON name.
+func (d *decoder) object(ms []member, path *jsonPath, keys map[string]kind, dst reflect.Value) {
+	for _, m := range ms {
+		want, ok := keys[m.key]
+		if !ok {
+			d.unknown(ms, path, m.key, "unknown key", keys)
+			continue
+		}
+		d.value(m.value, path.key(m.key), want, fieldByJSONName(dst, m.key), 0)
+	}
+}
+
+// unknown reports the key of ms that keys does not hold, suggesting a near
+// miss. When the near miss is not in ms either, the person most likely
+// meant it: its value rules stay quiet, so a misspelt "comand" is not also
+// reported as a missing "command".
+func (d *decoder) unknown(ms []member, path *jsonPath, key, msg string, keys map[string]kind) {
+	near, hint := suggest(key, keys)
+	d.report(path.key(key), msg+hint)
+	if near != "" && !slices.ContainsFunc(ms, func(m member) bool { return m.key == near }) {
+		d.undecided[path.key(near).String()] = true
+	}
+}
+
+// value checks that v is of kind want and stores it in dst. depth is the
+// number of composites around a kCheckers value.
+func (d *decoder) value(v gjson.Result, path *jsonPath, want kind, dst reflect.Value, depth int) {
+	bad := func() { d.fail(path, fmt.Sprintf("expected %s, got %s", want, describe(v))) }
 	switch want {
 	case kString:
 		if v.Type != gjson.String {
@@ -152,42 +308,50 @@ func checkValue(v gjson.Result, path string, want kind, dst reflect.Value, ps *[
 			bad()
 			return
 		}
-		d, err := parseDuration(str(v))
+		dur, err := parseDuration(str(v))
 		if err != nil {
-			*ps = append(*ps, Problem{path, err.Error()})
+			d.fail(path, err.Error())
 			return
 		}
-		dst.SetInt(int64(d))
-	case kStrings:
+		dst.SetInt(int64(dur))
+	case kStrings, kGlobs:
 		if !v.IsArray() {
 			bad()
 			return
 		}
-		elems := v.Array()
-		strs := make([]string, len(elems))
-		for i, e := range elems {
-			if e.Type != gjson.String {
-				*ps = append(*ps, Problem{fmt.Sprintf("%s[%d]", path, i), "expected a string, got " + describe(e)})
+		strs := make([]string, 0) // [] is an empty list, not a missing one
+		v.ForEach(func(_, e gjson.Result) bool {
+			s := str(e)
+			switch {
+			case e.Type != gjson.String:
+				d.fail(path.at(len(strs)), "expected a string, got "+describe(e))
+			case want == kGlobs && isGlob(s):
+				if err := globError(s); err != nil {
+					d.fail(path.at(len(strs)), fmt.Sprintf("invalid glob pattern %q: %v", s, err))
+				}
 			}
-			strs[i] = str(e)
-		}
+			strs = append(strs, s)
+			return true
+		})
 		dst.Set(reflect.ValueOf(strs))
 	case kLimits:
 		if !v.IsObject() {
 			bad()
 			return
 		}
-		walkObject(v, path, limitKeys, dst, ps)
+		ms, _ := d.members(v, path)
+		d.object(ms, path, limitKeys, dst)
 	case kCheckers:
 		if !v.IsArray() {
 			bad()
 			return
 		}
-		elems := v.Array()
-		cs := make([]Checker, len(elems))
-		for i, e := range elems {
-			checkChecker(e, fmt.Sprintf("%s[%d]", path, i), &cs[i], ps)
-		}
+		cs := make([]Checker, 0)
+		v.ForEach(func(_, e gjson.Result) bool {
+			cs = append(cs, Checker{})
+			d.checker(e, path.at(len(cs)-1), &cs[len(cs)-1], depth)
+			return true
+		})
 		dst.Set(reflect.ValueOf(cs))
 	}
 }
@@ -206,25 +370,38 @@ func str(v gjson.Result) string {
 	return s
 }
 
-func checkChecker(v gjson.Result, path string, dst *Checker, ps *[]Problem) {
+// checker decodes the checker v, inside depth composites, into dst. Which
+// keys it takes depends on its type; without a known type nothing in it
+// can be checked, so the value rules skip it all.
+func (d *decoder) checker(v gjson.Result, path *jsonPath, dst *Checker, depth int) {
 	if !v.IsObject() {
-		*ps = append(*ps, Problem{path, "expected a checker object such as {\"type\": \"plan\"}, got " + describe(v)})
+		d.fail(path, "expected a checker object such as {\"type\": \"plan\"}, got "+describe(v))
 		return
 	}
-	t := v.Get("type")
-	if !t.Exists() {
-		*ps = append(*ps, Problem{path + ".type", "missing (valid: " + strings.Join(CheckerTypes(), ", ") + ")"})
+	ms, dups := d.members(v, path)
+	typ := ""
+	if i := slices.IndexFunc(ms, func(m member) bool { return m.key == "type" }); i < 0 {
+		d.report(path.key("type"), "missing (valid: "+strings.Join(CheckerTypes(), ", ")+")")
+	} else if t := ms[i].value; t.Type != gjson.String {
+		d.report(path.key("type"), "expected a string, got "+describe(t))
+	} else if checkerKeys[str(t)] == nil {
+		d.report(path.key("type"), fmt.Sprintf("unknown checker type %q (valid: %s)", str(t), strings.Join(CheckerTypes(), ", ")))
+	} else if slices.Contains(dups, "type") {
+		// Already reported: which of the types was meant is unknown.
+	} else if str(t) == TypeComposite && depth >= maxCompositeDepth {
+		// The path of a composite this deep is long: it is shortened, and
+		// the position given.
+		line, col := position(d.data[:v.Index])
+		d.problems = append(d.problems, Problem{abbreviate(path.String()),
+			fmt.Sprintf("composites nest deeper than %d levels (this one starts at line %d, column %d)", maxCompositeDepth, line, col)})
+	} else {
+		typ = str(t)
+	}
+	if typ == "" {
+		d.undecided[path.String()] = true
 		return
 	}
-	if t.Type != gjson.String {
-		*ps = append(*ps, Problem{path + ".type", "expected a string, got " + describe(t)})
-		return
-	}
-	own, ok := checkerKeys[t.Str]
-	if !ok {
-		*ps = append(*ps, Problem{path + ".type", fmt.Sprintf("unknown checker type %q (valid: %s)", t.Str, strings.Join(CheckerTypes(), ", "))})
-		return
-	}
+	own := checkerKeys[typ]
 	keys := make(map[string]kind, len(own)+len(commonCheckerKeys))
 	for k, v := range commonCheckerKeys {
 		keys[k] = v
@@ -233,22 +410,80 @@ func checkChecker(v gjson.Result, path string, dst *Checker, ps *[]Problem) {
 		keys[k] = v
 	}
 	dv := reflect.ValueOf(dst).Elem()
-	v.ForEach(func(k, val gjson.Result) bool {
-		p := join(path, k.Str)
-		want, ok := keys[k.Str]
+	for _, m := range ms {
+		want, ok := keys[m.key]
 		if !ok {
-			msg := fmt.Sprintf("unknown key for a %q checker", t.Str)
-			if users := typesAccepting(k.Str); len(users) > 0 {
-				msg = fmt.Sprintf("not used by a %q checker (only by %s)", t.Str, strings.Join(users, ", "))
+			if users := typesAccepting(m.key); len(users) > 0 {
+				d.report(path.key(m.key), fmt.Sprintf("not used by a %q checker (only by %s)", typ, strings.Join(users, ", ")))
 			} else {
-				msg += suggest(k.Str, keys)
+				d.unknown(ms, path, m.key, fmt.Sprintf("unknown key for a %q checker", typ), keys)
 			}
-			*ps = append(*ps, Problem{p, msg})
-			return true
+			continue
 		}
-		checkValue(val, p, want, fieldByJSONName(dv, k.Str), ps)
-		return true
-	})
+		d.value(m.value, path.key(m.key), want, fieldByJSONName(dv, m.key), depth+1)
+	}
+}
+
+// abbreviate shortens a path of many levels to its first and last two, so
+// that the message stays readable.
+func abbreviate(path string) string {
+	parts := strings.Split(path, ".")
+	if len(parts) <= 5 {
+		return path
+	}
+	return strings.Join(parts[:2], ".") + ".…(" + strconv.Itoa(len(parts)-4) + " more)…." + strings.Join(parts[len(parts)-2:], ".")
+}
+
+// isGlob is the files checker's test (checkers/files.go): a path with *, ?
+// or [ is a pattern for filepath.Glob, any other names one file.
+func isGlob(p string) bool { return strings.ContainsAny(p, "*?[") }
+
+// globError returns why filepath.Match cannot read all of the pattern p,
+// or nil, so that such a pattern is refused once, at load, and not
+// reported as an error by every check the files checker makes.
+//
+// Match(p, "") is not enough: Match reads a pattern only as far as the
+// name at hand needs, so a pattern such as "dist/*[" fails only once
+// dist/ holds a file. And filepath.Glob matches each part between
+// separators on its own, so a class or an escape may not span a separator
+// ("dist/[a/b]"). So each part is split into chunks as Match splits a
+// pattern (at each star outside a class), and each chunk given to Match
+// alone, which then reads all of it.
+func globError(p string) error {
+	for _, part := range strings.Split(p, string(filepath.Separator)) {
+		for part != "" {
+			var chunk string
+			chunk, part = nextChunk(part)
+			if _, err := filepath.Match(chunk, ""); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// nextChunk drops the stars that begin s and returns the text up to the
+// next star outside a class, and the rest, as filepath.Match's scanChunk.
+func nextChunk(s string) (chunk, rest string) {
+	s = strings.TrimLeft(s, "*")
+	inClass := false
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			if runtime.GOOS != "windows" { // a separator there, not an escape
+				i++
+			}
+		case '[':
+			inClass = true
+		case ']':
+			inClass = false
+		case '*':
+			if !inClass {
+				return s[:i], s[i:]
+			}
+		}
+	}
+	return s, ""
 }
 
 func typesAccepting(key string) []string {
@@ -261,8 +496,9 @@ func typesAccepting(key string) []string {
 	return ts
 }
 
-// suggest names the valid keys, putting a near miss first.
-func suggest(key string, keys map[string]kind) string {
+// suggest names the valid keys, putting a near miss first; it returns the
+// near miss, if any, and the text to append to the message.
+func suggest(key string, keys map[string]kind) (near, hint string) {
 	valid := make([]string, 0, len(keys))
 	for k := range keys {
 		valid = append(valid, k)
@@ -275,9 +511,9 @@ func suggest(key string, keys map[string]kind) string {
 		}
 	}
 	if best != "" {
-		return fmt.Sprintf(" (did you mean %q? valid: %s)", best, strings.Join(valid, ", "))
+		return best, fmt.Sprintf(" (did you mean %q? valid: %s)", best, strings.Join(valid, ", "))
 	}
-	return " (valid: " + strings.Join(valid, ", ") + ")"
+	return "", " (valid: " + strings.Join(valid, ", ") + ")"
 }
 
 // distance is the Levenshtein distance, for "did you mean".
@@ -317,13 +553,6 @@ func describe(v gjson.Result) string {
 		return "the string " + v.Raw
 	}
 	return v.Raw
-}
-
-func join(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
 }
 
 // invalidUTF8Message locates the first byte that is not UTF-8.

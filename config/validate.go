@@ -1,11 +1,15 @@
 package config
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/tidwall/gjson"
 )
 
 // The value rules of a config are written once, as go-playground/validator
@@ -36,6 +40,14 @@ func (v violation) Problem() Problem {
 		msg = "required"
 	case ruleNonempty:
 		msg = "must not be empty"
+	case "min": // applyRules allows it on lists only
+		msg = "must hold at least " + v.param + " items"
+		if v.param == "1" {
+			msg = "must not be empty"
+		}
+		if v.path == "checkers" {
+			msg += "; leave the key out to use the default, " + defaultCheckers()
+		}
 	case "oneof":
 		msg = fmt.Sprintf("must be one of %s, got %q", strings.Join(strings.Fields(v.param), ", "), fmt.Sprint(v.value))
 	case "gte":
@@ -50,12 +62,21 @@ func (v violation) Problem() Problem {
 
 func validate(c *Config) []Problem {
 	var vs []violation
-	checkStruct(reflect.ValueOf(*c), "", &vs)
+	checkStruct(reflect.ValueOf(*c), nil, &vs)
 	var ps []Problem
 	for _, v := range vs {
 		ps = append(ps, v.Problem())
 	}
 	return ps
+}
+
+// defaultCheckers is the checkers of the embedded default, as JSON.
+func defaultCheckers() string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, []byte(gjson.GetBytes(defaultJSON, "checkers").Raw)); err != nil {
+		panic("embedded default config is invalid: " + err.Error())
+	}
+	return b.String()
 }
 
 // ruleNonempty is the one rule tags cannot say: a files checker needs
@@ -86,7 +107,7 @@ func jsonName(f reflect.StructField) string {
 
 // checkStruct checks every field of the struct v in order, then the rules
 // of its type (validator runs struct-level rules after the fields too).
-func checkStruct(v reflect.Value, path string, out *[]violation) {
+func checkStruct(v reflect.Value, path *jsonPath, out *[]violation) {
 	t := v.Type()
 	for i := range t.NumField() {
 		f := t.Field(i)
@@ -94,11 +115,11 @@ func checkStruct(v reflect.Value, path string, out *[]violation) {
 		if name == "" || !f.IsExported() {
 			continue
 		}
-		applyRules(v, v.Field(i), join(path, name), f.Tag.Get("validate"), out)
+		applyRules(v, v.Field(i), path.key(name), f.Tag.Get("validate"), out)
 	}
 	if c, ok := v.Interface().(Checker); ok {
 		if field, empty := c.nonemptyByType(); empty {
-			*out = append(*out, violation{path: join(path, field), tag: ruleNonempty})
+			*out = append(*out, violation{path: path.key(field).String(), tag: ruleNonempty})
 		}
 	}
 }
@@ -106,7 +127,7 @@ func checkStruct(v reflect.Value, path string, out *[]violation) {
 // applyRules applies the comma-separated rules in tag to fv, a field of
 // parent (required_if looks at its siblings). Like validator it stops at a
 // field's first broken rule, and descends into structs.
-func applyRules(parent, fv reflect.Value, path, tag string, out *[]violation) {
+func applyRules(parent, fv reflect.Value, path *jsonPath, tag string, out *[]violation) {
 	var rules []string
 	if tag != "" {
 		rules = strings.Split(tag, ",")
@@ -122,7 +143,7 @@ func applyRules(parent, fv reflect.Value, path, tag string, out *[]violation) {
 		case "dive":
 			rest := strings.Join(rules[i+1:], ",")
 			for j := range fv.Len() {
-				applyRules(parent, fv.Index(j), fmt.Sprintf("%s[%d]", path, j), rest, out)
+				applyRules(parent, fv.Index(j), path.at(j), rest, out)
 			}
 			return
 		case "required":
@@ -130,6 +151,12 @@ func applyRules(parent, fv reflect.Value, path, tag string, out *[]violation) {
 		case "required_if":
 			field, want, _ := strings.Cut(param, " ")
 			broken = parent.FieldByName(field).String() == want && !hasValue(fv)
+		case "min":
+			n, err := strconv.Atoi(param)
+			if err != nil || fv.Kind() != reflect.Slice {
+				panic(fmt.Sprintf("config: rule %q on %s: only a whole-number least length of a list is supported", rule, path))
+			}
+			broken = fv.Len() < n
 		case "oneof":
 			broken = !slices.Contains(strings.Fields(param), fv.String())
 		case "gte", "gt":
@@ -142,7 +169,7 @@ func applyRules(parent, fv reflect.Value, path, tag string, out *[]violation) {
 			panic(fmt.Sprintf("config: rule %q on %s is not supported; add it to applyRules and to the tests", rule, path))
 		}
 		if broken {
-			*out = append(*out, violation{path: path, tag: name, param: param, value: fv.Interface()})
+			*out = append(*out, violation{path: path.String(), tag: name, param: param, value: fv.Interface()})
 			return
 		}
 	}

@@ -87,6 +87,9 @@ func TestRulesMatchValidator(t *testing.T) {
 		{"max_blocks", func(c *Config) { c.Limits.MaxBlocks = 0 }, []string{"limits.max_blocks: must be at least 1"}},
 		{"negative deadline", func(c *Config) { c.Limits.Deadline = -1 }, []string{"limits.deadline: must be at least 0"}},
 		{"zero budget", func(c *Config) { c.Limits.Budget = 0 }, []string{"limits.budget: must be greater than 0"}},
+		{"no checkers", func(c *Config) { c.Checkers = nil }, []string{`checkers: must not be empty; leave the key out to use the default, [{"type":"plan"}]`}},
+		{"empty checkers", func(c *Config) { c.Checkers = []Checker{} }, []string{`checkers: must not be empty; leave the key out to use the default, [{"type":"plan"}]`}},
+		{"one checker", func(c *Config) { c.Checkers = c.Checkers[:1] }, nil},
 		{"no type", func(c *Config) { c.Checkers[0].Type = "" }, []string{"checkers[0].type: required"}},
 		{"unknown type", func(c *Config) { c.Checkers[0].Type = "lint" }, []string{`checkers[0].type: must be one of plan, files, test, composite, got "lint"`}},
 		{"files without paths", func(c *Config) { c.Checkers[1].Paths = nil }, []string{"checkers[1].paths: must not be empty"}},
@@ -136,12 +139,12 @@ func TestRulesMatchValidator(t *testing.T) {
 // FuzzRulesMatchValidator builds configs from arbitrary values and
 // requires validate to report exactly what validator/v10 reports.
 func FuzzRulesMatchValidator(f *testing.F) {
-	f.Add("claude-code", "allow", "StructuredOutput", 5, int64(0), int64(time.Minute), "test", "", "", "all", "x", true)
-	f.Add("", "", "", 0, int64(-1), int64(0), "", "go test", "name", "", "", false)
-	f.Add("sdk", "block", "", -3, int64(5), int64(-5), "composite", "", "n", "some", "", true)
-	f.Add("x", "y", "z", 1, int64(1), int64(1), "files", "cmd", "", "any", "", false)
+	f.Add("claude-code", "allow", "StructuredOutput", 5, int64(0), int64(time.Minute), "test", "", "", "all", "x", true, uint8(2))
+	f.Add("", "", "", 0, int64(-1), int64(0), "", "go test", "name", "", "", false, uint8(0))
+	f.Add("sdk", "block", "", -3, int64(5), int64(-5), "composite", "", "n", "some", "", true, uint8(1))
+	f.Add("x", "y", "z", 1, int64(1), int64(1), "files", "cmd", "", "any", "", false, uint8(3))
 	f.Fuzz(func(t *testing.T, dialect, onError, tool string, maxBlocks int, deadline, budget int64,
-		typ, command, name, mode, path string, nest bool) {
+		typ, command, name, mode, path string, nest bool, chain uint8) {
 		member := Checker{Type: typ, Name: name, Command: command, Mode: mode, Timeout: Duration(deadline)}
 		if path != "" || nest {
 			member.Paths = []string{path}
@@ -155,6 +158,14 @@ func FuzzRulesMatchValidator(f *testing.F) {
 			GateTools: []string{tool},
 			Limits:    Limits{MaxBlocks: maxBlocks, Deadline: Duration(deadline), Budget: Duration(budget)},
 			Checkers:  []Checker{member, {Type: TypeComposite, Mode: mode, Checkers: []Checker{member}}},
+		}
+		switch chain % 4 { // 2 keeps both; 3, nil, and 0, empty, break min=1
+		case 0:
+			c.Checkers = []Checker{}
+		case 1:
+			c.Checkers = c.Checkers[:1]
+		case 3:
+			c.Checkers = nil
 		}
 		if want, got := reference(t, c), validate(c); !reflect.DeepEqual(want, got) {
 			t.Fatalf("validate and validator/v10 disagree on %+v:\nvalidator: %v\nvalidate:  %v", c, want, got)
@@ -170,6 +181,6 @@ func TestUnknownRulePanics(t *testing.T) {
 	}
 	var vs []violation
 	assert.PanicsWithValue(t, `config: rule "email" on mail is not supported; add it to applyRules and to the tests`, func() {
-		checkStruct(reflect.ValueOf(withEmail{}), "", &vs)
+		checkStruct(reflect.ValueOf(withEmail{}), nil, &vs)
 	})
 }
