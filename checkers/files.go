@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/donegate/donegate/config"
 )
 
 // Files checks that required files exist. Paths are relative to the
@@ -30,7 +32,7 @@ func (f Files) Check(_ context.Context, c *Context) (Result, error) {
 	for _, p := range f.Paths {
 		var why string
 		var err error
-		if strings.ContainsAny(p, "*?[") {
+		if config.IsGlob(p) {
 			why, err = globMissing(c.ProjectDir, p)
 		} else {
 			why, err = fileMissing(c.ProjectDir, p)
@@ -102,7 +104,9 @@ func globMissing(projectDir, p string) (string, error) {
 	}
 	matches, err := fs.Glob(os.DirFS(dir), strings.Join(parts[i:], "/"))
 	if err != nil {
-		return "", fmt.Errorf("files: pattern %q: %w", p, err)
+		// fs.Glob's only error is path.ErrBadPattern; the syntax is
+		// filepath.Match's, whose error the config's check reports.
+		return "", fmt.Errorf("files: pattern %q: %w", p, filepath.ErrBadPattern)
 	}
 	if len(matches) == 0 {
 		return p, nil

@@ -325,7 +325,7 @@ func (d *decoder) value(v gjson.Result, path *jsonPath, want kind, dst reflect.V
 			switch {
 			case e.Type != gjson.String:
 				d.fail(path.at(len(strs)), "expected a string, got "+describe(e))
-			case want == kGlobs && isGlob(s):
+			case want == kGlobs && IsGlob(s):
 				if err := globError(s); err != nil {
 					d.fail(path.at(len(strs)), fmt.Sprintf("invalid glob pattern %q: %v", s, err))
 				}
@@ -434,9 +434,10 @@ func abbreviate(path string) string {
 	return strings.Join(parts[:2], ".") + ".…(" + strconv.Itoa(len(parts)-4) + " more)…." + strings.Join(parts[len(parts)-2:], ".")
 }
 
-// isGlob is the files checker's test (checkers/files.go): a path with *, ?
-// or [ is a pattern for filepath.Glob, any other names one file.
-func isGlob(p string) bool { return strings.ContainsAny(p, "*?[") }
+// IsGlob reports whether a path of a files checker is a pattern: one with
+// *, ? or [ must match at least one file, any other names one file. The
+// files checker asks the same function, so load and check never disagree.
+func IsGlob(p string) bool { return strings.ContainsAny(p, "*?[") }
 
 // globError returns why filepath.Match cannot read all of the pattern p,
 // or nil, so that such a pattern is refused once, at load, and not
