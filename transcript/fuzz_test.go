@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/donegate/donegate/internal/jsondepth"
 )
 
 // referencePlan is the slow, obvious reader: the whole file, forwards,
@@ -19,7 +21,7 @@ func referencePlan(data []byte) ([]Item, bool) {
 	var items []Item
 	found := false
 	for _, line := range bytes.Split(data, []byte("\n")) {
-		if len(line) > MaxLineBytes || !bytes.Contains(line, []byte(`"TodoWrite"`)) || !gjson.ValidBytes(line) {
+		if len(line) > MaxLineBytes || !jsondepth.Within(line, MaxLineDepth) || !bytes.Contains(line, []byte(`"TodoWrite"`)) || !gjson.ValidBytes(line) {
 			continue
 		}
 		root := gjson.ParseBytes(line)
