@@ -512,3 +512,21 @@ func writeConfig(t *testing.T, dir, cfg string) {
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, ".claude"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, ".claude", "donegate.json"), []byte(cfg), 0o644))
 }
+
+// TestTestCommandDaemonIsKilled: a test command that starts a process in
+// a session of its own (`setsid server &`), out of reach of the group
+// kill, once left it running after the hook. The hook now adopts it and
+// kills it before it answers.
+func TestTestCommandDaemonIsKilled(t *testing.T) {
+	dir := project(t, `{"checkers":[{"type":"test","command":"setsid sh -c 'echo $$ > daemon.tmp; mv daemon.tmp daemon.pid; exec sleep 300' </dev/null >/dev/null 2>&1 & while [ ! -s daemon.pid ]; do sleep 0.01; done; exit 1","cache":false}]}`)
+	r := runHook(t, "stop-hook", stopEvent(dir, "s1", "p1"), []string{"DONEGATE_STATE_DIR=" + t.TempDir()})
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, `"decision":"block"`)
+	data, err := os.ReadFile(filepath.Join(dir, "daemon.pid"))
+	require.NoError(t, err)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	require.NoError(t, err)
+	if !assert.True(t, proctest.Gone(pid), "the daemon %d outlived the hook", pid) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
