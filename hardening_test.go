@@ -423,8 +423,8 @@ func TestNonRegularFilesDoNotHang(t *testing.T) {
 			arrange: func(t *testing.T, s *setup) {
 				mkfifo(t, s.event["transcript_path"].(string))
 			},
-			stdout: `"systemMessage":"donegate could not check whether the work is done, so the agent may stop: checker 1 (plan): transcript: open `,
-			stderr: "not a regular file (a FIFO)",
+			stdout: `"systemMessage":"donegate could not check whether the work is done, so the agent may stop: checker 1 (plan): transcript `,
+			stderr: "s1.jsonl: not a regular file (a FIFO)",
 		},
 		{
 			name: "task file FIFO: an open item naming it", hook: "stop-hook",

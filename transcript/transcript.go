@@ -88,8 +88,12 @@ var (
 func LatestTodoWrite(path string, opt ReadOptions) (items []Item, found bool, err error) {
 	f, err := regular.Open(path)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
+		var pe *fs.PathError
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
 			return nil, false, nil
+		case errors.Is(err, regular.ErrNotRegular) && errors.As(err, &pe):
+			return nil, false, fmt.Errorf("transcript %s: %w", path, pe.Err)
 		}
 		return nil, false, fmt.Errorf("transcript: %w", err)
 	}
