@@ -349,3 +349,185 @@ func TestFeedbackIsCleanedAndBounded(t *testing.T) {
 	assert.LessOrEqual(t, len([]rune(answer.Reason)), 8000)
 	assert.Contains(t, answer.Reason, "[donegate: feedback cut, ")
 }
+
+// runRaw runs a hook binary on raw stdin bytes, killing it after limit so
+// that a hook that hangs fails the test instead of hanging it.
+func runRaw(t *testing.T, hook string, stdin []byte, env []string, limit time.Duration, args ...string) hookRun {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(hooks(t), hook), args...)
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)
+	cmd.Stdin = bytes.NewReader(stdin)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	r := hookRun{stdout: stdout.String(), stderr: stderr.String(), elapsed: time.Since(start)}
+	require.NoError(t, ctx.Err(), "%s still running after %v; stderr: %s", hook, limit, r.stderr)
+	if ee, ok := err.(*exec.ExitError); ok {
+		r.code = ee.ExitCode()
+	} else {
+		require.NoError(t, err)
+	}
+	return r
+}
+
+// TestDeeplyNestedEvent: an event nested six million levels deep (inside
+// the 16 MiB bound) once overflowed the stack of gjson's recursive
+// validator, and Go died with exit 2 and a trace of 290 lines. It is now
+// refused with exit 1 and one line, by both hooks, gated tool or not.
+func TestDeeplyNestedEvent(t *testing.T) {
+	deep := strings.Repeat("[", 6_000_000)
+	tests := []struct {
+		name, hook, event string
+	}{
+		{"Stop", "stop-hook", `{"hook_event_name":"Stop","session_id":"s1","x":` + deep + `}`},
+		{"PostToolUse of a gated tool", "posttooluse-hook", `{"hook_event_name":"PostToolUse","session_id":"s1","tool_name":"StructuredOutput","tool_input":` + deep + `}`},
+		{"PreToolUse of an ungated tool", "posttooluse-hook", `{"hook_event_name":"PreToolUse","session_id":"s1","tool_name":"Bash","tool_input":` + deep + `}`},
+		{"closed arrays", "stop-hook", `{"hook_event_name":"Stop","session_id":"s1","x":` + deep[:1000] + strings.Repeat("]", 1000) + `}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runRaw(t, tt.hook, []byte(tt.event), []string{"DONEGATE_STATE_DIR=" + t.TempDir()}, time.Minute)
+			assert.Equal(t, 1, r.code, "stderr: %.300s", r.stderr)
+			assert.Empty(t, r.stdout)
+			assert.Equal(t, 1, strings.Count(r.stderr, "\n"), "one line on stderr: %.300s", r.stderr)
+			assert.NotContains(t, r.stderr, "goroutine")
+			assert.Equal(t, tt.hook+": bad hook event: stdin nests arrays or objects more than 512 levels deep; a hook event is a single small JSON object\n", r.stderr)
+		})
+	}
+}
+
+// TestNonRegularFilesDoNotHang: a FIFO (or a symbolic link) where donegate
+// expects a regular file once hung the hook in open(2) until the host
+// killed it. Each kind now answers at once, as documented per file.
+func TestNonRegularFilesDoNotHang(t *testing.T) {
+	mkfifo := func(t *testing.T, p string) {
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, syscall.Mkfifo(p, 0o644))
+	}
+	type setup struct {
+		dir, stateDir, home string
+		event               map[string]any
+		args                []string
+	}
+	tests := []struct {
+		name    string
+		hook    string
+		arrange func(t *testing.T, s *setup)
+		stdout  string // a substring of the answer
+		stderr  string // a substring of the one stderr line
+	}{
+		{
+			name: "transcript FIFO: the check cannot run, fails open", hook: "stop-hook",
+			arrange: func(t *testing.T, s *setup) {
+				mkfifo(t, s.event["transcript_path"].(string))
+			},
+			stdout: `"systemMessage":"donegate could not check whether the work is done, so the agent may stop: checker 1 (plan): transcript `,
+			stderr: "s1.jsonl: not a regular file (a FIFO)",
+		},
+		{
+			name: "task file FIFO: an open item naming it", hook: "stop-hook",
+			arrange: func(t *testing.T, s *setup) {
+				tasks := filepath.Join(s.home, ".claude", "tasks", "s1")
+				require.NoError(t, os.MkdirAll(tasks, 0o755))
+				require.NoError(t, os.WriteFile(filepath.Join(tasks, "1.json"), []byte(`{"subject":"Write tests","status":"completed"}`), 0o644))
+				mkfifo(t, filepath.Join(tasks, "2.json"))
+			},
+			stdout: `"decision":"block","reason":"You have 1 incomplete task(s) out of 2. Please either complete all remaining tasks or update the plan to remove tasks that are no longer needed before producing output: task file 2.json (unreadable: not a regular file (a FIFO))"`,
+		},
+		{
+			name: "project config FIFO: a config error", hook: "stop-hook",
+			arrange: func(t *testing.T, s *setup) {
+				mkfifo(t, filepath.Join(s.dir, ".claude", "donegate.json"))
+			},
+			stdout: `"systemMessage":"donegate is not checking this session, its config is broken: config `,
+			stderr: "donegate.json: not a regular file (a FIFO); a config is a JSON file",
+		},
+		{
+			name: "--config FIFO at posttooluse-hook: a config error", hook: "posttooluse-hook",
+			arrange: func(t *testing.T, s *setup) {
+				p := filepath.Join(s.dir, "cfg.json")
+				mkfifo(t, p)
+				s.args = []string{"--config", p}
+				s.event["hook_event_name"] = "PreToolUse"
+				s.event["tool_name"] = "StructuredOutput"
+				s.event["tool_input"] = map[string]any{}
+			},
+			stdout: `"systemMessage":"donegate is not checking this session, its config is broken: config `,
+			stderr: "cfg.json: not a regular file (a FIFO); a config is a JSON file",
+		},
+		{
+			name: "state file FIFO: cannot keep its block count, fails open", hook: "stop-hook",
+			arrange: func(t *testing.T, s *setup) {
+				writeConfig(t, s.dir, `{"checkers":[{"type":"files","paths":["missing"]}]}`)
+				mkfifo(t, filepath.Join(s.stateDir, state.FileName("s1")))
+			},
+			stdout: `"systemMessage":"donegate cannot keep its block count (state: open `,
+			stderr: "not a regular file (a FIFO)",
+		},
+		{
+			name: "state file symlink: not followed, fails open", hook: "stop-hook",
+			arrange: func(t *testing.T, s *setup) {
+				writeConfig(t, s.dir, `{"checkers":[{"type":"files","paths":["missing"]}]}`)
+				require.NoError(t, os.MkdirAll(s.stateDir, 0o700))
+				require.NoError(t, os.Symlink(filepath.Join(s.dir, "precious"), filepath.Join(s.stateDir, state.FileName("s1"))))
+			},
+			stdout: `is a symbolic link, which is not followed), so it lets the agent stop; still open: Missing required files: missing`,
+			stderr: "is a symbolic link, which is not followed",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &setup{dir: t.TempDir(), home: t.TempDir()}
+			s.stateDir = filepath.Join(t.TempDir(), "state")
+			require.NoError(t, os.WriteFile(filepath.Join(s.dir, "precious"), []byte("keep me"), 0o644))
+			s.event = map[string]any{"session_id": "s1", "prompt_id": "p1", "hook_event_name": "Stop", "cwd": s.dir,
+				"transcript_path": filepath.Join(s.dir, "s1.jsonl")}
+			tt.arrange(t, s)
+			data, err := json.Marshal(s.event)
+			require.NoError(t, err)
+			env := []string{"DONEGATE_STATE_DIR=" + s.stateDir, "CLAUDE_CONFIG_DIR=" + filepath.Join(s.home, ".claude")}
+			r := runRaw(t, tt.hook, data, env, 10*time.Second, s.args...)
+			t.Logf("answered in %v", r.elapsed)
+			assert.Less(t, r.elapsed, 2*time.Second, "the hook must answer at once")
+			assert.Equal(t, 0, r.code, r.stderr)
+			assert.Contains(t, r.stdout, tt.stdout)
+			if tt.stderr == "" {
+				assert.Empty(t, r.stderr)
+			} else {
+				assert.Equal(t, 1, strings.Count(r.stderr, "\n"), r.stderr)
+				assert.Contains(t, r.stderr, tt.stderr)
+			}
+			precious, err := os.ReadFile(filepath.Join(s.dir, "precious"))
+			require.NoError(t, err)
+			assert.Equal(t, "keep me", string(precious), "no file is written through a link")
+		})
+	}
+}
+
+// writeConfig writes the project config of dir.
+func writeConfig(t *testing.T, dir, cfg string) {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, ".claude"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".claude", "donegate.json"), []byte(cfg), 0o644))
+}
+
+// TestTestCommandDaemonIsKilled: a test command that starts a process in
+// a session of its own (`setsid server &`), out of reach of the group
+// kill, once left it running after the hook. The hook now adopts it and
+// kills it before it answers.
+func TestTestCommandDaemonIsKilled(t *testing.T) {
+	dir := project(t, `{"checkers":[{"type":"test","command":"setsid sh -c 'echo $$ > daemon.tmp; mv daemon.tmp daemon.pid; exec sleep 300' </dev/null >/dev/null 2>&1 & while [ ! -s daemon.pid ]; do sleep 0.01; done; exit 1","cache":false}]}`)
+	r := runHook(t, "stop-hook", stopEvent(dir, "s1", "p1"), []string{"DONEGATE_STATE_DIR=" + t.TempDir()})
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, `"decision":"block"`)
+	data, err := os.ReadFile(filepath.Join(dir, "daemon.pid"))
+	require.NoError(t, err)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	require.NoError(t, err)
+	if !assert.True(t, proctest.Gone(pid), "the daemon %d outlived the hook", pid) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+}

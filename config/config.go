@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -23,6 +24,9 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/donegate/donegate/internal/jsondepth"
+	"github.com/donegate/donegate/internal/regular"
 )
 
 // FileName is the project config file, under .claude/ of the project.
@@ -237,9 +241,19 @@ func Parse(r io.Reader, source string) (*Config, error) {
 	return c, nil
 }
 
-// Load reads the config file at path.
+// Load reads the config file at path. A path that is not a regular file (a
+// FIFO, a device, a directory) is an *Error naming its kind, found without
+// blocking: opening a FIFO to read waits for a writer, and the host would
+// kill the hook with nothing decided.
 func Load(path string) (*Config, error) {
-	f, err := os.Open(path)
+	f, err := regular.Open(path)
+	if errors.Is(err, regular.ErrNotRegular) {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the Error names the path
+		}
+		return nil, &Error{Source: path, Problems: []Problem{{Message: err.Error() + "; a config is a JSON file"}}}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
@@ -260,7 +274,10 @@ var ErrNotFound = errors.New("config file not found")
 
 // Find returns the path of the config to use, or "" for the embedded
 // default. A file named by the flag or the environment must exist; the
-// project files are used only when present.
+// project files are used only when present. Find only stats paths, so it
+// never blocks; a path that is there but is not a regular file (a FIFO) is
+// returned, for Load to report, rather than silently replaced by the
+// default. A directory in place of a project file is skipped.
 func Find(l Lookup) (string, error) {
 	for _, named := range []struct{ what, path string }{{"--config", l.Flag}, {"DONEGATE_CONFIG", l.Env}} {
 		if named.path == "" {
@@ -299,14 +316,23 @@ func Resolve(l Lookup) (*Config, error) {
 // OnErrorOf returns the on_error setting of the config l finds, read
 // leniently, for when that config is broken: a person who asked for
 // "block" wants a broken config to block too, so the agent can fix it.
-// It returns "allow" when the setting cannot be read.
+// It returns "allow" when the setting cannot be read: the file is missing,
+// not a regular file, over Parse's 1 MiB bound, nested more than 512 levels
+// deep (gjson's validator recurses per level) or not JSON. Like Load, it
+// never blocks on a FIFO.
 func OnErrorOf(l Lookup) string {
+	const maxBytes, maxDepth = 1 << 20, 512
 	path, err := Find(l)
 	if err != nil || path == "" {
 		return "allow"
 	}
-	data, err := os.ReadFile(path)
-	if err != nil || !gjson.ValidBytes(data) {
+	f, err := regular.Open(path)
+	if err != nil {
+		return "allow"
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxBytes+1))
+	if err != nil || len(data) > maxBytes || !jsondepth.Within(data, maxDepth) || !gjson.ValidBytes(data) {
 		return "allow"
 	}
 	if gjson.GetBytes(data, "on_error").Str == "block" {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -290,6 +291,10 @@ func TestFindOrder(t *testing.T) {
 	cwd := write(filepath.Join(dir, "cwd", ".claude", FileName))
 	// A directory where the project file would be is not a config.
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "dirproj", ".claude", FileName), 0o755))
+	// A FIFO is returned, for Load to report, and never opened here.
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "fifoproj", ".claude"), 0o755))
+	fifo := filepath.Join(dir, "fifoproj", ".claude", FileName)
+	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
 
 	tests := []struct {
 		name   string
@@ -302,13 +307,19 @@ func TestFindOrder(t *testing.T) {
 		{"then project dir", Lookup{ProjectDir: filepath.Join(dir, "proj"), Cwd: filepath.Join(dir, "cwd")}, proj, nil},
 		{"then cwd", Lookup{ProjectDir: filepath.Join(dir, "none"), Cwd: filepath.Join(dir, "cwd")}, cwd, nil},
 		{"a directory is skipped", Lookup{ProjectDir: filepath.Join(dir, "dirproj"), Cwd: filepath.Join(dir, "cwd")}, cwd, nil},
+		{"a FIFO is returned for Load to report", Lookup{ProjectDir: filepath.Join(dir, "fifoproj"), Cwd: filepath.Join(dir, "cwd")}, fifo, nil},
+		{"a FIFO as --config is returned", Lookup{Flag: fifo}, fifo, nil},
 		{"nothing: embedded default", Lookup{Cwd: filepath.Join(dir, "none")}, "", nil},
 		{"missing --config is an error", Lookup{Flag: filepath.Join(dir, "nope.json"), Env: env}, "", ErrNotFound},
 		{"missing DONEGATE_CONFIG is an error", Lookup{Env: filepath.Join(dir, "nope.json"), Cwd: filepath.Join(dir, "cwd")}, "", ErrNotFound},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := Find(tt.lookup)
+			var (
+				got string
+				err error
+			)
+			returnsWithin(t, 5*time.Second, func() { got, err = Find(tt.lookup) })
 			if tt.err != nil {
 				require.True(t, errors.Is(err, tt.err), "err = %v", err)
 				return
@@ -333,6 +344,82 @@ func TestOnErrorOfReadsBrokenConfigsLeniently(t *testing.T) {
 		assert.Equal(t, tt.want, OnErrorOf(Lookup{Flag: p}), tt.json)
 	}
 	assert.Equal(t, "allow", OnErrorOf(Lookup{Flag: filepath.Join(dir, "missing.json")}))
+}
+
+// returnsWithin fails the test, instead of hanging it, when fn has not
+// returned after d: opening a FIFO to read blocks for ever.
+func returnsWithin(t *testing.T, d time.Duration, fn func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		fn()
+	}()
+	select {
+	case <-done:
+	case <-time.After(d):
+		t.Fatalf("still blocked after %v", d)
+	}
+}
+
+// TestConfigNotRegular: a config path that is a FIFO, a directory or a
+// device is a config error naming the file and its kind, returned at once
+// by Load and Resolve, and OnErrorOf falls back to "allow" just as fast.
+func TestConfigNotRegular(t *testing.T) {
+	tests := []struct {
+		name string
+		make func(t *testing.T, path string)
+		kind string
+	}{
+		{"FIFO", func(t *testing.T, p string) { require.NoError(t, syscall.Mkfifo(p, 0o644)) }, "a FIFO"},
+		{"directory", func(t *testing.T, p string) { require.NoError(t, os.Mkdir(p, 0o755)) }, "a directory"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), FileName)
+			tt.make(t, p)
+			for _, load := range []struct {
+				name string
+				fn   func() (*Config, error)
+			}{
+				{"Load", func() (*Config, error) { return Load(p) }},
+				{"Resolve --config", func() (*Config, error) { return Resolve(Lookup{Flag: p}) }},
+			} {
+				var err error
+				returnsWithin(t, 5*time.Second, func() { _, err = load.fn() })
+				var cerr *Error
+				require.ErrorAs(t, err, &cerr, load.name)
+				assert.Equal(t, "config "+p+": not a regular file ("+tt.kind+"); a config is a JSON file", err.Error(), load.name)
+			}
+			var got string
+			returnsWithin(t, 5*time.Second, func() { got = OnErrorOf(Lookup{Flag: p}) })
+			assert.Equal(t, "allow", got)
+		})
+	}
+	t.Run("character device", func(t *testing.T) {
+		_, err := Load(os.DevNull)
+		require.EqualError(t, err, "config /dev/null: not a regular file (a character device); a config is a JSON file")
+	})
+}
+
+// TestOnErrorOfBounds: OnErrorOf reads no more than Parse would, and
+// never hands gjson's recursive validator a deeply nested file.
+func TestOnErrorOfBounds(t *testing.T) {
+	tests := []struct {
+		name, json, want string
+	}{
+		{"within bounds", `{"on_error":"block","x":` + strings.Repeat("[", 511) + strings.Repeat("]", 511) + `}`, "block"},
+		{"too deep", `{"on_error":"block","x":` + strings.Repeat("[", 512) + strings.Repeat("]", 512) + `}`, "allow"},
+		{"half a million deep", `{"on_error":"block","x":` + strings.Repeat("[", 500_000) + strings.Repeat("]", 500_000) + `}`, "allow"},
+		{"over 1 MiB", `{"on_error":"block","x":"` + strings.Repeat("x", 1<<20) + `"}`, "allow"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), FileName)
+			require.NoError(t, os.WriteFile(p, []byte(tt.json), 0o644))
+			assert.Equal(t, tt.want, OnErrorOf(Lookup{Flag: p}))
+		})
+	}
 }
 
 // TestKeyTablesMatchTypes: every key the decoder accepts has a field with

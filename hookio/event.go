@@ -15,11 +15,20 @@ import (
 	"io"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/donegate/donegate/internal/jsondepth"
 )
 
 // MaxEventBytes bounds how much of stdin is read. Real events are a few KB;
 // the bound keeps a runaway writer from making a hook use unbounded memory.
 const MaxEventBytes = 16 << 20
+
+// MaxEventDepth bounds how deeply an event's JSON nests. gjson recurses
+// once per level, and about six million levels of '[' (well inside
+// MaxEventBytes) overflow the goroutine stack: Go then dies with exit 2 and
+// a trace, which Claude Code would feed to the model as a reason to keep
+// going. Real events nest a few levels, tool inputs a few dozen at most.
+const MaxEventDepth = 512
 
 // Hook event names as Claude Code sends them in hook_event_name.
 const (
@@ -64,6 +73,9 @@ func (e *Event) IsStop() bool {
 
 // ReadAll reads at most MaxEventBytes from r. Reading more is an error rather
 // than a silent truncation: half an event must never be decoded as a whole one.
+// Input nested deeper than MaxEventDepth is refused here, where the bytes
+// come in, so that nothing the hooks do with them (Peek as well as
+// ParseEvent) can overflow the stack.
 func ReadAll(r io.Reader) ([]byte, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxEventBytes+1))
 	if err != nil {
@@ -72,7 +84,18 @@ func ReadAll(r io.Reader) ([]byte, error) {
 	if len(data) > MaxEventBytes {
 		return nil, fmt.Errorf("%w: stdin holds more than %d MiB; a hook event is a single small JSON object", ErrBadEvent, MaxEventBytes>>20)
 	}
+	if err := checkDepth(data); err != nil {
+		return nil, err
+	}
 	return data, nil
+}
+
+// checkDepth refuses data nested deeper than MaxEventDepth.
+func checkDepth(data []byte) error {
+	if !jsondepth.Within(data, MaxEventDepth) {
+		return fmt.Errorf("%w: stdin nests arrays or objects more than %d levels deep; a hook event is a single small JSON object", ErrBadEvent, MaxEventDepth)
+	}
+	return nil
 }
 
 // Peeked holds the few fields a hook needs to decide whether an event
@@ -84,6 +107,7 @@ type Peeked struct {
 // Peek reads a few fields of a raw event without validating or decoding
 // the rest, so a hook can answer events it does not gate before doing any
 // other work. Fields are empty when absent or when data is not an object.
+// data should come from ReadAll, which bounds its nesting.
 func Peek(data []byte) Peeked {
 	r := gjson.GetManyBytes(data, "hook_event_name", "tool_name", "cwd")
 	return Peeked{Event: r[0].Str, Tool: r[1].Str, Cwd: r[2].Str}
@@ -113,14 +137,20 @@ func (e *Event) stringFields() []struct {
 	}
 }
 
-// ParseEvent decodes one hook event. It rejects empty input, invalid JSON,
-// anything but an object, a missing or empty hook_event_name and fields of
-// the wrong type, each with an error that names the problem and wraps
-// ErrBadEvent.
+// ParseEvent decodes one hook event. It rejects empty input, input nested
+// deeper than MaxEventDepth, invalid JSON, anything but an object, a missing
+// or empty hook_event_name and fields of the wrong type, each with an error
+// that names the problem and wraps ErrBadEvent.
 func ParseEvent(data []byte) (*Event, error) {
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
 		return nil, fmt.Errorf("%w: stdin is empty; expected one JSON object from Claude Code", ErrBadEvent)
+	}
+	// ReadAll checked already; ParseEvent checks again because data need
+	// not come from ReadAll, and with few brackets the check is one
+	// vectorized count (tens of nanoseconds on a recorded event).
+	if err := checkDepth(trimmed); err != nil {
+		return nil, err
 	}
 	if !gjson.ValidBytes(trimmed) {
 		return nil, fmt.Errorf("%w: stdin is not valid JSON (starts %q)", ErrBadEvent, preview(trimmed))

@@ -77,6 +77,8 @@ func TestParseEventErrors(t *testing.T) {
 		{"number session", `{"hook_event_name":"Stop","session_id":7}`, "field session_id is a number, expected a string"},
 		{"object cwd", `{"hook_event_name":"Stop","cwd":{}}`, "field cwd is a object, expected a string"},
 		{"string flag", `{"hook_event_name":"Stop","stop_hook_active":"true"}`, "field stop_hook_active is a string, expected a boolean"},
+		{"six million levels deep", `{"hook_event_name":"Stop","x":` + strings.Repeat("[", 6_000_000) + `}`, "nests arrays or objects more than 512 levels deep"},
+		{"one level too deep", `{"hook_event_name":"Stop","x":` + strings.Repeat("[", MaxEventDepth) + strings.Repeat("]", MaxEventDepth) + `}`, "more than 512 levels deep"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -131,6 +133,39 @@ func TestReadAllBound(t *testing.T) {
 	_, err = ReadAll(strings.NewReader(strings.Repeat(" ", MaxEventBytes+1)))
 	require.ErrorIs(t, err, ErrBadEvent)
 	assert.Contains(t, err.Error(), "more than 16 MiB")
+}
+
+// TestReadAllDepth: ReadAll refuses input nested past MaxEventDepth, so
+// that Peek, which the tool hook runs before ParseEvent, never sees it.
+func TestReadAllDepth(t *testing.T) {
+	nested := func(levels int) string {
+		return `{"hook_event_name":"PostToolUse","tool_name":"StructuredOutput","tool_input":` +
+			strings.Repeat("[", levels-1) + strings.Repeat("]", levels-1) + `}`
+	}
+	tests := []struct {
+		name    string
+		input   string
+		wantErr bool
+	}{
+		{"at the bound", nested(MaxEventDepth), false},
+		{"one past the bound", nested(MaxEventDepth + 1), true},
+		{"six million deep, unclosed", `{"hook_event_name":"Stop","x":` + strings.Repeat("[", 6_000_000), true},
+		{"brackets in a string do not count", `{"hook_event_name":"Stop","x":"` + strings.Repeat("[", 10_000) + `"}`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data, err := ReadAll(strings.NewReader(tt.input))
+			if !tt.wantErr {
+				require.NoError(t, err)
+				_, err = ParseEvent(data)
+				assert.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, err, ErrBadEvent)
+			assert.Contains(t, err.Error(), "more than 512 levels deep")
+			assert.NotContains(t, err.Error(), "\n")
+		})
+	}
 }
 
 func TestCleanText(t *testing.T) {

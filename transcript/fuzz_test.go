@@ -5,9 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/donegate/donegate/internal/jsondepth"
 )
 
 // referencePlan is the slow, obvious reader: the whole file, forwards,
@@ -19,7 +22,7 @@ func referencePlan(data []byte) ([]Item, bool) {
 	var items []Item
 	found := false
 	for _, line := range bytes.Split(data, []byte("\n")) {
-		if len(line) > MaxLineBytes || !bytes.Contains(line, []byte(`"TodoWrite"`)) || !gjson.ValidBytes(line) {
+		if len(line) > MaxLineBytes || !jsondepth.Within(line, MaxLineDepth) || !bytes.Contains(line, []byte(`"TodoWrite"`)) || !gjson.ValidBytes(line) {
 			continue
 		}
 		root := gjson.ParseBytes(line)
@@ -88,6 +91,7 @@ func FuzzReadTasks(f *testing.F) {
 	f.Add([]byte(`{"id":"1","subject":"x","status":"deleted"}`))
 	f.Add([]byte(`{"subject":`))
 	f.Add([]byte(`[1]`))
+	f.Add([]byte(`{"subject":"x","status":"deleted","x":` + strings.Repeat("[", MaxLineDepth) + strings.Repeat("]", MaxLineDepth) + `}`))
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		path := filepath.Join(dir, "1.json")
@@ -98,7 +102,8 @@ func FuzzReadTasks(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		valid := gjson.ValidBytes(data) && gjson.ParseBytes(data).IsObject()
+		// A file nested past MaxLineDepth is never parsed, deleted or not.
+		valid := jsondepth.Within(data, MaxLineDepth) && gjson.ValidBytes(data) && gjson.ParseBytes(data).IsObject()
 		if !valid && (!found || items[0].Done()) {
 			t.Fatalf("an invalid task file must be an open item: %v %v", found, items)
 		}

@@ -11,6 +11,9 @@ import (
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/donegate/donegate/internal/jsondepth"
+	"github.com/donegate/donegate/internal/regular"
 )
 
 // maxTaskFileBytes bounds one task file; real ones are a few hundred bytes.
@@ -35,7 +38,12 @@ func TaskDir(claudeDir, listID string) string {
 // ReadTasks returns the items of the Task tools' list in dir, ordered by
 // task id. found is false when the directory is missing or holds no task.
 // A task file that cannot be read or parsed becomes an open item that says
-// so: it must never count as done, and must not hide the other tasks.
+// so: it must never count as done, and must not hide the other tasks. So
+// does one that is not a regular file (a FIFO is refused without blocking:
+// opening it to read would wait for a writer) or that nests deeper than
+// MaxLineDepth (gjson recurses per level: half a million levels fit in the
+// 1 MiB bound, cost 0.4 s and 120 MB of stack, and made the whole array
+// the item's title).
 func ReadTasks(dir string) (items []Item, found bool, err error) {
 	if dir == "" {
 		return nil, false, nil
@@ -91,7 +99,7 @@ func readTask(path string) (it Item, ok bool) {
 	broken := func(why string) (Item, bool) {
 		return Item{Title: fmt.Sprintf("task file %s (%s)", name, why), Status: "unreadable"}, true
 	}
-	f, err := os.Open(path)
+	f, err := regular.Open(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return Item{}, false // removed between listing and reading
@@ -105,6 +113,9 @@ func readTask(path string) (it Item, ok bool) {
 	}
 	if len(data) > maxTaskFileBytes {
 		return broken("larger than 1 MiB")
+	}
+	if !jsondepth.Within(data, MaxLineDepth) {
+		return broken(fmt.Sprintf("nested more than %d levels deep", MaxLineDepth))
 	}
 	if !gjson.ValidBytes(data) || !gjson.ParseBytes(data).IsObject() {
 		return broken("not a JSON object")

@@ -16,9 +16,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"io/fs"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/donegate/donegate/internal/jsondepth"
+	"github.com/donegate/donegate/internal/regular"
 )
 
 // Item is one plan item.
@@ -52,6 +55,12 @@ func grow(step, limit int) int { return min(2*step, limit) }
 // would make a hook's footprint depend on the session.
 const MaxLineBytes = 32 << 20
 
+// MaxLineDepth bounds how deeply one transcript line nests. Deeper lines
+// are skipped like longer ones: gjson recurses once per level, and a line
+// of a few million '[' (inside MaxLineBytes) would overflow the stack and
+// crash the hook with exit 2. The agent's own lines nest a few levels.
+const MaxLineDepth = 512
+
 // ReadOptions tune LatestTodoWrite.
 type ReadOptions struct {
 	// SkipSidechain ignores lines with "isSidechain":true. Set it for a
@@ -71,12 +80,20 @@ var (
 
 // LatestTodoWrite returns the todos of the latest TodoWrite call the agent
 // made in the transcript at path. found is false when the file has none, or
-// does not exist: no plan is a normal state.
+// does not exist: no plan is a normal state. A path that is not a regular
+// file (a FIFO, a directory, a device) is an error that wraps
+// regular.ErrNotRegular: the check cannot run. It is refused without
+// blocking, since opening a FIFO to read waits for a writer that may never
+// come, and the host would kill the hook with nothing decided.
 func LatestTodoWrite(path string, opt ReadOptions) (items []Item, found bool, err error) {
-	f, err := os.Open(path)
+	f, err := regular.Open(path)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
+		var pe *fs.PathError
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
 			return nil, false, nil
+		case errors.Is(err, regular.ErrNotRegular) && errors.As(err, &pe):
+			return nil, false, fmt.Errorf("transcript %s: %w", path, pe.Err)
 		}
 		return nil, false, fmt.Errorf("transcript: %w", err)
 	}
@@ -84,9 +101,6 @@ func LatestTodoWrite(path string, opt ReadOptions) (items []Item, found bool, er
 	st, err := f.Stat()
 	if err != nil {
 		return nil, false, fmt.Errorf("transcript %s: %w", path, err)
-	}
-	if !st.Mode().IsRegular() {
-		return nil, false, fmt.Errorf("transcript %s: not a regular file", path)
 	}
 	items, found, err = latestTodoWrite(f, st.Size(), opt)
 	if errors.Is(err, ErrChanged) {
@@ -147,7 +161,7 @@ func todoWriteItems(line []byte) ([]Item, bool) {
 // eachLineBackward calls fn for every line of r (size bytes long), last
 // line first, until fn returns false. A line without its trailing newline
 // (a half-written last line) is passed too; callers validate JSON. Lines
-// longer than MaxLineBytes are skipped.
+// longer than MaxLineBytes or nested deeper than MaxLineDepth are skipped.
 func eachLineBackward(r io.ReaderAt, size int64, fn func(line []byte) bool) error {
 	buf := make([]byte, min(int64(blockSize), size))
 	// pieces holds the part of the current line read so far, in reverse
@@ -170,7 +184,7 @@ func eachLineBackward(r io.ReaderAt, size int64, fn func(line []byte) bool) erro
 			}
 			pieces, pieceLen = pieces[:0], 0
 		}
-		if len(line) == 0 {
+		if len(line) == 0 || !jsondepth.Within(line, MaxLineDepth) {
 			return true
 		}
 		return fn(line)
@@ -222,7 +236,9 @@ func eachLineBackward(r io.ReaderAt, size int64, fn func(line []byte) bool) erro
 // the marker and finds the boundaries of each line around a hit, so the
 // cost of a huge transcript is one pass of bytes.LastIndex over it. A line
 // whose first key is "type" with a value other than "assistant" (an
-// api-request-blob copy, say) is skipped after reading its first bytes.
+// api-request-blob copy, say) is skipped after reading its first bytes;
+// lines longer than MaxLineBytes or nested deeper than MaxLineDepth are
+// skipped too.
 func eachMarkedLineBackward(r io.ReaderAt, size int64, marker []byte, fn func(line []byte) bool) error {
 	buf := make([]byte, max(min(int64(blockSize), size), 2*int64(len(marker))))
 	for end := size; end > 0; {
@@ -252,6 +268,9 @@ func eachMarkedLineBackward(r io.ReaderAt, size int64, marker []byte, fn func(li
 		line := make([]byte, stop-start)
 		if err := readFull(r, line, start); err != nil {
 			return err
+		}
+		if !jsondepth.Within(line, MaxLineDepth) {
+			continue
 		}
 		if !fn(line) {
 			return nil

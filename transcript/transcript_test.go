@@ -4,8 +4,40 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
+
+// returnsWithin fails the test, instead of hanging it, when fn has not
+// returned after d: opening a FIFO the wrong way blocks for ever.
+func returnsWithin(t *testing.T, d time.Duration, fn func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		fn()
+	}()
+	select {
+	case <-done:
+	case <-time.After(d):
+		t.Fatalf("still blocked after %v", d)
+	}
+}
+
+// deepTodo is an agent's TodoWrite line that also holds a value nested
+// levels deep (levels of '[', closed when closed is set).
+func deepTodo(title string, levels int, closed bool) string {
+	tail := ""
+	if closed {
+		tail = strings.Repeat("]", levels)
+	}
+	return `{"type":"assistant","message":{"content":[{"type":"tool_use","name":"TodoWrite","input":{"todos":[{"content":"` +
+		title + `","status":"pending"}]}}]},"x":` + strings.Repeat("[", levels) + tail + `}`
+}
 
 // TestLatestTodoWrite covers the file around the backward reader, which
 // FuzzLatestTodoWrite, reading from memory, does not.
@@ -20,7 +52,7 @@ func TestLatestTodoWrite(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		lines   []string // nil: no file at all
-		dir     bool     // the path is a directory
+		kind    string   // "dir" or "fifo": the path is one instead of a file
 		opt     ReadOptions
 		want    string // "title=status,..." of the items
 		found   bool
@@ -35,15 +67,20 @@ func TestLatestTodoWrite(t *testing.T) {
 		{name: "last line cut short", lines: []string{done, open[:90] + "\x00"}, want: "Write tests=completed", found: true},
 		{name: "sidechain counts in a subagent's own transcript", lines: []string{open, side}, want: "Subagent step=pending", found: true},
 		{name: "sidechain skipped on request", lines: []string{open, side}, opt: ReadOptions{SkipSidechain: true}, want: "Write tests=pending", found: true},
-		{name: "directory", dir: true, wantErr: "not a regular file"},
+		{name: "directory", kind: "dir", wantErr: "not a regular file (a directory)"},
+		{name: "FIFO is refused without blocking", kind: "fifo", wantErr: "not a regular file (a FIFO)"},
+		// The line's object is level 1, so n brackets in "x" reach level n+1.
+		{name: "line six million levels deep is skipped", lines: []string{done, deepTodo("Deep", 6_000_000, false)}, want: "Write tests=completed", found: true},
+		{name: "line one level past the bound is skipped", lines: []string{done, deepTodo("Deep", MaxLineDepth, true)}, want: "Write tests=completed", found: true},
+		{name: "line at the bound is read", lines: []string{done, deepTodo("Deep", MaxLineDepth-1, true)}, want: "Deep=pending", found: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "t.jsonl")
 			switch {
-			case tc.dir:
-				if err := os.Mkdir(path, 0o700); err != nil {
-					t.Fatal(err)
-				}
+			case tc.kind == "dir":
+				require.NoError(t, os.Mkdir(path, 0o700))
+			case tc.kind == "fifo":
+				require.NoError(t, syscall.Mkfifo(path, 0o600))
 			case tc.lines != nil:
 				text := strings.Join(tc.lines, "\n")
 				// A trailing NUL marks a last line with no newline after
@@ -56,23 +93,51 @@ func TestLatestTodoWrite(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			items, found, err := LatestTodoWrite(path, tc.opt)
+			var (
+				items []Item
+				found bool
+				err   error
+			)
+			returnsWithin(t, 5*time.Second, func() { items, found, err = LatestTodoWrite(path, tc.opt) })
 			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), path) {
-					t.Fatalf("err = %v, want one naming %s and saying %q", err, path, tc.wantErr)
-				}
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tc.wantErr)
+				assert.Contains(t, err.Error(), path)
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			var got []string
 			for _, it := range items {
 				got = append(got, it.Title+"="+it.Status)
 			}
-			if found != tc.found || strings.Join(got, ",") != tc.want {
-				t.Errorf("got %v %q, want %v %q", found, strings.Join(got, ","), tc.found, tc.want)
-			}
+			assert.Equal(t, tc.found, found)
+			assert.Equal(t, tc.want, strings.Join(got, ","))
+		})
+	}
+}
+
+// TestEachLineBackwardSkipsDeepLines: the plain line reader, which the
+// wait for a lagging transcript uses, never hands a too-deep line to a
+// caller that would parse it.
+func TestEachLineBackwardSkipsDeepLines(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		deep string
+		want []string
+	}{
+		{"six million levels", strings.Repeat("[", 6_000_000), []string{"b", "a"}},
+		{"one past the bound", strings.Repeat("[", MaxLineDepth+1) + strings.Repeat("]", MaxLineDepth+1), []string{"b", "a"}},
+		{"at the bound", strings.Repeat("[", MaxLineDepth) + strings.Repeat("]", MaxLineDepth), []string{"b", strings.Repeat("[", MaxLineDepth) + strings.Repeat("]", MaxLineDepth), "a"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := "a\n" + tc.deep + "\nb\n"
+			var got []string
+			err := eachLineBackward(strings.NewReader(data), int64(len(data)), func(line []byte) bool {
+				got = append(got, string(line))
+				return true
+			})
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got)
 		})
 	}
 }

@@ -26,6 +26,9 @@ func TestWithin(t *testing.T) {
 		{"escaped quote keeps the string open", `{"a":"\"[[[["}`, 1, true},
 		{"escaped backslash closes the string", `{"a":"\\","b":[[1]]}`, 2, false},
 		{"unbalanced closers", `]]]]}}}}[`, 1, true},
+		{"as many brackets as the limit", strings.Repeat("[", 3) + strings.Repeat("]", 3), 3, true},
+		{"one level more than the limit", strings.Repeat("[", 4) + strings.Repeat("]", 4), 3, false},
+		{"many brackets, shallow", "[" + strings.Repeat("[1],", 1000) + "[2]]", 2, true},
 		{"six million deep", strings.Repeat("[", 6_000_000), 1000, false},
 		{"deep but inside the limit", strings.Repeat("[", 1000) + strings.Repeat("]", 1000), 1000, true},
 	}

@@ -2,7 +2,9 @@
 // group, under a context, with the whole group killed when the context ends
 // (SIGTERM, then SIGKILL after a grace period) and when the command exits,
 // so nothing a test suite started can outlive the hook, not even when the
-// hook itself gets SIGTERM or SIGINT. Output is captured as a bounded tail.
+// hook itself gets SIGTERM or SIGINT. On Linux, processes that left the
+// group (setsid) are adopted while commands run and killed when the last
+// one ends (see orphans_linux.go). Output is captured as a bounded tail.
 package proc
 
 import (
@@ -81,6 +83,9 @@ func Run(ctx context.Context, cmd Command) (Outcome, error) {
 	ctx, stopSignals := EndOnSignal(ctx)
 	defer stopSignals()
 
+	// Called after the group kill below, or on return if Start fails.
+	release := sync.OnceFunc(adopt())
+	defer release()
 	start := time.Now()
 	err = c.Start()
 	pw.Close()
@@ -116,12 +121,16 @@ func Run(ctx context.Context, cmd Command) (Outcome, error) {
 	err = c.Wait()
 	close(done)
 	wg.Wait()
-	// Whatever the command left running in its group goes with it.
+	// Whatever the command left running in its group goes with it, and
+	// what left the group (setsid) too, unless other commands still run.
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	release()
 	select {
 	case <-copied:
 	case <-time.After(time.Second):
-		// A process that left our group (setsid) still holds the pipe.
+		// A process that left the group (setsid) still holds the pipe:
+		// on Linux one adopted while another command still runs, or one
+		// that could not be killed.
 		pr.Close()
 		<-copied
 	}

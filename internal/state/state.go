@@ -12,6 +12,11 @@
 // the reader ignores. Not a temporary file renamed over the old one: on
 // ext4 a rename that replaces a file first writes its data to disk
 // (auto_da_alloc), about half a millisecond on every stop.
+//
+// The file is never a symbolic link or anything but a regular file: a link
+// would have the record written over whatever it points to, and a FIFO
+// would block the read for ever. Either is an error, and the hook fails
+// open on it.
 package state
 
 import (
@@ -28,6 +33,7 @@ import (
 	"time"
 
 	"github.com/donegate/donegate/internal/limit"
+	"github.com/donegate/donegate/internal/regular"
 )
 
 // Session is what is stored for one session: a count per gate (the main
@@ -57,9 +63,9 @@ func (s Store) Update(sessionID string, fn func(*Session) error) error {
 	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
 		return fmt.Errorf("state dir: %w", err)
 	}
-	f, err := os.OpenFile(filepath.Join(s.Dir, FileName(sessionID)), os.O_CREATE|os.O_RDWR, 0o600)
+	f, err := open(filepath.Join(s.Dir, FileName(sessionID)))
 	if err != nil {
-		return fmt.Errorf("state: %w", err)
+		return err
 	}
 	// Closing the file releases the lock.
 	defer f.Close()
@@ -77,6 +83,30 @@ func (s Store) Update(sessionID string, fn func(*Session) error) error {
 		return err
 	}
 	return save(f, sess, old)
+}
+
+// ErrSymlink is wrapped by the error for a state file that is a symbolic
+// link.
+var ErrSymlink = errors.New("is a symbolic link, which is not followed")
+
+// open opens or creates the state file at path. O_NOFOLLOW because the
+// file is rewritten in place: followed, a link planted in the state dir
+// would have the record written over its target. regular.OpenFile because
+// a FIFO would block the read (open with O_RDWR does not wait, the read
+// does).
+func open(path string) (*os.File, error) {
+	f, err := regular.OpenFile(path, os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o600)
+	if err == nil {
+		return f, nil
+	}
+	// O_NOFOLLOW fails with ELOOP on a link; ELOOP can also come from a
+	// loop of links in the directories above, so look before saying which.
+	if errors.Is(err, syscall.ELOOP) {
+		if st, lerr := os.Lstat(path); lerr == nil && st.Mode()&os.ModeSymlink != 0 {
+			return nil, fmt.Errorf("state file %s %w", path, ErrSymlink)
+		}
+	}
+	return nil, fmt.Errorf("state: %w", err)
 }
 
 // LockWait bounds the wait for another hook of the same session. Holders

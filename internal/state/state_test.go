@@ -188,3 +188,59 @@ func TestUnchangedRecordIsNotRewritten(t *testing.T) {
 	assert.True(t, st.ModTime().Equal(past), "mtime %v, want %v", st.ModTime(), past)
 	assert.Equal(t, 2, bump(t, s, "s", "p", "stop"), "a changed record is still written")
 }
+
+// TestStateFileNotRegular: a state file that is a symbolic link is never
+// followed (the record would overwrite its target) and one that is a FIFO
+// never blocks; both are errors, on which the hook fails open.
+func TestStateFileNotRegular(t *testing.T) {
+	tests := []struct {
+		name    string
+		plant   func(t *testing.T, path, target string)
+		wantErr string
+	}{
+		{"symlink to a file", func(t *testing.T, path, target string) {
+			require.NoError(t, os.Symlink(target, path))
+		}, "is a symbolic link, which is not followed"},
+		{"dangling symlink", func(t *testing.T, path, target string) {
+			require.NoError(t, os.Remove(target))
+			require.NoError(t, os.Symlink(target, path))
+		}, "is a symbolic link, which is not followed"},
+		{"FIFO", func(t *testing.T, path, _ string) {
+			require.NoError(t, syscall.Mkfifo(path, 0o600))
+		}, "not a regular file (a FIFO)"},
+		{"directory", func(t *testing.T, path, _ string) {
+			require.NoError(t, os.Mkdir(path, 0o700))
+		}, "a directory"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := Store{Dir: t.TempDir()}
+			target := filepath.Join(t.TempDir(), "precious")
+			require.NoError(t, os.WriteFile(target, []byte("keep me"), 0o600))
+			path := filepath.Join(s.Dir, FileName("s"))
+			tt.plant(t, path, target)
+
+			done := make(chan error, 1)
+			go func() {
+				done <- s.Update("s", func(sess *Session) error {
+					sess.Counters["stop"] = &limit.Counter{Blocks: 1}
+					return nil
+				})
+			}()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(5 * time.Second):
+				t.Fatal("Update blocked")
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.wantErr)
+			assert.Contains(t, err.Error(), FileName("s"))
+			if data, rerr := os.ReadFile(target); rerr == nil {
+				assert.Equal(t, "keep me", string(data), "the link's target is untouched")
+			} else {
+				assert.ErrorIs(t, rerr, os.ErrNotExist, "a dangling link's target is not created")
+			}
+		})
+	}
+}

@@ -1,0 +1,199 @@
+package proc
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// A command's process group does not hold everything it starts: a child
+// that calls setsid(2) or setpgid(2) (`setsid server &`, a daemon that
+// double-forks) leaves the group, so killing the group misses it, and it
+// outlives the hook. On Linux the hook can adopt such processes: as a
+// child subreaper (prctl PR_SET_CHILD_SUBREAPER), orphaned descendants are
+// reparented to it instead of to init, where /proc finds them (ppid is
+// ours) and kill(2) and wait4(2) can end and reap them without any race on
+// pid reuse, since an unreaped child's pid is never reused.
+//
+// The attribute is set only while a command runs, so a hook that runs none
+// pays nothing. With commands running in parallel (a parallel composite)
+// an orphan cannot be told apart by the command it came from: a test suite
+// may daemonize a server it still talks to, so orphans are killed only
+// when the last running command has ended.
+
+// prSetChildSubreaper is PR_SET_CHILD_SUBREAPER from <linux/prctl.h>
+// (Linux 3.4), not in package syscall.
+const prSetChildSubreaper = 36
+
+// orphanWait bounds the wait for a killed orphan to become reapable; a
+// process in uninterruptible sleep (a hung NFS read) may take longer, and
+// the hook must not.
+const orphanWait = 2 * time.Second
+
+var adoption struct {
+	mu      sync.Mutex
+	running int
+}
+
+// adopt makes this process the subreaper of its descendants until release
+// is called as many times as adopt was; the last release kills and reaps
+// every orphan adopted meanwhile (and their descendants, which become
+// orphans in turn) and ends the adoption. If the kernel refuses, adopt
+// does nothing: the group kill still applies.
+func adopt() (release func()) {
+	adoption.mu.Lock()
+	defer adoption.mu.Unlock()
+	if adoption.running == 0 {
+		if err := setSubreaper(1); err != nil {
+			return func() {}
+		}
+	}
+	adoption.running++
+	return func() {
+		adoption.mu.Lock()
+		defer adoption.mu.Unlock()
+		adoption.running--
+		if adoption.running > 0 {
+			return
+		}
+		killOrphans()
+		_ = setSubreaper(0)
+	}
+}
+
+func setSubreaper(on uintptr) error {
+	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, on, 0); errno != 0 {
+		return errno
+	}
+	return nil
+}
+
+// killOrphans kills and reaps every adopted orphan until none is left.
+// Killing one reparents its own children to us, hence the loop; it ends
+// because orphans do not come back once reaped, and a round that finds
+// nothing (or a /proc that cannot be read) stops it.
+func killOrphans() {
+	deadline := time.Now().Add(orphanWait)
+	for round := 0; round < 100 && time.Now().Before(deadline); round++ {
+		orphans := adoptedOrphans()
+		if len(orphans) == 0 {
+			return
+		}
+		for _, o := range orphans {
+			if o.pgid == o.pid {
+				// It leads its own group (setsid does that): the group
+				// may hold descendants that are not our children.
+				_ = syscall.Kill(-o.pid, syscall.SIGKILL)
+			}
+			_ = syscall.Kill(o.pid, syscall.SIGKILL)
+		}
+		for _, o := range orphans {
+			reap(o.pid, deadline)
+		}
+	}
+}
+
+// reap waits for the killed child pid until deadline.
+func reap(pid int, deadline time.Time) {
+	for {
+		var ws syscall.WaitStatus
+		got, err := syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+		switch {
+		case errors.Is(err, syscall.EINTR):
+			continue
+		case got == pid || err != nil || time.Now().After(deadline):
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+type orphan struct{ pid, pgid int }
+
+// adoptedOrphans lists our children that are in another process group
+// than ours. The hook's own children that are not commands (git, run by
+// the cache) stay in our group; each command's shell leads a group of its
+// own, but adoptedOrphans is only called once every shell has been waited
+// for; whatever stayed in a command's group was killed with the group.
+func adoptedOrphans() []orphan {
+	self, ours := os.Getpid(), syscall.Getpgrp()
+	var found []orphan
+	for _, pid := range children(self) {
+		ppid, pgid, ok := readStat(pid)
+		if ok && ppid == self && pgid != ours {
+			found = append(found, orphan{pid: pid, pgid: pgid})
+		}
+	}
+	return found
+}
+
+// children lists the pids that may be children of self: those in
+// /proc/self/task/*/children (an orphan is reparented to one of our
+// threads), else, on a kernel without CONFIG_PROC_CHILDREN, every pid in
+// /proc. The first reads a file per thread: 0.65 ms against 16.6 ms for
+// reading the stat of each of 111 processes, measured side by side on a
+// loaded 2-core machine. Callers check the ppid.
+func children(self int) []int {
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return nil
+	}
+	var pids []int
+	for _, task := range tasks {
+		data, err := os.ReadFile("/proc/self/task/" + task.Name() + "/children")
+		if errors.Is(err, fs.ErrNotExist) {
+			return allPids(self)
+		}
+		for _, f := range bytes.Fields(data) {
+			if pid, err := strconv.Atoi(string(f)); err == nil {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	return pids
+}
+
+// allPids lists every process but self.
+func allPids(self int) []int {
+	dir, err := os.Open("/proc")
+	if err != nil {
+		return nil
+	}
+	defer dir.Close()
+	names, err := dir.Readdirnames(-1)
+	if err != nil {
+		return nil
+	}
+	var pids []int
+	for _, name := range names {
+		if pid, err := strconv.Atoi(name); err == nil && pid != self {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// readStat returns the ppid and pgid of pid from /proc/<pid>/stat:
+// "pid (comm) state ppid pgrp ...", where comm may hold spaces and ')'.
+func readStat(pid int) (ppid, pgid int, ok bool) {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, 0, false
+	}
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return 0, 0, false
+	}
+	f := bytes.Fields(data[i+1:])
+	if len(f) < 3 {
+		return 0, 0, false
+	}
+	ppid, err1 := strconv.Atoi(string(f[1]))
+	pgid, err2 := strconv.Atoi(string(f[2]))
+	return ppid, pgid, err1 == nil && err2 == nil
+}
