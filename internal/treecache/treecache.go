@@ -18,16 +18,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/donegate/donegate/internal/proc"
@@ -144,85 +141,4 @@ func walk(h io.Writer, dir string) error {
 		fmt.Fprintf(h, "%s\x00%d\x00%o\x00%d\x00", path, info.Size(), info.Mode(), info.ModTime().UnixNano())
 		return nil
 	})
-}
-
-// Key combines what a result depends on into a cache key.
-func Key(parts ...string) string {
-	h := sha256.New()
-	for _, p := range parts {
-		h.Write([]byte(strconv.Itoa(len(p))))
-		h.Write([]byte{':'})
-		h.Write([]byte(p))
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-// Entry is a remembered result.
-type Entry struct {
-	Complete bool      `json:"complete"`
-	Feedback string    `json:"feedback"`
-	At       time.Time `json:"at"`
-}
-
-// Cache is a directory of entries, one file per key.
-type Cache struct {
-	Dir string
-}
-
-// maxAge is how long entries are kept.
-const maxAge = 7 * 24 * time.Hour
-
-// Get returns the entry for key, if any.
-func (c Cache) Get(key string) (Entry, bool) {
-	data, err := os.ReadFile(filepath.Join(c.Dir, key+".json"))
-	if err != nil {
-		return Entry{}, false
-	}
-	var e Entry
-	if json.Unmarshal(data, &e) != nil {
-		return Entry{}, false
-	}
-	return e, true
-}
-
-// Put stores e under key, atomically, and now and then removes old entries.
-func (c Cache) Put(key string, e Entry) error {
-	if err := os.MkdirAll(c.Dir, 0o700); err != nil {
-		return fmt.Errorf("result cache: %w", err)
-	}
-	data, err := json.Marshal(e)
-	if err != nil {
-		return fmt.Errorf("result cache: %w", err)
-	}
-	tmp, err := os.CreateTemp(c.Dir, ".tmp-*")
-	if err != nil {
-		return fmt.Errorf("result cache: %w", err)
-	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("result cache: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), filepath.Join(c.Dir, key+".json")); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("result cache: %w", err)
-	}
-	if rand.IntN(32) == 0 {
-		c.prune(time.Now())
-	}
-	return nil
-}
-
-// prune removes entries older than maxAge; failures only leave files behind.
-func (c Cache) prune(now time.Time) {
-	entries, err := os.ReadDir(c.Dir)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) > maxAge {
-			os.Remove(filepath.Join(c.Dir, e.Name()))
-		}
-	}
 }
