@@ -34,7 +34,8 @@ type Entry struct {
 	At       time.Time `json:"at"`
 }
 
-// Cache is a directory of entries, one file per key.
+// Cache is a directory of entries, one file per key, and of the stat
+// caches of the trees fingerprinted with it (see State).
 type Cache struct {
 	Dir string
 }
