@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -182,10 +183,12 @@ type fakeRunner struct {
 	err  error
 	hang bool
 	got  proc.Command
+	runs int
 }
 
 func (f *fakeRunner) Run(ctx context.Context, cmd proc.Command) (proc.Outcome, error) {
 	f.got = cmd
+	f.runs++
 	if f.hang {
 		<-ctx.Done()
 		return proc.Outcome{ExitCode: -1, Signal: "terminated", Ended: true, Elapsed: 2 * time.Second}, nil
@@ -243,6 +246,100 @@ func TestTestChecker(t *testing.T) {
 			assert.Equal(t, proc.Command{Shell: "make check", Dir: "/proj", Env: []string{proc.GuardEnv + "=s1"}}, tt.runner.got)
 		})
 	}
+}
+
+// A command that never started must not be blamed for the budget: before
+// issue 10 (defect 6) it was started with no time left, killed at once and
+// reported as "stopped after 0s".
+func TestTestCheckerWithNoBudgetLeft(t *testing.T) {
+	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Millisecond))
+	defer cancel()
+	runner := &fakeRunner{hang: true}
+	c := &checkers.Context{Event: &hookio.Event{SessionID: "s1"}, ProjectDir: t.TempDir(), Runner: runner, Budget: 3 * time.Second,
+		CacheDir: t.TempDir()}
+	r, err := checkers.Test{Command: "make check", Cache: true}.Check(ctx, c)
+	require.NoError(t, err)
+	assert.Equal(t, checkers.Incomplete("The test command `make check` did not run: the hook's time budget (limits.budget 3s) was spent before it could start."), r)
+	assert.Zero(t, runner.runs)
+}
+
+// The reported case of issue 10, defect 2: a script that cannot be executed
+// fails with exit code 126; after chmod +x the tree has changed and the
+// command must run again, not return the remembered failure.
+func TestTestCheckerRerunsAfterChmod(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	dir := t.TempDir()
+	for _, args := range [][]string{{"init", "-q"}, {"-c", "user.email=a@b", "-c", "user.name=n", "commit", "-q", "--allow-empty", "-m", "init"}} {
+		out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
+		require.NoError(t, err, "%s", out)
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "check.sh"), []byte("#!/bin/sh\nexit 0\n"), 0o644))
+	c := &checkers.Context{Event: &hookio.Event{SessionID: "s1"}, ProjectDir: dir, Budget: time.Minute, CacheDir: t.TempDir()}
+	check := checkers.Test{Command: "./check.sh", Timeout: 30 * time.Second, Cache: true}
+
+	r, err := check.Check(context.Background(), c)
+	require.NoError(t, err)
+	require.False(t, r.Complete)
+	require.Contains(t, r.Feedback, "failed with exit code 126")
+	r, err = check.Check(context.Background(), c)
+	require.NoError(t, err)
+	require.Contains(t, r.Feedback, "donegate reused the result", "same tree, same result")
+
+	require.NoError(t, os.Chmod(filepath.Join(dir, "check.sh"), 0o755))
+	r, err = check.Check(context.Background(), c)
+	require.NoError(t, err)
+	assert.Equal(t, checkers.OK("The test command `./check.sh` passed."), r)
+}
+
+// When the tree cannot be fingerprinted within its share of the budget
+// (issue 10, defect 6: an 8 GB untracked file took 22.8 s of a 3 s budget)
+// the command runs uncached, with most of the budget, and is not blamed
+// for the time the fingerprint took.
+func TestTestCheckerRunsUncachedWhenTheFingerprintIsCutShort(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	dir := t.TempDir()
+	out, err := exec.Command("git", "-C", dir, "init", "-q").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	// 300 untracked files of 1 MiB, sparse: cheap to make, a few hundred
+	// ms to hash, far more than a quarter of the 200 ms budget below.
+	for i := range 300 {
+		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("f%03d", i)))
+		require.NoError(t, err)
+		require.NoError(t, f.Truncate(1<<20))
+		require.NoError(t, f.Close())
+	}
+	const budget = 200 * time.Millisecond
+
+	t.Run("the command passes", func(t *testing.T) {
+		runner := &fakeRunner{out: proc.Outcome{ExitCode: 0}}
+		c := &checkers.Context{Event: &hookio.Event{SessionID: "s1"}, ProjectDir: dir, Runner: runner, Budget: budget, CacheDir: t.TempDir()}
+		for range 2 {
+			ctx, cancel := context.WithTimeout(context.Background(), budget)
+			start := time.Now()
+			r, err := checkers.Test{Command: "make check", Cache: true}.Check(ctx, c)
+			cancel()
+			require.NoError(t, err)
+			assert.Equal(t, checkers.OK("The test command `make check` passed."), r)
+			assert.Less(t, time.Since(start), budget+100*time.Millisecond)
+		}
+		assert.Equal(t, 2, runner.runs, "an uncached result is not remembered")
+	})
+	t.Run("the command outlasts the budget", func(t *testing.T) {
+		runner := &fakeRunner{hang: true}
+		c := &checkers.Context{Event: &hookio.Event{SessionID: "s1"}, ProjectDir: dir, Runner: runner, Budget: budget, CacheDir: t.TempDir()}
+		ctx, cancel := context.WithTimeout(context.Background(), budget)
+		defer cancel()
+		r, err := checkers.Test{Command: "make check", Cache: true}.Check(ctx, c)
+		require.NoError(t, err)
+		assert.False(t, r.Complete)
+		assert.Regexp(t, "^The test command `make check` did not finish within the hook's time budget \\(limits.budget 200ms\\) and was stopped after 2s. "+
+			"Fingerprinting the working tree for the result cache took [0-9]+ms of the budget before it and did not finish, so the command ran uncached. It printed nothing.$", r.Feedback)
+		assert.Equal(t, 1, runner.runs)
+	})
 }
 
 func lines(from, to int) string {

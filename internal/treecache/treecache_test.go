@@ -2,6 +2,7 @@ package treecache_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,7 +15,7 @@ import (
 	"github.com/donegate/donegate/internal/treecache"
 )
 
-func run(t *testing.T, dir string, args ...string) {
+func run(t testing.TB, dir string, args ...string) {
 	t.Helper()
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir = dir
@@ -22,7 +23,7 @@ func run(t *testing.T, dir string, args ...string) {
 	require.NoError(t, err, "%v: %s", args, out)
 }
 
-func write(t *testing.T, dir, name, content string) {
+func write(t testing.TB, dir, name, content string) {
 	t.Helper()
 	p := filepath.Join(dir, name)
 	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
@@ -85,12 +86,68 @@ func TestStateInGit(t *testing.T) {
 }
 
 func TestStateOutsideGit(t *testing.T) {
+	treecache.PretendLater(t, time.Hour)
+	tests := []struct {
+		name    string
+		change  func(t *testing.T, dir string)
+		changes bool
+	}{
+		{"nothing", func(*testing.T, string) {}, false},
+		{"content", func(t *testing.T, dir string) { write(t, dir, "a.txt", "22") }, true},
+		{"mode", func(t *testing.T, dir string) { chmod(t, filepath.Join(dir, "a.txt"), 0o755) }, true},
+		{"new file", func(t *testing.T, dir string) { write(t, dir, "sub/b.txt", "") }, true},
+		{"symlink retargeted, same length", func(t *testing.T, dir string) { relink(t, "b", filepath.Join(dir, "link")) }, true},
+		{"same size rewritten, old mtime put back", func(t *testing.T, dir string) {
+			p := filepath.Join(dir, "a.txt")
+			st, err := os.Stat(p)
+			require.NoError(t, err)
+			// The kernel sets the change time; wait for a tick it can see.
+			time.Sleep(20 * time.Millisecond)
+			write(t, dir, "a.txt", "2")
+			require.NoError(t, os.Chtimes(p, st.ModTime(), st.ModTime()))
+		}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			write(t, dir, "a.txt", "1")
+			require.NoError(t, os.Symlink("a", filepath.Join(dir, "link")))
+			before := state(t, dir)
+			tt.change(t, dir)
+			if tt.changes {
+				assert.NotEqual(t, before, state(t, dir))
+			} else {
+				assert.Equal(t, before, state(t, dir))
+			}
+		})
+	}
+}
+
+// Outside git a file counts by its metadata, so a file that changed a
+// moment ago cannot be told from one changed again within the same tick:
+// the tree is not fingerprinted until it has settled.
+func TestStateOutsideGitRefusesAnUnsettledTree(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, "a.txt", "1")
-	s1 := state(t, dir)
-	assert.Equal(t, s1, state(t, dir))
-	write(t, dir, "a.txt", "22")
-	assert.NotEqual(t, s1, state(t, dir))
+	_, err := treecache.State(context.Background(), dir)
+	require.ErrorIs(t, err, treecache.ErrUnsettled)
+	assert.ErrorContains(t, err, filepath.Join(dir, "a.txt"))
+	treecache.PretendLater(t, 3*time.Second)
+	_, err = treecache.State(context.Background(), dir)
+	require.NoError(t, err)
+}
+
+func TestStateOutsideGitIsBounded(t *testing.T) {
+	treecache.PretendLater(t, time.Hour)
+	treecache.MaxWalkFiles(t, 20)
+	dir := t.TempDir()
+	for i := range 19 { // and the root: 20 entries
+		write(t, dir, fmt.Sprintf("f%02d", i), "")
+	}
+	state(t, dir)
+	write(t, dir, "one-more", "")
+	_, err := treecache.State(context.Background(), dir)
+	require.ErrorIs(t, err, treecache.ErrTooLarge)
 }
 
 func TestCache(t *testing.T) {

@@ -1,0 +1,32 @@
+// Package treecache remembers the results of commands (a test suite) by
+// the state of the working tree they ran on, so a Stop hook that fires on
+// every turn never runs the same tests twice on the same tree.
+//
+// The state must change with anything in the tree that can change a
+// command's result. In a git work tree it is HEAD, the output of
+// `git status --porcelain -z --untracked-files=all --no-renames
+// --ignore-submodules=none` with mode changes always reported (every
+// tracked file that differs from HEAD, staged or not, and every untracked
+// file that is not ignored), and for each file listed there:
+//
+//   - a regular file up to 1 MiB: its mode and a SHA-256 of its content;
+//   - a larger regular file: its mode, size, modification and change
+//     times, inode and device — never its content (see bigFile);
+//   - a symbolic link: its target;
+//   - a submodule or a nested repository: its own state, recursively, up
+//     to 4 levels;
+//   - a FIFO, socket or device: its kind and mode (it is never opened);
+//   - a deleted file: that it is gone.
+//
+// Ignored files do not count. Outside git the state is the path, size,
+// mode, times, inode and link target of every file under the directory,
+// up to 50,000 files.
+//
+// Fingerprinting honours its context: it stops between files and every
+// 256 KiB within one, so a caller with a deadline gets an error in time
+// and can run its command uncached. A state built from a file's metadata
+// is only trusted once the file has been still for racyMargin (see
+// ErrUnsettled), and so is a remembered content hash (see statCache).
+//
+// The package never runs the command itself and never decides anything.
+package treecache

@@ -1,0 +1,116 @@
+package treecache
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/donegate/donegate/internal/regular"
+)
+
+// Key combines what a result depends on into a cache key.
+func Key(parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write([]byte(strconv.Itoa(len(p))))
+		h.Write([]byte{':'})
+		h.Write([]byte(p))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Entry is a remembered result.
+type Entry struct {
+	Complete bool      `json:"complete"`
+	Feedback string    `json:"feedback"`
+	At       time.Time `json:"at"`
+}
+
+// Cache is a directory of entries, one file per key, and of the stat
+// caches of the trees fingerprinted with it (see State).
+type Cache struct {
+	Dir string
+}
+
+// maxAge is how long entries are kept.
+const maxAge = 7 * 24 * time.Hour
+
+// maxEntryBytes bounds an entry read: feedback is cut at 8,000 characters.
+const maxEntryBytes = 1 << 20
+
+// Get returns the entry for key, if any.
+func (c Cache) Get(key string) (Entry, bool) {
+	f, err := regular.Open(filepath.Join(c.Dir, key+".json"))
+	if err != nil {
+		return Entry{}, false
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxEntryBytes))
+	if err != nil {
+		return Entry{}, false
+	}
+	var e Entry
+	if json.Unmarshal(data, &e) != nil {
+		return Entry{}, false
+	}
+	return e, true
+}
+
+// Put stores e under key, atomically, and now and then removes old entries.
+func (c Cache) Put(key string, e Entry) error {
+	data, err := json.Marshal(e)
+	if err != nil {
+		return fmt.Errorf("result cache: %w", err)
+	}
+	if err := writeAtomic(c.Dir, key+".json", data); err != nil {
+		return fmt.Errorf("result cache: %w", err)
+	}
+	if rand.IntN(32) == 0 {
+		c.prune(time.Now())
+	}
+	return nil
+}
+
+// writeAtomic writes data to dir/name through a temporary file and a
+// rename, so a reader sees the old file or the new one, never a part.
+func writeAtomic(dir, name string, data []byte) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, ".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(data)
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", tmp.Name(), err)
+	}
+	if err := os.Rename(tmp.Name(), filepath.Join(dir, name)); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return nil
+}
+
+// prune removes entries older than maxAge; failures only leave files behind.
+func (c Cache) prune(now time.Time) {
+	entries, err := os.ReadDir(c.Dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) > maxAge {
+			os.Remove(filepath.Join(c.Dir, e.Name()))
+		}
+	}
+}

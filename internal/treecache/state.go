@@ -1,0 +1,357 @@
+package treecache
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/donegate/donegate/internal/proc"
+	"github.com/donegate/donegate/internal/regular"
+)
+
+// gitTimeout bounds each git command; a cache key is never worth waiting for.
+const gitTimeout = 10 * time.Second
+
+// maxWalkFiles bounds the walk outside git: a tree larger than this is not
+// cached rather than walked for a long time. A variable for tests only.
+var maxWalkFiles = 50_000
+
+// bigFile is the size above which a file counts by its metadata instead of
+// its content. Hashing 1 MiB takes about a millisecond, so the content of
+// smaller files is always part of the state and touching one, or writing
+// it again unchanged, does not rerun the command. A large file is never
+// read: an untracked 8 GB file once took 22.8 s of a 3 s budget to hash,
+// at every stop. Its size, times and inode say whether it may have changed
+// without reading it; the price is that rewriting it with the same bytes
+// counts as a change and runs the command once more.
+const bigFile = 1 << 20
+
+// maxNested bounds the recursion into submodules and nested repositories.
+const maxNested = 4
+
+// readChunk is how much of a file is hashed between looks at the context.
+const readChunk = 256 << 10
+
+// racyMargin is how long a file must have been still (by its modification
+// and change times) before its metadata is trusted to stand for its
+// content; see ErrUnsettled and statCache. File times have a granularity
+// (a kernel tick on ext4, 2 s on FAT), so a file written again within the
+// same tick, after it was looked at, can keep the same metadata with
+// other content: git's "racily clean" files.
+const racyMargin = 2 * time.Second
+
+// now is the clock the racy rule reads; tests move it.
+var now = time.Now
+
+var (
+	// ErrTooLarge is returned for a tree that would take too long to
+	// fingerprint: over maxWalkFiles files outside git, or repositories
+	// nested over maxNested deep.
+	ErrTooLarge = errors.New("tree too large to fingerprint")
+	// ErrUnsettled is returned when a file that counts by its metadata
+	// (a large file, or any file outside git) changed less than racyMargin
+	// before fingerprinting began. A later write within the same tick of
+	// the file system's clock could leave its metadata as it is, so the
+	// state would not show it: such a tree is not cached until it settles.
+	ErrUnsettled = errors.New("files changed too recently to fingerprint by their metadata")
+)
+
+// State fingerprints the working tree at dir, reading every file it needs
+// to (no remembered hashes).
+func State(ctx context.Context, dir string) (string, error) {
+	return Cache{}.State(ctx, dir)
+}
+
+// State fingerprints the working tree at dir, reusing and remembering the
+// content hashes of files by their metadata in c.Dir (none when c.Dir is
+// ""). The error wraps ctx's error when ctx ended first.
+func (c Cache) State(ctx context.Context, dir string) (string, error) {
+	f := &fingerprinter{start: now(), buf: make([]byte, readChunk)}
+	if c.Dir != "" {
+		f.stats = loadStats(c.statPath(dir))
+	}
+	s, err := f.state(ctx, dir)
+	// Hashes taken before a deadline cut the fingerprint short are kept:
+	// the next stop starts where this one stopped.
+	f.stats.save(err == nil)
+	return s, err
+}
+
+// fingerprinter computes one state.
+type fingerprinter struct {
+	start time.Time  // when fingerprinting began: the racy rule's reference
+	stats *statCache // nil: hash every file
+	buf   []byte
+}
+
+func (f *fingerprinter) state(ctx context.Context, dir string) (string, error) {
+	top, err := toplevel(ctx, dir)
+	if err != nil {
+		if ended(err) {
+			return "", err
+		}
+		// Not a git work tree, or one git cannot read.
+		return f.walk(ctx, dir)
+	}
+	return f.repo(ctx, top, dir, 0)
+}
+
+// toplevel returns the root of the work tree holding dir.
+func toplevel(ctx context.Context, dir string) (string, error) {
+	out, err := git(ctx, dir, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return "", err
+	}
+	// Trim the newline git ends with, and nothing else: a directory's name
+	// may end in a space.
+	return string(bytes.TrimSuffix(out, []byte("\n"))), nil
+}
+
+// repo fingerprints the work tree at top as seen from dir.
+func (f *fingerprinter) repo(ctx context.Context, top, dir string, depth int) (string, error) {
+	head, err := git(ctx, top, "rev-parse", "-q", "--verify", "HEAD")
+	if err != nil && ended(err) { // otherwise: no commit yet, HEAD is empty
+		return "", err
+	}
+	// core.fileMode=true: with false (set by git init on file systems
+	// without an executable bit, or by hand) git hides chmod of tracked
+	// files. --ignore-submodules=none: a submodule's own config must not
+	// hide that it changed.
+	status, err := git(ctx, top, "-c", "core.fileMode=true", "status", "--porcelain=v1", "-z",
+		"--untracked-files=all", "--no-renames", "--ignore-submodules=none")
+	if err != nil {
+		return "", err
+	}
+	rel, _ := filepath.Rel(top, dir)
+	h := sha256.New()
+	fmt.Fprintf(h, "git\x00%s\x00%s\x00", rel, bytes.TrimSpace(head))
+	h.Write(status)
+	// Entries are "XY path\x00"; with --no-renames each names one path. A
+	// nested repository is listed as "?? path/".
+	for _, entry := range bytes.Split(status, []byte{0}) {
+		if len(entry) < 4 {
+			continue
+		}
+		rec, err := f.entry(ctx, filepath.Join(top, string(entry[3:])), depth)
+		if err != nil {
+			return "", err
+		}
+		// Length-prefixed, so no record can pass for another or its neighbours.
+		fmt.Fprintf(h, "\x00%d:%s", len(rec), rec)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// entry describes one file git listed, by its kind: see the package doc.
+func (f *fingerprinter) entry(ctx context.Context, path string, depth int) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", fmt.Errorf("fingerprint %s: %w", path, err)
+	}
+	st, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "gone", nil
+	case err != nil:
+		return "", fmt.Errorf("fingerprint %s: %w", path, err)
+	case st.Mode()&fs.ModeSymlink != 0:
+		target, err := os.Readlink(path)
+		if err != nil {
+			return "", fmt.Errorf("fingerprint %s: %w", path, err)
+		}
+		return "link " + target, nil
+	case st.IsDir():
+		return f.nested(ctx, path, depth+1)
+	case !st.Mode().IsRegular():
+		return "special " + st.Mode().String(), nil
+	}
+	return f.regular(ctx, path, statOf(st))
+}
+
+// nested fingerprints a directory git listed: a submodule or a nested
+// repository, whose changes the outer status sums up in one line.
+func (f *fingerprinter) nested(ctx context.Context, dir string, depth int) (string, error) {
+	if depth > maxNested {
+		return "", fmt.Errorf("%s: %w (repositories nested over %d deep)", dir, ErrTooLarge, maxNested)
+	}
+	top, err := toplevel(ctx, dir)
+	switch {
+	case err != nil && ended(err):
+		return "", err
+	case err != nil:
+		// A repository git will not read (broken, or owned by someone
+		// else): its files' metadata stand for it.
+		s, err := f.walk(ctx, dir)
+		return "walk " + s, err
+	case top != dir:
+		// A plain directory in this work tree (a deleted tracked file's
+		// path, now a directory): git lists its files one by one.
+		return "dir", nil
+	}
+	s, err := f.repo(ctx, top, dir, depth)
+	return "repo " + s, err
+}
+
+// regular describes a regular file, whose Lstat gave st, by its mode and
+// content, or by its metadata when it is larger than bigFile. A file whose
+// metadata is what the stat cache remembers is not even opened.
+func (f *fingerprinter) regular(ctx context.Context, path string, st stat) (string, error) {
+	if st.Size > bigFile {
+		return f.big(path, st)
+	}
+	if sum, ok := f.stats.lookup(path, st); ok {
+		return fmt.Sprintf("file %o %s", st.Mode, sum), nil
+	}
+	// O_NOFOLLOW and regular.OpenFile: whatever replaced the file since
+	// Lstat (a symlink, a FIFO) is never followed or blocked on.
+	file, err := regular.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "gone", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("fingerprint %s: %w", path, err)
+	}
+	defer file.Close()
+	fi, err := file.Stat()
+	if err != nil {
+		return "", fmt.Errorf("fingerprint %s: %w", path, err)
+	}
+	if st = statOf(fi); st.Size > bigFile { // it grew since Lstat
+		return f.big(path, st)
+	}
+	sum, err := f.hash(ctx, io.LimitReader(file, bigFile+1))
+	if err != nil {
+		return "", fmt.Errorf("fingerprint %s: %w", path, err)
+	}
+	// Remember the hash only if the file stood still while it was read
+	// and is not racy (see statCache).
+	if after, err := file.Stat(); err == nil && statOf(after) == st && !f.racy(st) {
+		f.stats.store(path, st, sum)
+	}
+	return fmt.Sprintf("file %o %s", st.Mode, sum), nil
+}
+
+// big describes a file larger than bigFile by its metadata, which must be
+// settled (see ErrUnsettled).
+func (f *fingerprinter) big(path string, st stat) (string, error) {
+	if f.racy(st) {
+		return "", fmt.Errorf("fingerprint %s: %w", path, ErrUnsettled)
+	}
+	return "big " + st.String(), nil
+}
+
+// hash returns the SHA-256 of r, looking at ctx between chunks.
+func (f *fingerprinter) hash(ctx context.Context, r io.Reader) (string, error) {
+	h := sha256.New()
+	for {
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		n, err := r.Read(f.buf)
+		h.Write(f.buf[:n])
+		if err == io.EOF {
+			return hex.EncodeToString(h.Sum(nil)), nil
+		}
+		if err != nil {
+			return "", err
+		}
+	}
+}
+
+// racy reports whether a file's metadata is too recent to stand for its
+// content: changed (mtime) or touched in any way (ctime) less than
+// racyMargin before fingerprinting began.
+func (f *fingerprinter) racy(st stat) bool {
+	return max(st.Mtime, st.Ctime) >= f.start.Add(-racyMargin).UnixNano()
+}
+
+// walk fingerprints a directory by the metadata of every file under it.
+func (f *fingerprinter) walk(ctx context.Context, dir string) (string, error) {
+	h := sha256.New()
+	n := 0
+	io.WriteString(h, "walk\x00")
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return fmt.Errorf("fingerprint %s: %w", path, err)
+		}
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("fingerprint %s: %w", dir, err)
+		}
+		if n++; n > maxWalkFiles {
+			return fmt.Errorf("%s: %w (over %d files)", dir, ErrTooLarge, maxWalkFiles)
+		}
+		info, err := d.Info()
+		if err != nil {
+			return fmt.Errorf("fingerprint %s: %w", path, err)
+		}
+		st := statOf(info)
+		// A directory's times change with its entries, which are walked.
+		if !d.IsDir() && f.racy(st) {
+			return fmt.Errorf("fingerprint %s: %w", path, ErrUnsettled)
+		}
+		link := ""
+		if d.Type()&fs.ModeSymlink != 0 {
+			if link, err = os.Readlink(path); err != nil {
+				return fmt.Errorf("fingerprint %s: %w", path, err)
+			}
+		}
+		writeField(h, path)
+		writeField(h, st.String())
+		writeField(h, link)
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// ended reports whether err is a context's end: the fingerprint was cut
+// short, as opposed to git finding no repository.
+func ended(err error) bool {
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)
+}
+
+// writeField writes s length-prefixed, so fields cannot run into each other.
+func writeField(h hash.Hash, s string) {
+	fmt.Fprintf(h, "%d:%s", len(s), s)
+}
+
+// git runs a read-only git command in dir. At ctx's end its whole process
+// group is killed: git status runs git in each submodule, and a
+// core.fsmonitor hook may start more.
+func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+	defer cancel()
+	ctx, stopSignals := proc.EndOnSignal(ctx)
+	defer stopSignals()
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	// Read-only: status must not take the index lock another git holds.
+	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	// A process that left the group and holds the pipe must not hold us.
+	cmd.WaitDelay = time.Second
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return nil, fmt.Errorf("git %s in %s: %w", strings.Join(args, " "), dir, cerr)
+		}
+		return nil, fmt.Errorf("git %s in %s: %w: %s", strings.Join(args, " "), dir, err, bytes.TrimSpace(stderr.Bytes()))
+	}
+	return out, nil
+}
