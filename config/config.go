@@ -99,6 +99,10 @@ type Checker struct {
 	Checkers []Checker `json:"checkers,omitempty" validate:"dive"`
 	// Parallel runs the members concurrently.
 	Parallel bool `json:"parallel,omitempty"`
+
+	// Options holds a registered type's options: a pointer to its
+	// CheckerType.Options struct, decoded and valid.
+	Options any `json:"-"`
 }
 
 // CacheEnabled reports whether a test checker may reuse results.

@@ -31,10 +31,14 @@ const (
 	kGlobs // an array of strings, each a path or a filepath.Match pattern
 	kCheckers
 	kLimits
+	kObject  // a struct's fields
+	kObjects // an array of objects
+	kRaw     // any JSON value
+	kArgv    // a string, or an array of strings
 )
 
 func (k kind) String() string {
-	return [...]string{"a string", "a whole number", "true or false", "a duration string such as \"90s\"", "an array of strings", "an array of strings", "an array of checkers", "an object"}[k]
+	return [...]string{"a string", "a whole number", "true or false", "a duration string such as \"90s\"", "an array of strings", "an array of strings", "an array of checkers", "an object", "an object", "an array of objects", "a JSON value", "a command string or an array of strings"}[k]
 }
 
 var topKeys = map[string]kind{

@@ -1,0 +1,64 @@
+package checkers
+
+import (
+	"fmt"
+	"reflect"
+
+	"github.com/donegate/donegate/config"
+)
+
+// A Type is one kind of checker, described in one value in the type's own
+// file: its name, what "complete" means, its options, when it runs and how
+// it is built. Registering it makes it known to the config (keys, kinds
+// and value rules are derived from Options) and to FromConfig.
+type Type struct {
+	// Name is the config's "type".
+	Name string
+	// Summary says in one line when a checker of the type is complete; the
+	// README's reference row and error messages use it.
+	Summary string
+	// Options is a nil pointer to the type's options struct, such as
+	// (*CommandOptions)(nil): see config.CheckerType.Options.
+	Options any
+	// DefaultOn lists the events it runs at unless its config says "on".
+	DefaultOn []StopReason
+	// New builds a checker from its config; spec.Options is a pointer to
+	// the options struct, decoded and valid.
+	New func(spec config.Checker) (Checker, error)
+	// Describe says in one line what this configured checker requires,
+	// for closer check's checklist and the criteria told up front.
+	Describe func(spec config.Checker) string
+}
+
+// types holds the registered checker types by name.
+var types = map[string]*Type{}
+
+// register records t, with the config and here; each type's file calls it
+// in a package-level var, so every binary that links checkers knows every
+// type. It panics on a mistake in t, as config.RegisterType does.
+func register(t Type) *Type {
+	opts := reflect.TypeOf(t.Options)
+	if opts == nil || opts.Kind() != reflect.Pointer || t.New == nil || t.Describe == nil || t.Summary == "" {
+		panic(fmt.Sprintf("checkers: type %q needs Options (a nil pointer to its options struct), New, Describe and Summary", t.Name))
+	}
+	on := make([]string, len(t.DefaultOn))
+	for i, r := range t.DefaultOn {
+		on[i] = string(r)
+	}
+	config.RegisterType(config.CheckerType{Name: t.Name, Options: opts.Elem(), DefaultOn: on})
+	types[t.Name] = &t
+	return &t
+}
+
+// LookupType returns the registered type called name.
+func LookupType(name string) (*Type, bool) {
+	t, ok := types[name]
+	return t, ok
+}
+
+// Every event a checker can run at, for DefaultOn.
+var allReasons = []StopReason{ReasonStop, ReasonSubagentStop, ReasonToolUse, ReasonManual}
+
+// Most types look at the project, not at one agent: they do not run when
+// a subagent stops (every subagent would run the test suite).
+var projectReasons = []StopReason{ReasonStop, ReasonToolUse, ReasonManual}

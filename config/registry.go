@@ -1,0 +1,163 @@
+package config
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"sort"
+)
+
+// A CheckerType is what the config needs to know about one kind of checker:
+// its name, the struct its options decode into, and the events it runs at
+// by default. Package checkers registers one for each type, in the type's
+// own file, with its constructor beside it (checkers.Type); the config
+// package derives from it everything it checks — the keys a checker of the
+// type takes, the JSON each holds, the value rules — so a new type is one
+// file in checkers/ and nothing here.
+type CheckerType struct {
+	// Name is the "type" in the config.
+	Name string
+	// Options is the type's options struct. Its exported fields with a
+	// json name are the keys the type takes besides type, name and on;
+	// their Go types say what JSON each key holds (see kindOf); their
+	// validate tags, the go-playground/validator tags that validate.go
+	// applies, are the value rules. A field of type []Checker makes the
+	// type a composite of others. A pointer to the struct may implement
+	// OptionsChecker for rules tags cannot say.
+	Options reflect.Type
+	// DefaultOn lists the events a checker of the type runs at when its
+	// config says nothing: Events' values.
+	DefaultOn []string
+}
+
+// OptionsChecker is implemented by options whose rules tags cannot say (a
+// regular expression that must compile, one of several forms). It runs
+// only on options that decoded without a problem; the paths of the
+// problems it returns are relative to the checker ("success_when").
+type OptionsChecker interface {
+	CheckOptions() []Problem
+}
+
+// Events a checker can run at: the values of a checker's "on".
+const (
+	OnStop         = "stop"          // the main agent ends its turn
+	OnSubagentStop = "subagent_stop" // a subagent ends
+	OnToolUse      = "tool_use"      // the agent calls a gated tool
+	OnManual       = "manual"        // closer check
+)
+
+// Events lists every event, in the order the README names them.
+var Events = []string{OnStop, OnSubagentStop, OnToolUse, OnManual}
+
+// types holds the registered checker types by name.
+var types = map[string]*CheckerType{}
+
+// RegisterType makes a checker type known to the config. It panics on a
+// second type of the same name, an options type that is not a struct, or
+// a field whose Go type the config cannot decode: all are mistakes in
+// donegate's own code, found by any test that imports the type.
+func RegisterType(t CheckerType) {
+	if t.Name == "" || types[t.Name] != nil {
+		panic(fmt.Sprintf("config: checker type %q registered twice or unnamed", t.Name))
+	}
+	if t.Options == nil || t.Options.Kind() != reflect.Struct {
+		panic(fmt.Sprintf("config: checker type %q: options must be a struct type, got %v", t.Name, t.Options))
+	}
+	for _, e := range t.DefaultOn {
+		if !slices.Contains(Events, e) {
+			panic(fmt.Sprintf("config: checker type %q: unknown event %q in DefaultOn", t.Name, e))
+		}
+	}
+	if err := checkOptionsType(t.Options); err != nil {
+		panic(fmt.Sprintf("config: checker type %q: %v", t.Name, err))
+	}
+	types[t.Name] = &t
+}
+
+// LookupType returns the registered type called name.
+func LookupType(name string) (*CheckerType, bool) {
+	t, ok := types[name]
+	return t, ok
+}
+
+// registeredTypes returns the names of the registered checker types, sorted.
+func registeredTypes() []string {
+	names := make([]string, 0, len(types))
+	for n := range types {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Patterns is a list of paths of which each may be a filepath.Match
+// pattern (see IsGlob); a pattern that cannot be read is refused at load.
+type Patterns []string
+
+// Argv is a command in a config: a string, run with sh -c, or an array of
+// strings, run as it is (the first is the program). Exactly one is set.
+type Argv struct {
+	Shell string
+	Args  []string
+}
+
+// String shows the command as a person would type it.
+func (a Argv) String() string {
+	if a.Args == nil {
+		return a.Shell
+	}
+	return fmt.Sprint(a.Args)
+}
+
+// kindOf says what JSON a field of Go type t holds in a config.
+func kindOf(t reflect.Type) (kind, error) {
+	switch t {
+	case reflect.TypeOf(Duration(0)):
+		return kDuration, nil
+	case reflect.TypeOf(Patterns(nil)):
+		return kGlobs, nil
+	case reflect.TypeOf(Argv{}):
+		return kArgv, nil
+	case reflect.TypeOf(json.RawMessage(nil)):
+		return kRaw, nil
+	case reflect.TypeOf([]Checker(nil)):
+		return kCheckers, nil
+	case reflect.TypeOf([]string(nil)):
+		return kStrings, nil
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return kString, nil
+	case reflect.Int:
+		return kInt, nil
+	case reflect.Bool:
+		return kBool, nil
+	case reflect.Pointer:
+		if t.Elem().Kind() == reflect.Bool {
+			return kBool, nil // optional: nil means unset
+		}
+	case reflect.Struct:
+		return kObject, checkOptionsType(t)
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Struct {
+			return kObjects, checkOptionsType(t.Elem())
+		}
+	}
+	return 0, fmt.Errorf("a config cannot hold a %v", t)
+}
+
+// checkOptionsType checks that every field of the struct t with a json
+// name has a Go type the config can decode.
+func checkOptionsType(t reflect.Type) error {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if jsonName(f) == "" || !f.IsExported() {
+			continue
+		}
+		if _, err := kindOf(f.Type); err != nil {
+			return fmt.Errorf("field %s: %w", f.Name, err)
+		}
+	}
+	return nil
+}
