@@ -3,6 +3,8 @@ package checkers
 import (
 	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 
 	"github.com/donegate/donegate/config"
 )
@@ -54,6 +56,16 @@ func register(t Type) *Type {
 func LookupType(name string) (*Type, bool) {
 	t, ok := types[name]
 	return t, ok
+}
+
+// Types returns every registered type, sorted by name.
+func Types() []*Type {
+	ts := make([]*Type, 0, len(types))
+	for _, t := range types {
+		ts = append(ts, t)
+	}
+	slices.SortFunc(ts, func(a, b *Type) int { return strings.Compare(a.Name, b.Name) })
+	return ts
 }
 
 // Every event a checker can run at, for DefaultOn.
