@@ -1,6 +1,9 @@
 package config
 
-import "reflect"
+import (
+	"reflect"
+	"testing"
+)
 
 // What the external tests (package config_test, which imports checkers
 // for its registered types: config itself cannot) need of the internals.
@@ -47,3 +50,10 @@ func KeysOf(t reflect.Type) map[string]string {
 
 // CheckerKeys returns the keys a checker of the registered type name takes.
 func CheckerKeys(name string) []string { return checkerKeys(types[name]) }
+
+// RegisterForTest registers ct for the length of the test t: a type that
+// stays registered would change the lists of types other tests expect.
+func RegisterForTest(t testing.TB, ct CheckerType) {
+	RegisterType(ct)
+	t.Cleanup(func() { delete(types, ct.Name) })
+}
