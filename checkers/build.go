@@ -38,12 +38,12 @@ func newComposite(any, parallel bool, specs []config.Checker) (Composite, error)
 	return m, nil
 }
 
-// describe says what spec requires; see Type.Describe.
-func describe(spec config.Checker) string {
+// Describe says in one line what spec requires: its type's Describe.
+func Describe(spec config.Checker) string {
 	if t, ok := LookupType(spec.Type); ok {
 		return t.Describe(spec)
 	}
-	return spec.Label()
+	return spec.Label() // config validation makes this unreachable
 }
 
 // At returns the checkers of specs that run at reason, with the members

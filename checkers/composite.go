@@ -51,7 +51,7 @@ var CompositeType = register(Type{
 		o := spec.Options.(*CompositeOptions)
 		parts := make([]string, len(o.Checkers))
 		for i, m := range o.Checkers {
-			parts[i] = describe(m)
+			parts[i] = Describe(m)
 		}
 		mode := "all of"
 		if o.Mode == "any" {

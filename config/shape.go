@@ -472,8 +472,8 @@ func (d *decoder) checker(v gjson.Result, path *jsonPath, dst *Checker, depth in
 	opts := reflect.New(typ.Options)
 	before := len(d.problems)
 	for _, m := range ms {
-		dv, f, ok := reflect.ValueOf(dst).Elem(), common[m.key], true
-		if _, isCommon := common[m.key]; !isCommon {
+		dv, f, ok := reflect.ValueOf(dst).Elem(), field{}, false
+		if f, ok = common[m.key]; !ok {
 			dv = opts.Elem()
 			f, ok = own[m.key]
 		}

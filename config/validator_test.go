@@ -136,6 +136,13 @@ func TestRulesMatchValidator(t *testing.T) {
 			inner := optionsOf[checkers.CompositeOptions](t, composite(c).Checkers[1])
 			inner.Checkers[0].On = []string{"tool_use", "Stop"}
 		}, []string{`checkers[3].checkers[1].checkers[0].on[1]: must be one of stop, subagent_stop, tool_use, manual, got "Stop"`}},
+		{"on before the options", func(c *config.Config) {
+			c.Checkers[2].On = []string{"never"}
+			test(c).Command = ""
+		}, []string{
+			`checkers[2].on[0]: must be one of stop, subagent_stop, tool_use, manual, got "never"`,
+			"checkers[2].command: required",
+		}},
 		{"several, in field order", func(c *config.Config) {
 			c.OnError = "x"
 			c.Dialect = "x"
@@ -143,10 +150,8 @@ func TestRulesMatchValidator(t *testing.T) {
 			composite(c).Mode = "x"
 			composite(c).Checkers = nil
 			c.Checkers[1] = spec(t, "test", nil)
-			c.Checkers[1].On = []string{"never"}
 		}, []string{
 			`dialect: must be one of claude-code, sdk, got "x"`,
-			`checkers[1].on[0]: must be one of stop, subagent_stop, tool_use, manual, got "never"`,
 			"checkers[1].command: required",
 			`checkers[3].mode: must be one of all, any, got "x"`,
 			"checkers[3].checkers: must not be empty",

@@ -102,18 +102,9 @@ func flatten(prefix string, specs []config.Checker) ([]flatItem, error) {
 		if err != nil {
 			return nil, errorf(ErrConfig, "checkers[%s]: %w", id, err)
 		}
-		out = append(out, flatItem{id: id, description: describe(s), checker: ch})
+		out = append(out, flatItem{id: id, description: checkers.Describe(s), checker: ch})
 	}
 	return out, nil
-}
-
-// describe says what a checker requires, for the checklist: its type's
-// Describe.
-func describe(s config.Checker) string {
-	if t, ok := checkers.LookupType(s.Type); ok {
-		return t.Describe(s)
-	}
-	return s.Label() // config validation makes this unreachable
 }
 
 // check runs every flattened checker of the config under its budget.
