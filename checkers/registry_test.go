@@ -49,6 +49,31 @@ func TestTypesAreKnownToTheConfig(t *testing.T) {
 		assert.Same(t, typ, got)
 	}
 	assert.Equal(t, config.CheckerTypes(), names)
+	assert.Equal(t, config.Events, []string{string(checkers.ReasonStop), string(checkers.ReasonSubagentStop), string(checkers.ReasonToolUse), string(checkers.ReasonManual)},
+		"the config's events are the stop reasons")
+}
+
+// TestNewRefusesOptionsOfAnotherType: a checker built by hand with the
+// wrong options is an error, not a panic in the type's New.
+func TestNewRefusesOptionsOfAnotherType(t *testing.T) {
+	tests := []struct {
+		name string
+		spec config.Checker
+		want string
+	}{
+		{"no options", config.Checker{Type: "test"}, "test checker: options are <nil>, want *checkers.TestOptions"},
+		{"another type's", config.Checker{Type: "files", Options: &checkers.TestOptions{Command: "x"}}, "files checker: options are *checkers.TestOptions, want *checkers.FilesOptions"},
+		{"an unknown type", config.Checker{Type: "lint"}, `unknown checker type "lint"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := checkers.New(tt.spec)
+			require.EqualError(t, err, tt.want)
+		})
+	}
+	ch, err := checkers.New(config.Checker{Type: "files", Options: &checkers.FilesOptions{Paths: config.Patterns{"a"}}})
+	require.NoError(t, err)
+	assert.Equal(t, checkers.Files{Paths: []string{"a"}}, ch)
 }
 
 // chain renders what FromConfig built: the members' labels, with a
