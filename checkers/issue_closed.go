@@ -96,7 +96,7 @@ func (i IssueClosed) Check(ctx context.Context, c *Context) (Result, error) {
 	cache := treecache.Cache{Dir: c.CacheDir}
 	if remember {
 		if e, ok := cache.Get(key); ok && e.Complete {
-			return OK(fmt.Sprintf("%s is closed (gh said so at %s, in this session).", i.name(), e.At.UTC().Format(time.RFC3339))), nil
+			return OK(fmt.Sprintf("GitHub %s is closed (gh said so at %s, in this session).", i.name(), e.At.UTC().Format(time.RFC3339))), nil
 		}
 	}
 	state, err := i.state(ctx, c)
@@ -105,14 +105,14 @@ func (i IssueClosed) Check(ctx context.Context, c *Context) (Result, error) {
 	}
 	switch state {
 	case "CLOSED":
-		r := OK(fmt.Sprintf("%s is closed.", i.name()))
+		r := OK(fmt.Sprintf("GitHub %s is closed.", i.name()))
 		if remember {
 			// Failing to remember only costs another gh call next time.
 			_ = cache.Put(key, treecache.Entry{Complete: true, Feedback: r.Feedback, At: time.Now()})
 		}
 		return r, nil
 	case "OPEN":
-		return Incomplete(fmt.Sprintf("%s is still open. Finish the work it asks for, then close it (`%s`).",
+		return Incomplete(fmt.Sprintf("GitHub %s is still open. Finish the work it asks for, then close it (`%s`).",
 			i.name(), i.closeCommand())), nil
 	}
 	return Result{}, fmt.Errorf("%s %s: gh says its state is %q; expected OPEN or CLOSED", issueClosedType.Name, i.name(), state)
@@ -144,10 +144,14 @@ func (i IssueClosed) state(ctx context.Context, c *Context) (string, error) {
 		return "", fmt.Errorf("`%s` timed out after %s (%w): %s", strings.Join(args, " "), ghTimeout, context.DeadlineExceeded, stderr)
 	case out.Ended:
 		return "", fmt.Errorf("`%s` did not finish within the hook's time budget (limits.budget %s) (%w)", strings.Join(args, " "), c.Budget, context.DeadlineExceeded)
+	case out.Signal != "":
+		return "", fmt.Errorf("`%s` was killed by %s: %s", strings.Join(args, " "), out.Signal, stderr)
 	case out.ExitCode == ghExitAuth:
 		return "", fmt.Errorf("gh is not logged in (exit code %d); run `gh auth login` or set GH_TOKEN: %s", out.ExitCode, stderr)
-	case out.ExitCode != 0 || out.StdoutCut:
+	case out.ExitCode != 0:
 		return "", fmt.Errorf("`%s` failed with exit code %d: %s", strings.Join(args, " "), out.ExitCode, stderr)
+	case out.StdoutCut:
+		return "", fmt.Errorf("`%s` printed more than %d bytes, not {\"state\": ...}", strings.Join(args, " "), proc.MaxStdoutBytes)
 	}
 	var answer struct {
 		State *string `json:"state"`

@@ -33,8 +33,8 @@ const (
 
 // fakeGh puts a gh first on PATH. It records its arguments and
 // environment in dir/args and dir/env, then prints dir/stdout and
-// dir/stderr, waits dir/sleep seconds, and exits with dir/code: set
-// gh.answer to change them between checks.
+// dir/stderr, waits dir/sleep seconds, is killed if dir/kill exists, and
+// exits with dir/code: set gh.answer to change them between checks.
 type fakeGh struct{ dir string }
 
 func newFakeGh(t *testing.T) fakeGh {
@@ -47,6 +47,7 @@ env > "$d/env"
 [ -f "$d/sleep" ] && sleep "$(cat "$d/sleep")"
 [ -f "$d/stdout" ] && cat "$d/stdout"
 [ -f "$d/stderr" ] && cat "$d/stderr" >&2
+[ -f "$d/kill" ] && kill -9 $$
 exit "$(cat "$d/code" 2>/dev/null || echo 0)"
 `
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "gh"), []byte(body), 0o755))
@@ -80,18 +81,19 @@ func TestIssueClosed(t *testing.T) {
 		stdout, stderr string
 		code           int
 		sleep          bool // gh hangs (the network is gone)
+		kill           bool // gh is killed by a signal
 		want           checkers.Result
 		err            []string
 		args           string
 	}{
-		{name: "closed", stdout: ghClosed, want: checkers.OK("issue #12 is closed."),
+		{name: "closed", stdout: ghClosed, want: checkers.OK("GitHub issue #12 is closed."),
 			args: "issue view 12 --json state"},
 		{name: "closed, pretty-printed", repo: "acme/app", stdout: "{\n  \"state\": \"CLOSED\"\n}",
-			want: checkers.OK("issue acme/app#12 is closed."), args: "issue view 12 --json state --repo acme/app"},
+			want: checkers.OK("GitHub issue acme/app#12 is closed."), args: "issue view 12 --json state --repo acme/app"},
 		{name: "open", stdout: ghOpen,
-			want: checkers.Incomplete("issue #12 is still open. Finish the work it asks for, then close it (`gh issue close 12`).")},
+			want: checkers.Incomplete("GitHub issue #12 is still open. Finish the work it asks for, then close it (`gh issue close 12`).")},
 		{name: "open, another host", repo: "ghe.example.com/acme/app", stdout: ghOpen,
-			want: checkers.Incomplete("issue ghe.example.com/acme/app#12 is still open. Finish the work it asks for, then close it (`gh issue close 12 --repo ghe.example.com/acme/app`)."),
+			want: checkers.Incomplete("GitHub issue ghe.example.com/acme/app#12 is still open. Finish the work it asks for, then close it (`gh issue close 12 --repo ghe.example.com/acme/app`)."),
 			args: "issue view 12 --json state --repo ghe.example.com/acme/app"},
 		{name: "not logged in", stderr: ghNoLogin, code: 4,
 			err: []string{"issue-closed issue #12: gh is not logged in (exit code 4); run `gh auth login` or set GH_TOKEN", "GH_TOKEN environment variable"}},
@@ -105,6 +107,8 @@ func TestIssueClosed(t *testing.T) {
 			err: []string{"printed \"{\\\"title\\\":\\\"x\\\"}\", not {\"state\": ...}"}},
 		{name: "a state it should not have", stdout: `{"state":"MERGED"}`,
 			err: []string{`gh says its state is "MERGED"; expected OPEN or CLOSED`}},
+		{name: "gh killed", stdout: ghClosed, kill: true,
+			err: []string{"`gh issue view 12 --json state` was killed by killed"}},
 		{name: "gh hangs past the budget", stdout: ghClosed, sleep: true,
 			err: []string{"did not finish within the hook's time budget (limits.budget 300ms)", "context deadline exceeded"}},
 	}
@@ -112,6 +116,9 @@ func TestIssueClosed(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			gh := newFakeGh(t)
 			gh.answer(t, tt.stdout, tt.stderr, tt.code)
+			if tt.kill {
+				require.NoError(t, os.WriteFile(filepath.Join(gh.dir, "kill"), nil, 0o644))
+			}
 			ctx := context.Background()
 			if tt.sleep {
 				require.NoError(t, os.WriteFile(filepath.Join(gh.dir, "sleep"), []byte("30"), 0o644))
