@@ -54,6 +54,9 @@ type Command struct {
 	// first MaxStdoutBytes of it and Outcome.Output the tail of stderr
 	// alone. Without it both go, interleaved, to Output.
 	SplitStdout bool
+	// MaxStdout bounds the stdout kept with SplitStdout; 0 means
+	// MaxStdoutBytes. closer keeps a claude result whole (16 MiB).
+	MaxStdout int
 }
 
 // String names the command in messages: the shell command, or the
@@ -123,7 +126,11 @@ func Run(ctx context.Context, cmd Command) (Outcome, error) {
 	c.Stdout, c.Stderr = pw, pw
 	var stdout *head
 	if cmd.SplitStdout {
-		stdout = &head{max: MaxStdoutBytes}
+		n := cmd.MaxStdout
+		if n <= 0 {
+			n = MaxStdoutBytes
+		}
+		stdout = &head{max: n}
 		if c.Stdout, err = p.read(stdout); err != nil {
 			return Outcome{}, fmt.Errorf("pipe for %q: %w", cmd, err)
 		}

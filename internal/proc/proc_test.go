@@ -128,6 +128,10 @@ func TestRunArgsAndStreams(t *testing.T) {
 		{name: "stdout apart, arguments", cmd: Command{Args: []string{"cat"}, Stdin: []byte(`{"complete":true}`), SplitStdout: true}, stdout: `{"complete":true}`},
 		{name: "stdout over the bound is cut, the command not blocked", cmd: Command{Args: []string{"cat"}, Stdin: []byte(big), SplitStdout: true},
 			stdout: big[:MaxStdoutBytes], cut: true},
+		{name: "a larger bound of its own", cmd: Command{Args: []string{"cat"}, Stdin: []byte(big), SplitStdout: true, MaxStdout: len(big)},
+			stdout: big},
+		{name: "a smaller bound of its own", cmd: Command{Args: []string{"cat"}, Stdin: []byte(big), SplitStdout: true, MaxStdout: 10},
+			stdout: big[:10], cut: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
