@@ -71,7 +71,8 @@ FUZZMINIMIZE   ?= 1000x
 FUZZ_TOOLCHAIN ?= go1.27.4
 FUZZ_TARGETS := hookio:FuzzEvent hookio:FuzzCleanText transcript:FuzzLatestTodoWrite \
                 transcript:FuzzReadTasks config:FuzzParse \
-                config:FuzzDecodeMatchesEncodingJSON config:FuzzRulesMatchValidator
+                config:FuzzDecodeMatchesEncodingJSON config:FuzzRulesMatchValidator \
+                config:FuzzAcceptedPatternsNeverFailTheFilesChecker
 fuzz:
 	@GOTOOLCHAIN=$(FUZZ_TOOLCHAIN) GO=$(GO) FUZZTIME=$(FUZZTIME) FUZZMINIMIZE=$(FUZZMINIMIZE) \
 	  scripts/fuzz $(FUZZ_TARGETS)

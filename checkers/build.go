@@ -42,10 +42,11 @@ func newComposite(any, parallel bool, specs []config.Checker) (Composite, error)
 	return m, nil
 }
 
-// Describe says in one line what spec requires: its type's Describe.
+// Describe says in one line what spec requires, after its label: "unit:
+// `go test ./...` passes".
 func Describe(spec config.Checker) string {
 	if t, ok := LookupType(spec.Type); ok {
-		return t.Describe(spec)
+		return spec.Label() + ": " + t.Describe(spec)
 	}
 	return spec.Label() // config validation makes this unreachable
 }

@@ -53,11 +53,10 @@ var CompositeType = register(Type{
 		for i, m := range o.Checkers {
 			parts[i] = Describe(m)
 		}
-		mode := "all of"
 		if o.Mode == "any" {
-			mode = "any one of"
+			return "any one of: " + strings.Join(parts, " | ")
 		}
-		return spec.Label() + " (" + mode + "): " + strings.Join(parts, " | ")
+		return "all of: " + strings.Join(parts, " | ")
 	},
 })
 

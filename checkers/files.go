@@ -43,7 +43,7 @@ var FilesType = register(Type{
 		return Files{Paths: spec.Options.(*FilesOptions).Paths}, nil
 	},
 	Describe: func(spec config.Checker) string {
-		return spec.Label() + ": required files exist: " + strings.Join(spec.Options.(*FilesOptions).Paths, ", ")
+		return "required files exist: " + strings.Join(spec.Options.(*FilesOptions).Paths, ", ")
 	},
 })
 

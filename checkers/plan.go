@@ -28,7 +28,7 @@ var PlanType = register(Type{
 	DefaultOn: allReasons,
 	New:       func(config.Checker) (Checker, error) { return Plan{}, nil },
 	Describe: func(spec config.Checker) string {
-		return spec.Label() + ": every item of the agent's plan is completed"
+		return "every item of the agent's plan is completed"
 	},
 })
 

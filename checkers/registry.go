@@ -28,7 +28,8 @@ type Type struct {
 	// the options struct, decoded and valid.
 	New func(spec config.Checker) (Checker, error)
 	// Describe says in one line what this configured checker requires,
-	// for closer check's checklist and the criteria told up front.
+	// for closer check's checklist and the criteria told up front; the
+	// checker's label is not part of it (see the function Describe).
 	Describe func(spec config.Checker) string
 }
 

@@ -153,7 +153,7 @@ func encode(c *config.Config) (string, error) {
 }
 
 // TestDescribe: each type says what a configured checker requires, in
-// one line, for closer check's checklist.
+// one line, for closer check's checklist, after the checker's label.
 func TestDescribe(t *testing.T) {
 	c, err := config.Parse(strings.NewReader(`{"checkers":[
 		{"type":"plan"},
@@ -165,11 +165,49 @@ func TestDescribe(t *testing.T) {
 		"plan: every item of the agent's plan is completed",
 		"report: required files exist: r.md, dist/*.pdf",
 		"test: `go test ./...` passes",
-		"either (any one of): files: required files exist: a | composite (all of): plan: every item of the agent's plan is completed | test: `make` passes",
+		"either: any one of: files: required files exist: a | composite: all of: plan: every item of the agent's plan is completed | test: `make` passes",
 	}
 	for i, spec := range c.Checkers {
-		typ, ok := checkers.LookupType(spec.Type)
-		require.True(t, ok)
-		assert.Equal(t, want[i], typ.Describe(spec))
+		assert.Equal(t, want[i], checkers.Describe(spec))
+	}
+}
+
+// TestEveryTypeDecodes: the types written against the registry alone are
+// read by the config's one decoder: their keys, kinds, tags and
+// CheckOptions, with the file's paths.
+func TestEveryTypeDecodes(t *testing.T) {
+	tests := []struct {
+		name    string
+		checker string
+		want    []string // problems; nil: valid
+	}{
+		{"external, argv", `{"type":"external","command":["./check","--strict"],"timeout":"1m"}`, nil},
+		{"external, shell", `{"type":"external","command":"./check"}`, nil},
+		{"external, blank", `{"type":"external","command":"  "}`, []string{"checkers[0].command: must not be blank"}},
+		{"external, no program", `{"type":"external","command":[""]}`, []string{"checkers[0].command[0]: the program must not be empty"}},
+		{"external, a number", `{"type":"external","command":3}`, []string{"checkers[0].command: expected a command string or an array of strings, got the number 3"}},
+		{"external, no command", `{"type":"external"}`, []string{"checkers[0].command: required"}},
+		{"issue-closed", `{"type":"issue-closed","issue":12,"repo":"acme/app"}`, nil},
+		{"issue-closed, bad repo", `{"type":"issue-closed","issue":12,"repo":"acme app"}`, []string{`checkers[0].repo: must be "owner/name" (or "host/owner/name"), got "acme app"`}},
+		{"issue-closed, no issue", `{"type":"issue-closed"}`, []string{"checkers[0].issue: required"}},
+		{"issue-closed, a test's key", `{"type":"issue-closed","issue":1,"command":"x"}`, []string{`checkers[0].command: not used by a "issue-closed" checker (only by external, test)`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := config.Parse(strings.NewReader(`{"checkers":[`+tt.checker+`]}`), "t.json")
+			if tt.want == nil {
+				require.NoError(t, err)
+				_, err = checkers.FromConfig(c, checkers.ReasonStop)
+				require.NoError(t, err)
+				return
+			}
+			var cerr *config.Error
+			require.ErrorAs(t, err, &cerr)
+			var got []string
+			for _, p := range cerr.Problems {
+				got = append(got, p.String())
+			}
+			assert.Equal(t, tt.want, got)
+		})
 	}
 }

@@ -52,7 +52,7 @@ var TestType = register(Type{
 		return Test{Command: o.Command, Timeout: o.Timeout.D(), Cache: o.CacheEnabled()}, nil
 	},
 	Describe: func(spec config.Checker) string {
-		return spec.Label() + ": `" + spec.Options.(*TestOptions).Command + "` passes"
+		return "`" + spec.Options.(*TestOptions).Command + "` passes"
 	},
 })
 

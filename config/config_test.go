@@ -98,11 +98,11 @@ func TestParseReportsAllAtOnce(t *testing.T) {
 			"limits.max_blocks: must be at least 1",
 		}},
 		{"a checker of unknown type is not checked further", `{"checkers":[{"type":"lint","command":""},{"type":"test"}]}`, []string{
-			`checkers[0].type: unknown checker type "lint" (valid: composite, files, plan, test)`,
+			`checkers[0].type: unknown checker type "lint" (valid: composite, external, files, issue-closed, plan, test)`,
 			"checkers[1].command: required",
 		}},
 		{"nor one without a type", `{"checkers":[{"name":"x"},{"type":"files","paths":[]}]}`, []string{
-			"checkers[0].type: missing (valid: composite, files, plan, test)",
+			"checkers[0].type: missing (valid: composite, external, files, issue-closed, plan, test)",
 			"checkers[1].paths: must not be empty",
 		}},
 		{"nor one whose type is given twice", `{"checkers":[{"type":"test","type":"files"}],"on_error":"x"}`, []string{

@@ -40,16 +40,24 @@ func reference(t testing.TB, c *config.Config) []config.Problem {
 }
 
 // spec returns a checker of the registered type typ with the options set
-// by JSON name; a name the type does not take is left out, so the same
-// settings serve every type.
+// by JSON name; a name the type does not take, or a value its field
+// cannot hold, is left out, so the same settings serve every type.
 func spec(t testing.TB, typ string, set map[string]any) config.Checker {
 	t.Helper()
 	ct, ok := config.LookupType(typ)
 	require.True(t, ok, "type %q is not registered", typ)
 	opts := reflect.New(ct.Options).Elem()
 	for i := range opts.NumField() {
-		if v, ok := set[config.JSONName(opts.Type().Field(i))]; ok && v != nil {
-			opts.Field(i).Set(reflect.ValueOf(v).Convert(opts.Field(i).Type()))
+		v, ok := set[config.JSONName(opts.Type().Field(i))]
+		if !ok || v == nil {
+			continue
+		}
+		f := opts.Field(i)
+		if s, isString := v.(string); isString && f.Type() == reflect.TypeFor[config.Argv]() {
+			v = config.Argv{Shell: s} // a command, as a string is in a file
+		}
+		if rv := reflect.ValueOf(v); rv.Type().ConvertibleTo(f.Type()) && rv.Kind() == f.Kind() {
+			f.Set(rv.Convert(f.Type()))
 		}
 	}
 	return config.Checker{Type: typ, Options: opts.Addr().Interface()}

@@ -107,6 +107,7 @@ type run struct {
 	opts   options
 	env    Env
 	event  *hookio.Event
+	raw    []byte // the event as received, for external checkers
 	stderr io.Writer
 }
 
@@ -223,6 +224,7 @@ func (r *run) check(ctx context.Context, c *config.Config, reason checkers.StopR
 	}
 	cc := &checkers.Context{
 		Event:      r.event,
+		RawEvent:   r.raw,
 		ProjectDir: r.projectDir(),
 		ClaudeDir:  r.claudeDir(),
 		TaskListID: listID,

@@ -36,6 +36,7 @@ func StopHook(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return ExitError
 	}
 	r := newRun(name, opts, env, ev, stderr)
+	r.raw = raw
 	reason := checkers.ReasonStop
 	if ev.HookEventName == hookio.EventSubagentStop {
 		reason = checkers.ReasonSubagentStop
