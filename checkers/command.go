@@ -1,0 +1,292 @@
+package checkers
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/donegate/donegate/config"
+	"github.com/donegate/donegate/hookio"
+	"github.com/donegate/donegate/internal/proc"
+	"github.com/donegate/donegate/internal/treecache"
+)
+
+// Command runs a shell command in the project dir and is complete when its
+// result meets a condition, the config's success_when: an exit code (0
+// unless set), no output, output containing a text or matching a regular
+// expression. It runs as Test does, which is a Command that must exit 0
+// and speaks of tests: same process group, timeout, budget, output tail,
+// environment guard and result cache.
+type Command struct {
+	Command string
+	Timeout time.Duration // zero means DefaultTimeout
+	Cache   bool
+	when    condition
+}
+
+// CommandOptions are a command checker's keys.
+type CommandOptions struct {
+	Command string `json:"command" validate:"required"`
+	// SuccessWhen is "exit_code:N", "empty", "contains:TEXT" or
+	// "matches:REGEX"; "" means exit_code:0.
+	SuccessWhen string          `json:"success_when"`
+	Timeout     config.Duration `json:"timeout" validate:"gte=0"`
+	// Cache reuses results on an unchanged tree; nil means true.
+	Cache *bool `json:"cache"`
+}
+
+// CheckOptions implements config.OptionsChecker: success_when must be one
+// of its forms, and a regular expression must compile, so that a typo is
+// a config error at load and not a checker that can never pass.
+func (o *CommandOptions) CheckOptions() []config.Problem {
+	return checkSuccessWhen(o.SuccessWhen)
+}
+
+func checkSuccessWhen(s string) []config.Problem {
+	if _, err := parseCondition(s); err != nil {
+		return []config.Problem{{Path: "success_when", Message: err.Error()}}
+	}
+	return nil
+}
+
+// Registered for its effect: FromConfig and the config find the type by
+// name. (A named var no code reads is dead to staticcheck.)
+var _ = register(Type{
+	Name:      "command",
+	Summary:   "a shell command, run in the project dir, meets `success_when` (default `exit_code:0`)",
+	Options:   (*CommandOptions)(nil),
+	DefaultOn: projectReasons,
+	New: func(spec config.Checker) (Checker, error) {
+		o := spec.Options.(*CommandOptions)
+		when, err := parseCondition(o.SuccessWhen)
+		if err != nil {
+			return nil, fmt.Errorf("success_when: %w", err)
+		}
+		return Command{Command: o.Command, Timeout: o.Timeout.D(), Cache: cacheOn(o.Cache), when: when}, nil
+	},
+	Describe: func(spec config.Checker) string {
+		o := spec.Options.(*CommandOptions)
+		when, _ := parseCondition(o.SuccessWhen) // valid: checked at load
+		return fmt.Sprintf("`%s` %s", o.Command, when.describe())
+	},
+})
+
+// cacheOn reads an optional cache key: results are cached unless it says
+// false.
+func cacheOn(b *bool) bool { return b == nil || *b }
+
+// Check implements Checker.
+func (cm Command) Check(ctx context.Context, c *Context) (Result, error) {
+	return commandCheck{kind: "command", command: cm.Command, timeout: cm.Timeout, cache: cm.Cache, when: cm.when, voice: &commandVoice}.check(ctx, c)
+}
+
+var commandVoice = voice{
+	noun: "command",
+	passed: func(k commandCheck) string {
+		return fmt.Sprintf("The command `%s` passed: it had to %s and did.", k.command, k.when.want())
+	},
+	failed: func(k commandCheck, out proc.Outcome, log string) string {
+		return fmt.Sprintf("The command `%s` must %s (success_when %q), but %s. Fix that and run it again.%s%s",
+			k.command, k.when.want(), k.when.String(), k.when.missed(out), notFound(k, out),
+			logBlock(fmt.Sprintf("Last %d lines of output", tailLines), log))
+	},
+}
+
+// notFound explains exit code 127 when the condition is about exit codes:
+// it is the shell's "command not found", and a checker whose tool is not
+// installed should say so rather than look like failing work.
+func notFound(k commandCheck, out proc.Outcome) string {
+	if out.ExitCode != 127 || k.when.form != condExitCode {
+		return ""
+	}
+	return " Exit code 127 is the shell's \"command not found\": is the tool installed and on PATH?"
+}
+
+// commandCheck is the one implementation of every command-running checker
+// (test, command, type-check, lint, format): what to run, when it passes,
+// and how its type words the outcome. The types differ only in those.
+type commandCheck struct {
+	// kind is the checker type, in cache keys and errors.
+	kind    string
+	command string
+	timeout time.Duration // zero means DefaultTimeout
+	cache   bool
+	when    condition
+	voice   *voice
+}
+
+// A voice words a command checker's outcome in its type's language; the
+// sentences about time (timeouts, the budget) and signals are shared and
+// name the command by noun ("The test command `go test ./...`").
+type voice struct {
+	noun   string
+	passed func(k commandCheck) string
+	// failed words a run that finished without meeting k.when; log is the
+	// tail of its output.
+	failed func(k commandCheck, out proc.Outcome, log string) string
+}
+
+// check runs the command, through the result cache when it is on.
+func (k commandCheck) check(ctx context.Context, c *Context) (Result, error) {
+	own := k.timeout
+	if own <= 0 {
+		own = DefaultTimeout
+	}
+	run := func(ctx context.Context, fp fingerprint) (Result, bool, error) { return k.run(ctx, c, own, fp) }
+	if !k.cache || c.CacheDir == "" {
+		r, _, err := run(ctx, fingerprint{})
+		return r, err
+	}
+	// The type is part of the key because the feedback is; the condition
+	// because it decides the result. exit_code:0 adds nothing, which keeps
+	// the keys of test results remembered before there were conditions.
+	parts := []string{k.kind, k.command}
+	if !k.when.isDefault() {
+		parts = append(parts, k.when.String())
+	}
+	return cached(ctx, c, own, parts, run)
+}
+
+// run runs the command once. ended is true when it was stopped by its
+// timeout or the budget, or could not start for want of time.
+func (k commandCheck) run(ctx context.Context, c *Context, own time.Duration, fp fingerprint) (r Result, ended bool, err error) {
+	subject := fmt.Sprintf("The %s `%s`", k.voice.noun, k.command)
+	if ctx.Err() != nil {
+		// Starting it only to kill it at once would report a command
+		// "stopped after 0s" that never ran.
+		return Incomplete(fmt.Sprintf("%s did not run: the hook's time budget (limits.budget %s) was spent before it could start.%s",
+			subject, c.Budget, fp.note(c.Budget, false))), true, nil
+	}
+	runCtx, cancel, ownFirst := within(ctx, own)
+	defer cancel()
+	env := append([]string{}, c.Env...)
+	if c.Event != nil && c.Event.SessionID != "" {
+		env = append(env, proc.GuardEnv+"="+c.Event.SessionID)
+	}
+	out, err := c.runner().Run(runCtx, proc.Command{Shell: k.command, Dir: c.ProjectDir, Env: env})
+	if err != nil {
+		return Result{}, false, fmt.Errorf("%s command %q: %w", k.kind, k.command, err)
+	}
+	log := lastLines(out.Output, tailLines)
+	switch {
+	case out.Ended && ownFirst:
+		return Incomplete(fmt.Sprintf("%s timed out after %s and was stopped.%s",
+			subject, own, logBlock("Last output", log))), true, nil
+	case out.Ended:
+		return Incomplete(fmt.Sprintf("%s did not finish within the hook's time budget (limits.budget %s) and was stopped after %s.%s%s",
+			subject, c.Budget, out.Elapsed.Round(time.Second), fp.note(c.Budget, true), logBlock("Last output", log))), true, nil
+	case out.Signal != "":
+		return Incomplete(fmt.Sprintf("%s was killed by %s.%s", subject, out.Signal, logBlock("Last output", log))), false, nil
+	case k.when.met(out):
+		return OK(k.voice.passed(k)), false, nil
+	}
+	return Incomplete(k.voice.failed(k, out, log)), false, nil
+}
+
+// fingerprintShare: fingerprinting the tree gets at most this fraction of
+// the time the command would have, so that when it cannot finish (an
+// untracked 8 GB file once took 22.8 s of a 3 s budget) the command still
+// runs, uncached, with the rest.
+const fingerprintShare = 4
+
+// fingerprint is what fingerprinting the tree cost before a run, so that a
+// run cut short by the budget is not blamed for that time.
+type fingerprint struct {
+	took     time.Duration
+	cutShort bool // it did not finish in time: the command runs uncached
+}
+
+// cached runs a command-running checker's run at most once per state of
+// the working tree (see package treecache): a result remembered for the
+// current state, failures included, is returned instead. parts name what
+// else the result depends on (the checker's type, its command). run says
+// whether its command was stopped by a timeout or the budget, which says
+// nothing about the tree.
+func cached(ctx context.Context, c *Context, own time.Duration, parts []string,
+	run func(context.Context, fingerprint) (r Result, ended bool, err error)) (Result, error) {
+	cache := treecache.Cache{Dir: c.CacheDir}
+	start := time.Now()
+	state, err := fingerprintTree(ctx, cache, c.ProjectDir, own)
+	if err != nil {
+		// Too large, changing right now, or out of time: run uncached.
+		fp := fingerprint{took: time.Since(start), cutShort: errors.Is(err, context.DeadlineExceeded)}
+		r, _, err := run(ctx, fp)
+		return r, err
+	}
+	key := treecache.Key(append(parts, c.ProjectDir, state)...)
+	if e, ok := cache.Get(key); ok {
+		return Result{Complete: e.Complete, Feedback: e.Feedback + fmt.Sprintf(
+			"\n(donegate reused the result of the run at %s: the working tree has not changed since.)",
+			e.At.UTC().Format(time.RFC3339))}, nil
+	}
+	r, ended, err := run(ctx, fingerprint{took: time.Since(start)})
+	if err != nil || ended {
+		// A run cut short says nothing about the tree: never remember it.
+		return r, err
+	}
+	// Remember the result only if the run left the tree as it found it:
+	// a command that writes files git does not ignore changes the state,
+	// and its result would belong to neither state.
+	if after, err := fingerprintTree(ctx, cache, c.ProjectDir, own); err == nil && after == state {
+		_ = cache.Put(key, treecache.Entry{Complete: r.Complete, Feedback: r.Feedback, At: time.Now()})
+	}
+	return r, nil
+}
+
+// fingerprintTree fingerprints dir within its share of the time left.
+func fingerprintTree(ctx context.Context, cache treecache.Cache, dir string, own time.Duration) (string, error) {
+	share := own
+	if d, ok := ctx.Deadline(); ok {
+		share = min(share, time.Until(d))
+	}
+	ctx, cancel := context.WithTimeout(ctx, share/fingerprintShare)
+	defer cancel()
+	return cache.State(ctx, dir)
+}
+
+// note tells, in a budget message, what fingerprinting the tree took of
+// the budget when that is a tenth of it or more, or when it was cut short
+// and the command ran uncached.
+func (fp fingerprint) note(budget time.Duration, ran bool) string {
+	notable := fp.took > 0 && fp.took*10 >= budget
+	took := fp.took.Round(time.Millisecond)
+	if fp.took >= time.Second {
+		took = fp.took.Round(100 * time.Millisecond)
+	}
+	switch {
+	case ran && fp.cutShort:
+		return fmt.Sprintf(" Fingerprinting the working tree for the result cache took %s of the budget before it and did not finish, so the command ran uncached.", took)
+	case ran && notable:
+		return fmt.Sprintf(" Fingerprinting the working tree for the result cache took %s of the budget before it.", took)
+	case notable:
+		return fmt.Sprintf(" Fingerprinting the working tree for the result cache took %s of it.", took)
+	}
+	return ""
+}
+
+func logBlock(title, log string) string {
+	if log == "" {
+		return " It printed nothing."
+	}
+	return "\n" + title + ":\n" + log
+}
+
+// lastLines returns the last n lines of out, escape codes removed.
+func lastLines(out []byte, n int) string {
+	s := hookio.StripANSI(string(bytes.TrimRight(out, "\n")))
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	for i, l := range lines {
+		// A progress bar redraws with \r: keep what was last drawn.
+		if j := strings.LastIndexByte(l, '\r'); j >= 0 {
+			lines[i] = l[j+1:]
+		}
+	}
+	return strings.TrimSpace(strings.Join(lines, "\n"))
+}
