@@ -115,15 +115,20 @@ type commandCheck struct {
 	timeout time.Duration // zero means DefaultTimeout
 	cache   bool
 	when    condition
-	voice   *voice
+	// fix is a command that fixes what it reports (a formatter's), for
+	// feedback; "" when there is none to name.
+	fix   string
+	voice *voice
 }
 
 // A voice words a command checker's outcome in its type's language; the
 // sentences about time (timeouts, the budget) and signals are shared and
 // name the command by noun ("The test command `go test ./...`").
 type voice struct {
-	noun   string
-	passed func(k commandCheck) string
+	noun string
+	// findings names what a failure finds, for descriptions: "type errors".
+	findings string
+	passed   func(k commandCheck) string
 	// failed words a run that finished without meeting k.when; log is the
 	// tail of its output.
 	failed func(k commandCheck, out proc.Outcome, log string) string
