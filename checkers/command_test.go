@@ -52,9 +52,9 @@ func TestCommandOptionsCheckOptions(t *testing.T) {
 	}
 }
 
-// newChecker builds a checker of a registered type from its options, as
+// buildRegistered builds a checker of a registered type from its options, as
 // FromConfig will once the config decodes registered types.
-func newChecker(t *testing.T, typ string, opts any) checkers.Checker {
+func buildRegistered(t *testing.T, typ string, opts any) checkers.Checker {
 	t.Helper()
 	ty, ok := checkers.LookupType(typ)
 	require.True(t, ok, "type %q is registered", typ)
@@ -107,7 +107,7 @@ func TestCommandChecker(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := &checkers.Context{Event: &hookio.Event{SessionID: "s1"}, ProjectDir: t.TempDir(), Budget: time.Minute}
-			r, err := newChecker(t, "command", &tt.opts).Check(context.Background(), c)
+			r, err := buildRegistered(t, "command", &tt.opts).Check(context.Background(), c)
 			require.NoError(t, err)
 			if strings.Contains(tt.feedback, "not found") {
 				// Shells word "not found" differently (dash: "sh: 1: x: not found",
@@ -153,8 +153,8 @@ func TestCommandDescribe(t *testing.T) {
 	}
 }
 
-// gitRepo makes a git work tree with one commit and returns its path.
-func gitRepo(t *testing.T) string {
+// committedRepo makes a git work tree with one commit and returns its path.
+func committedRepo(t *testing.T) string {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
@@ -172,7 +172,7 @@ func gitRepo(t *testing.T) string {
 // differs) and the condition (it decides the result), so neither a test
 // checker nor another condition on the same command is answered from it.
 func TestCommandResultsAreCachedByTypeAndCondition(t *testing.T) {
-	dir := gitRepo(t)
+	dir := committedRepo(t)
 	runs := filepath.Join(t.TempDir(), "runs") // outside the tree: counting must not change it
 	command := "echo run >> " + runs + "; echo 'ALL OK'"
 	c := &checkers.Context{Event: &hookio.Event{SessionID: "s1"}, ProjectDir: dir, Budget: time.Minute, CacheDir: t.TempDir()}
@@ -187,9 +187,9 @@ func TestCommandResultsAreCachedByTypeAndCondition(t *testing.T) {
 		runs    int
 		reused  bool
 	}{
-		{name: "first run", checker: newChecker(t, "command", &checkers.CommandOptions{Command: command, SuccessWhen: "contains:ALL OK"}), runs: 1},
-		{name: "same tree, same condition", checker: newChecker(t, "command", &checkers.CommandOptions{Command: command, SuccessWhen: "contains:ALL OK"}), runs: 1, reused: true},
-		{name: "another condition", checker: newChecker(t, "command", &checkers.CommandOptions{Command: command}), runs: 2},
+		{name: "first run", checker: buildRegistered(t, "command", &checkers.CommandOptions{Command: command, SuccessWhen: "contains:ALL OK"}), runs: 1},
+		{name: "same tree, same condition", checker: buildRegistered(t, "command", &checkers.CommandOptions{Command: command, SuccessWhen: "contains:ALL OK"}), runs: 1, reused: true},
+		{name: "another condition", checker: buildRegistered(t, "command", &checkers.CommandOptions{Command: command}), runs: 2},
 		{name: "a test checker", checker: checkers.Test{Command: command, Cache: true}, runs: 3},
 		{name: "the test checker again", checker: checkers.Test{Command: command, Cache: true}, runs: 3, reused: true},
 	}

@@ -334,8 +334,8 @@ func toolMissing(k commandCheck, out proc.Outcome, noun string) string {
 	return fmt.Sprintf("The %s `%s` could not run: exit code 127 is the shell's \"command not found\". Install the tool, or set \"command\" to the one the project uses.", noun, k.command)
 }
 
-// maxListed bounds the files a format failure names.
-const maxListed = 20
+// maxUnformatted bounds the files a format failure names.
+const maxUnformatted = 20
 
 var formatVoice = voice{
 	noun:     "format check",
@@ -365,7 +365,7 @@ var formatVoice = voice{
 	},
 }
 
-// listed names the files a lister printed, one a line, at most maxListed.
+// listed names the files a lister printed, one a line, at most maxUnformatted.
 func listed(out proc.Outcome) string {
 	var files []string
 	for _, l := range strings.Split(plainOutput(out), "\n") {
@@ -373,8 +373,8 @@ func listed(out proc.Outcome) string {
 			files = append(files, l)
 		}
 	}
-	if len(files) > maxListed {
-		return fmt.Sprintf("%s and %d more", strings.Join(files[:maxListed], ", "), len(files)-maxListed)
+	if len(files) > maxUnformatted {
+		return fmt.Sprintf("%s and %d more", strings.Join(files[:maxUnformatted], ", "), len(files)-maxUnformatted)
 	}
 	return strings.Join(files, ", ")
 }

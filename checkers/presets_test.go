@@ -17,21 +17,21 @@ import (
 	"github.com/donegate/donegate/internal/proc"
 )
 
-// recordRunner records the commands it is asked to run and passes them all.
-type recordRunner struct {
+// recordingRunner records the commands it is asked to run and passes them all.
+type recordingRunner struct {
 	dirs  []string
 	shell []string
 }
 
-func (r *recordRunner) Run(_ context.Context, cmd proc.Command) (proc.Outcome, error) {
+func (r *recordingRunner) Run(_ context.Context, cmd proc.Command) (proc.Outcome, error) {
 	r.shell = append(r.shell, cmd.Shell)
 	r.dirs = append(r.dirs, cmd.Dir)
 	return proc.Outcome{}, nil
 }
 
-// project writes files (name: content; a name ending in / is a directory)
+// fixtureProject writes files (name: content; a name ending in / is a directory)
 // into a new dir and returns it.
-func project(t *testing.T, files map[string]string) string {
+func fixtureProject(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for name, content := range files {
@@ -101,10 +101,10 @@ func TestPresetDetection(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := project(t, tt.files)
-			runner := &recordRunner{}
+			dir := fixtureProject(t, tt.files)
+			runner := &recordingRunner{}
 			c := &checkers.Context{Event: &hookio.Event{SessionID: "s1"}, ProjectDir: dir, Runner: runner, Budget: time.Minute}
-			r, err := newChecker(t, tt.typ, &checkers.PresetOptions{Command: tt.command}).Check(context.Background(), c)
+			r, err := buildRegistered(t, tt.typ, &checkers.PresetOptions{Command: tt.command}).Check(context.Background(), c)
 			if tt.err != "" {
 				require.EqualError(t, err, strings.ReplaceAll(tt.err, "DIR", dir))
 				assert.Empty(t, runner.shell, "nothing runs")
@@ -123,16 +123,16 @@ func TestPresetDetection(t *testing.T) {
 // A manifest that cannot be read is an error naming it, not a project
 // without the tool.
 func TestPresetDetectionCannotReadAManifest(t *testing.T) {
-	dir := project(t, map[string]string{"pyproject.toml/": ""})
-	c := &checkers.Context{Event: &hookio.Event{SessionID: "s1"}, ProjectDir: dir, Runner: &recordRunner{}, Budget: time.Minute}
-	_, err := newChecker(t, "lint", &checkers.PresetOptions{}).Check(context.Background(), c)
+	dir := fixtureProject(t, map[string]string{"pyproject.toml/": ""})
+	c := &checkers.Context{Event: &hookio.Event{SessionID: "s1"}, ProjectDir: dir, Runner: &recordingRunner{}, Budget: time.Minute}
+	_, err := buildRegistered(t, "lint", &checkers.PresetOptions{}).Check(context.Background(), c)
 	require.Error(t, err)
 	assert.Regexp(t, `^lint: detecting the project's linter: open .*/pyproject.toml: not a regular file \(a directory\)$`, err.Error())
 }
 
-// fakeTools puts shell scripts named like the tools into a directory and
+// fakeToolsOnPath puts shell scripts named like the tools into a directory and
 // returns the environment that puts it first on PATH.
-func fakeTools(t *testing.T, scripts map[string]string) []string {
+func fakeToolsOnPath(t *testing.T, scripts map[string]string) []string {
 	t.Helper()
 	bin := t.TempDir()
 	for name, body := range scripts {
@@ -181,8 +181,8 @@ func TestPresetFeedback(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := &checkers.Context{Event: &hookio.Event{SessionID: "s1"}, ProjectDir: project(t, tt.files), Budget: time.Minute, Env: fakeTools(t, tt.tools)}
-			r, err := newChecker(t, tt.typ, &tt.opts).Check(context.Background(), c)
+			c := &checkers.Context{Event: &hookio.Event{SessionID: "s1"}, ProjectDir: fixtureProject(t, tt.files), Budget: time.Minute, Env: fakeToolsOnPath(t, tt.tools)}
+			r, err := buildRegistered(t, tt.typ, &tt.opts).Check(context.Background(), c)
 			require.NoError(t, err)
 			if strings.HasSuffix(tt.feedback, "\nOutput:\n") {
 				// The shell's own words for "not found" vary (dash, bash).

@@ -1,11 +1,16 @@
 package checkers
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
+	"github.com/donegate/donegate/hookio"
 	"github.com/donegate/donegate/internal/proc"
+	"github.com/donegate/donegate/internal/treecache"
 )
 
 // Test runs a shell command in the project dir and is complete when it
@@ -44,4 +49,109 @@ var testVoice = voice{
 		return fmt.Sprintf("The test command `%s` failed with exit code %d. Fix the failures and run it again.%s",
 			k.command, out.ExitCode, logBlock(fmt.Sprintf("Last %d lines of output", tailLines), log))
 	},
+}
+
+// fingerprintShare: fingerprinting the tree gets at most this fraction of
+// the time the command would have, so that when it cannot finish (an
+// untracked 8 GB file once took 22.8 s of a 3 s budget) the command still
+// runs, uncached, with the rest.
+const fingerprintShare = 4
+
+// fingerprint is what fingerprinting the tree cost before a run, so that a
+// run cut short by the budget is not blamed for that time.
+type fingerprint struct {
+	took     time.Duration
+	cutShort bool // it did not finish in time: the command runs uncached
+}
+
+// cached runs a command-running checker's run at most once per state of
+// the working tree (see package treecache): a result remembered for the
+// current state, failures included, is returned instead. parts name what
+// else the result depends on (the checker's type, its command). run says
+// whether its command was stopped by a timeout or the budget, which says
+// nothing about the tree.
+func cached(ctx context.Context, c *Context, own time.Duration, parts []string,
+	run func(context.Context, fingerprint) (r Result, ended bool, err error)) (Result, error) {
+	cache := treecache.Cache{Dir: c.CacheDir}
+	start := time.Now()
+	state, err := fingerprintTree(ctx, cache, c.ProjectDir, own)
+	if err != nil {
+		// Too large, changing right now, or out of time: run uncached.
+		fp := fingerprint{took: time.Since(start), cutShort: errors.Is(err, context.DeadlineExceeded)}
+		r, _, err := run(ctx, fp)
+		return r, err
+	}
+	key := treecache.Key(append(parts, c.ProjectDir, state)...)
+	if e, ok := cache.Get(key); ok {
+		return Result{Complete: e.Complete, Feedback: e.Feedback + fmt.Sprintf(
+			"\n(donegate reused the result of the run at %s: the working tree has not changed since.)",
+			e.At.UTC().Format(time.RFC3339))}, nil
+	}
+	r, ended, err := run(ctx, fingerprint{took: time.Since(start)})
+	if err != nil || ended {
+		// A run cut short says nothing about the tree: never remember it.
+		return r, err
+	}
+	// Remember the result only if the run left the tree as it found it:
+	// a command that writes files git does not ignore changes the state,
+	// and its result would belong to neither state.
+	if after, err := fingerprintTree(ctx, cache, c.ProjectDir, own); err == nil && after == state {
+		_ = cache.Put(key, treecache.Entry{Complete: r.Complete, Feedback: r.Feedback, At: time.Now()})
+	}
+	return r, nil
+}
+
+// fingerprintTree fingerprints dir within its share of the time left.
+func fingerprintTree(ctx context.Context, cache treecache.Cache, dir string, own time.Duration) (string, error) {
+	share := own
+	if d, ok := ctx.Deadline(); ok {
+		share = min(share, time.Until(d))
+	}
+	ctx, cancel := context.WithTimeout(ctx, share/fingerprintShare)
+	defer cancel()
+	return cache.State(ctx, dir)
+}
+
+// note tells, in a budget message, what fingerprinting the tree took of
+// the budget when that is a tenth of it or more, or when it was cut short
+// and the command ran uncached.
+func (fp fingerprint) note(budget time.Duration, ran bool) string {
+	notable := fp.took > 0 && fp.took*10 >= budget
+	took := fp.took.Round(time.Millisecond)
+	if fp.took >= time.Second {
+		took = fp.took.Round(100 * time.Millisecond)
+	}
+	switch {
+	case ran && fp.cutShort:
+		return fmt.Sprintf(" Fingerprinting the working tree for the result cache took %s of the budget before it and did not finish, so the command ran uncached.", took)
+	case ran && notable:
+		return fmt.Sprintf(" Fingerprinting the working tree for the result cache took %s of the budget before it.", took)
+	case notable:
+		return fmt.Sprintf(" Fingerprinting the working tree for the result cache took %s of it.", took)
+	}
+	return ""
+}
+
+func logBlock(title, log string) string {
+	if log == "" {
+		return " It printed nothing."
+	}
+	return "\n" + title + ":\n" + log
+}
+
+// lastLines returns the last n lines of out, escape codes removed.
+func lastLines(out []byte, n int) string {
+	s := hookio.StripANSI(string(bytes.TrimRight(out, "\n")))
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	for i, l := range lines {
+		// A progress bar redraws with \r: keep what was last drawn.
+		if j := strings.LastIndexByte(l, '\r'); j >= 0 {
+			lines[i] = l[j+1:]
+		}
+	}
+	return strings.TrimSpace(strings.Join(lines, "\n"))
 }
