@@ -179,6 +179,9 @@ func (k commandCheck) run(ctx context.Context, c *Context, own time.Duration, fp
 		return Incomplete(fmt.Sprintf("%s did not finish within the hook's time budget (limits.budget %s) and was stopped after %s.%s%s",
 			subject, c.Budget, out.Elapsed.Round(time.Second), fp.note(c.Budget, true), logBlock("Last output", log))), true, nil
 	case out.Signal != "":
+		// Before the condition: a killed command did not finish, so its
+		// output and exit code say nothing about the work, even when
+		// empty or matching.
 		return Incomplete(fmt.Sprintf("%s was killed by %s.%s", subject, out.Signal, logBlock("Last output", log))), false, nil
 	case k.when.met(out):
 		return OK(k.voice.passed(k)), false, nil

@@ -84,16 +84,12 @@ func (w condition) String() string {
 // isDefault reports whether w is exit_code:0.
 func (w condition) isDefault() bool { return w.form == condExitCode && w.code == 0 }
 
-// met reports whether out meets the condition. A command killed by a
-// signal never does: it did not finish, so its output and exit code say
-// nothing about the work. The text conditions look at the output with
-// colour codes removed, as a person reads it, and at most its last
-// proc.MaxOutputBytes; they ignore the exit code, so that a tool that
-// exits 1 after printing its verdict can be judged by the verdict.
+// met reports whether out, a command that exited, meets the condition.
+// The text conditions look at the output with colour codes removed, as a
+// person reads it, and at most its last proc.MaxOutputBytes; they ignore
+// the exit code, so that a tool that exits 1 after printing its verdict
+// can be judged by the verdict.
 func (w condition) met(out proc.Outcome) bool {
-	if out.Signal != "" {
-		return false
-	}
 	switch w.form {
 	case condEmpty:
 		return strings.TrimSpace(plainOutput(out)) == ""

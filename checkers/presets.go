@@ -356,8 +356,10 @@ var formatVoice = voice{
 			// A lister such as gofmt -l: its output is the files.
 			return fmt.Sprintf("`%s` lists files that are not formatted: %s.%s", k.command, listed(out), fix)
 		case k.when.form == condEmpty:
-			// gofmt -l exits 2 on a file it cannot parse: no list, errors.
-			return fmt.Sprintf("`%s` could not check the formatting (exit code %d). Fix the errors it reports and run it again.%s",
+			// Its output may be a list or errors: gofmt -l exits 2 on a
+			// file it cannot parse, prettier --list-different exits 1
+			// with a list. Say both and show it.
+			return fmt.Sprintf("`%s` printed output and exited with code %d; it must print nothing. Fix what it reports (files that are not formatted, or errors that kept it from checking) and run it again.%s",
 				k.command, out.ExitCode, logBlock(fmt.Sprintf("Last %d lines of output", tailLines), log))
 		}
 		return fmt.Sprintf("`%s` finds code that is not formatted%s.%s%s",

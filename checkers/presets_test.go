@@ -2,6 +2,7 @@ package checkers_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -144,6 +145,10 @@ func fakeToolsOnPath(t *testing.T, scripts map[string]string) []string {
 // The presets run real commands (fake tools on PATH, real sh) and speak
 // their language.
 func TestPresetFeedback(t *testing.T) {
+	var twenty []string
+	for i := 1; i <= 20; i++ {
+		twenty = append(twenty, fmt.Sprintf("f%d.go", i))
+	}
 	tests := []struct {
 		name     string
 		typ      string
@@ -161,10 +166,19 @@ func TestPresetFeedback(t *testing.T) {
 			feedback: "`npx --no-install eslint .` reports lint errors (exit code 1). Fix them and run it again.\nLast 40 lines of output:\n✖ 3 problems"},
 		{name: "gofmt lists files", typ: "format", files: map[string]string{"go.mod": ""}, tools: map[string]string{"gofmt": `[ "$*" = "-l ." ] || exit 9; printf 'a.go\nsub/b.go\n'`},
 			feedback: "`gofmt -l .` lists files that are not formatted: a.go, sub/b.go. Run `gofmt -w .`, then check again."},
+		{name: "a long list is cut", typ: "format", files: map[string]string{"go.mod": ""}, tools: map[string]string{"gofmt": "i=1; while [ $i -le 23 ]; do echo f$i.go; i=$((i+1)); done"},
+			feedback: "`gofmt -l .` lists files that are not formatted: " + strings.Join(twenty, ", ") + " and 3 more. Run `gofmt -w .`, then check again."},
 		{name: "gofmt lists nothing", typ: "format", files: map[string]string{"go.mod": ""}, tools: map[string]string{"gofmt": "true"},
 			complete: true, feedback: "The format check `gofmt -l .` passed."},
 		{name: "gofmt cannot parse a file", typ: "format", files: map[string]string{"go.mod": ""}, tools: map[string]string{"gofmt": "echo \"x.go:1:1: expected 'package', found 'EOF'\" >&2; exit 2"},
-			feedback: "`gofmt -l .` could not check the formatting (exit code 2). Fix the errors it reports and run it again.\nLast 40 lines of output:\nx.go:1:1: expected 'package', found 'EOF'"},
+			feedback: "`gofmt -l .` printed output and exited with code 2; it must print nothing. Fix what it reports (files that are not formatted, or errors that kept it from checking) and run it again.\nLast 40 lines of output:\nx.go:1:1: expected 'package', found 'EOF'"},
+		{name: "a lister that exits 1 with its list", typ: "format", opts: checkers.PresetOptions{Command: "echo src/x.ts; exit 1", SuccessWhen: "empty"},
+			feedback: "`echo src/x.ts; exit 1` printed output and exited with code 1; it must print nothing. Fix what it reports (files that are not formatted, or errors that kept it from checking) and run it again.\nLast 40 lines of output:\nsrc/x.ts"},
+		{name: "a lister of the config's choosing", typ: "format", opts: checkers.PresetOptions{Command: "echo src/x.ts", SuccessWhen: "empty"},
+			feedback: "`echo src/x.ts` lists files that are not formatted: src/x.ts. Format the code and run it again."},
+		{name: "a detected tool's timeout speaks of linting", typ: "lint", files: map[string]string{"ruff.toml": ""}, opts: checkers.PresetOptions{Timeout: config.Duration(100 * time.Millisecond)},
+			tools:    map[string]string{"ruff": "echo checking; exec sleep 5"},
+			feedback: "The lint command `ruff check .` timed out after 100ms and was stopped.\nLast output:\nchecking"},
 		{name: "cargo fmt finds a diff", typ: "format", files: map[string]string{"Cargo.toml": ""}, tools: map[string]string{"cargo": `[ "$*" = "fmt --check" ] || exit 9; echo 'Diff in src/main.rs at line 1:'; exit 1`},
 			feedback: "`cargo fmt --check` finds code that is not formatted (exit code 1). Run `cargo fmt`, then check again.\nLast 40 lines of output:\nDiff in src/main.rs at line 1:"},
 		{name: "the first failing tool is reported", typ: "format", files: map[string]string{"go.mod": "", "Cargo.toml": ""},
