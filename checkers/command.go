@@ -104,7 +104,7 @@ func notFound(k commandCheck, out proc.Outcome) string {
 // (test, command, type-check, lint, format): what to run, when it passes,
 // and how its type words the outcome. The types differ only in those.
 type commandCheck struct {
-	// kind is the checker type, in cache keys and errors.
+	// kind is the checker type, in cache keys.
 	kind    string
 	command string
 	timeout time.Duration // zero means DefaultTimeout
@@ -168,7 +168,7 @@ func (k commandCheck) run(ctx context.Context, c *Context, own time.Duration, fp
 	}
 	out, err := c.runner().Run(runCtx, proc.Command{Shell: k.command, Dir: c.ProjectDir, Env: env})
 	if err != nil {
-		return Result{}, false, fmt.Errorf("%s command %q: %w", k.kind, k.command, err)
+		return Result{}, false, fmt.Errorf("%s %q: %w", k.voice.noun, k.command, err)
 	}
 	log := lastLines(out.Output, tailLines)
 	switch {

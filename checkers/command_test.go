@@ -2,6 +2,7 @@ package checkers_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -199,5 +200,27 @@ func TestCommandResultsAreCachedByTypeAndCondition(t *testing.T) {
 		assert.True(t, r.Complete, s.name)
 		assert.Equal(t, s.runs, count(), s.name)
 		assert.Equal(t, s.reused, strings.Contains(r.Feedback, "donegate reused the result"), s.name)
+	}
+}
+
+// A command that cannot be started is an error of the check, named by
+// what the type calls it.
+func TestCommandThatCannotStart(t *testing.T) {
+	tests := []struct {
+		typ  string
+		opts any
+		want string
+	}{
+		{typ: "command", opts: &checkers.CommandOptions{Command: "make check"}, want: `command "make check": no shell`},
+		{typ: "type-check", opts: &checkers.PresetOptions{Command: "make check"}, want: `type check "make check": no shell`},
+		{typ: "lint", opts: &checkers.PresetOptions{Command: "make check"}, want: `lint command "make check": no shell`},
+		{typ: "format", opts: &checkers.PresetOptions{Command: "make check"}, want: `format check "make check": no shell`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.typ, func(t *testing.T) {
+			c := &checkers.Context{Event: &hookio.Event{SessionID: "s1"}, ProjectDir: "/proj", Runner: &fakeRunner{err: errors.New("no shell")}}
+			_, err := buildRegistered(t, tt.typ, tt.opts).Check(context.Background(), c)
+			require.EqualError(t, err, tt.want)
+		})
 	}
 }
