@@ -47,9 +47,9 @@ func checkSuccessWhen(s string) []config.Problem {
 	return nil
 }
 
-// Registered for its effect: FromConfig and the config find the type by
-// name. (A named var no code reads is dead to staticcheck.)
-var _ = register(Type{
+// CommandType is the command checker's type. Like test, it checks the
+// project, not one agent.
+var CommandType = register(Type{
 	Name:      "command",
 	Summary:   "a shell command, run in the project dir, meets `success_when` (default `exit_code:0`)",
 	Options:   (*CommandOptions)(nil),

@@ -115,11 +115,11 @@ var presets = map[string]*preset{
 	},
 }
 
-// The preset types are registered for their effect, as command is.
+// The preset types.
 var (
-	_ = registerPreset("type-check", "the project's type checker reports no errors: `command`, else detected (`go vet ./...`, `tsc --noEmit`, `mypy .`, `cargo check`)")
-	_ = registerPreset("lint", "the project's linter reports no errors: `command`, else detected (`ruff check .`, `cargo clippy -- -D warnings`, `eslint .`)")
-	_ = registerPreset("format", "the project's code is formatted: `command`, else detected (`gofmt -l .` prints nothing, `cargo fmt --check`)")
+	TypeCheckType = registerPreset("type-check", "the project's type checker reports no errors: `command`, else detected (`go vet ./...`, `tsc --noEmit`, `mypy .`, `cargo check`)")
+	LintType      = registerPreset("lint", "the project's linter reports no errors: `command`, else detected (`ruff check .`, `cargo clippy -- -D warnings`, `eslint .`)")
+	FormatType    = registerPreset("format", "the project's code is formatted: `command`, else detected (`gofmt -l .` prints nothing, `cargo fmt --check`)")
 )
 
 func registerPreset(name, summary string) *Type {
