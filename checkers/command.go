@@ -84,7 +84,7 @@ var commandVoice = voice{
 		return fmt.Sprintf("The command `%s` passed: it had to %s and did.", k.command, k.when.want())
 	},
 	failed: func(k commandCheck, out proc.Outcome, log string) string {
-		return fmt.Sprintf("The command `%s` must %s (success_when %q), but %s. Fix that and run it again.%s%s",
+		return fmt.Sprintf("The command `%s` must %s (success_when \"%s\"), but %s. Fix that and run it again.%s%s",
 			k.command, k.when.want(), k.when.String(), k.when.missed(out), notFound(k, out),
 			logBlock(fmt.Sprintf("Last %d lines of output", tailLines), log))
 	},

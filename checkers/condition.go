@@ -128,15 +128,17 @@ func (w condition) describe() string {
 	return fmt.Sprintf("exits with code %d", w.code)
 }
 
-// missed says how out fails the condition, exit code included.
+// missed says how out fails the condition, exit code included; it follows
+// want in a sentence ("must print X ..., but its output does not contain
+// it").
 func (w condition) missed(out proc.Outcome) string {
 	switch w.form {
 	case condEmpty:
 		return fmt.Sprintf("it printed output and exited with code %d", out.ExitCode)
 	case condContains:
-		return fmt.Sprintf("its output does not contain %q (exit code %d)", w.text, out.ExitCode)
+		return fmt.Sprintf("its output does not contain it (exit code %d)", out.ExitCode)
 	case condMatches:
-		return fmt.Sprintf("its output does not match `%s` (exit code %d)", w.text, out.ExitCode)
+		return fmt.Sprintf("its output does not match it (exit code %d)", out.ExitCode)
 	}
 	return fmt.Sprintf("it exited with code %d", out.ExitCode)
 }

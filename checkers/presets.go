@@ -322,7 +322,7 @@ func detail(k commandCheck, out proc.Outcome) string {
 	if k.when.isDefault() {
 		return fmt.Sprintf(" (exit code %d)", out.ExitCode)
 	}
-	return fmt.Sprintf(": it must %s (success_when %q), but %s", k.when.want(), k.when.String(), k.when.missed(out))
+	return fmt.Sprintf(": it must %s (success_when \"%s\"), but %s", k.when.want(), k.when.String(), k.when.missed(out))
 }
 
 // toolMissing words exit code 127 under an exit-code condition: the shell

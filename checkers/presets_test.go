@@ -189,7 +189,7 @@ func TestPresetFeedback(t *testing.T) {
 		{name: "a tool that is not installed", typ: "lint", opts: checkers.PresetOptions{Command: "donegate-no-such-linter ."},
 			feedback: "The lint command `donegate-no-such-linter .` could not run: exit code 127 is the shell's \"command not found\". Install the tool, or set \"command\" to the one the project uses.\nOutput:\n"},
 		{name: "the config's condition", typ: "lint", opts: checkers.PresetOptions{Command: "echo '0 warnings, 2 errors'", SuccessWhen: "contains: 0 errors"},
-			feedback: "`echo '0 warnings, 2 errors'` reports lint errors: it must print \" 0 errors\" (success_when \"contains: 0 errors\"), but its output does not contain \" 0 errors\" (exit code 0). Fix them and run it again.\nLast 40 lines of output:\n0 warnings, 2 errors"},
+			feedback: "`echo '0 warnings, 2 errors'` reports lint errors: it must print \" 0 errors\" (success_when \"contains: 0 errors\"), but its output does not contain it (exit code 0). Fix them and run it again.\nLast 40 lines of output:\n0 warnings, 2 errors"},
 		{name: "a formatter of the config's choosing", typ: "format", opts: checkers.PresetOptions{Command: "echo 'src/x.ts'; exit 1"},
 			feedback: "`echo 'src/x.ts'; exit 1` finds code that is not formatted (exit code 1). Format the code and run it again.\nLast 40 lines of output:\nsrc/x.ts"},
 	}
