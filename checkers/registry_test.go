@@ -63,7 +63,7 @@ func TestNewRefusesOptionsOfAnotherType(t *testing.T) {
 	}{
 		{"no options", config.Checker{Type: "test"}, "test checker: options are <nil>, want *checkers.TestOptions"},
 		{"another type's", config.Checker{Type: "files", Options: &checkers.TestOptions{Command: "x"}}, "files checker: options are *checkers.TestOptions, want *checkers.FilesOptions"},
-		{"an unknown type", config.Checker{Type: "lint"}, `unknown checker type "lint"`},
+		{"an unknown type", config.Checker{Type: "pylint"}, `unknown checker type "pylint"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -190,7 +190,7 @@ func TestEveryTypeDecodes(t *testing.T) {
 		{"issue-closed", `{"type":"issue-closed","issue":12,"repo":"acme/app"}`, nil},
 		{"issue-closed, bad repo", `{"type":"issue-closed","issue":12,"repo":"acme app"}`, []string{`checkers[0].repo: must be "owner/name" (or "host/owner/name"), got "acme app"`}},
 		{"issue-closed, no issue", `{"type":"issue-closed"}`, []string{"checkers[0].issue: required"}},
-		{"issue-closed, a test's key", `{"type":"issue-closed","issue":1,"command":"x"}`, []string{`checkers[0].command: not used by a "issue-closed" checker (only by external, test)`}},
+		{"issue-closed, a files key", `{"type":"issue-closed","issue":1,"paths":["x"]}`, []string{`checkers[0].paths: not used by a "issue-closed" checker (only by files)`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -62,18 +62,23 @@ const DefaultTimeout = 5 * time.Minute
 // tailLines is how many output lines a failure reports.
 const tailLines = 40
 
-// Check implements Checker.
+// Check implements Checker: the command must exit 0, and the feedback
+// speaks of tests.
 func (t Test) Check(ctx context.Context, c *Context) (Result, error) {
-	own := t.Timeout
-	if own <= 0 {
-		own = DefaultTimeout
-	}
-	run := func(ctx context.Context, fp fingerprint) (Result, bool, error) { return t.run(ctx, c, own, fp) }
-	if !t.Cache || c.CacheDir == "" {
-		r, _, err := run(ctx, fingerprint{})
-		return r, err
-	}
-	return cached(ctx, c, own, []string{"test", t.Command}, run)
+	return commandCheck{kind: "test", command: t.Command, timeout: t.Timeout, cache: t.Cache, voice: &testVoice}.check(ctx, c)
+}
+
+// testVoice words a test command's outcome. Scripts and the end-to-end
+// tests match these sentences: keep them.
+var testVoice = voice{
+	noun: "test command",
+	passed: func(k commandCheck) string {
+		return fmt.Sprintf("The test command `%s` passed.", k.command)
+	},
+	failed: func(k commandCheck, out proc.Outcome, log string) string {
+		return fmt.Sprintf("The test command `%s` failed with exit code %d. Fix the failures and run it again.%s",
+			k.command, out.ExitCode, logBlock(fmt.Sprintf("Last %d lines of output", tailLines), log))
+	},
 }
 
 // fingerprintShare: fingerprinting the tree gets at most this fraction of
@@ -135,42 +140,6 @@ func fingerprintTree(ctx context.Context, cache treecache.Cache, dir string, own
 	ctx, cancel := context.WithTimeout(ctx, share/fingerprintShare)
 	defer cancel()
 	return cache.State(ctx, dir)
-}
-
-// run runs the command once. ended is true when it was stopped by its
-// timeout or the budget, or could not start for want of time.
-func (t Test) run(ctx context.Context, c *Context, own time.Duration, fp fingerprint) (r Result, ended bool, err error) {
-	if ctx.Err() != nil {
-		// Starting it only to kill it at once would report a command
-		// "stopped after 0s" that never ran.
-		return Incomplete(fmt.Sprintf("The test command `%s` did not run: the hook's time budget (limits.budget %s) was spent before it could start.%s",
-			t.Command, c.Budget, fp.note(c.Budget, false))), true, nil
-	}
-	runCtx, cancel, ownFirst := within(ctx, own)
-	defer cancel()
-	env := append([]string{}, c.Env...)
-	if c.Event != nil && c.Event.SessionID != "" {
-		env = append(env, proc.GuardEnv+"="+c.Event.SessionID)
-	}
-	out, err := c.runner().Run(runCtx, proc.Command{Shell: t.Command, Dir: c.ProjectDir, Env: env})
-	if err != nil {
-		return Result{}, false, fmt.Errorf("test command %q: %w", t.Command, err)
-	}
-	log := lastLines(out.Output, tailLines)
-	switch {
-	case out.Ended && ownFirst:
-		return Incomplete(fmt.Sprintf("The test command `%s` timed out after %s and was stopped.%s",
-			t.Command, own, logBlock("Last output", log))), true, nil
-	case out.Ended:
-		return Incomplete(fmt.Sprintf("The test command `%s` did not finish within the hook's time budget (limits.budget %s) and was stopped after %s.%s%s",
-			t.Command, c.Budget, out.Elapsed.Round(time.Second), fp.note(c.Budget, true), logBlock("Last output", log))), true, nil
-	case out.ExitCode == 0:
-		return OK(fmt.Sprintf("The test command `%s` passed.", t.Command)), false, nil
-	case out.Signal != "":
-		return Incomplete(fmt.Sprintf("The test command `%s` was killed by %s.%s", t.Command, out.Signal, logBlock("Last output", log))), false, nil
-	}
-	return Incomplete(fmt.Sprintf("The test command `%s` failed with exit code %d. Fix the failures and run it again.%s",
-		t.Command, out.ExitCode, logBlock(fmt.Sprintf("Last %d lines of output", tailLines), log))), false, nil
 }
 
 // note tells, in a budget message, what fingerprinting the tree took of

@@ -85,6 +85,10 @@ func TestParseProblems(t *testing.T) {
 // file) and then of value (in the order of the fields) come in one error,
 // and what decoding already reported is not reported again by the rules.
 func TestParseReportsAllAtOnce(t *testing.T) {
+	// The registered types, as messages list them: every new type is in
+	// the list, and no test of the config changes for it.
+	types := strings.Join(config.CheckerTypes(), ", ")
+	require.Contains(t, types, "composite, ")
 	tests := []struct {
 		name string
 		json string
@@ -97,12 +101,12 @@ func TestParseReportsAllAtOnce(t *testing.T) {
 			"checkers[0].command: required",
 			"limits.max_blocks: must be at least 1",
 		}},
-		{"a checker of unknown type is not checked further", `{"checkers":[{"type":"lint","command":""},{"type":"test"}]}`, []string{
-			`checkers[0].type: unknown checker type "lint" (valid: composite, external, files, issue-closed, plan, test)`,
+		{"a checker of unknown type is not checked further", `{"checkers":[{"type":"pylint","command":""},{"type":"test"}]}`, []string{
+			`checkers[0].type: unknown checker type "pylint" (valid: ` + types + `)`,
 			"checkers[1].command: required",
 		}},
 		{"nor one without a type", `{"checkers":[{"name":"x"},{"type":"files","paths":[]}]}`, []string{
-			"checkers[0].type: missing (valid: composite, external, files, issue-closed, plan, test)",
+			"checkers[0].type: missing (valid: " + types + ")",
 			"checkers[1].paths: must not be empty",
 		}},
 		{"nor one whose type is given twice", `{"checkers":[{"type":"test","type":"files"}],"on_error":"x"}`, []string{

@@ -123,7 +123,7 @@ func TestRulesMatchValidator(t *testing.T) {
 		{"no type", func(c *config.Config) { c.Checkers[0].Type = "" }, []string{"checkers[0].type: required"}},
 		// Which names are types is the registry's to say, when decoding
 		// (TestParseReportsAllAtOnce); the value rules only require one.
-		{"unknown type", func(c *config.Config) { c.Checkers[0].Type = "lint" }, nil},
+		{"unknown type", func(c *config.Config) { c.Checkers[0].Type = "pylint" }, nil},
 		{"files without paths", func(c *config.Config) { files(c).Paths = nil }, []string{"checkers[1].paths: must not be empty"}},
 		{"files with an empty path", func(c *config.Config) { files(c).Paths[0] = "" }, []string{"checkers[1].paths[0]: required"}},
 		{"test without command", func(c *config.Config) { test(c).Command = "" }, []string{"checkers[2].command: required"}},
