@@ -20,7 +20,7 @@ type Type struct {
 	// README's reference row and error messages use it.
 	Summary string
 	// Options is a nil pointer to the type's options struct, such as
-	// (*TestOptions)(nil): see config.CheckerType.Options.
+	// (*CommandOptions)(nil): see config.CheckerType.Options.
 	Options any
 	// DefaultOn lists the events it runs at unless its config says "on".
 	DefaultOn []StopReason

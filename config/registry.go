@@ -79,15 +79,34 @@ func RegisterType(t CheckerType) {
 	if err := checkOptionsType(t.Options); err != nil {
 		panic(fmt.Sprintf("config: checker type %q: %v", t.Name, err))
 	}
-	for name, f := range fieldsOf(t.Options) {
-		if _, common := checkerFields()[name]; common {
+	// A plain loop, not fieldsOf: every hook registers every type at
+	// start-up, and most never decode most of them.
+	for i := range t.Options.NumField() {
+		f := t.Options.Field(i)
+		name := jsonName(f)
+		if name == "" || !f.IsExported() {
+			continue
+		}
+		if isCheckerKey(name) {
 			// The key would mean two things, and Checker's JSON encoding
 			// would write it twice.
 			panic(fmt.Sprintf("config: checker type %q: option %q is a key every checker has", t.Name, name))
 		}
-		t.composite = t.composite || f.kind == kCheckers
+		t.composite = t.composite || f.Type == reflect.TypeFor[[]Checker]()
 	}
 	types[t.Name] = &t
+}
+
+// isCheckerKey reports whether every checker has the key name (type,
+// name, on).
+func isCheckerKey(name string) bool {
+	c := reflect.TypeFor[Checker]()
+	for i := range c.NumField() {
+		if jsonName(c.Field(i)) == name {
+			return true
+		}
+	}
+	return false
 }
 
 // LookupType returns the registered type called name.
