@@ -6,9 +6,12 @@ BIN             := bin
 TOOLS           := $(CURDIR)/.tools
 STATICCHECK_VER := v0.8.2
 STATICCHECK     := $(TOOLS)/bin/staticcheck-$(STATICCHECK_VER)
+# The version make plugin stamps; release archives get GoReleaser's.
+VERSION         ?= $(shell scripts/version)
 GOTEST_FLAGS    ?= -race -count=1
 
-.PHONY: all build test lint unit demo demo-claude claude tools clean fuzz bench
+.PHONY: all build test lint unit demo demo-claude claude tools clean fuzz bench \
+        plugin plugin-validate
 
 all: build
 
@@ -20,8 +23,9 @@ build:
 	CGO_ENABLED=0 $(GO) build -buildvcs=auto -o $(BIN)/ ./cmd/...
 
 ## test: everything CI runs: formatting, vet, staticcheck, tidy go.mod, unit
-## and end-to-end tests with the race detector.
-test: lint unit
+## and end-to-end tests with the race detector, the plugin validated by the
+## real CLI.
+test: lint unit plugin-validate
 
 unit: claude
 	DONEGATE_CLAUDE=$$(scripts/install-claude | tail -n 1) $(GO) test $(GOTEST_FLAGS) ./...
@@ -43,6 +47,25 @@ $(STATICCHECK):
 	mv $(TOOLS)/bin/staticcheck $@
 
 tools: $(STATICCHECK) claude
+
+## plugin: the Claude Code plugin in dist/plugin/: .claude-plugin/plugin.json
+## (VERSION stamped), hooks/hooks.json, README.md and bin/ with the hooks'
+## wrapper and this machine's binaries; `claude --plugin-dir dist/plugin`
+## loads it. The release archives hold the same layout as plugin/.
+plugin:
+	@scripts/build-plugin dist/plugin $(VERSION)
+	@echo "dist/plugin: donegate $(VERSION) plugin for $$($(GO) env GOOS)/$$($(GO) env GOARCH)"
+
+## plugin-validate: `claude plugin validate --strict` (the pinned CLI) on
+## dist/plugin and on the marketplace file, .claude-plugin/marketplace.json;
+## the CLI's report is printed when it fails.
+plugin-validate: plugin claude
+	@claude=$$(scripts/install-claude | tail -n 1); \
+	  for target in dist/plugin .; do \
+	    if out=$$("$$claude" plugin validate --strict "$$target" 2>&1); then \
+	      echo "claude plugin validate --strict $$target: ok"; \
+	    else echo "$$out"; exit 1; fi; \
+	  done
 
 ## demo: build the hooks and replay the recorded events in testdata/ through
 ## them on the embedded default config, printing each decision.
@@ -82,4 +105,4 @@ demo-claude: build claude
 	@$(GO) run ./e2e/democlaude -bin $(BIN)
 
 clean:
-	rm -rf $(BIN)
+	rm -rf $(BIN) dist
