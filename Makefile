@@ -6,12 +6,16 @@ BIN             := bin
 TOOLS           := $(CURDIR)/.tools
 STATICCHECK_VER := v0.8.2
 STATICCHECK     := $(TOOLS)/bin/staticcheck-$(STATICCHECK_VER)
+# v2.16.0: the newest GoReleaser whose dependencies the module proxy serves
+# (v2.17.0 and later need go.digitalxero.dev/go-msix, which it refuses).
+GORELEASER_VER  := v2.16.0
+GORELEASER      := $(TOOLS)/bin/goreleaser-$(GORELEASER_VER)
 # The version make plugin stamps; release archives get GoReleaser's.
 VERSION         ?= $(shell scripts/version)
 GOTEST_FLAGS    ?= -race -count=1
 
 .PHONY: all build test lint unit demo demo-claude claude tools clean fuzz bench \
-        plugin plugin-validate
+        plugin plugin-validate release-snapshot release-check
 
 all: build
 
@@ -66,6 +70,22 @@ plugin-validate: plugin claude
 	      echo "claude plugin validate --strict $$target: ok"; \
 	    else echo "$$out"; exit 1; fi; \
 	  done
+
+## release-snapshot: the release archives and checksums in dist/release/,
+## built by GoReleaser for every target from this commit, nothing published,
+## then checked by scripts/check-release.
+release-snapshot: $(GORELEASER)
+	DONEGATE_VERSION=$(VERSION) $(GORELEASER) release --snapshot --clean --skip=publish,sign,sbom,docker,ko
+	scripts/check-release dist/release
+
+## release-check: goreleaser check (CI runs it with release-snapshot).
+release-check: $(GORELEASER)
+	$(GORELEASER) check
+
+$(GORELEASER):
+	@mkdir -p $(TOOLS)/bin
+	GOBIN=$(TOOLS)/bin $(GO) install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VER)
+	mv $(TOOLS)/bin/goreleaser $@
 
 ## demo: build the hooks and replay the recorded events in testdata/ through
 ## them on the embedded default config, printing each decision.
