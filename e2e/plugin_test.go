@@ -66,18 +66,29 @@ type buildError struct {
 
 func (e *buildError) Error() string { return "scripts/build-plugin: " + e.err.Error() + "\n" + e.out }
 
-// systemPath is a PATH with the shell's tools and no donegate binary, so
-// that a plugin's hooks can only run the binaries it carries.
+// systemPath is the test's PATH less every directory that holds a
+// donegate binary, so that a plugin's hooks can only run the binaries it
+// carries.
 func systemPath(t *testing.T) string {
 	t.Helper()
-	const path = "/usr/local/bin:/usr/bin:/bin"
-	for _, dir := range filepath.SplitList(path) {
-		for _, name := range []string{"stop-hook", "posttooluse-hook"} {
-			_, err := os.Stat(filepath.Join(dir, name))
-			require.True(t, os.IsNotExist(err), "%s/%s exists: the plugin tests need a PATH without donegate's binaries", dir, name)
+	var keep []string
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		if dir == "" || hasDonegate(dir) {
+			continue
+		}
+		keep = append(keep, dir)
+	}
+	require.NotEmpty(t, keep, "PATH has no directory without donegate's binaries")
+	return strings.Join(keep, string(filepath.ListSeparator))
+}
+
+func hasDonegate(dir string) bool {
+	for _, name := range []string{"stop-hook", "posttooluse-hook"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			return true
 		}
 	}
-	return path
+	return false
 }
 
 // usePlugin loads the plugin with --plugin-dir and nothing else: no
