@@ -17,7 +17,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -28,6 +27,7 @@ import (
 	"github.com/donegate/donegate/internal/limit"
 	"github.com/donegate/donegate/internal/proc"
 	"github.com/donegate/donegate/internal/state"
+	"github.com/donegate/donegate/internal/version"
 )
 
 // Exit codes.
@@ -45,13 +45,9 @@ type Env struct {
 // OSEnv is the real environment.
 func OSEnv() Env { return Env{Getenv: os.Getenv, Now: time.Now} }
 
-// Version is the module version, filled in from build info.
-func Version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "devel"
-}
+// Version is the stamped release version, else the module version from
+// build info (see internal/version).
+func Version() string { return version.String() }
 
 // options are the flags both hooks take.
 type options struct {
