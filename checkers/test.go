@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/hookio"
 	"github.com/donegate/donegate/internal/proc"
 	"github.com/donegate/donegate/internal/treecache"
@@ -25,6 +26,35 @@ type Test struct {
 	Timeout time.Duration // zero means the default
 	Cache   bool
 }
+
+// TestOptions are a test checker's options.
+type TestOptions struct {
+	Command string `json:"command" validate:"required"`
+	// Timeout bounds one run; zero means DefaultTimeout.
+	Timeout config.Duration `json:"timeout,omitempty" validate:"gte=0"`
+	// Cache reuses the result of the command on an unchanged working
+	// tree; nil means true.
+	Cache *bool `json:"cache,omitempty"`
+}
+
+// CacheEnabled reports whether the checker may reuse results.
+func (o *TestOptions) CacheEnabled() bool { return o.Cache == nil || *o.Cache }
+
+// TestType is the test checker's type. It checks the project, not one
+// agent: every subagent's stop would run the suite.
+var TestType = register(Type{
+	Name:      "test",
+	Summary:   "`sh -c COMMAND`, run in the project dir, exits 0",
+	Options:   (*TestOptions)(nil),
+	DefaultOn: projectReasons,
+	New: func(spec config.Checker) (Checker, error) {
+		o := spec.Options.(*TestOptions)
+		return Test{Command: o.Command, Timeout: o.Timeout.D(), Cache: o.CacheEnabled()}, nil
+	},
+	Describe: func(spec config.Checker) string {
+		return "`" + spec.Options.(*TestOptions).Command + "` passes"
+	},
+})
 
 // DefaultTimeout applies when a test checker sets none.
 const DefaultTimeout = 5 * time.Minute

@@ -207,7 +207,7 @@ func (r *run) dialect(c *config.Config) hookio.Dialect {
 
 // check runs the configured chain for reason under the config's budget.
 func (r *run) check(ctx context.Context, c *config.Config, reason checkers.StopReason) (checkers.Result, error) {
-	chain, err := checkers.FromConfig(c)
+	chain, err := checkers.FromConfig(c, reason)
 	if err != nil {
 		return checkers.Result{}, err
 	}
