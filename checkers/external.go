@@ -41,7 +41,7 @@ func (o *ExternalOptions) CheckOptions() []config.Problem {
 	return nil
 }
 
-var externalType = register(Type{
+var ExternalType = register(Type{
 	Name:      "external",
 	Summary:   `a program of yours, given the check's context as JSON on stdin, answers {"complete": true} on stdout`,
 	Options:   (*ExternalOptions)(nil),
@@ -106,7 +106,7 @@ const stderrLines = 10
 func (e External) Check(ctx context.Context, c *Context) (Result, error) {
 	r, err := e.check(ctx, c)
 	if err != nil {
-		return Result{}, fmt.Errorf("%s checker %q: %w", externalType.Name, e.Command, err)
+		return Result{}, fmt.Errorf("%s checker %q: %w", ExternalType.Name, e.Command, err)
 	}
 	return r, nil
 }

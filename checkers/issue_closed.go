@@ -52,7 +52,7 @@ func (o *IssueClosedOptions) CheckOptions() []config.Problem {
 	return nil
 }
 
-var issueClosedType = register(Type{
+var IssueClosedType = register(Type{
 	Name:      "issue-closed",
 	Summary:   "`gh issue view ISSUE --json state` says the issue is CLOSED",
 	Options:   (*IssueClosedOptions)(nil),
@@ -101,7 +101,7 @@ func (i IssueClosed) Check(ctx context.Context, c *Context) (Result, error) {
 	}
 	state, err := i.state(ctx, c)
 	if err != nil {
-		return Result{}, fmt.Errorf("%s %s: %w", issueClosedType.Name, i.name(), err)
+		return Result{}, fmt.Errorf("%s %s: %w", IssueClosedType.Name, i.name(), err)
 	}
 	switch state {
 	case "CLOSED":
@@ -115,7 +115,7 @@ func (i IssueClosed) Check(ctx context.Context, c *Context) (Result, error) {
 		return Incomplete(fmt.Sprintf("GitHub %s is still open. Finish the work it asks for, then close it (`%s`).",
 			i.name(), i.closeCommand())), nil
 	}
-	return Result{}, fmt.Errorf("%s %s: gh says its state is %q; expected OPEN or CLOSED", issueClosedType.Name, i.name(), state)
+	return Result{}, fmt.Errorf("%s %s: gh says its state is %q; expected OPEN or CLOSED", IssueClosedType.Name, i.name(), state)
 }
 
 // state asks gh for the issue's state.
