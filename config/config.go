@@ -238,14 +238,36 @@ func (p Problem) String() string {
 type Error struct {
 	Source   string
 	Problems []Problem
+	// OnError is the on_error the broken config asks for, when it could
+	// be read ("allow" otherwise): a person who asked for "block" wants a
+	// broken config to block too, so the agent can fix it. It is read by
+	// the same pass that found the problems, so the hooks read a config
+	// once, broken or not.
+	OnError string
 }
 
+// maxListedProblems bounds the problems Error spells out: a generated
+// config with tens of thousands of problems made a message of megabytes,
+// which a hook prints on stderr and into its systemMessage.
+const maxListedProblems = 20
+
 func (e *Error) Error() string {
-	parts := make([]string, len(e.Problems))
-	for i, p := range e.Problems {
+	n := min(len(e.Problems), maxListedProblems)
+	parts := make([]string, n, n+1)
+	for i, p := range e.Problems[:n] {
 		parts[i] = p.String()
 	}
+	if more := len(e.Problems) - n; more > 0 {
+		parts = append(parts, fmt.Sprintf("and %d more problems", more))
+	}
 	return fmt.Sprintf("config %s: %s", e.Source, strings.Join(parts, "; "))
+}
+
+// BlockOnError reports whether err, an error of Load, Parse or Resolve,
+// comes from a config that asks for on_error "block".
+func BlockOnError(err error) bool {
+	var ce *Error
+	return errors.As(err, &ce) && ce.OnError == "block"
 }
 
 // Parse decodes and validates a config read from r; source names it in
@@ -273,10 +295,21 @@ func Parse(r io.Reader, source string) (*Config, error) {
 		}
 	}
 	if len(problems) > 0 {
-		return nil, &Error{Source: source, Problems: problems}
+		return nil, &Error{Source: source, Problems: problems, OnError: onErrorOf(data)}
 	}
 	c.Source = source
 	return c, nil
+}
+
+// onErrorOf reads the on_error of a broken config leniently, from the
+// bytes Parse read: "block" only when the document is JSON (nested no
+// deeper than 512 levels: gjson's validator recurses per level) and says
+// so, even if it nests too deep for a config or breaks other rules.
+func onErrorOf(data []byte) string {
+	if jsondepth.Within(data, 512) && gjson.ValidBytes(data) && gjson.GetBytes(data, "on_error").Str == "block" {
+		return "block"
+	}
+	return "allow"
 }
 
 // Load reads the config file at path. A path that is not a regular file (a
@@ -349,32 +382,4 @@ func Resolve(l Lookup) (*Config, error) {
 		return Default(), nil
 	}
 	return Load(path)
-}
-
-// OnErrorOf returns the on_error setting of the config l finds, read
-// leniently, for when that config is broken: a person who asked for
-// "block" wants a broken config to block too, so the agent can fix it.
-// It returns "allow" when the setting cannot be read: the file is missing,
-// not a regular file, over Parse's 1 MiB bound, nested more than 512 levels
-// deep (gjson's validator recurses per level) or not JSON. Like Load, it
-// never blocks on a FIFO.
-func OnErrorOf(l Lookup) string {
-	const maxBytes, maxDepth = 1 << 20, 512
-	path, err := Find(l)
-	if err != nil || path == "" {
-		return "allow"
-	}
-	f, err := regular.Open(path)
-	if err != nil {
-		return "allow"
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxBytes+1))
-	if err != nil || len(data) > maxBytes || !jsondepth.Within(data, maxDepth) || !gjson.ValidBytes(data) {
-		return "allow"
-	}
-	if gjson.GetBytes(data, "on_error").Str == "block" {
-		return "block"
-	}
-	return "allow"
 }

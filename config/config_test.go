@@ -340,20 +340,56 @@ func TestFindOrder(t *testing.T) {
 	}
 }
 
-func TestOnErrorOfReadsBrokenConfigsLeniently(t *testing.T) {
+// TestBrokenConfigSaysItsOnError: the error of a broken config carries the
+// on_error it asks for, read by the same pass, when that can be read.
+func TestBrokenConfigSaysItsOnError(t *testing.T) {
 	dir := t.TempDir()
-	tests := []struct{ json, want string }{
-		{`{"on_error":"block","checkers":[{"type":"nope"}]}`, "block"},
-		{`{"on_error":"block","checkers":[`, "allow"}, // not JSON: cannot know
-		{`{"on_error":"bogus"}`, "allow"},
-		{`{"checkers":[{"type":"nope"}]}`, "allow"},
+	tests := []struct {
+		json string
+		want bool
+	}{
+		{`{"on_error":"block","checkers":[{"type":"nope"}]}`, true},
+		{`{"checkers":[{"type":"nope"}],"on_error":"block"}`, true},
+		{`{"on_error":"block","checkers":[`, false}, // not JSON: cannot know
+		{`{"on_error":"bogus"}`, false},
+		{`{"on_error":"block","x":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`, true}, // too deep for a config, not to read
+		{`{"on_error":["block"],"checkers":[]}`, false},
+		{`{"checkers":[{"type":"nope"}]}`, false},
+		{`{"on_error":"block","x":` + strings.Repeat("[", 500_000) + strings.Repeat("]", 500_000) + `}`, false}, // too deep to read
+		{`{"on_error":"block","x":"` + strings.Repeat("x", 1<<20) + `"}`, false},                                // over 1 MiB
 	}
 	for i, tt := range tests {
 		p := filepath.Join(dir, strings.Repeat("x", i+1)+".json")
 		require.NoError(t, os.WriteFile(p, []byte(tt.json), 0o644))
-		assert.Equal(t, tt.want, config.OnErrorOf(config.Lookup{Flag: p}), tt.json)
+		_, err := config.Load(p)
+		require.Error(t, err)
+		assert.Equal(t, tt.want, config.BlockOnError(err), "%.60s", tt.json)
 	}
-	assert.Equal(t, "allow", config.OnErrorOf(config.Lookup{Flag: filepath.Join(dir, "missing.json")}))
+	_, err := config.Resolve(config.Lookup{Flag: filepath.Join(dir, "missing.json")})
+	require.Error(t, err)
+	assert.False(t, config.BlockOnError(err), "a missing --config file says nothing")
+}
+
+// TestErrorListsAtMostTwentyProblems: a config with thousands of problems
+// is reported in a message of bounded length, saying how many more.
+func TestErrorListsAtMostTwentyProblems(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"checkers":[`)
+	for i := range 5000 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(`{"type":"nope"}`)
+	}
+	b.WriteString(`]}`)
+	_, err := config.Parse(strings.NewReader(b.String()), "big.json")
+	var ce *config.Error
+	require.ErrorAs(t, err, &ce)
+	assert.Len(t, ce.Problems, 5000, "every problem is kept")
+	msg := err.Error()
+	assert.Equal(t, 20, strings.Count(msg, `unknown checker type "nope"`))
+	assert.True(t, strings.HasSuffix(msg, "; and 4980 more problems"), msg[len(msg)-60:])
+	assert.Less(t, len(msg), 8000)
 }
 
 // returnsWithin fails the test, instead of hanging it, when fn has not
@@ -374,7 +410,7 @@ func returnsWithin(t *testing.T, d time.Duration, fn func()) {
 
 // TestConfigNotRegular: a config path that is a FIFO, a directory or a
 // device is a config error naming the file and its kind, returned at once
-// by Load and Resolve, and OnErrorOf falls back to "allow" just as fast.
+// by Load and Resolve, which does not ask to block.
 func TestConfigNotRegular(t *testing.T) {
 	tests := []struct {
 		name string
@@ -401,35 +437,14 @@ func TestConfigNotRegular(t *testing.T) {
 				require.ErrorAs(t, err, &cerr, load.name)
 				assert.Equal(t, "config "+p+": not a regular file ("+tt.kind+"); a config is a JSON file", err.Error(), load.name)
 			}
-			var got string
-			returnsWithin(t, 5*time.Second, func() { got = config.OnErrorOf(config.Lookup{Flag: p}) })
-			assert.Equal(t, "allow", got)
+			_, err := config.Load(p)
+			assert.False(t, config.BlockOnError(err))
 		})
 	}
 	t.Run("character device", func(t *testing.T) {
 		_, err := config.Load(os.DevNull)
 		require.EqualError(t, err, "config /dev/null: not a regular file (a character device); a config is a JSON file")
 	})
-}
-
-// TestOnErrorOfBounds: OnErrorOf reads no more than Parse would, and
-// never hands gjson's recursive validator a deeply nested file.
-func TestOnErrorOfBounds(t *testing.T) {
-	tests := []struct {
-		name, json, want string
-	}{
-		{"within bounds", `{"on_error":"block","x":` + strings.Repeat("[", 511) + strings.Repeat("]", 511) + `}`, "block"},
-		{"too deep", `{"on_error":"block","x":` + strings.Repeat("[", 512) + strings.Repeat("]", 512) + `}`, "allow"},
-		{"half a million deep", `{"on_error":"block","x":` + strings.Repeat("[", 500_000) + strings.Repeat("]", 500_000) + `}`, "allow"},
-		{"over 1 MiB", `{"on_error":"block","x":"` + strings.Repeat("x", 1<<20) + `"}`, "allow"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p := filepath.Join(t.TempDir(), config.FileName)
-			require.NoError(t, os.WriteFile(p, []byte(tt.json), 0o644))
-			assert.Equal(t, tt.want, config.OnErrorOf(config.Lookup{Flag: p}))
-		})
-	}
 }
 
 // TestKeyTablesMatchTypes: the keys the decoder takes are derived from

@@ -54,7 +54,7 @@ func (r *run) evaluate(ctx context.Context, reason checkers.StopReason, c *confi
 		return r.dialect(c), hookio.Verdict{}
 	}
 	if err != nil {
-		if config.OnErrorOf(lookup(r.opts, r.env, r.event.Cwd)) != "block" {
+		if !config.BlockOnError(err) {
 			return r.dialect(nil), r.configFailure(err)
 		}
 		fallback := config.Default()
