@@ -213,17 +213,11 @@ func TestExternalExamples(t *testing.T) {
 	}
 }
 
-// TestExternalExamplesAreDocumented: the docs show the examples that
-// TestExternalExamples runs, not copies that may drift. They are in the
-// README, or in NOTES-exttypes.md until that is merged into it.
+// TestExternalExamplesAreDocumented: the README shows the examples that
+// TestExternalExamples runs, not copies that may drift.
 func TestExternalExamplesAreDocumented(t *testing.T) {
-	var docs []byte
-	for _, name := range []string{"README.md", "NOTES-exttypes.md"} {
-		b, err := os.ReadFile(filepath.Join("..", name))
-		if err == nil {
-			docs = append(docs, b...)
-		}
-	}
+	docs, err := os.ReadFile(filepath.Join("..", "README.md"))
+	require.NoError(t, err)
 	for _, path := range []string{shellExample, pythonExample} {
 		example, err := os.ReadFile(path)
 		require.NoError(t, err)

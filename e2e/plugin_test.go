@@ -215,7 +215,7 @@ func validate(t *testing.T, path string) pluginValidation {
 // the plugin/ source a marketplace install reads both pass the real CLI's
 // strict validation with no warning, and register the four hooks through
 // the wrapper. The one plugin-directory finding left, a missing icon, is
-// about a catalog listing, not the plugin (NOTES-ship.md).
+// about a catalog listing, not the plugin (see the README's plugin section).
 func TestPluginValidates(t *testing.T) {
 	wrapper := `sh "${CLAUDE_PLUGIN_ROOT}/bin/donegate-hook" `
 	want := []string{
