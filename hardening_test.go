@@ -101,7 +101,9 @@ func counters(t *testing.T, stateDir, session string) map[string]*limit.Counter 
 // TestConcurrentStopsCountExactly: a Stop and subagent stops of one session
 // arriving together, and many sessions at once, keep exact counts.
 func TestConcurrentStopsCountExactly(t *testing.T) {
-	dir := project(t, `{"checkers":[{"type":"files","paths":["missing"]}],"limits":{"max_blocks":1000}}`)
+	// "on" includes subagent stops, where a files checker does not run by
+	// default: every gate must count.
+	dir := project(t, `{"checkers":[{"type":"files","paths":["missing"],"on":["stop","subagent_stop"]}],"limits":{"max_blocks":1000}}`)
 	stateDir := t.TempDir()
 	env := []string{"DONEGATE_STATE_DIR=" + stateDir}
 	const perGate, agents, sessions = 12, 3, 4

@@ -14,7 +14,9 @@ import (
 // is blocked more than max_blocks times. Until 2026-11-23 every event of
 // the other prompt reset all counts and all 20 stops were blocked.
 func TestInterleavedPromptsDoNotTrap(t *testing.T) {
-	dir := project(t, `{"checkers":[{"type":"files","paths":["missing"]}],"limits":{"max_blocks":3}}`)
+	// "on" includes subagent stops, where a files checker does not run by
+	// default.
+	dir := project(t, `{"checkers":[{"type":"files","paths":["missing"],"on":["stop","subagent_stop"]}],"limits":{"max_blocks":3}}`)
 	env := []string{"DONEGATE_STATE_DIR=" + t.TempDir()}
 	blocks := map[string]int{}
 	for i := 0; i < 20; i++ {
