@@ -391,6 +391,12 @@ func writeField(h hash.Hash, s string) {
 	fmt.Fprintf(h, "%d:%s", len(s), s)
 }
 
+// Git runs a read-only git command in dir under a timeout (see gitCode),
+// for the checkers that ask git more than ReadStatus does.
+func Git(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	return git(ctx, dir, args...)
+}
+
 // git runs a read-only git command in dir (see gitCode).
 func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	out, _, err := gitCode(ctx, dir, args...)
@@ -414,9 +420,14 @@ func gitCode(ctx context.Context, dir string, args ...string) ([]byte, int, erro
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	// A process that left the group and holds the pipe must not hold us.
 	cmd.WaitDelay = time.Second
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	done, err := proc.StartOwn(cmd)
+	if err == nil {
+		err = cmd.Wait()
+		done()
+	}
+	out := stdout.Bytes()
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
 			return nil, -1, fmt.Errorf("git %s in %s: %w", strings.Join(args, " "), dir, cerr)
