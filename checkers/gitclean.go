@@ -15,7 +15,8 @@ import (
 // GitCleanOptions are git-clean's options: it has none.
 type GitCleanOptions struct{}
 
-var gitCleanType = register(Type{
+// GitCleanType is the git-clean checker type.
+var GitCleanType = register(Type{
 	Name:      "git-clean",
 	Summary:   "`git status --porcelain` is empty: nothing modified, staged or untracked (ignored files do not count)",
 	Options:   (*GitCleanOptions)(nil),

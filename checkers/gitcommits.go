@@ -34,7 +34,8 @@ func (o *GitCommitsOptions) CheckOptions() []config.Problem {
 	return nil
 }
 
-var gitCommitsType = register(Type{
+// GitCommitsType is the git-commits checker type.
+var GitCommitsType = register(Type{
 	Name:      "git-commits",
 	Summary:   "at least `min` (default 1) commits since the baseline: `baseline` when given, else HEAD when donegate first saw the prompt",
 	Options:   (*GitCommitsOptions)(nil),
