@@ -40,7 +40,7 @@ func (GitClean) Check(ctx context.Context, c *Context) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	if st.Top == "" {
+	if st.NotRepo != nil {
 		return Result{}, fmt.Errorf("git-clean: %s is not in a git work tree: %w", c.ProjectDir, st.NotRepo)
 	}
 	if len(st.Porcelain) == 0 {

@@ -132,8 +132,8 @@ func TestGitCleanOutsideGitIsAnError(t *testing.T) {
 }
 
 // A chain of cached commands and git-clean on an unchanged, clean tree
-// asks git once where the tree is and once for its status: the look is
-// shared, and nothing is hashed twice. In parallel too, where the members
+// runs one git process, its status: the look is shared, and nothing is
+// hashed twice. In parallel too, where the members
 // wait for the one look.
 func TestChainSharesOneLookAtTheTree(t *testing.T) {
 	for _, parallel := range []bool{false, true} {
@@ -155,19 +155,18 @@ func TestChainSharesOneLookAtTheTree(t *testing.T) {
 			r := run()
 			require.True(t, r.Complete, r.Feedback)
 			if !parallel {
-				// Four looks of two calls: before test's command, after
-				// it (did it leave the tree as it was?), shared by
-				// git-clean and lint (the command may have written
-				// files), after lint's.
-				assert.Len(t, gitCalls(t, log), 4*2)
+				// Four looks: before test's command, after it (did it
+				// leave the tree as it was?), shared by git-clean and
+				// lint (the command may have written files), after
+				// lint's.
+				assert.Len(t, gitCalls(t, log), 4)
 			}
 			gitCalls(t, log)
 			r = run()
 			require.True(t, r.Complete, r.Feedback)
 			assert.Contains(t, r.Feedback, "donegate reused the result")
 			assert.Equal(t, []string{
-				"rev-parse --show-toplevel -q --verify HEAD",
-				"-c core.fileMode=true status --porcelain=v1 -z --untracked-files=all --no-renames --ignore-submodules=none",
+				"-c core.fileMode=true status --porcelain=v2 --branch --no-ahead-behind -z --untracked-files=all --no-renames --ignore-submodules=none",
 			}, gitCalls(t, log))
 		})
 	}

@@ -69,7 +69,7 @@ func (g GitCommits) Check(ctx context.Context, c *Context) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	if st.Top == "" {
+	if st.NotRepo != nil {
 		return Result{}, fmt.Errorf("git-commits: %s is not in a git work tree: %w", c.ProjectDir, st.NotRepo)
 	}
 	base := g.Baseline
@@ -109,7 +109,7 @@ func (c *Context) baseline(ctx context.Context, st *treecache.Status) (string, e
 	}
 	var base string
 	err := state.Store{Dir: c.StateDir}.Update(c.Event.SessionID, func(s *state.Session) error {
-		base = s.Baseline(c.Event.PromptID, st.Top, st.Head, func() (string, bool) {
+		base = s.Baseline(c.Event.PromptID, st.Dir, st.Head, func() (string, bool) {
 			return headAtStart(ctx, st, c.Event.TranscriptPath)
 		})
 		return nil
@@ -131,7 +131,7 @@ func headAtStart(ctx context.Context, st *treecache.Status, transcript string) (
 	if !ok {
 		return "", false
 	}
-	out, err := treecache.Git(ctx, st.Top, "reflog", "show", "--date=unix", "--format=%H %gd %gs", "HEAD", "--")
+	out, err := treecache.Git(ctx, st.Dir, "reflog", "show", "--date=unix", "--format=%H %gd %gs", "HEAD", "--")
 	if err != nil {
 		return "", false
 	}
@@ -200,7 +200,7 @@ func countCommits(ctx context.Context, st *treecache.Status, base string) (int, 
 	if base != "" {
 		args = append(args, "^"+base)
 	}
-	out, err := treecache.Git(ctx, st.Top, args...)
+	out, err := treecache.Git(ctx, st.Dir, args...)
 	if err != nil {
 		return 0, fmt.Errorf("git-commits: %w", err)
 	}

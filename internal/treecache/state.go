@@ -88,80 +88,102 @@ func (c Cache) State(ctx context.Context, dir string) (string, error) {
 // Status is git's view of the work tree holding a directory. One look
 // serves every reader of one hook run: the fingerprint (StateOf) and the
 // git-clean checker read the same Status, so a chain of checkers costs one
-// `git status`, the cost that dominates on a large tree (36 ms on 10,000
-// files, where the hook itself takes 8).
+// `git status`, the cost that dominates on a large tree.
 type Status struct {
 	// Dir is the directory it was taken for.
 	Dir string
-	// Top is the root of the work tree; "" when Dir is in none, and then
-	// NotRepo says why (git's own message).
-	Top     string
+	// NotRepo is set, to git's own message, when Dir is in no work tree
+	// git can read.
 	NotRepo error
 	// Head is HEAD's commit; "" before the first commit.
 	Head string
-	// Porcelain is the output of `git -c core.fileMode=true status
-	// --porcelain=v1 -z --untracked-files=all --no-renames
-	// --ignore-submodules=none` at Top: every entry "XY path\x00", paths
-	// relative to Top. It may list more than the user's own `git status`
-	// (mode changes and submodules the user's config hides), never less.
+	// Porcelain holds the entries of `git -c core.fileMode=true status
+	// --porcelain=v2 --branch --no-ahead-behind -z --untracked-files=all
+	// --no-renames --ignore-submodules=none` run in Dir, its headers left
+	// out: "1 XY sub mH mI mW hH hI path\x00" for a change, "u ..." for a
+	// conflict, "? path\x00" for an untracked file, paths relative to the
+	// top level. Empty when the tree is clean. It may list more than the
+	// user's own `git status` (mode changes and submodules the user's
+	// config hides), never less.
 	Porcelain []byte
 }
 
-// ReadStatus looks at the work tree holding dir with two git processes:
-// `git rev-parse --show-toplevel -q --verify HEAD`, which says both where
-// the tree is and what HEAD is (two processes before, 3-5 ms each on a
-// loaded 2-core machine), and `git status`. Outside a work tree it returns
-// a Status with NotRepo set and no error; the error is for a git that
-// could not run or a ctx that ended.
+// ReadStatus looks at the work tree holding dir with one git process:
+// the porcelain v2 status says HEAD in its headers, and its paths are the
+// top level's, which only a dirty tree needs to know (see repo). Two
+// processes more (rev-parse --show-toplevel, rev-parse HEAD) cost a clean
+// 10,000-file tree 1.3× a bare `git status` on a loaded 2-core machine:
+// each new process waits its turn for a core. Outside a work tree it
+// returns a Status with NotRepo set and no error; the error is for a ctx
+// that ended.
 func ReadStatus(ctx context.Context, dir string) (*Status, error) {
-	st, err := locate(ctx, dir)
-	if err != nil || st.Top == "" {
-		return st, err
-	}
-	if err := st.read(ctx); err != nil {
-		return nil, err
-	}
-	return st, nil
-}
-
-// locate finds the work tree holding dir and its HEAD.
-func locate(ctx context.Context, dir string) (*Status, error) {
 	st := &Status{Dir: dir}
-	out, code, err := gitCode(ctx, dir, "rev-parse", "--show-toplevel", "-q", "--verify", "HEAD")
-	switch {
-	case err != nil && ended(err):
-		return nil, err
-	case err != nil && code != 1:
-		// Not a git work tree (128), or one git cannot read, or no git.
-		st.NotRepo = err
-		return st, nil
-	}
-	// Trim the newline git ends with, and nothing else: a directory's name
-	// may end in a space, or hold a newline. Exit 1: the top level printed,
-	// then no HEAD (no commit yet).
-	out = bytes.TrimSuffix(out, []byte("\n"))
-	if code == 0 {
-		i := bytes.LastIndexByte(out, '\n')
-		if i < 0 {
-			return nil, fmt.Errorf("git rev-parse --show-toplevel --verify HEAD in %s: unexpected output %q", dir, out)
-		}
-		st.Head = string(out[i+1:])
-		out = out[:i]
-	}
-	st.Top = string(out)
-	return st, nil
-}
-
-// read runs git status at st.Top.
-func (st *Status) read(ctx context.Context) error {
 	// core.fileMode=true: with false (set by git init on file systems
 	// without an executable bit, or by hand) git hides chmod of tracked
 	// files. --ignore-submodules=none: a submodule's own config must not
-	// hide that it changed.
-	out, err := git(ctx, st.Top, "-c", "core.fileMode=true", "status", "--porcelain=v1", "-z",
-		"--untracked-files=all", "--no-renames", "--ignore-submodules=none")
+	// hide that it changed. --no-ahead-behind: counting against the
+	// upstream costs time, and a fetch would change the state.
+	out, err := git(ctx, dir, "-c", "core.fileMode=true", "status", "--porcelain=v2", "--branch", "--no-ahead-behind",
+		"-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=none")
+	switch {
+	case err != nil && ended(err):
+		return nil, err
+	case err != nil:
+		// Not a git work tree, or one git cannot read, or no git.
+		st.NotRepo = err
+		return st, nil
+	}
+	// Headers come first: "# branch.oid <commit>|(initial)", then
+	// branch.head and maybe branch.upstream and branch.ab, which name
+	// branches and say nothing about the files: only HEAD counts.
+	for len(out) > 0 && out[0] == '#' {
+		i := bytes.IndexByte(out, 0)
+		if i < 0 {
+			i = len(out) - 1
+		}
+		if oid, ok := bytes.CutPrefix(out[:i], []byte("# branch.oid ")); ok && string(oid) != "(initial)" {
+			st.Head = string(oid)
+		}
+		out = out[i+1:]
+	}
 	st.Porcelain = out
-	return err
+	return st, nil
+}
+
+// Paths returns the path of each entry of st.Porcelain, relative to the
+// top level.
+func (st *Status) Paths() []string {
+	var paths []string
+	fields := bytes.Split(st.Porcelain, []byte{0})
+	for i := 0; i < len(fields); i++ {
+		f := fields[i]
+		if len(f) < 3 {
+			continue
+		}
+		// The path is the last of a fixed number of space-separated
+		// fields, so spaces in it survive.
+		var n int
+		switch f[0] {
+		case '1':
+			n = 9
+		case '2':
+			n = 10
+		case 'u':
+			n = 11
+		case '?', '!':
+			n = 2
+		default:
+			continue
+		}
+		parts := bytes.SplitN(f, []byte(" "), n)
+		if len(parts) == n {
+			paths = append(paths, string(parts[n-1]))
+		}
+		if f[0] == '2' { // a rename's source follows (not with --no-renames)
+			i++
+		}
+	}
+	return paths
 }
 
 // StateOf fingerprints the work tree st was taken of (by the metadata of
@@ -174,7 +196,7 @@ func (c Cache) StateOf(ctx context.Context, st *Status) (string, error) {
 	}
 	var s string
 	var err error
-	if st.Top == "" {
+	if st.NotRepo != nil {
 		s, err = f.walk(ctx, st.Dir)
 	} else {
 		s, err = f.repo(ctx, st, 0)
@@ -194,17 +216,22 @@ type fingerprinter struct {
 
 // repo fingerprints the work tree st was taken of, as seen from st.Dir.
 func (f *fingerprinter) repo(ctx context.Context, st *Status, depth int) (string, error) {
-	rel, _ := filepath.Rel(st.Top, st.Dir)
 	h := sha256.New()
-	fmt.Fprintf(h, "git\x00%s\x00%s\x00", rel, st.Head)
+	fmt.Fprintf(h, "git2\x00%s\x00%s\x00", st.Dir, st.Head)
 	h.Write(st.Porcelain)
-	// Entries are "XY path\x00"; with --no-renames each names one path. A
-	// nested repository is listed as "?? path/".
-	for _, entry := range bytes.Split(st.Porcelain, []byte{0}) {
-		if len(entry) < 4 {
-			continue
-		}
-		rec, err := f.entry(ctx, filepath.Join(st.Top, string(entry[3:])), depth)
+	paths := st.Paths()
+	if len(paths) == 0 {
+		return hex.EncodeToString(h.Sum(nil)), nil
+	}
+	// Entries name files from the top level: a dirty tree needs it.
+	top, err := toplevel(ctx, st.Dir)
+	if err != nil {
+		return "", err
+	}
+	// With --no-renames each entry names one path. A nested repository is
+	// listed as "? path/".
+	for _, p := range paths {
+		rec, err := f.entry(ctx, filepath.Join(top, p), depth)
 		if err != nil {
 			return "", err
 		}
@@ -212,6 +239,17 @@ func (f *fingerprinter) repo(ctx context.Context, st *Status, depth int) (string
 		fmt.Fprintf(h, "\x00%d:%s", len(rec), rec)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// toplevel returns the root of the work tree holding dir.
+func toplevel(ctx context.Context, dir string) (string, error) {
+	out, err := git(ctx, dir, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return "", err
+	}
+	// Trim the newline git ends with, and nothing else: a directory's name
+	// may end in a space.
+	return string(bytes.TrimSuffix(out, []byte("\n"))), nil
 }
 
 // entry describes one file git listed, by its kind: see the package doc.
@@ -245,22 +283,26 @@ func (f *fingerprinter) nested(ctx context.Context, dir string, depth int) (stri
 	if depth > maxNested {
 		return "", fmt.Errorf("%s: %w (repositories nested over %d deep)", dir, ErrTooLarge, maxNested)
 	}
-	st, err := locate(ctx, dir)
+	top, err := toplevel(ctx, dir)
 	switch {
-	case err != nil:
+	case err != nil && ended(err):
 		return "", err
-	case st.Top == "":
+	case err != nil:
 		// A repository git will not read (broken, or owned by someone
 		// else): its files' metadata stand for it.
 		s, err := f.walk(ctx, dir)
 		return "walk " + s, err
-	case st.Top != dir:
+	case top != dir:
 		// A plain directory in this work tree (a deleted tracked file's
 		// path, now a directory): git lists its files one by one.
 		return "dir", nil
 	}
-	if err := st.read(ctx); err != nil {
+	st, err := ReadStatus(ctx, dir)
+	switch {
+	case err != nil:
 		return "", err
+	case st.NotRepo != nil:
+		return "", st.NotRepo
 	}
 	s, err := f.repo(ctx, st, depth)
 	return "repo " + s, err
@@ -397,17 +439,10 @@ func Git(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	return git(ctx, dir, args...)
 }
 
-// git runs a read-only git command in dir (see gitCode).
-func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
-	out, _, err := gitCode(ctx, dir, args...)
-	return out, err
-}
-
-// gitCode runs a read-only git command in dir and returns its output, and
-// its exit code when it ran and failed. At ctx's end its whole process
+// git runs a read-only git command in dir. At ctx's end its whole process
 // group is killed: git status runs git in each submodule, and a
 // core.fsmonitor hook may start more.
-func gitCode(ctx context.Context, dir string, args ...string) ([]byte, int, error) {
+func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
 	ctx, stopSignals := proc.EndOnSignal(ctx)
@@ -427,17 +462,11 @@ func gitCode(ctx context.Context, dir string, args ...string) ([]byte, int, erro
 		err = cmd.Wait()
 		done()
 	}
-	out := stdout.Bytes()
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
-			return nil, -1, fmt.Errorf("git %s in %s: %w", strings.Join(args, " "), dir, cerr)
+			return nil, fmt.Errorf("git %s in %s: %w", strings.Join(args, " "), dir, cerr)
 		}
-		code := -1
-		var exit *exec.ExitError
-		if errors.As(err, &exit) {
-			code = exit.ExitCode()
-		}
-		return out, code, fmt.Errorf("git %s in %s: %w: %s", strings.Join(args, " "), dir, err, bytes.TrimSpace(stderr.Bytes()))
+		return nil, fmt.Errorf("git %s in %s: %w: %s", strings.Join(args, " "), dir, err, bytes.TrimSpace(stderr.Bytes()))
 	}
-	return out, 0, nil
+	return stdout.Bytes(), nil
 }

@@ -15,65 +15,59 @@ import (
 	"github.com/donegate/donegate/internal/treecache"
 )
 
-// ReadStatus learns the top level and HEAD from one rev-parse: its output
-// is the top level, a newline and HEAD, or only the top level (exit 1)
-// before the first commit. Names with a newline or a trailing space must
-// survive that split.
+// ReadStatus learns HEAD from the porcelain v2 headers and keeps only the
+// entries, whose paths are the top level's.
 func TestReadStatus(t *testing.T) {
 	needGit(t)
 	tests := []struct {
 		name     string
-		setup    func(t *testing.T, base string) (top, dir string)
+		setup    func(t *testing.T, base string) (dir string)
 		wantHead bool
-		want     string // Porcelain
+		want     string // regexp of Porcelain
+		paths    []string
 	}{
 		{
 			name: "committed, clean",
-			setup: func(t *testing.T, base string) (string, string) {
+			setup: func(t *testing.T, base string) string {
 				repo(t, base, map[string]string{"a.go": "package a\n"})
-				return base, base
+				return base
 			},
 			wantHead: true,
+			want:     "^$",
 		},
 		{
 			name: "no commit yet, one untracked file",
-			setup: func(t *testing.T, base string) (string, string) {
+			setup: func(t *testing.T, base string) string {
 				gitc(t, base, "init", "-q")
-				write(t, base, "a.go", "package a\n")
-				return base, base
+				write(t, base, "a b.go", "package a\n")
+				return base
 			},
-			want: "?? a.go\x00",
+			want:  "^\\? a b.go\x00$",
+			paths: []string{"a b.go"},
 		},
 		{
 			name: "asked from a subdirectory",
-			setup: func(t *testing.T, base string) (string, string) {
-				repo(t, base, map[string]string{"sub/a.go": "package a\n"})
+			setup: func(t *testing.T, base string) string {
+				repo(t, base, map[string]string{"sub/a.go": "package a\n", "b.go": "package b\n"})
 				write(t, base, "sub/a.go", "package a // edited\n")
-				return base, filepath.Join(base, "sub")
+				require.NoError(t, os.Remove(filepath.Join(base, "b.go")))
+				return filepath.Join(base, "sub")
 			},
 			wantHead: true,
-			want:     " M sub/a.go\x00",
-		},
-		{
-			name: "top level named with a newline and a trailing space",
-			setup: func(t *testing.T, base string) (string, string) {
-				top := filepath.Join(base, "odd\nname ")
-				repo(t, top, map[string]string{"a.go": "package a\n"})
-				return top, top
-			},
-			wantHead: true,
+			want:     "^1 \\.D N\\.\\.\\. 100644 100644 000000 [0-9a-f]{40} [0-9a-f]{40} b.go\x001 \\.M N\\.\\.\\. 100644 100644 100644 [0-9a-f]{40} [0-9a-f]{40} sub/a.go\x00$",
+			paths:    []string{"b.go", "sub/a.go"},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			top, dir := tt.setup(t, t.TempDir())
+			dir := tt.setup(t, t.TempDir())
 			st, err := treecache.ReadStatus(context.Background(), dir)
 			require.NoError(t, err)
-			assert.Equal(t, top, st.Top)
 			assert.NoError(t, st.NotRepo)
-			assert.Equal(t, tt.want, string(st.Porcelain))
+			assert.Regexp(t, tt.want, string(st.Porcelain))
+			assert.Equal(t, tt.paths, st.Paths())
 			if tt.wantHead {
-				head, err := exec.Command("git", "-C", top, "rev-parse", "HEAD").Output()
+				head, err := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output()
 				require.NoError(t, err)
 				assert.Equal(t, strings.TrimSpace(string(head)), st.Head)
 			} else {
@@ -94,7 +88,6 @@ func TestReadStatusOutsideGit(t *testing.T) {
 	treecache.PretendLater(t, time.Hour)
 	st, err := treecache.ReadStatus(context.Background(), dir)
 	require.NoError(t, err)
-	assert.Empty(t, st.Top)
 	assert.ErrorContains(t, st.NotRepo, "not a git repository")
 	s1, err := treecache.Cache{}.StateOf(context.Background(), st)
 	require.NoError(t, err)
