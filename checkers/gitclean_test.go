@@ -165,9 +165,9 @@ func TestChainSharesOneLookAtTheTree(t *testing.T) {
 			r = run()
 			require.True(t, r.Complete, r.Feedback)
 			assert.Contains(t, r.Feedback, "donegate reused the result")
-			assert.Equal(t, []string{
-				"-c core.fileMode=true status --porcelain=v2 --branch --no-ahead-behind -z --untracked-files=all --no-renames --ignore-submodules=none",
-			}, gitCalls(t, log))
+			calls := gitCalls(t, log)
+			require.Len(t, calls, 1, "%q", calls)
+			assert.Contains(t, calls[0], " status --porcelain=v2 --branch --no-ahead-behind -z --untracked-files=all --no-renames --ignore-submodules=none")
 		})
 	}
 }
