@@ -111,12 +111,13 @@ type Status struct {
 
 // ReadStatus looks at the work tree holding dir with one git process:
 // the porcelain v2 status says HEAD in its headers, and its paths are the
-// top level's, which only a dirty tree needs to know (see repo). Two
-// processes more (rev-parse --show-toplevel, rev-parse HEAD) cost a clean
-// 10,000-file tree 1.3× a bare `git status` on a loaded 2-core machine:
-// each new process waits its turn for a core. Outside a work tree it
-// returns a Status with NotRepo set and no error; the error is for a ctx
-// that ended.
+// top level's, which only a dirty tree needs to know (see repo). Each
+// process waits its turn for a core on a loaded machine: in hookbench (a
+// chain of four checkers, every result cached, on a clean 10,000-file
+// tree, loaded 2-core machine) the hook took 1.86× a bare `git status`
+// with a `rev-parse --show-toplevel -q --verify HEAD` before the status,
+// 1.35× with the status alone. Outside a work tree it returns a Status
+// with NotRepo set and no error; the error is for a ctx that ended.
 func ReadStatus(ctx context.Context, dir string) (*Status, error) {
 	st := &Status{Dir: dir}
 	// core.fileMode=true: with false (set by git init on file systems
