@@ -57,9 +57,9 @@ func gitRepo(t testing.TB, files map[string]string) string {
 	return dir
 }
 
-// newChecker builds a registered type's checker from its options, as the
+// typedChecker builds a registered type's checker from its options, as the
 // config decoder will.
-func newChecker(t testing.TB, typ string, opts any) checkers.Checker {
+func typedChecker(t testing.TB, typ string, opts any) checkers.Checker {
 	t.Helper()
 	ty, ok := checkers.LookupType(typ)
 	require.True(t, ok, "type %q registered", typ)

@@ -96,7 +96,7 @@ func TestGitClean(t *testing.T) {
 				tt.change(t, dir)
 			}
 			c := &checkers.Context{ProjectDir: dir}
-			r, err := newChecker(t, "git-clean", &checkers.GitCleanOptions{}).Check(context.Background(), c)
+			r, err := typedChecker(t, "git-clean", &checkers.GitCleanOptions{}).Check(context.Background(), c)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, r)
 		})
@@ -112,7 +112,7 @@ func TestGitCleanListsAtMostTwenty(t *testing.T) {
 	}
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
 	c := &checkers.Context{ProjectDir: filepath.Join(dir, "sub")}
-	r, err := newChecker(t, "git-clean", &checkers.GitCleanOptions{}).Check(context.Background(), c)
+	r, err := typedChecker(t, "git-clean", &checkers.GitCleanOptions{}).Check(context.Background(), c)
 	require.NoError(t, err)
 	assert.False(t, r.Complete)
 	assert.Contains(t, r.Feedback, ": 23 files changed or untracked.")
@@ -125,7 +125,7 @@ func TestGitCleanOutsideGitIsAnError(t *testing.T) {
 	needGit(t)
 	dir := t.TempDir()
 	t.Setenv("GIT_CEILING_DIRECTORIES", filepath.Dir(dir))
-	_, err := newChecker(t, "git-clean", &checkers.GitCleanOptions{}).Check(context.Background(), &checkers.Context{ProjectDir: dir})
+	_, err := typedChecker(t, "git-clean", &checkers.GitCleanOptions{}).Check(context.Background(), &checkers.Context{ProjectDir: dir})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "is not in a git work tree")
 	assert.Contains(t, err.Error(), "not a git repository")
@@ -142,7 +142,7 @@ func TestChainSharesOneLookAtTheTree(t *testing.T) {
 			cacheDir := t.TempDir()
 			chain := checkers.Composite{Parallel: parallel, Members: []checkers.Member{
 				{Label: "test", Checker: checkers.Test{Command: "true", Cache: true}},
-				{Label: "git-clean", Checker: newChecker(t, "git-clean", &checkers.GitCleanOptions{})},
+				{Label: "git-clean", Checker: typedChecker(t, "git-clean", &checkers.GitCleanOptions{})},
 				{Label: "lint", Checker: checkers.Test{Command: "exit 0", Cache: true}},
 			}}
 			run := func() checkers.Result {

@@ -60,7 +60,7 @@ func TestGitCommitsWithABaseline(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			// A command-line check: no session, no state dir.
 			c := &checkers.Context{ProjectDir: dir, Reason: checkers.ReasonManual}
-			r, err := newChecker(t, "git-commits", &tt.opts).Check(context.Background(), c)
+			r, err := typedChecker(t, "git-commits", &tt.opts).Check(context.Background(), c)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, r)
 		})
@@ -84,7 +84,7 @@ func TestGitCommitsErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := &checkers.Context{ProjectDir: tt.dir, Event: tt.ev, StateDir: t.TempDir()}
-			_, err := newChecker(t, "git-commits", &tt.opts).Check(context.Background(), c)
+			_, err := typedChecker(t, "git-commits", &tt.opts).Check(context.Background(), c)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.want)
 		})
@@ -147,7 +147,7 @@ func TestGitCommitsRecordsABaselinePerPrompt(t *testing.T) {
 				tp = transcriptFrom(t, tt.transcript)
 			}
 			stateDir := t.TempDir()
-			ch := newChecker(t, "git-commits", &checkers.GitCommitsOptions{})
+			ch := typedChecker(t, "git-commits", &checkers.GitCommitsOptions{})
 			for i, s := range tt.steps {
 				if s.commit != "" {
 					writeFile(t, dir, "f.txt", s.commit)
