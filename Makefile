@@ -6,9 +6,16 @@ BIN             := bin
 TOOLS           := $(CURDIR)/.tools
 STATICCHECK_VER := v0.8.2
 STATICCHECK     := $(TOOLS)/bin/staticcheck-$(STATICCHECK_VER)
+# v2.16.0: the newest GoReleaser whose dependencies the module proxy serves
+# (v2.17.0 and later need go.digitalxero.dev/go-msix, which it refuses).
+GORELEASER_VER  := v2.16.0
+GORELEASER      := $(TOOLS)/bin/goreleaser-$(GORELEASER_VER)
+# The version make plugin stamps; release archives get GoReleaser's.
+VERSION         ?= $(shell scripts/version)
 GOTEST_FLAGS    ?= -race -count=1
 
-.PHONY: all build test lint unit demo demo-claude claude tools clean fuzz bench
+.PHONY: all build test lint unit demo demo-claude claude tools clean fuzz bench \
+        plugin plugin-validate release-snapshot release-check
 
 all: build
 
@@ -20,8 +27,9 @@ build:
 	CGO_ENABLED=0 $(GO) build -buildvcs=auto -o $(BIN)/ ./cmd/...
 
 ## test: everything CI runs: formatting, vet, staticcheck, tidy go.mod, unit
-## and end-to-end tests with the race detector.
-test: lint unit
+## and end-to-end tests with the race detector, the plugin validated by the
+## real CLI.
+test: lint unit plugin-validate
 
 unit: claude
 	DONEGATE_CLAUDE=$$(scripts/install-claude | tail -n 1) $(GO) test $(GOTEST_FLAGS) ./...
@@ -43,6 +51,41 @@ $(STATICCHECK):
 	mv $(TOOLS)/bin/staticcheck $@
 
 tools: $(STATICCHECK) claude
+
+## plugin: the Claude Code plugin in dist/plugin/: .claude-plugin/plugin.json
+## (VERSION stamped), hooks/hooks.json, README.md and bin/ with the hooks'
+## wrapper and this machine's binaries; `claude --plugin-dir dist/plugin`
+## loads it. The release archives hold the same layout as plugin/.
+plugin:
+	@scripts/build-plugin dist/plugin $(VERSION)
+	@echo "dist/plugin: donegate $(VERSION) plugin for $$($(GO) env GOOS)/$$($(GO) env GOARCH)"
+
+## plugin-validate: `claude plugin validate --strict` (the pinned CLI) on
+## dist/plugin and on the marketplace file, .claude-plugin/marketplace.json;
+## the CLI's report is printed when it fails.
+plugin-validate: plugin claude
+	@claude=$$(scripts/install-claude | tail -n 1); \
+	  for target in dist/plugin .; do \
+	    if out=$$("$$claude" plugin validate --strict "$$target" 2>&1); then \
+	      echo "claude plugin validate --strict $$target: ok"; \
+	    else echo "$$out"; exit 1; fi; \
+	  done
+
+## release-snapshot: the release archives and checksums in dist/release/,
+## built by GoReleaser for every target from this commit, nothing published,
+## then checked by scripts/check-release.
+release-snapshot: $(GORELEASER)
+	DONEGATE_VERSION=$(VERSION) $(GORELEASER) release --snapshot --clean --skip=publish,sign,sbom,docker,ko
+	scripts/check-release dist/release
+
+## release-check: goreleaser check (CI runs it with release-snapshot).
+release-check: $(GORELEASER)
+	$(GORELEASER) check
+
+$(GORELEASER):
+	@mkdir -p $(TOOLS)/bin
+	GOBIN=$(TOOLS)/bin $(GO) install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VER)
+	mv $(TOOLS)/bin/goreleaser $@
 
 ## demo: build the hooks and replay the recorded events in testdata/ through
 ## them on the embedded default config, printing each decision.
@@ -71,7 +114,8 @@ FUZZMINIMIZE   ?= 1000x
 FUZZ_TOOLCHAIN ?= go1.27.4
 FUZZ_TARGETS := hookio:FuzzEvent hookio:FuzzCleanText transcript:FuzzLatestTodoWrite \
                 transcript:FuzzReadTasks config:FuzzParse \
-                config:FuzzDecodeMatchesEncodingJSON config:FuzzRulesMatchValidator
+                config:FuzzDecodeMatchesEncodingJSON config:FuzzRulesMatchValidator \
+                config:FuzzAcceptedPatternsNeverFailTheFilesChecker
 fuzz:
 	@GOTOOLCHAIN=$(FUZZ_TOOLCHAIN) GO=$(GO) FUZZTIME=$(FUZZTIME) FUZZMINIMIZE=$(FUZZMINIMIZE) \
 	  scripts/fuzz $(FUZZ_TARGETS)
@@ -82,4 +126,4 @@ demo-claude: build claude
 	@$(GO) run ./e2e/democlaude -bin $(BIN)
 
 clean:
-	rm -rf $(BIN)
+	rm -rf $(BIN) dist

@@ -2,29 +2,32 @@ package checkers
 
 import (
 	"fmt"
+	"reflect"
+	"slices"
 
 	"github.com/donegate/donegate/config"
 )
 
-// FromConfig builds the configured chain: an implicit composite of mode all.
-func FromConfig(c *config.Config) (Checker, error) {
-	return newComposite(false, false, c.Checkers)
+// FromConfig builds the configured chain, an implicit composite of mode
+// all, of the checkers that run at reason (see At). A chain with nothing
+// left to run at reason is complete.
+func FromConfig(c *config.Config, reason StopReason) (Checker, error) {
+	return newComposite(false, false, At(c.Checkers, reason))
 }
 
-// New builds one checker from its config.
+// New builds one checker from its config, members and all, whatever
+// their "on".
 func New(spec config.Checker) (Checker, error) {
-	switch spec.Type {
-	case config.TypePlan:
-		return Plan{}, nil
-	case config.TypeFiles:
-		return Files{Paths: spec.Paths}, nil
-	case config.TypeTest:
-		return Test{Command: spec.Command, Timeout: spec.Timeout.D(), Cache: spec.CacheEnabled()}, nil
-	case config.TypeComposite:
-		return newComposite(spec.Mode == "any", spec.Parallel, spec.Checkers)
+	t, ok := LookupType(spec.Type)
+	if !ok {
+		// config validation makes this unreachable; keep it an error, not a panic.
+		return nil, fmt.Errorf("unknown checker type %q", spec.Type)
 	}
-	// config validation makes this unreachable; keep it an error, not a panic.
-	return nil, fmt.Errorf("unknown checker type %q", spec.Type)
+	if want := reflect.TypeOf(t.Options); reflect.TypeOf(spec.Options) != want {
+		// A config.Checker built by hand, not decoded: New would panic.
+		return nil, fmt.Errorf("%s checker: options are %T, want %v", spec.Type, spec.Options, want)
+	}
+	return t.New(spec)
 }
 
 func newComposite(any, parallel bool, specs []config.Checker) (Composite, error) {
@@ -37,4 +40,86 @@ func newComposite(any, parallel bool, specs []config.Checker) (Composite, error)
 		m.Members[i] = Member{Label: s.Label(), Checker: ch}
 	}
 	return m, nil
+}
+
+// Describe says in one line what spec requires, after its label: "unit:
+// `go test ./...` passes".
+func Describe(spec config.Checker) string {
+	if t, ok := LookupType(spec.Type); ok {
+		return spec.Label() + ": " + t.Describe(spec)
+	}
+	return spec.Label() // config validation makes this unreachable
+}
+
+// At returns the checkers of specs that run at reason, with the members
+// of each composite that do not run there left out. A checker runs where
+// its own "on" says, else where the nearest composite around it that sets
+// "on" says, else at its type's DefaultOn. A composite that sets neither
+// runs where any of its members runs: one left with no member is dropped.
+// specs are not changed.
+func At(specs []config.Checker, reason StopReason) []config.Checker {
+	return at(specs, string(reason), nil)
+}
+
+// at is At inside composites whose nearest "on" is inherited (nil: none).
+func at(specs []config.Checker, reason string, inherited []string) []config.Checker {
+	var out []config.Checker
+	for _, s := range specs {
+		if s, ok := runsAt(s, reason, inherited); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// runsAt reports whether spec runs at reason and returns it with the
+// members that do not run there left out.
+func runsAt(spec config.Checker, reason string, inherited []string) (config.Checker, bool) {
+	on := spec.On
+	if on == nil {
+		on = inherited
+	}
+	members := memberLists(spec)
+	if members == nil {
+		if on == nil {
+			t, ok := LookupType(spec.Type)
+			return spec, ok && slices.Contains(t.DefaultOn, StopReason(reason))
+		}
+		return spec, slices.Contains(on, reason)
+	}
+	if on != nil && !slices.Contains(on, reason) {
+		return spec, false
+	}
+	// A copy of the options with the member lists filtered: the config is
+	// shared by every event a process checks.
+	opts := reflect.New(reflect.TypeOf(spec.Options).Elem())
+	opts.Elem().Set(reflect.ValueOf(spec.Options).Elem())
+	left := 0
+	for _, i := range members {
+		f := opts.Elem().Field(i)
+		kept := at(f.Interface().([]config.Checker), reason, on)
+		left += len(kept)
+		f.Set(reflect.ValueOf(kept))
+	}
+	spec.Options = opts.Interface()
+	return spec, left > 0
+}
+
+// checkerList is the Go type of a field that holds members.
+var checkerList = reflect.TypeFor[[]config.Checker]()
+
+// memberLists returns the indexes of the fields of spec's options that
+// hold member checkers; nil for a checker that holds none.
+func memberLists(spec config.Checker) []int {
+	if spec.Options == nil {
+		return nil
+	}
+	t := reflect.TypeOf(spec.Options).Elem()
+	var idx []int
+	for i := range t.NumField() {
+		if t.Field(i).Type == checkerList {
+			idx = append(idx, i)
+		}
+	}
+	return idx
 }

@@ -53,6 +53,9 @@ const (
 type Context struct {
 	// Event is the hook event; for a command-line check it is synthetic.
 	Event *hookio.Event
+	// RawEvent is the event as the host sent it, for checkers that hand it
+	// on (external); nil for a command-line check.
+	RawEvent []byte
 	// ProjectDir is $CLAUDE_PROJECT_DIR, else the event's cwd.
 	ProjectDir string
 	// ClaudeDir is the Claude config dir (~/.claude or $CLAUDE_CONFIG_DIR).

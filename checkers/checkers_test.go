@@ -437,7 +437,7 @@ func TestFromConfig(t *testing.T) {
 		{"type":"files","name":"report","paths":["r.md"]},
 		{"type":"composite","mode":"any","parallel":true,"checkers":[{"type":"test","command":"true","timeout":"1m"},{"type":"test","command":"false","cache":false}]}]}`), "cfg.json")
 	require.NoError(t, err)
-	chain, err := checkers.FromConfig(c)
+	chain, err := checkers.FromConfig(c, checkers.ReasonStop)
 	require.NoError(t, err)
 	want := checkers.Composite{Members: []checkers.Member{
 		{Label: "plan", Checker: checkers.Plan{}},

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+
+	"github.com/donegate/donegate/config"
 )
 
 // Composite combines checkers. Mode "all" is complete when every member
@@ -22,6 +24,41 @@ type Composite struct {
 	Parallel bool
 	Members  []Member
 }
+
+// CompositeOptions are a composite's options.
+type CompositeOptions struct {
+	// Mode is "all" (the default) or "any".
+	Mode string `json:"mode,omitempty" validate:"omitempty,oneof=all any"`
+	// Checkers are the members; a composite of none would say nothing.
+	Checkers []config.Checker `json:"checkers" validate:"min=1,dive"`
+	// Parallel runs the members concurrently.
+	Parallel bool `json:"parallel,omitempty"`
+}
+
+// CompositeType is the composite checker's type. A composite runs where
+// its "on" says, else where the composite around it says, else where any
+// of its members runs (see At): its DefaultOn is never used.
+var CompositeType = register(Type{
+	Name:      "composite",
+	Summary:   "`all`: every member passes; `any`: one member passes",
+	Options:   (*CompositeOptions)(nil),
+	DefaultOn: allReasons,
+	New: func(spec config.Checker) (Checker, error) {
+		o := spec.Options.(*CompositeOptions)
+		return newComposite(o.Mode == "any", o.Parallel, o.Checkers)
+	},
+	Describe: func(spec config.Checker) string {
+		o := spec.Options.(*CompositeOptions)
+		parts := make([]string, len(o.Checkers))
+		for i, m := range o.Checkers {
+			parts[i] = Describe(m)
+		}
+		if o.Mode == "any" {
+			return "any one of: " + strings.Join(parts, " | ")
+		}
+		return "all of: " + strings.Join(parts, " | ")
+	},
+})
 
 // Member is a checker with the label reports use for it.
 type Member struct {

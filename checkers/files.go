@@ -26,6 +26,27 @@ type Files struct {
 	Paths []string
 }
 
+// FilesOptions are a files checker's options.
+type FilesOptions struct {
+	// Paths must each exist; the config refuses a pattern filepath.Match
+	// cannot read, so Check never meets one.
+	Paths config.Patterns `json:"paths" validate:"min=1,dive,required"`
+}
+
+// FilesType is the files checker's type.
+var FilesType = register(Type{
+	Name:      "files",
+	Summary:   "every path exists; a glob must match at least one file",
+	Options:   (*FilesOptions)(nil),
+	DefaultOn: projectReasons,
+	New: func(spec config.Checker) (Checker, error) {
+		return Files{Paths: spec.Options.(*FilesOptions).Paths}, nil
+	},
+	Describe: func(spec config.Checker) string {
+		return "required files exist: " + strings.Join(spec.Options.(*FilesOptions).Paths, ", ")
+	},
+})
+
 // Check implements Checker.
 func (f Files) Check(_ context.Context, c *Context) (Result, error) {
 	var missing []string

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/transcript"
 )
 
@@ -13,6 +14,23 @@ import (
 // the transcript; at SubagentStop it is the subagent's own TodoWrite. No
 // plan at all is complete: many sessions never make one.
 type Plan struct{}
+
+// PlanOptions: the plan checker takes none.
+type PlanOptions struct{}
+
+// PlanType is the plan checker's type. The plan is the agent's own, the
+// main agent's or a subagent's: it runs at every event, a subagent's stop
+// included.
+var PlanType = register(Type{
+	Name:      "plan",
+	Summary:   "every item of the agent's plan is `completed` (or there is no plan)",
+	Options:   (*PlanOptions)(nil),
+	DefaultOn: allReasons,
+	New:       func(config.Checker) (Checker, error) { return Plan{}, nil },
+	Describe: func(spec config.Checker) string {
+		return "every item of the agent's plan is completed"
+	},
+})
 
 // maxTitles is how many open items the feedback names.
 const maxTitles = 3

@@ -3,6 +3,8 @@ package checkers
 import (
 	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 
 	"github.com/donegate/donegate/config"
 )
@@ -26,7 +28,8 @@ type Type struct {
 	// the options struct, decoded and valid.
 	New func(spec config.Checker) (Checker, error)
 	// Describe says in one line what this configured checker requires,
-	// for closer check's checklist and the criteria told up front.
+	// for closer check's checklist and the criteria told up front; the
+	// checker's label is not part of it (see the function Describe).
 	Describe func(spec config.Checker) string
 }
 
@@ -54,6 +57,16 @@ func register(t Type) *Type {
 func LookupType(name string) (*Type, bool) {
 	t, ok := types[name]
 	return t, ok
+}
+
+// Types returns every registered type, sorted by name.
+func Types() []*Type {
+	ts := make([]*Type, 0, len(types))
+	for _, t := range types {
+		ts = append(ts, t)
+	}
+	slices.SortFunc(ts, func(a, b *Type) int { return strings.Compare(a.Name, b.Name) })
+	return ts
 }
 
 // Every event a checker can run at, for DefaultOn.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/hookio"
 	"github.com/donegate/donegate/internal/proc"
 	"github.com/donegate/donegate/internal/treecache"
@@ -26,24 +27,58 @@ type Test struct {
 	Cache   bool
 }
 
+// TestOptions are a test checker's options.
+type TestOptions struct {
+	Command string `json:"command" validate:"required"`
+	// Timeout bounds one run; zero means DefaultTimeout.
+	Timeout config.Duration `json:"timeout,omitempty" validate:"gte=0"`
+	// Cache reuses the result of the command on an unchanged working
+	// tree; nil means true.
+	Cache *bool `json:"cache,omitempty"`
+}
+
+// CacheEnabled reports whether the checker may reuse results.
+func (o *TestOptions) CacheEnabled() bool { return o.Cache == nil || *o.Cache }
+
+// TestType is the test checker's type. It checks the project, not one
+// agent: every subagent's stop would run the suite.
+var TestType = register(Type{
+	Name:      "test",
+	Summary:   "`sh -c COMMAND`, run in the project dir, exits 0",
+	Options:   (*TestOptions)(nil),
+	DefaultOn: projectReasons,
+	New: func(spec config.Checker) (Checker, error) {
+		o := spec.Options.(*TestOptions)
+		return Test{Command: o.Command, Timeout: o.Timeout.D(), Cache: o.CacheEnabled()}, nil
+	},
+	Describe: func(spec config.Checker) string {
+		return "`" + spec.Options.(*TestOptions).Command + "` passes"
+	},
+})
+
 // DefaultTimeout applies when a test checker sets none.
 const DefaultTimeout = 5 * time.Minute
 
 // tailLines is how many output lines a failure reports.
 const tailLines = 40
 
-// Check implements Checker.
+// Check implements Checker: the command must exit 0, and the feedback
+// speaks of tests.
 func (t Test) Check(ctx context.Context, c *Context) (Result, error) {
-	own := t.Timeout
-	if own <= 0 {
-		own = DefaultTimeout
-	}
-	run := func(ctx context.Context, fp fingerprint) (Result, bool, error) { return t.run(ctx, c, own, fp) }
-	if !t.Cache || c.CacheDir == "" {
-		r, _, err := run(ctx, fingerprint{})
-		return r, err
-	}
-	return cached(ctx, c, own, []string{"test", t.Command}, run)
+	return commandCheck{kind: "test", command: t.Command, timeout: t.Timeout, cache: t.Cache, voice: &testVoice}.check(ctx, c)
+}
+
+// testVoice words a test command's outcome. Scripts and the end-to-end
+// tests match these sentences: keep them.
+var testVoice = voice{
+	noun: "test command",
+	passed: func(k commandCheck) string {
+		return fmt.Sprintf("The test command `%s` passed.", k.command)
+	},
+	failed: func(k commandCheck, out proc.Outcome, log string) string {
+		return fmt.Sprintf("The test command `%s` failed with exit code %d. Fix the failures and run it again.%s",
+			k.command, out.ExitCode, logBlock(fmt.Sprintf("Last %d lines of output", tailLines), log))
+	},
 }
 
 // fingerprintShare: fingerprinting the tree gets at most this fraction of
@@ -105,42 +140,6 @@ func fingerprintTree(ctx context.Context, cache treecache.Cache, dir string, own
 	ctx, cancel := context.WithTimeout(ctx, share/fingerprintShare)
 	defer cancel()
 	return cache.State(ctx, dir)
-}
-
-// run runs the command once. ended is true when it was stopped by its
-// timeout or the budget, or could not start for want of time.
-func (t Test) run(ctx context.Context, c *Context, own time.Duration, fp fingerprint) (r Result, ended bool, err error) {
-	if ctx.Err() != nil {
-		// Starting it only to kill it at once would report a command
-		// "stopped after 0s" that never ran.
-		return Incomplete(fmt.Sprintf("The test command `%s` did not run: the hook's time budget (limits.budget %s) was spent before it could start.%s",
-			t.Command, c.Budget, fp.note(c.Budget, false))), true, nil
-	}
-	runCtx, cancel, ownFirst := within(ctx, own)
-	defer cancel()
-	env := append([]string{}, c.Env...)
-	if c.Event != nil && c.Event.SessionID != "" {
-		env = append(env, proc.GuardEnv+"="+c.Event.SessionID)
-	}
-	out, err := c.runner().Run(runCtx, proc.Command{Shell: t.Command, Dir: c.ProjectDir, Env: env})
-	if err != nil {
-		return Result{}, false, fmt.Errorf("test command %q: %w", t.Command, err)
-	}
-	log := lastLines(out.Output, tailLines)
-	switch {
-	case out.Ended && ownFirst:
-		return Incomplete(fmt.Sprintf("The test command `%s` timed out after %s and was stopped.%s",
-			t.Command, own, logBlock("Last output", log))), true, nil
-	case out.Ended:
-		return Incomplete(fmt.Sprintf("The test command `%s` did not finish within the hook's time budget (limits.budget %s) and was stopped after %s.%s%s",
-			t.Command, c.Budget, out.Elapsed.Round(time.Second), fp.note(c.Budget, true), logBlock("Last output", log))), true, nil
-	case out.ExitCode == 0:
-		return OK(fmt.Sprintf("The test command `%s` passed.", t.Command)), false, nil
-	case out.Signal != "":
-		return Incomplete(fmt.Sprintf("The test command `%s` was killed by %s.%s", t.Command, out.Signal, logBlock("Last output", log))), false, nil
-	}
-	return Incomplete(fmt.Sprintf("The test command `%s` failed with exit code %d. Fix the failures and run it again.%s",
-		t.Command, out.ExitCode, logBlock(fmt.Sprintf("Last %d lines of output", tailLines), log))), false, nil
 }
 
 // note tells, in a budget message, what fingerprinting the tree took of

@@ -19,6 +19,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -37,14 +38,6 @@ const DefaultSource = "embedded default"
 
 //go:embed default.json
 var defaultJSON []byte
-
-// Checker types. The list is the single source of truth for valid names.
-const (
-	TypePlan      = "plan"
-	TypeFiles     = "files"
-	TypeTest      = "test"
-	TypeComposite = "composite"
-)
 
 // Config is the whole configuration.
 type Config struct {
@@ -77,36 +70,27 @@ type Limits struct {
 	Budget Duration `json:"budget" validate:"gt=0"`
 }
 
-// Checker is one configured checker. Which fields apply depends on Type;
-// decoding rejects a field that does not apply.
+// Checker is one configured checker: the keys every checker has, and the
+// options of its type. Which options a type takes is registered with
+// RegisterType; decoding rejects a key the type does not take.
 type Checker struct {
-	Type string `json:"type" validate:"required,oneof=plan files test composite"`
+	// Type is a registered type's name; the decoder refuses any other, so
+	// the value rules only require it.
+	Type string `json:"type" validate:"required"`
 	// Name labels the checker in reports and errors.
 	Name string `json:"name,omitempty"`
+	// On lists the events the checker runs at (Events); nil means those of
+	// the nearest enclosing composite that sets it, else its type's
+	// DefaultOn. An empty list would never run: it is refused.
+	On []string `json:"on,omitempty" validate:"omitempty,min=1,dive,oneof=stop subagent_stop tool_use manual"`
 
-	// files
-	Paths []string `json:"paths,omitempty" validate:"dive,required"`
-
-	// test
-	Command string   `json:"command,omitempty" validate:"required_if=Type test"`
-	Timeout Duration `json:"timeout,omitempty" validate:"gte=0"`
-	// Cache reuses the result of the command on an unchanged working
-	// tree; nil means true.
-	Cache *bool `json:"cache,omitempty"`
-
-	// composite
-	Mode     string    `json:"mode,omitempty" validate:"omitempty,oneof=all any"`
-	Checkers []Checker `json:"checkers,omitempty" validate:"dive"`
-	// Parallel runs the members concurrently.
-	Parallel bool `json:"parallel,omitempty"`
-
-	// Options holds a registered type's options: a pointer to its
-	// CheckerType.Options struct, decoded and valid.
+	// Options holds the type's options: a pointer to a new value of its
+	// CheckerType.Options struct, decoded and valid. The value rules read
+	// its fields as the checker's own (checkers[0].command), as the file
+	// has them. It must stay the last field: validator/v10, the rules'
+	// reference, checks a struct's fields in order.
 	Options any `json:"-"`
 }
-
-// CacheEnabled reports whether a test checker may reuse results.
-func (c *Checker) CacheEnabled() bool { return c.Cache == nil || *c.Cache }
 
 // Label is how reports name a checker: its name, else its type.
 func (c *Checker) Label() string {
@@ -114,6 +98,47 @@ func (c *Checker) Label() string {
 		return c.Name
 	}
 	return c.Type
+}
+
+// checkerJSON is Checker without its methods, for its JSON encoding.
+type checkerJSON Checker
+
+// MarshalJSON writes the checker as the file has it: its options' keys
+// beside type, name and on.
+func (c Checker) MarshalJSON() ([]byte, error) {
+	common, err := json.Marshal(checkerJSON(c))
+	if err != nil || c.Options == nil {
+		return common, err
+	}
+	opts, err := json.Marshal(c.Options)
+	if err != nil {
+		return nil, fmt.Errorf("checker %q options: %w", c.Type, err)
+	}
+	if len(opts) <= 2 { // {}
+		return common, nil
+	}
+	return append(append(common[:len(common)-1], ','), opts[1:]...), nil
+}
+
+// UnmarshalJSON reads a checker of a registered type with encoding/json.
+// Parse does not use it (see decode); it makes a Checker round-trip
+// through JSON, and is the reference the decoder is fuzzed against.
+func (c *Checker) UnmarshalJSON(b []byte) error {
+	var common checkerJSON
+	if err := json.Unmarshal(b, &common); err != nil {
+		return err
+	}
+	t, ok := LookupType(common.Type)
+	if !ok {
+		return fmt.Errorf("unknown checker type %q", common.Type)
+	}
+	opts := reflect.New(t.Options)
+	if err := json.Unmarshal(b, opts.Interface()); err != nil {
+		return err
+	}
+	common.Options = opts.Interface()
+	*c = Checker(common)
+	return nil
 }
 
 // Duration is a time.Duration written as a Go duration string ("90s", "5m").
@@ -157,9 +182,8 @@ func parseDuration(s string) (time.Duration, error) {
 
 // Defaults used where the config says nothing.
 const (
-	DefaultMaxBlocks   = 5
-	DefaultBudget      = 540 * time.Second
-	DefaultTestTimeout = 5 * time.Minute
+	DefaultMaxBlocks = 5
+	DefaultBudget    = 540 * time.Second
 )
 
 // DefaultGateTools are the tools posttooluse-hook gates unless gate_tools
@@ -187,6 +211,16 @@ func Default() *Config {
 	return c
 }
 
+// defaultChain returns the checkers of the embedded default, decoded as
+// any file's are, so that a config without "checkers" holds the very same.
+func defaultChain() []Checker {
+	c := defaults()
+	if problems, _ := decode(defaultJSON, c); len(problems) > 0 || c.Checkers == nil {
+		panic(fmt.Sprintf("embedded default config is invalid (is package checkers linked?): %v", problems))
+	}
+	return c.Checkers
+}
+
 // Problem is one thing wrong with a config, at a JSON path.
 type Problem struct {
 	Path    string // e.g. checkers[1].timeout; empty for the whole document
@@ -204,14 +238,36 @@ func (p Problem) String() string {
 type Error struct {
 	Source   string
 	Problems []Problem
+	// OnError is the on_error the broken config asks for, when it could
+	// be read ("allow" otherwise): a person who asked for "block" wants a
+	// broken config to block too, so the agent can fix it. It is read by
+	// the same pass that found the problems, so the hooks read a config
+	// once, broken or not.
+	OnError string
 }
 
+// maxListedProblems bounds the problems Error spells out: a generated
+// config with tens of thousands of problems made a message of megabytes,
+// which a hook prints on stderr and into its systemMessage.
+const maxListedProblems = 20
+
 func (e *Error) Error() string {
-	parts := make([]string, len(e.Problems))
-	for i, p := range e.Problems {
+	n := min(len(e.Problems), maxListedProblems)
+	parts := make([]string, n, n+1)
+	for i, p := range e.Problems[:n] {
 		parts[i] = p.String()
 	}
+	if more := len(e.Problems) - n; more > 0 {
+		parts = append(parts, fmt.Sprintf("and %d more problems", more))
+	}
 	return fmt.Sprintf("config %s: %s", e.Source, strings.Join(parts, "; "))
+}
+
+// BlockOnError reports whether err, an error of Load, Parse or Resolve,
+// comes from a config that asks for on_error "block".
+func BlockOnError(err error) bool {
+	var ce *Error
+	return errors.As(err, &ce) && ce.OnError == "block"
 }
 
 // Parse decodes and validates a config read from r; source names it in
@@ -227,7 +283,7 @@ func Parse(r io.Reader, source string) (*Config, error) {
 	c := defaults()
 	problems, undecided := decode(data, c)
 	if c.Checkers == nil {
-		c.Checkers = []Checker{{Type: TypePlan}}
+		c.Checkers = defaultChain()
 	}
 	// The value rules run on what decoded even when something did not, so
 	// that one pass shows every problem; they stay quiet where decoding
@@ -239,10 +295,21 @@ func Parse(r io.Reader, source string) (*Config, error) {
 		}
 	}
 	if len(problems) > 0 {
-		return nil, &Error{Source: source, Problems: problems}
+		return nil, &Error{Source: source, Problems: problems, OnError: onErrorOf(data)}
 	}
 	c.Source = source
 	return c, nil
+}
+
+// onErrorOf reads the on_error of a broken config leniently, from the
+// bytes Parse read: "block" only when the document is JSON (nested no
+// deeper than 512 levels: gjson's validator recurses per level) and says
+// so, even if it nests too deep for a config or breaks other rules.
+func onErrorOf(data []byte) string {
+	if jsondepth.Within(data, 512) && gjson.ValidBytes(data) && gjson.GetBytes(data, "on_error").Str == "block" {
+		return "block"
+	}
+	return "allow"
 }
 
 // Load reads the config file at path. A path that is not a regular file (a
@@ -315,32 +382,4 @@ func Resolve(l Lookup) (*Config, error) {
 		return Default(), nil
 	}
 	return Load(path)
-}
-
-// OnErrorOf returns the on_error setting of the config l finds, read
-// leniently, for when that config is broken: a person who asked for
-// "block" wants a broken config to block too, so the agent can fix it.
-// It returns "allow" when the setting cannot be read: the file is missing,
-// not a regular file, over Parse's 1 MiB bound, nested more than 512 levels
-// deep (gjson's validator recurses per level) or not JSON. Like Load, it
-// never blocks on a FIFO.
-func OnErrorOf(l Lookup) string {
-	const maxBytes, maxDepth = 1 << 20, 512
-	path, err := Find(l)
-	if err != nil || path == "" {
-		return "allow"
-	}
-	f, err := regular.Open(path)
-	if err != nil {
-		return "allow"
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxBytes+1))
-	if err != nil || len(data) > maxBytes || !jsondepth.Within(data, maxDepth) || !gjson.ValidBytes(data) {
-		return "allow"
-	}
-	if gjson.GetBytes(data, "on_error").Str == "block" {
-		return "block"
-	}
-	return "allow"
 }

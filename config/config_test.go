@@ -1,4 +1,4 @@
-package config
+package config_test
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 	"syscall"
 	"testing"
@@ -14,6 +15,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/donegate/donegate/checkers"
+	"github.com/donegate/donegate/config"
 )
 
 // TestParseProblems covers the rules the validator enforces after the shape
@@ -59,12 +63,12 @@ func TestParseProblems(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Parse(strings.NewReader(tt.json), "t.json")
+			_, err := config.Parse(strings.NewReader(tt.json), "t.json")
 			if tt.want == nil {
 				require.NoError(t, err)
 				return
 			}
-			var cerr *Error
+			var cerr *config.Error
 			require.ErrorAs(t, err, &cerr)
 			assert.Equal(t, "t.json", cerr.Source)
 			var got []string
@@ -81,6 +85,10 @@ func TestParseProblems(t *testing.T) {
 // file) and then of value (in the order of the fields) come in one error,
 // and what decoding already reported is not reported again by the rules.
 func TestParseReportsAllAtOnce(t *testing.T) {
+	// The registered types, as messages list them: every new type is in
+	// the list, and no test of the config changes for it.
+	types := strings.Join(config.CheckerTypes(), ", ")
+	require.Contains(t, types, "composite, ")
 	tests := []struct {
 		name string
 		json string
@@ -93,12 +101,12 @@ func TestParseReportsAllAtOnce(t *testing.T) {
 			"checkers[0].command: required",
 			"limits.max_blocks: must be at least 1",
 		}},
-		{"a checker of unknown type is not checked further", `{"checkers":[{"type":"lint","command":""},{"type":"test"}]}`, []string{
-			`checkers[0].type: unknown checker type "lint" (valid: composite, files, plan, test)`,
+		{"a checker of unknown type is not checked further", `{"checkers":[{"type":"pylint","command":""},{"type":"test"}]}`, []string{
+			`checkers[0].type: unknown checker type "pylint" (valid: ` + types + `)`,
 			"checkers[1].command: required",
 		}},
 		{"nor one without a type", `{"checkers":[{"name":"x"},{"type":"files","paths":[]}]}`, []string{
-			"checkers[0].type: missing (valid: composite, files, plan, test)",
+			"checkers[0].type: missing (valid: " + types + ")",
 			"checkers[1].paths: must not be empty",
 		}},
 		{"nor one whose type is given twice", `{"checkers":[{"type":"test","type":"files"}],"on_error":"x"}`, []string{
@@ -110,10 +118,10 @@ func TestParseReportsAllAtOnce(t *testing.T) {
 			"checkers[1].command: required",
 		}},
 		{"a misspelt key is not also missing", `{"checkers":[{"type":"test","comand":"go test"}]}`, []string{
-			`checkers[0].comand: unknown key for a "test" checker (did you mean "command"? valid: cache, command, name, timeout, type)`,
+			`checkers[0].comand: unknown key for a "test" checker (did you mean "command"? valid: cache, command, name, on, timeout, type)`,
 		}},
 		{"unless the right spelling is there too", `{"checkers":[{"type":"test","command":"","comand":"go test"}]}`, []string{
-			`checkers[0].comand: unknown key for a "test" checker (did you mean "command"? valid: cache, command, name, timeout, type)`,
+			`checkers[0].comand: unknown key for a "test" checker (did you mean "command"? valid: cache, command, name, on, timeout, type)`,
 			"checkers[0].command: required",
 		}},
 		{"a value of the wrong type is not also missing", `{"checkers":[{"type":"test","command":3},{"type":"files","paths":[3,""]}]}`, []string{
@@ -128,8 +136,8 @@ func TestParseReportsAllAtOnce(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Parse(strings.NewReader(tt.json), "t.json")
-			var cerr *Error
+			_, err := config.Parse(strings.NewReader(tt.json), "t.json")
+			var cerr *config.Error
 			require.ErrorAs(t, err, &cerr)
 			var got []string
 			for _, p := range cerr.Problems {
@@ -151,14 +159,14 @@ func nestedComposites(n int, inner string) string {
 // anything reads it level by level. A 1 MB config of 30,000 composites
 // took 162 s to refuse when the depth was not bounded.
 func TestParseBoundsNesting(t *testing.T) {
-	tooDeep := []Problem{{Message: "nested deeper than 68 levels of JSON (composites may nest at most 32 deep)"}}
+	tooDeep := []config.Problem{{Message: "nested deeper than 68 levels of JSON (composites may nest at most 32 deep)"}}
 	tests := []struct {
 		name string
 		json string
-		want []Problem // nil: valid
+		want []config.Problem // nil: valid
 	}{
 		{"32 composites", nestedComposites(32, `{"type":"files","paths":["a"]}`), nil},
-		{"a 33rd composite", "\n  " + nestedComposites(33, ""), []Problem{{
+		{"a 33rd composite", "\n  " + nestedComposites(33, ""), []config.Problem{{
 			Path:    "checkers[0].checkers[0].…(29 more)….checkers[0].checkers[0]",
 			Message: "composites nest deeper than 32 levels (this one starts at line 2, column 1040)",
 		}}},
@@ -171,7 +179,7 @@ func TestParseBoundsNesting(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			done := make(chan error, 1)
 			go func() {
-				_, err := Parse(strings.NewReader(tt.json), "t.json")
+				_, err := config.Parse(strings.NewReader(tt.json), "t.json")
 				done <- err
 			}()
 			var err error
@@ -184,7 +192,7 @@ func TestParseBoundsNesting(t *testing.T) {
 				require.NoError(t, err)
 				return
 			}
-			var cerr *Error
+			var cerr *config.Error
 			require.ErrorAs(t, err, &cerr)
 			assert.Equal(t, tt.want, cerr.Problems)
 		})
@@ -194,10 +202,10 @@ func TestParseBoundsNesting(t *testing.T) {
 // BenchmarkParseDeepComposite decodes and validates composites nested as
 // deep as they may.
 func BenchmarkParseDeepComposite(b *testing.B) {
-	data := []byte(nestedComposites(maxCompositeDepth, `{"type":"test","command":"go test ./..."},{"type":"files","paths":["a","b/*"]}`))
+	data := []byte(nestedComposites(config.MaxCompositeDepth, `{"type":"test","command":"go test ./..."},{"type":"files","paths":["a","b/*"]}`))
 	b.SetBytes(int64(len(data)))
 	for range b.N {
-		if _, err := Parse(bytes.NewReader(data), "b.json"); err != nil {
+		if _, err := config.Parse(bytes.NewReader(data), "b.json"); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -238,7 +246,7 @@ func TestGlobError(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.pattern, func(t *testing.T) {
-			err := globError(tt.pattern)
+			err := config.GlobError(tt.pattern)
 			if tt.bad {
 				assert.ErrorIs(t, err, filepath.ErrBadPattern)
 			} else {
@@ -249,32 +257,34 @@ func TestGlobError(t *testing.T) {
 }
 
 func TestParseDefaultsAndValues(t *testing.T) {
-	c, err := Parse(strings.NewReader(`{"limits":{"deadline":"30m"},"checkers":[{"type":"test","name":"unit","command":"go test ./...","timeout":"90s","cache":false}]}`), "t.json")
+	c, err := config.Parse(strings.NewReader(`{"limits":{"deadline":"30m"},"checkers":[{"type":"test","name":"unit","command":"go test ./...","timeout":"90s","cache":false}]}`), "t.json")
 	require.NoError(t, err)
 	assert.Equal(t, "claude-code", c.Dialect)
 	assert.Equal(t, "allow", c.OnError)
-	assert.Equal(t, DefaultGateTools, c.GateTools)
+	assert.Equal(t, config.DefaultGateTools, c.GateTools)
 	assert.Equal(t, 5, c.Limits.MaxBlocks)
 	assert.Equal(t, 30*time.Minute, c.Limits.Deadline.D())
 	assert.Equal(t, 540*time.Second, c.Limits.Budget.D())
 	require.Len(t, c.Checkers, 1)
-	assert.Equal(t, 90*time.Second, c.Checkers[0].Timeout.D())
-	assert.False(t, c.Checkers[0].CacheEnabled())
+	require.IsType(t, &checkers.TestOptions{}, c.Checkers[0].Options)
+	opts := c.Checkers[0].Options.(*checkers.TestOptions)
+	assert.Equal(t, 90*time.Second, opts.Timeout.D())
+	assert.False(t, opts.CacheEnabled())
 	assert.Equal(t, "unit", c.Checkers[0].Label())
 	assert.Equal(t, "t.json", c.Source)
 
 	// No checkers at all means the plan checker, like the embedded default.
-	c, err = Parse(strings.NewReader(`{}`), "empty.json")
+	c, err = config.Parse(strings.NewReader(`{}`), "empty.json")
 	require.NoError(t, err)
-	assert.Equal(t, []Checker{{Type: TypePlan}}, c.Checkers)
-	assert.Equal(t, Default().Checkers, c.Checkers)
+	assert.Equal(t, []config.Checker{{Type: "plan", Options: &checkers.PlanOptions{}}}, c.Checkers)
+	assert.Equal(t, config.Default().Checkers, c.Checkers)
 }
 
 func TestParseRefusesOversizedAndNonJSON(t *testing.T) {
-	_, err := Parse(strings.NewReader(`{"checkers":[`+strings.Repeat(" ", 1<<20)+`]}`), "big.json")
+	_, err := config.Parse(strings.NewReader(`{"checkers":[`+strings.Repeat(" ", 1<<20)+`]}`), "big.json")
 	require.ErrorContains(t, err, "larger than 1 MiB")
-	_, err = Parse(strings.NewReader(`dialect = "sdk"`), "toml.json")
-	var cerr *Error
+	_, err = config.Parse(strings.NewReader(`dialect = "sdk"`), "toml.json")
+	var cerr *config.Error
 	require.ErrorAs(t, err, &cerr)
 }
 
@@ -287,31 +297,31 @@ func TestFindOrder(t *testing.T) {
 	}
 	flag := write(filepath.Join(dir, "flag.json"))
 	env := write(filepath.Join(dir, "env.json"))
-	proj := write(filepath.Join(dir, "proj", ".claude", FileName))
-	cwd := write(filepath.Join(dir, "cwd", ".claude", FileName))
+	proj := write(filepath.Join(dir, "proj", ".claude", config.FileName))
+	cwd := write(filepath.Join(dir, "cwd", ".claude", config.FileName))
 	// A directory where the project file would be is not a config.
-	require.NoError(t, os.MkdirAll(filepath.Join(dir, "dirproj", ".claude", FileName), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "dirproj", ".claude", config.FileName), 0o755))
 	// A FIFO is returned, for Load to report, and never opened here.
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "fifoproj", ".claude"), 0o755))
-	fifo := filepath.Join(dir, "fifoproj", ".claude", FileName)
+	fifo := filepath.Join(dir, "fifoproj", ".claude", config.FileName)
 	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
 
 	tests := []struct {
 		name   string
-		lookup Lookup
+		lookup config.Lookup
 		want   string
 		err    error
 	}{
-		{"flag first", Lookup{Flag: flag, Env: env, ProjectDir: filepath.Join(dir, "proj"), Cwd: filepath.Join(dir, "cwd")}, flag, nil},
-		{"then env", Lookup{Env: env, ProjectDir: filepath.Join(dir, "proj")}, env, nil},
-		{"then project dir", Lookup{ProjectDir: filepath.Join(dir, "proj"), Cwd: filepath.Join(dir, "cwd")}, proj, nil},
-		{"then cwd", Lookup{ProjectDir: filepath.Join(dir, "none"), Cwd: filepath.Join(dir, "cwd")}, cwd, nil},
-		{"a directory is skipped", Lookup{ProjectDir: filepath.Join(dir, "dirproj"), Cwd: filepath.Join(dir, "cwd")}, cwd, nil},
-		{"a FIFO is returned for Load to report", Lookup{ProjectDir: filepath.Join(dir, "fifoproj"), Cwd: filepath.Join(dir, "cwd")}, fifo, nil},
-		{"a FIFO as --config is returned", Lookup{Flag: fifo}, fifo, nil},
-		{"nothing: embedded default", Lookup{Cwd: filepath.Join(dir, "none")}, "", nil},
-		{"missing --config is an error", Lookup{Flag: filepath.Join(dir, "nope.json"), Env: env}, "", ErrNotFound},
-		{"missing DONEGATE_CONFIG is an error", Lookup{Env: filepath.Join(dir, "nope.json"), Cwd: filepath.Join(dir, "cwd")}, "", ErrNotFound},
+		{"flag first", config.Lookup{Flag: flag, Env: env, ProjectDir: filepath.Join(dir, "proj"), Cwd: filepath.Join(dir, "cwd")}, flag, nil},
+		{"then env", config.Lookup{Env: env, ProjectDir: filepath.Join(dir, "proj")}, env, nil},
+		{"then project dir", config.Lookup{ProjectDir: filepath.Join(dir, "proj"), Cwd: filepath.Join(dir, "cwd")}, proj, nil},
+		{"then cwd", config.Lookup{ProjectDir: filepath.Join(dir, "none"), Cwd: filepath.Join(dir, "cwd")}, cwd, nil},
+		{"a directory is skipped", config.Lookup{ProjectDir: filepath.Join(dir, "dirproj"), Cwd: filepath.Join(dir, "cwd")}, cwd, nil},
+		{"a FIFO is returned for Load to report", config.Lookup{ProjectDir: filepath.Join(dir, "fifoproj"), Cwd: filepath.Join(dir, "cwd")}, fifo, nil},
+		{"a FIFO as --config is returned", config.Lookup{Flag: fifo}, fifo, nil},
+		{"nothing: embedded default", config.Lookup{Cwd: filepath.Join(dir, "none")}, "", nil},
+		{"missing --config is an error", config.Lookup{Flag: filepath.Join(dir, "nope.json"), Env: env}, "", config.ErrNotFound},
+		{"missing DONEGATE_CONFIG is an error", config.Lookup{Env: filepath.Join(dir, "nope.json"), Cwd: filepath.Join(dir, "cwd")}, "", config.ErrNotFound},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -319,7 +329,7 @@ func TestFindOrder(t *testing.T) {
 				got string
 				err error
 			)
-			returnsWithin(t, 5*time.Second, func() { got, err = Find(tt.lookup) })
+			returnsWithin(t, 5*time.Second, func() { got, err = config.Find(tt.lookup) })
 			if tt.err != nil {
 				require.True(t, errors.Is(err, tt.err), "err = %v", err)
 				return
@@ -330,20 +340,56 @@ func TestFindOrder(t *testing.T) {
 	}
 }
 
-func TestOnErrorOfReadsBrokenConfigsLeniently(t *testing.T) {
+// TestBrokenConfigSaysItsOnError: the error of a broken config carries the
+// on_error it asks for, read by the same pass, when that can be read.
+func TestBrokenConfigSaysItsOnError(t *testing.T) {
 	dir := t.TempDir()
-	tests := []struct{ json, want string }{
-		{`{"on_error":"block","checkers":[{"type":"nope"}]}`, "block"},
-		{`{"on_error":"block","checkers":[`, "allow"}, // not JSON: cannot know
-		{`{"on_error":"bogus"}`, "allow"},
-		{`{"checkers":[{"type":"nope"}]}`, "allow"},
+	tests := []struct {
+		json string
+		want bool
+	}{
+		{`{"on_error":"block","checkers":[{"type":"nope"}]}`, true},
+		{`{"checkers":[{"type":"nope"}],"on_error":"block"}`, true},
+		{`{"on_error":"block","checkers":[`, false}, // not JSON: cannot know
+		{`{"on_error":"bogus"}`, false},
+		{`{"on_error":"block","x":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`, true}, // too deep for a config, not to read
+		{`{"on_error":["block"],"checkers":[]}`, false},
+		{`{"checkers":[{"type":"nope"}]}`, false},
+		{`{"on_error":"block","x":` + strings.Repeat("[", 500_000) + strings.Repeat("]", 500_000) + `}`, false}, // too deep to read
+		{`{"on_error":"block","x":"` + strings.Repeat("x", 1<<20) + `"}`, false},                                // over 1 MiB
 	}
 	for i, tt := range tests {
 		p := filepath.Join(dir, strings.Repeat("x", i+1)+".json")
 		require.NoError(t, os.WriteFile(p, []byte(tt.json), 0o644))
-		assert.Equal(t, tt.want, OnErrorOf(Lookup{Flag: p}), tt.json)
+		_, err := config.Load(p)
+		require.Error(t, err)
+		assert.Equal(t, tt.want, config.BlockOnError(err), "%.60s", tt.json)
 	}
-	assert.Equal(t, "allow", OnErrorOf(Lookup{Flag: filepath.Join(dir, "missing.json")}))
+	_, err := config.Resolve(config.Lookup{Flag: filepath.Join(dir, "missing.json")})
+	require.Error(t, err)
+	assert.False(t, config.BlockOnError(err), "a missing --config file says nothing")
+}
+
+// TestErrorListsAtMostTwentyProblems: a config with thousands of problems
+// is reported in a message of bounded length, saying how many more.
+func TestErrorListsAtMostTwentyProblems(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"checkers":[`)
+	for i := range 5000 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(`{"type":"nope"}`)
+	}
+	b.WriteString(`]}`)
+	_, err := config.Parse(strings.NewReader(b.String()), "big.json")
+	var ce *config.Error
+	require.ErrorAs(t, err, &ce)
+	assert.Len(t, ce.Problems, 5000, "every problem is kept")
+	msg := err.Error()
+	assert.Equal(t, 20, strings.Count(msg, `unknown checker type "nope"`))
+	assert.True(t, strings.HasSuffix(msg, "; and 4980 more problems"), msg[len(msg)-60:])
+	assert.Less(t, len(msg), 8000)
 }
 
 // returnsWithin fails the test, instead of hanging it, when fn has not
@@ -364,7 +410,7 @@ func returnsWithin(t *testing.T, d time.Duration, fn func()) {
 
 // TestConfigNotRegular: a config path that is a FIFO, a directory or a
 // device is a config error naming the file and its kind, returned at once
-// by Load and Resolve, and OnErrorOf falls back to "allow" just as fast.
+// by Load and Resolve, which does not ask to block.
 func TestConfigNotRegular(t *testing.T) {
 	tests := []struct {
 		name string
@@ -376,85 +422,71 @@ func TestConfigNotRegular(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := filepath.Join(t.TempDir(), FileName)
+			p := filepath.Join(t.TempDir(), config.FileName)
 			tt.make(t, p)
 			for _, load := range []struct {
 				name string
-				fn   func() (*Config, error)
+				fn   func() (*config.Config, error)
 			}{
-				{"Load", func() (*Config, error) { return Load(p) }},
-				{"Resolve --config", func() (*Config, error) { return Resolve(Lookup{Flag: p}) }},
+				{"Load", func() (*config.Config, error) { return config.Load(p) }},
+				{"Resolve --config", func() (*config.Config, error) { return config.Resolve(config.Lookup{Flag: p}) }},
 			} {
 				var err error
 				returnsWithin(t, 5*time.Second, func() { _, err = load.fn() })
-				var cerr *Error
+				var cerr *config.Error
 				require.ErrorAs(t, err, &cerr, load.name)
 				assert.Equal(t, "config "+p+": not a regular file ("+tt.kind+"); a config is a JSON file", err.Error(), load.name)
 			}
-			var got string
-			returnsWithin(t, 5*time.Second, func() { got = OnErrorOf(Lookup{Flag: p}) })
-			assert.Equal(t, "allow", got)
+			_, err := config.Load(p)
+			assert.False(t, config.BlockOnError(err))
 		})
 	}
 	t.Run("character device", func(t *testing.T) {
-		_, err := Load(os.DevNull)
+		_, err := config.Load(os.DevNull)
 		require.EqualError(t, err, "config /dev/null: not a regular file (a character device); a config is a JSON file")
 	})
 }
 
-// TestOnErrorOfBounds: OnErrorOf reads no more than Parse would, and
-// never hands gjson's recursive validator a deeply nested file.
-func TestOnErrorOfBounds(t *testing.T) {
-	tests := []struct {
-		name, json, want string
-	}{
-		{"within bounds", `{"on_error":"block","x":` + strings.Repeat("[", 511) + strings.Repeat("]", 511) + `}`, "block"},
-		{"too deep", `{"on_error":"block","x":` + strings.Repeat("[", 512) + strings.Repeat("]", 512) + `}`, "allow"},
-		{"half a million deep", `{"on_error":"block","x":` + strings.Repeat("[", 500_000) + strings.Repeat("]", 500_000) + `}`, "allow"},
-		{"over 1 MiB", `{"on_error":"block","x":"` + strings.Repeat("x", 1<<20) + `"}`, "allow"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p := filepath.Join(t.TempDir(), FileName)
-			require.NoError(t, os.WriteFile(p, []byte(tt.json), 0o644))
-			assert.Equal(t, tt.want, OnErrorOf(Lookup{Flag: p}))
-		})
-	}
-}
-
-// TestKeyTablesMatchTypes: every key the decoder accepts has a field with
-// that JSON name, and every field with a JSON name is accepted somewhere,
-// so no setting can be silently unreadable.
+// TestKeyTablesMatchTypes: the keys the decoder takes are derived from
+// the JSON names of the types' fields, and what each must hold from its
+// Go type; a checker takes the keys every checker has and its type's
+// options. Nothing lists them a second time.
 func TestKeyTablesMatchTypes(t *testing.T) {
-	checkerTable := map[string]kind{}
-	for k, v := range commonCheckerKeys {
-		checkerTable[k] = v
-	}
-	for _, own := range checkerKeys {
-		for k, v := range own {
-			checkerTable[k] = v
-		}
-	}
 	for _, tt := range []struct {
 		typ  reflect.Type
-		keys map[string]kind
+		keys map[string]string
 	}{
-		{reflect.TypeFor[Config](), topKeys},
-		{reflect.TypeFor[Limits](), limitKeys},
-		{reflect.TypeFor[Checker](), checkerTable},
+		{reflect.TypeFor[config.Config](), map[string]string{"dialect": "a string", "checkers": "an array of checkers", "limits": "an object", "on_error": "a string", "gate_tools": "an array of strings"}},
+		{reflect.TypeFor[config.Limits](), map[string]string{"max_blocks": "a whole number", "deadline": `a duration string such as "90s"`, "budget": `a duration string such as "90s"`}},
+		{reflect.TypeFor[config.Checker](), map[string]string{"type": "a string", "name": "a string", "on": "an array of strings"}},
+		{reflect.TypeFor[checkers.PlanOptions](), map[string]string{}},
+		{reflect.TypeFor[checkers.FilesOptions](), map[string]string{"paths": "an array of strings"}},
+		{reflect.TypeFor[checkers.TestOptions](), map[string]string{"command": "a string", "timeout": `a duration string such as "90s"`, "cache": "true or false"}},
+		{reflect.TypeFor[checkers.CompositeOptions](), map[string]string{"mode": "a string", "checkers": "an array of checkers", "parallel": "true or false"}},
 	} {
 		var fields []string
 		for i := range tt.typ.NumField() {
-			if name := jsonName(tt.typ.Field(i)); name != "" {
+			if name := config.JSONName(tt.typ.Field(i)); name != "" {
 				fields = append(fields, name)
 			}
 		}
+		got := config.KeysOf(tt.typ)
+		assert.Equal(t, tt.keys, got, "%s", tt.typ)
 		var keys []string
-		for k := range tt.keys {
+		for k := range got {
 			keys = append(keys, k)
-			assert.NotPanics(t, func() { fieldByJSONName(reflect.New(tt.typ).Elem(), k) }, "%s.%s", tt.typ, k)
 		}
 		assert.ElementsMatch(t, fields, keys, "%s: JSON fields vs accepted keys", tt.typ)
+	}
+	for _, ct := range checkers.Types() {
+		typ, ok := config.LookupType(ct.Name)
+		require.True(t, ok, ct.Name)
+		keys := []string{"name", "on", "type"}
+		for k := range config.KeysOf(typ.Options) {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		assert.Equal(t, keys, config.CheckerKeys(ct.Name), "a %q checker's keys", ct.Name)
 	}
 }
 
@@ -472,8 +504,8 @@ func FuzzDecodeMatchesEncodingJSON(f *testing.F) {
 	f.Add([]byte(`{"checkers":[{"type":"test","cache":true,"command":"x","cache":false}]}`))
 	f.Add([]byte(`{"checkers":[{"type":"files","typ\u0065":"test","paths":["a"]}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		got := defaults()
-		problems, _ := decode(data, got)
+		got := config.Defaults()
+		problems, _ := config.Decode(data, got)
 		if duplicateKey(data) {
 			if len(problems) == 0 {
 				t.Fatalf("decode accepted a key given twice")
@@ -483,7 +515,7 @@ func FuzzDecodeMatchesEncodingJSON(f *testing.F) {
 		if len(problems) > 0 {
 			return
 		}
-		want := defaults()
+		want := config.Defaults()
 		if err := json.Unmarshal(data, want); err != nil {
 			t.Fatalf("decode accepted what encoding/json refuses: %v", err)
 		}
@@ -531,7 +563,7 @@ func duplicateKey(data []byte) bool {
 }
 
 func TestParseRefusesInvalidUTF8(t *testing.T) {
-	_, err := Parse(strings.NewReader("{\n  \"checkers\": [{\"type\": \"test\", \"command\": \"go t\x89st\"}]}"), "t.json")
+	_, err := config.Parse(strings.NewReader("{\n  \"checkers\": [{\"type\": \"test\", \"command\": \"go t\x89st\"}]}"), "t.json")
 	require.EqualError(t, err, "config t.json: not UTF-8 text: byte 0x89 at line 2, column 49")
 }
 
@@ -549,7 +581,7 @@ func TestParseLocatesSyntaxErrors(t *testing.T) {
 			"config t.json: invalid JSON at line 2, column 19: unexpected end of JSON input"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Parse(strings.NewReader(tc.data), "t.json")
+			_, err := config.Parse(strings.NewReader(tc.data), "t.json")
 			require.EqualError(t, err, tc.want)
 		})
 	}

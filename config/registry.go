@@ -29,7 +29,14 @@ type CheckerType struct {
 	// DefaultOn lists the events a checker of the type runs at when its
 	// config says nothing: Events' values.
 	DefaultOn []string
+
+	// composite is set for a type whose options hold other checkers (a
+	// field of type []Checker): the decoder bounds how deep they nest.
+	composite bool
 }
+
+// Composite reports whether checkers of the type hold other checkers.
+func (t *CheckerType) Composite() bool { return t.composite }
 
 // OptionsChecker is implemented by options whose rules tags cannot say (a
 // regular expression that must compile, one of several forms). It runs
@@ -72,7 +79,34 @@ func RegisterType(t CheckerType) {
 	if err := checkOptionsType(t.Options); err != nil {
 		panic(fmt.Sprintf("config: checker type %q: %v", t.Name, err))
 	}
+	// A plain loop, not fieldsOf: every hook registers every type at
+	// start-up, and most never decode most of them.
+	for i := range t.Options.NumField() {
+		f := t.Options.Field(i)
+		name := jsonName(f)
+		if name == "" || !f.IsExported() {
+			continue
+		}
+		if isCheckerKey(name) {
+			// The key would mean two things, and Checker's JSON encoding
+			// would write it twice.
+			panic(fmt.Sprintf("config: checker type %q: option %q is a key every checker has", t.Name, name))
+		}
+		t.composite = t.composite || f.Type == reflect.TypeFor[[]Checker]()
+	}
 	types[t.Name] = &t
+}
+
+// isCheckerKey reports whether every checker has the key name (type,
+// name, on).
+func isCheckerKey(name string) bool {
+	c := reflect.TypeFor[Checker]()
+	for i := range c.NumField() {
+		if jsonName(c.Field(i)) == name {
+			return true
+		}
+	}
+	return false
 }
 
 // LookupType returns the registered type called name.
@@ -81,8 +115,8 @@ func LookupType(name string) (*CheckerType, bool) {
 	return t, ok
 }
 
-// registeredTypes returns the names of the registered checker types, sorted.
-func registeredTypes() []string {
+// CheckerTypes returns the names of the registered checker types, sorted.
+func CheckerTypes() []string {
 	names := make([]string, 0, len(types))
 	for n := range types {
 		names = append(names, n)
@@ -100,6 +134,25 @@ type Patterns []string
 type Argv struct {
 	Shell string
 	Args  []string
+}
+
+// MarshalJSON writes the command as it was written: a string or an array.
+func (a Argv) MarshalJSON() ([]byte, error) {
+	if a.Args == nil {
+		return json.Marshal(a.Shell)
+	}
+	return json.Marshal(a.Args)
+}
+
+// UnmarshalJSON reads a string or an array of strings. The decoder does
+// not use it; it is what encoding/json, the decoder's reference in tests,
+// and a round trip through JSON use.
+func (a *Argv) UnmarshalJSON(b []byte) error {
+	*a = Argv{}
+	if err := json.Unmarshal(b, &a.Shell); err == nil {
+		return nil
+	}
+	return json.Unmarshal(b, &a.Args)
 }
 
 // String shows the command as a person would type it.

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
@@ -19,7 +20,8 @@ import (
 	"github.com/donegate/donegate/internal/jsondepth"
 )
 
-// kind is the JSON type a key must hold.
+// kind is the JSON type a key must hold; kindOf derives it from the Go
+// type of the key's field.
 type kind int
 
 const (
@@ -30,7 +32,6 @@ const (
 	kStrings
 	kGlobs // an array of strings, each a path or a filepath.Match pattern
 	kCheckers
-	kLimits
 	kObject  // a struct's fields
 	kObjects // an array of objects
 	kRaw     // any JSON value
@@ -38,44 +39,59 @@ const (
 )
 
 func (k kind) String() string {
-	return [...]string{"a string", "a whole number", "true or false", "a duration string such as \"90s\"", "an array of strings", "an array of strings", "an array of checkers", "an object", "an object", "an array of objects", "a JSON value", "a command string or an array of strings"}[k]
+	return [...]string{"a string", "a whole number", "true or false", "a duration string such as \"90s\"", "an array of strings", "an array of strings", "an array of checkers", "an object", "an array of objects", "a JSON value", "a command string or an array of strings"}[k]
 }
 
-var topKeys = map[string]kind{
-	"dialect":    kString,
-	"checkers":   kCheckers,
-	"limits":     kLimits,
-	"on_error":   kString,
-	"gate_tools": kStrings,
+// field is a key of a JSON object: the struct field it decodes into and
+// what JSON it holds.
+type field struct {
+	index int
+	kind  kind
 }
 
-var limitKeys = map[string]kind{
-	"max_blocks": kInt,
-	"deadline":   kDuration,
-	"budget":     kDuration,
-}
+// fields maps the JSON names of a struct type's fields to them.
+type fields map[string]field
 
-// checkerKeys lists, per checker type, the keys it accepts besides the
-// common ones. A key of another type is an error, not silently ignored: a
-// "timeout" on a files checker means the person expects something we do not do.
-var checkerKeys = map[string]map[string]kind{
-	TypePlan:      {},
-	TypeFiles:     {"paths": kGlobs},
-	TypeTest:      {"command": kString, "timeout": kDuration, "cache": kBool},
-	TypeComposite: {"mode": kString, "checkers": kCheckers, "parallel": kBool},
-}
-
-var commonCheckerKeys = map[string]kind{"type": kString, "name": kString}
-
-// CheckerTypes returns the valid checker type names, sorted.
-func CheckerTypes() []string {
-	names := make([]string, 0, len(checkerKeys))
-	for n := range checkerKeys {
+// names returns the keys, sorted.
+func (fs fields) names() []string {
+	names := make([]string, 0, len(fs))
+	for n := range fs {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	return names
 }
+
+// fieldCache holds fieldsOf's answers: reflect.Type to fields.
+var fieldCache sync.Map
+
+// fieldsOf returns the keys of a JSON object decoded into the struct type
+// t: its exported fields with a JSON name. The config's own types and
+// every registered type's options are read this way, so the keys a file
+// may hold are never listed a second time.
+func fieldsOf(t reflect.Type) fields {
+	if fs, ok := fieldCache.Load(t); ok {
+		return fs.(fields)
+	}
+	fs := fields{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name := jsonName(f)
+		if name == "" || !f.IsExported() {
+			continue
+		}
+		k, err := kindOf(f.Type)
+		if err != nil {
+			panic(fmt.Sprintf("config: %v.%s: %v", t, f.Name, err))
+		}
+		fs[name] = field{i, k}
+	}
+	fieldCache.Store(t, fs)
+	return fs
+}
+
+// checkerFields are the keys every checker has, whatever its type.
+func checkerFields() fields { return fieldsOf(reflect.TypeFor[Checker]()) }
 
 // maxCompositeDepth is how deeply composites may nest: a composite inside
 // 32 others is refused. Real chains nest two or three deep. A 1 MB file of
@@ -127,7 +143,7 @@ func decode(data []byte, c *Config) ([]Problem, pathSet) {
 	root.Index = len(data) - len(root.Raw)
 	d := decoder{data: data, undecided: pathSet{}}
 	ms, _ := d.members(root, nil)
-	d.object(ms, nil, topKeys, reflect.ValueOf(c).Elem())
+	d.object(ms, nil, reflect.ValueOf(c).Elem(), 0)
 	return d.problems, d.undecided
 }
 
@@ -204,19 +220,6 @@ func (d *decoder) fail(path *jsonPath, msg string) {
 	d.undecided[path.String()] = true
 }
 
-// fieldByJSONName returns the field of the struct v named name in JSON.
-// The key tables and the types must agree; TestKeyTablesMatchTypes holds
-// them to it.
-func fieldByJSONName(v reflect.Value, name string) reflect.Value {
-	t := v.Type()
-	for i := range t.NumField() {
-		if jsonName(t.Field(i)) == name {
-			return v.Field(i)
-		}
-	}
-	panic(fmt.Sprintf("config: %s has no field named %q in JSON", t, name))
-}
-
 // member is one key and its value in a JSON object.
 type member struct {
 	key   string
@@ -254,25 +257,27 @@ func (d *decoder) members(obj gjson.Result, path *jsonPath) (ms []member, dups [
 	return ms, dups
 }
 
-// object checks each member against keys and stores its value in the
-// field of the struct dst with that JSON name.
-func (d *decoder) object(ms []member, path *jsonPath, keys map[string]kind, dst reflect.Value) {
+// object checks each member of an object against the keys of the struct
+// dst and stores its value in the field of that JSON name. depth is the
+// number of composites around it.
+func (d *decoder) object(ms []member, path *jsonPath, dst reflect.Value, depth int) {
+	fs := fieldsOf(dst.Type())
 	for _, m := range ms {
-		want, ok := keys[m.key]
+		f, ok := fs[m.key]
 		if !ok {
-			d.unknown(ms, path, m.key, "unknown key", keys)
+			d.unknown(ms, path, m.key, "unknown key", fs.names())
 			continue
 		}
-		d.value(m.value, path.key(m.key), want, fieldByJSONName(dst, m.key), 0)
+		d.value(m.value, path.key(m.key), f.kind, dst.Field(f.index), depth)
 	}
 }
 
-// unknown reports the key of ms that keys does not hold, suggesting a near
-// miss. When the near miss is not in ms either, the person most likely
-// meant it: its value rules stay quiet, so a misspelt "comand" is not also
-// reported as a missing "command".
-func (d *decoder) unknown(ms []member, path *jsonPath, key, msg string, keys map[string]kind) {
-	near, hint := suggest(key, keys)
+// unknown reports the key of ms that is not one of valid, suggesting a
+// near miss. When the near miss is not in ms either, the person most
+// likely meant it: its value rules stay quiet, so a misspelt "comand" is
+// not also reported as a missing "command".
+func (d *decoder) unknown(ms []member, path *jsonPath, key, msg string, valid []string) {
+	near, hint := suggest(key, valid)
 	d.report(path.key(key), msg+hint)
 	if near != "" && !slices.ContainsFunc(ms, func(m member) bool { return m.key == near }) {
 		d.undecided[path.key(near).String()] = true
@@ -280,7 +285,7 @@ func (d *decoder) unknown(ms []member, path *jsonPath, key, msg string, keys map
 }
 
 // value checks that v is of kind want and stores it in dst. depth is the
-// number of composites around a kCheckers value.
+// number of composites around it.
 func (d *decoder) value(v gjson.Result, path *jsonPath, want kind, dst reflect.Value, depth int) {
 	bad := func() { d.fail(path, fmt.Sprintf("expected %s, got %s", want, describe(v))) }
 	switch want {
@@ -323,28 +328,46 @@ func (d *decoder) value(v gjson.Result, path *jsonPath, want kind, dst reflect.V
 			bad()
 			return
 		}
-		strs := make([]string, 0) // [] is an empty list, not a missing one
-		v.ForEach(func(_, e gjson.Result) bool {
-			s := str(e)
-			switch {
-			case e.Type != gjson.String:
-				d.fail(path.at(len(strs)), "expected a string, got "+describe(e))
-			case want == kGlobs && IsGlob(s):
-				if err := globError(s); err != nil {
-					d.fail(path.at(len(strs)), fmt.Sprintf("invalid glob pattern %q: %v", s, err))
-				}
-			}
-			strs = append(strs, s)
-			return true
-		})
-		dst.Set(reflect.ValueOf(strs))
-	case kLimits:
+		dst.Set(reflect.ValueOf(d.strings(v, path, want == kGlobs)).Convert(dst.Type()))
+	case kArgv:
+		switch {
+		case v.Type == gjson.String:
+			dst.Set(reflect.ValueOf(Argv{Shell: str(v)}))
+		case v.IsArray():
+			dst.Set(reflect.ValueOf(Argv{Args: d.strings(v, path, false)}))
+		default:
+			bad()
+		}
+	case kRaw:
+		// Kept as written, for the checker to read; a key given twice in
+		// it is refused all the same, as everywhere in a config.
+		d.noDuplicates(v, path)
+		dst.SetBytes(append(json.RawMessage(nil), v.Raw...))
+	case kObject:
 		if !v.IsObject() {
 			bad()
 			return
 		}
 		ms, _ := d.members(v, path)
-		d.object(ms, path, limitKeys, dst)
+		d.object(ms, path, dst, depth)
+	case kObjects:
+		if !v.IsArray() {
+			bad()
+			return
+		}
+		objs := reflect.MakeSlice(dst.Type(), 0, 0) // [] is an empty list, not a missing one
+		v.ForEach(func(_, e gjson.Result) bool {
+			at := path.at(objs.Len())
+			objs = reflect.Append(objs, reflect.New(dst.Type().Elem()).Elem())
+			if !e.IsObject() {
+				d.fail(at, "expected an object, got "+describe(e))
+				return true
+			}
+			ms, _ := d.members(e, at)
+			d.object(ms, at, objs.Index(objs.Len()-1), depth)
+			return true
+		})
+		dst.Set(objs)
 	case kCheckers:
 		if !v.IsArray() {
 			bad()
@@ -357,6 +380,44 @@ func (d *decoder) value(v gjson.Result, path *jsonPath, want kind, dst reflect.V
 			return true
 		})
 		dst.Set(reflect.ValueOf(cs))
+	}
+}
+
+// strings returns the strings of the array v, reporting each element that
+// is not one and, for globs, each pattern filepath.Match cannot read.
+func (d *decoder) strings(v gjson.Result, path *jsonPath, globs bool) []string {
+	strs := make([]string, 0) // [] is an empty list, not a missing one
+	v.ForEach(func(_, e gjson.Result) bool {
+		s := str(e)
+		switch {
+		case e.Type != gjson.String:
+			d.fail(path.at(len(strs)), "expected a string, got "+describe(e))
+		case globs && IsGlob(s):
+			if err := globError(s); err != nil {
+				d.fail(path.at(len(strs)), fmt.Sprintf("invalid glob pattern %q: %v", s, err))
+			}
+		}
+		strs = append(strs, s)
+		return true
+	})
+	return strs
+}
+
+// noDuplicates reports every key given twice in an object within v.
+func (d *decoder) noDuplicates(v gjson.Result, path *jsonPath) {
+	switch {
+	case v.IsObject():
+		ms, _ := d.members(v, path)
+		for _, m := range ms {
+			d.noDuplicates(m.value, path.key(m.key))
+		}
+	case v.IsArray():
+		i := 0
+		v.ForEach(func(_, e gjson.Result) bool {
+			d.noDuplicates(e, path.at(i))
+			i++
+			return true
+		})
 	}
 }
 
@@ -374,58 +435,90 @@ func str(v gjson.Result) string {
 	return s
 }
 
-// checker decodes the checker v, inside depth composites, into dst. Which
-// keys it takes depends on its type; without a known type nothing in it
-// can be checked, so the value rules skip it all.
+// checker decodes the checker v, inside depth composites, into dst: the
+// keys every checker has into dst's fields, and the options of its
+// registered type into a new value of the type's Options struct, stored
+// in dst.Options. Without a known type nothing in it can be checked, so
+// the value rules skip it all.
 func (d *decoder) checker(v gjson.Result, path *jsonPath, dst *Checker, depth int) {
 	if !v.IsObject() {
 		d.fail(path, "expected a checker object such as {\"type\": \"plan\"}, got "+describe(v))
 		return
 	}
 	ms, dups := d.members(v, path)
-	typ := ""
+	var typ *CheckerType
 	if i := slices.IndexFunc(ms, func(m member) bool { return m.key == "type" }); i < 0 {
 		d.report(path.key("type"), "missing (valid: "+strings.Join(CheckerTypes(), ", ")+")")
 	} else if t := ms[i].value; t.Type != gjson.String {
 		d.report(path.key("type"), "expected a string, got "+describe(t))
-	} else if checkerKeys[str(t)] == nil {
+	} else if typ = types[str(t)]; typ == nil {
 		d.report(path.key("type"), fmt.Sprintf("unknown checker type %q (valid: %s)", str(t), strings.Join(CheckerTypes(), ", ")))
 	} else if slices.Contains(dups, "type") {
 		// Already reported: which of the types was meant is unknown.
-	} else if str(t) == TypeComposite && depth >= maxCompositeDepth {
+		typ = nil
+	} else if typ.composite && depth >= maxCompositeDepth {
 		// The path of a composite this deep is long: it is shortened, and
 		// the position given.
 		line, col := position(d.data[:v.Index])
 		d.problems = append(d.problems, Problem{abbreviate(path.String()),
 			fmt.Sprintf("composites nest deeper than %d levels (this one starts at line %d, column %d)", maxCompositeDepth, line, col)})
-	} else {
-		typ = str(t)
+		typ = nil
 	}
-	if typ == "" {
+	if typ == nil {
 		d.undecided[path.String()] = true
 		return
 	}
-	own := checkerKeys[typ]
-	keys := make(map[string]kind, len(own)+len(commonCheckerKeys))
-	for k, v := range commonCheckerKeys {
-		keys[k] = v
-	}
-	for k, v := range own {
-		keys[k] = v
-	}
-	dv := reflect.ValueOf(dst).Elem()
+	common, own := checkerFields(), fieldsOf(typ.Options)
+	opts := reflect.New(typ.Options)
+	before := len(d.problems)
 	for _, m := range ms {
-		want, ok := keys[m.key]
+		dv, f, ok := reflect.ValueOf(dst).Elem(), field{}, false
+		if f, ok = common[m.key]; !ok {
+			dv = opts.Elem()
+			f, ok = own[m.key]
+		}
 		if !ok {
 			if users := typesAccepting(m.key); len(users) > 0 {
-				d.report(path.key(m.key), fmt.Sprintf("not used by a %q checker (only by %s)", typ, strings.Join(users, ", ")))
+				d.report(path.key(m.key), fmt.Sprintf("not used by a %q checker (only by %s)", typ.Name, strings.Join(users, ", ")))
 			} else {
-				d.unknown(ms, path, m.key, fmt.Sprintf("unknown key for a %q checker", typ), keys)
+				d.unknown(ms, path, m.key, fmt.Sprintf("unknown key for a %q checker", typ.Name), checkerKeys(typ))
 			}
 			continue
 		}
-		d.value(m.value, path.key(m.key), want, fieldByJSONName(dv, m.key), depth+1)
+		next := depth
+		if typ.composite {
+			next++
+		}
+		d.value(m.value, path.key(m.key), f.kind, dv.Field(f.index), next)
 	}
+	dst.Options = opts.Interface()
+	if oc, ok := dst.Options.(OptionsChecker); ok && len(d.problems) == before {
+		// Rules tags cannot say, on options known to be well formed; the
+		// paths they give are the checker's own.
+		for _, p := range oc.CheckOptions() {
+			p.Path = joinPath(path.String(), p.Path)
+			d.problems = append(d.problems, p)
+		}
+	}
+}
+
+// checkerKeys returns the keys a checker of type t takes, sorted.
+func checkerKeys(t *CheckerType) []string {
+	keys := append(checkerFields().names(), fieldsOf(t.Options).names()...)
+	sort.Strings(keys)
+	return keys
+}
+
+// joinPath puts the path rel, relative to a checker, under the checker's
+// path at.
+func joinPath(at, rel string) string {
+	switch {
+	case rel == "":
+		return at
+	case strings.HasPrefix(rel, "["):
+		return at + rel
+	}
+	return at + "." + rel
 }
 
 // abbreviate shortens a path of many levels to its first and last two, so
@@ -491,11 +584,12 @@ func nextChunk(s string) (chunk, rest string) {
 	return s, ""
 }
 
+// typesAccepting returns the registered types that take the option key.
 func typesAccepting(key string) []string {
 	var ts []string
-	for _, t := range CheckerTypes() {
-		if _, ok := checkerKeys[t][key]; ok {
-			ts = append(ts, t)
+	for _, name := range CheckerTypes() {
+		if _, ok := fieldsOf(types[name].Options)[key]; ok {
+			ts = append(ts, name)
 		}
 	}
 	return ts
@@ -503,12 +597,7 @@ func typesAccepting(key string) []string {
 
 // suggest names the valid keys, putting a near miss first; it returns the
 // near miss, if any, and the text to append to the message.
-func suggest(key string, keys map[string]kind) (near, hint string) {
-	valid := make([]string, 0, len(keys))
-	for k := range keys {
-		valid = append(valid, k)
-	}
-	sort.Strings(valid)
+func suggest(key string, valid []string) (near, hint string) {
 	best, bestDist := "", 3
 	for _, k := range valid {
 		if d := distance(key, k); d < bestDist {

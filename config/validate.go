@@ -36,10 +36,8 @@ type violation struct {
 func (v violation) Problem() Problem {
 	var msg string
 	switch v.tag {
-	case "required", "required_if":
+	case "required":
 		msg = "required"
-	case ruleNonempty:
-		msg = "must not be empty"
 	case "min": // applyRules allows it on lists only
 		msg = "must hold at least " + v.param + " items"
 		if v.param == "1" {
@@ -79,22 +77,6 @@ func defaultCheckers() string {
 	return b.String()
 }
 
-// ruleNonempty is the one rule tags cannot say: a files checker needs
-// paths and a composite needs members, depending on the checker's type.
-const ruleNonempty = "nonempty"
-
-// nonemptyByType returns the JSON name of the list c's type requires, and
-// whether that list is empty.
-func (c Checker) nonemptyByType() (field string, empty bool) {
-	switch c.Type {
-	case TypeFiles:
-		return "paths", len(c.Paths) == 0
-	case TypeComposite:
-		return "checkers", len(c.Checkers) == 0
-	}
-	return "", false
-}
-
 // jsonName is the name a field has in the file; "" for one that is not in
 // it. Paths in problems use these names, so they match the file.
 func jsonName(f reflect.StructField) string {
@@ -105,8 +87,11 @@ func jsonName(f reflect.StructField) string {
 	return name
 }
 
-// checkStruct checks every field of the struct v in order, then the rules
-// of its type (validator runs struct-level rules after the fields too).
+// checkStruct checks every field of the struct v in order. A checker's
+// options come last, as its last field, and are checked as if their
+// fields were the checker's own: their paths are the file's,
+// checkers[0].command (validator/v10 descends into them too, as
+// Checkers[0].Options.Command).
 func checkStruct(v reflect.Value, path *jsonPath, out *[]violation) {
 	t := v.Type()
 	for i := range t.NumField() {
@@ -115,19 +100,17 @@ func checkStruct(v reflect.Value, path *jsonPath, out *[]violation) {
 		if name == "" || !f.IsExported() {
 			continue
 		}
-		applyRules(v, v.Field(i), path.key(name), f.Tag.Get("validate"), out)
+		applyRules(v.Field(i), path.key(name), f.Tag.Get("validate"), out)
 	}
-	if c, ok := v.Interface().(Checker); ok {
-		if field, empty := c.nonemptyByType(); empty {
-			*out = append(*out, violation{path: path.key(field).String(), tag: ruleNonempty})
-		}
+	if c, ok := v.Interface().(Checker); ok && c.Options != nil {
+		checkStruct(reflect.ValueOf(c.Options).Elem(), path, out)
 	}
 }
 
-// applyRules applies the comma-separated rules in tag to fv, a field of
-// parent (required_if looks at its siblings). Like validator it stops at a
-// field's first broken rule, and descends into structs.
-func applyRules(parent, fv reflect.Value, path *jsonPath, tag string, out *[]violation) {
+// applyRules applies the comma-separated rules in tag to fv. Like
+// validator it stops at a field's first broken rule, and descends into
+// structs.
+func applyRules(fv reflect.Value, path *jsonPath, tag string, out *[]violation) {
 	var rules []string
 	if tag != "" {
 		rules = strings.Split(tag, ",")
@@ -143,14 +126,11 @@ func applyRules(parent, fv reflect.Value, path *jsonPath, tag string, out *[]vio
 		case "dive":
 			rest := strings.Join(rules[i+1:], ",")
 			for j := range fv.Len() {
-				applyRules(parent, fv.Index(j), path.at(j), rest, out)
+				applyRules(fv.Index(j), path.at(j), rest, out)
 			}
 			return
 		case "required":
 			broken = !hasValue(fv)
-		case "required_if":
-			field, want, _ := strings.Cut(param, " ")
-			broken = parent.FieldByName(field).String() == want && !hasValue(fv)
 		case "min":
 			n, err := strconv.Atoi(param)
 			if err != nil || fv.Kind() != reflect.Slice {

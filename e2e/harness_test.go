@@ -151,7 +151,11 @@ func (s *session) run(prompt string) result {
 	claude := claudeBinary(s.t)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	args := append([]string{"-p", prompt, "--settings", s.settingsFile(), "--output-format", "json"}, s.Args...)
+	args := []string{"-p", prompt, "--output-format", "json"}
+	if len(s.Hooks) > 0 { // none when a plugin brings the hooks
+		args = append(args, "--settings", s.settingsFile())
+	}
+	args = append(args, s.Args...)
 	cmd := exec.CommandContext(ctx, claude, args...)
 	cmd.Dir = s.Project
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

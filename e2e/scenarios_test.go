@@ -202,6 +202,41 @@ func TestSubagentIsHeld(t *testing.T) {
 	assertEnded(t, api, r, "Main done.", 2)
 }
 
+// 7b. Per-checker "on": at SubagentStop only the plan runs by default, so
+// a failing test command does not hold the subagent (every subagent
+// would run the suite); it holds the main agent at its Stop.
+func TestSubagentStopRunsOnlyThePlan(t *testing.T) {
+	const marker = "SUBAGENT-TASK-7B"
+	s := newSession(t, fakeapi.New())
+	api := fakeapi.New(
+		fakeapi.Call("Agent", map[string]any{"description": "Do sub work", "prompt": marker + ": do the sub work", "subagent_type": "general-purpose", "run_in_background": false}),
+		fakeapi.Say("Main done."),
+		fakeapi.Call("Write", map[string]any{"file_path": filepath.Join(s.Project, "fixed.txt"), "content": "ok\n"}),
+		fakeapi.Say("Fixed, tests pass."),
+	).WithSubagent(marker,
+		loadTools("TodoWrite"),
+		fakeapi.Call("TodoWrite", map[string]any{"todos": []any{todo("Sub step one", "completed"), todo("Sub step two", "pending")}}),
+		fakeapi.Say("Sub done."),
+		fakeapi.Call("TodoWrite", map[string]any{"todos": []any{todo("Sub step one", "completed"), todo("Sub step two", "completed")}}),
+		fakeapi.Say("Sub really done."),
+	)
+	s.API = api
+	t.Cleanup(api.Close)
+	s.Env = todoWrite
+	s.Args = []string{"--permission-mode", "acceptEdits"}
+	s.config(`{"checkers":[{"type":"plan"},{"type":"test","command":"echo checking; grep -q ok fixed.txt"}]}`)
+	s.useDonegate()
+	r := s.run("Delegate the work")
+
+	sub := api.Of("subagent")
+	require.Len(t, sub, 5, "the subagent got one more turn, for its plan only")
+	assert.Contains(t, sub[3].LastUserText(), "Stop hook feedback:\nYou have 1 incomplete task(s) out of 2. "+planAdvice+"Sub step two")
+	assert.NotContains(t, sub[3].LastUserText(), "test command")
+	assert.Contains(t, mainTurn(t, api, 1), "Sub really done.", "the main agent got the subagent's final answer")
+	assert.Contains(t, mainTurn(t, api, 2), "Stop hook feedback:\nThe test command `echo checking; grep -q ok fixed.txt` failed with exit code 2.")
+	assertEnded(t, api, r, "Fixed, tests pass.", 4)
+}
+
 // 8. The sdk dialect is not honoured by Claude Code: the agent stops with
 // work open. This documents that --dialect sdk is for SDK hosts only.
 func TestSDKDialectIsIgnoredByClaudeCode(t *testing.T) {

@@ -78,7 +78,8 @@ type flatItem struct {
 // flatten lists the configured checkers with the members of every "all"
 // composite in their place, so each is reported on its own. An "any"
 // composite stays one item: its members are alternatives, and one of them
-// being open does not make the work incomplete.
+// being open does not make the work incomplete. specs are those that run
+// at "manual" (checkers.At).
 func flatten(prefix string, specs []config.Checker) ([]flatItem, error) {
 	var out []flatItem
 	for i, s := range specs {
@@ -86,8 +87,8 @@ func flatten(prefix string, specs []config.Checker) ([]flatItem, error) {
 		if prefix != "" {
 			id = prefix + "." + id
 		}
-		if s.Type == config.TypeComposite && s.Mode != "any" {
-			members, err := flatten(id, s.Checkers)
+		if o, ok := s.Options.(*checkers.CompositeOptions); ok && o.Mode != "any" {
+			members, err := flatten(id, o.Checkers)
 			if err != nil {
 				return nil, err
 			}
@@ -101,29 +102,9 @@ func flatten(prefix string, specs []config.Checker) ([]flatItem, error) {
 		if err != nil {
 			return nil, errorf(ErrConfig, "checkers[%s]: %w", id, err)
 		}
-		out = append(out, flatItem{id: id, description: describe(s), checker: ch})
+		out = append(out, flatItem{id: id, description: checkers.Describe(s), checker: ch})
 	}
 	return out, nil
-}
-
-// describe says what a checker requires, for the checklist.
-func describe(s config.Checker) string {
-	label := s.Label()
-	switch s.Type {
-	case config.TypePlan:
-		return label + ": every item of the agent's plan is completed"
-	case config.TypeFiles:
-		return label + ": required files exist: " + strings.Join(s.Paths, ", ")
-	case config.TypeTest:
-		return label + ": `" + s.Command + "` passes"
-	case config.TypeComposite:
-		parts := make([]string, len(s.Checkers))
-		for i, m := range s.Checkers {
-			parts[i] = describe(m)
-		}
-		return label + " (any one of): " + strings.Join(parts, " | ")
-	}
-	return label
 }
 
 // check runs every flattened checker of the config under its budget.
@@ -132,7 +113,7 @@ func (r *runCtx) check(ctx context.Context) (CheckReport, error) {
 	if err != nil {
 		return CheckReport{}, err
 	}
-	items, err := flatten("", cfg.Checkers)
+	items, err := flatten("", checkers.At(cfg.Checkers, checkers.ReasonManual))
 	if err != nil {
 		return CheckReport{}, err
 	}

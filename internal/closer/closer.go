@@ -24,12 +24,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"time"
 
 	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/internal/cli"
+	"github.com/donegate/donegate/internal/version"
 )
 
 // Exit codes.
@@ -118,13 +118,9 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// Version is the module version, from build info.
-func Version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "devel"
-}
+// Version is closer's version: stamped at link time in a release, else
+// the module version Go records (see internal/version).
+func Version() string { return version.String() }
 
 // command is one subcommand.
 type command struct {

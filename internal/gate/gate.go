@@ -17,7 +17,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -28,6 +27,7 @@ import (
 	"github.com/donegate/donegate/internal/limit"
 	"github.com/donegate/donegate/internal/proc"
 	"github.com/donegate/donegate/internal/state"
+	"github.com/donegate/donegate/internal/version"
 )
 
 // Exit codes.
@@ -45,13 +45,9 @@ type Env struct {
 // OSEnv is the real environment.
 func OSEnv() Env { return Env{Getenv: os.Getenv, Now: time.Now} }
 
-// Version is the module version, filled in from build info.
-func Version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "devel"
-}
+// Version is the stamped release version, else the module version from
+// build info (see internal/version).
+func Version() string { return version.String() }
 
 // options are the flags both hooks take.
 type options struct {
@@ -107,6 +103,7 @@ type run struct {
 	opts   options
 	env    Env
 	event  *hookio.Event
+	raw    []byte // the event as received, for external checkers
 	stderr io.Writer
 }
 
@@ -210,7 +207,7 @@ func (r *run) dialect(c *config.Config) hookio.Dialect {
 
 // check runs the configured chain for reason under the config's budget.
 func (r *run) check(ctx context.Context, c *config.Config, reason checkers.StopReason) (checkers.Result, error) {
-	chain, err := checkers.FromConfig(c)
+	chain, err := checkers.FromConfig(c, reason)
 	if err != nil {
 		return checkers.Result{}, err
 	}
@@ -223,6 +220,7 @@ func (r *run) check(ctx context.Context, c *config.Config, reason checkers.StopR
 	}
 	cc := &checkers.Context{
 		Event:      r.event,
+		RawEvent:   r.raw,
 		ProjectDir: r.projectDir(),
 		ClaudeDir:  r.claudeDir(),
 		TaskListID: listID,

@@ -36,6 +36,7 @@ func StopHook(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return ExitError
 	}
 	r := newRun(name, opts, env, ev, stderr)
+	r.raw = raw
 	reason := checkers.ReasonStop
 	if ev.HookEventName == hookio.EventSubagentStop {
 		reason = checkers.ReasonSubagentStop
@@ -53,7 +54,7 @@ func (r *run) evaluate(ctx context.Context, reason checkers.StopReason, c *confi
 		return r.dialect(c), hookio.Verdict{}
 	}
 	if err != nil {
-		if config.OnErrorOf(lookup(r.opts, r.env, r.event.Cwd)) != "block" {
+		if !config.BlockOnError(err) {
 			return r.dialect(nil), r.configFailure(err)
 		}
 		fallback := config.Default()

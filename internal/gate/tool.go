@@ -49,6 +49,7 @@ func ToolHook(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return ExitError
 	}
 	r := newRun(name, opts, env, ev, stderr)
+	r.raw = raw
 	c, err := r.loadConfig()
 	// Ungated tools pass at once, whatever the config. A broken config
 	// cannot say which tools it gates, so then only the default ones are:

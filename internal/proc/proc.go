@@ -1,10 +1,11 @@
-// Package proc runs a shell command the way a hook must: in its own process
-// group, under a context, with the whole group killed when the context ends
+// Package proc runs a command (a shell command, or a program and its
+// arguments) the way a hook must: in its own process group, under a context, with the whole group killed when the context ends
 // (SIGTERM, then SIGKILL after a grace period) and when the command exits,
 // so nothing a test suite started can outlive the hook, not even when the
 // hook itself gets SIGTERM or SIGINT. On Linux, processes that left the
 // group (setsid) are adopted while commands run and killed when the last
-// one ends (see orphans_linux.go). Output is captured as a bounded tail.
+// one ends (see orphans_linux.go). Output is captured as a bounded tail;
+// a command whose stdout is an answer can have it kept apart, bounded too.
 package proc
 
 import (
@@ -33,19 +34,50 @@ var Grace = 3 * time.Second
 // MaxOutputBytes bounds the captured output tail.
 const MaxOutputBytes = 256 << 10
 
-// Command is a shell command to run.
+// MaxStdoutBytes bounds the stdout kept apart (see Command.SplitStdout):
+// it is an answer to be parsed, a few hundred bytes where it is used.
+const MaxStdoutBytes = 1 << 20
+
+// Command is a command to run: Shell or Args, exactly one.
 type Command struct {
-	Shell string   // run as sh -c Shell
-	Dir   string   // working directory; required
-	Env   []string // added to the current environment
+	Shell string // run as sh -c Shell
+	// Args is run as it is, without a shell: Args[0] is the program, looked
+	// up in PATH unless it holds a slash (a relative path is relative to
+	// Dir), as exec.Command does.
+	Args []string
+	Dir  string   // working directory; required
+	Env  []string // added to the current environment
+	// Stdin is written to the command's standard input, which is then
+	// closed; nil gives it an empty one (the null device).
+	Stdin []byte
+	// SplitStdout keeps stdout apart from stderr: Outcome.Stdout holds the
+	// first MaxStdoutBytes of it and Outcome.Output the tail of stderr
+	// alone. Without it both go, interleaved, to Output.
+	SplitStdout bool
+	// MaxStdout bounds the stdout kept with SplitStdout; 0 means
+	// MaxStdoutBytes. closer keeps a claude result whole (16 MiB).
+	MaxStdout int
+}
+
+// String names the command in messages: the shell command, or the
+// program and its arguments.
+func (c Command) String() string {
+	if c.Args != nil {
+		return fmt.Sprint(c.Args)
+	}
+	return c.Shell
 }
 
 // Outcome is how a command ended.
 type Outcome struct {
 	ExitCode int    // -1 when killed by a signal
 	Signal   string // the signal that ended it, if any
-	Output   []byte // the tail of stdout and stderr, interleaved
-	Elapsed  time.Duration
+	Output   []byte // the tail of stdout and stderr, interleaved; of stderr alone with SplitStdout
+	// Stdout is the head of stdout, with SplitStdout only; StdoutCut says
+	// the command wrote more than MaxStdoutBytes, the rest discarded.
+	Stdout    []byte
+	StdoutCut bool
+	Elapsed   time.Duration
 	// Ended is true when ctx ended before the command did.
 	Ended bool
 }
@@ -66,19 +98,48 @@ func Run(ctx context.Context, cmd Command) (Outcome, error) {
 	if cmd.Dir == "" {
 		return Outcome{}, errors.New("proc: no working directory")
 	}
-	c := exec.Command("/bin/sh", "-c", cmd.Shell)
+	var c *exec.Cmd
+	switch {
+	case cmd.Args != nil && cmd.Shell != "":
+		return Outcome{}, fmt.Errorf("proc: %q: both a shell command and arguments", cmd.Shell)
+	case cmd.Args == nil:
+		c = exec.Command("/bin/sh", "-c", cmd.Shell)
+	case len(cmd.Args) == 0 || cmd.Args[0] == "":
+		return Outcome{}, errors.New("proc: no program to run")
+	default:
+		c = exec.Command(cmd.Args[0], cmd.Args[1:]...)
+	}
 	c.Dir = cmd.Dir
 	c.Env = append(os.Environ(), cmd.Env...)
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// An *os.File as stdout means no copying goroutine inside os/exec, so
-	// Wait returns when the shell exits even if a grandchild still holds
-	// the pipe; we then kill the group and drain the pipe ourselves.
-	pr, pw, err := os.Pipe()
+	// Wait returns when the command exits even if a grandchild still holds
+	// the pipe; we then kill the group and drain the pipe ourselves. The
+	// same holds for stdin: os/exec would wait for its writer.
+	var p pipes
+	defer p.close()
+	out := &tail{max: MaxOutputBytes}
+	pw, err := p.read(out)
 	if err != nil {
-		return Outcome{}, fmt.Errorf("pipe for %q: %w", cmd.Shell, err)
+		return Outcome{}, fmt.Errorf("pipe for %q: %w", cmd, err)
 	}
-	defer pr.Close()
 	c.Stdout, c.Stderr = pw, pw
+	var stdout *head
+	if cmd.SplitStdout {
+		n := cmd.MaxStdout
+		if n <= 0 {
+			n = MaxStdoutBytes
+		}
+		stdout = &head{max: n}
+		if c.Stdout, err = p.read(stdout); err != nil {
+			return Outcome{}, fmt.Errorf("pipe for %q: %w", cmd, err)
+		}
+	}
+	if cmd.Stdin != nil {
+		if c.Stdin, err = p.write(cmd.Stdin); err != nil {
+			return Outcome{}, fmt.Errorf("pipe for %q: %w", cmd, err)
+		}
+	}
 
 	ctx, stopSignals := EndOnSignal(ctx)
 	defer stopSignals()
@@ -88,17 +149,12 @@ func Run(ctx context.Context, cmd Command) (Outcome, error) {
 	defer release()
 	start := time.Now()
 	err = c.Start()
-	pw.Close()
+	p.started()
 	if err != nil {
-		return Outcome{}, fmt.Errorf("start %q in %s: %w", cmd.Shell, cmd.Dir, err)
+		return Outcome{}, fmt.Errorf("start %q in %s: %w", cmd, cmd.Dir, err)
 	}
 	pgid := c.Process.Pid
-	out := &tail{max: MaxOutputBytes}
-	copied := make(chan struct{})
-	go func() {
-		_, _ = io.Copy(out, pr)
-		close(copied)
-	}()
+	p.copy()
 
 	done := make(chan struct{})
 	var ended bool
@@ -125,26 +181,128 @@ func Run(ctx context.Context, cmd Command) (Outcome, error) {
 	// what left the group (setsid) too, unless other commands still run.
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	release()
-	select {
-	case <-copied:
-	case <-time.After(time.Second):
-		// A process that left the group (setsid) still holds the pipe:
-		// on Linux one adopted while another command still runs, or one
-		// that could not be killed.
-		pr.Close()
-		<-copied
-	}
+	// A process that left the group (setsid) may still hold a pipe: on
+	// Linux one adopted while another command still runs, or one that
+	// could not be killed.
+	p.drain(time.Second)
 
 	o := Outcome{Output: out.bytes(), Elapsed: time.Since(start), Ended: ended}
+	if stdout != nil {
+		o.Stdout, o.StdoutCut = stdout.bytes()
+	}
 	o.ExitCode = c.ProcessState.ExitCode()
 	if ws, ok := c.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		o.Signal = ws.Signal().String()
 	}
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {
-		return o, fmt.Errorf("wait for %q: %w", cmd.Shell, err)
+		return o, fmt.Errorf("wait for %q: %w", cmd, err)
 	}
 	return o, nil
+}
+
+// pipes are a command's stdin, stdout and stderr: our ends, the copying
+// between them and our buffers, and the command's ends, which we close
+// once it has started so that only the command holds them.
+type pipes struct {
+	ours   []*os.File // read ends of output pipes, write end of stdin
+	theirs []*os.File // closed after Start
+	jobs   []func()   // the copying, one goroutine each
+	wg     sync.WaitGroup
+}
+
+// read returns the write end of a pipe whose output is copied to w.
+func (p *pipes) read(w io.Writer) (*os.File, error) {
+	r, pw, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	p.ours, p.theirs = append(p.ours, r), append(p.theirs, pw)
+	p.jobs = append(p.jobs, func() { _, _ = io.Copy(w, r) })
+	return pw, nil
+}
+
+// write returns the read end of a pipe that is given data, then closed.
+// A command that exits without reading it all makes the write fail
+// (EPIPE: the runtime ignores SIGPIPE on files other than 1 and 2).
+func (p *pipes) write(data []byte) (*os.File, error) {
+	pr, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	p.ours, p.theirs = append(p.ours, w), append(p.theirs, pr)
+	p.jobs = append(p.jobs, func() { _, _ = w.Write(data); _ = w.Close() })
+	return pr, nil
+}
+
+// started closes the command's ends, which it holds now (or never will).
+func (p *pipes) started() {
+	for _, f := range p.theirs {
+		f.Close()
+	}
+	p.theirs = nil
+}
+
+// copy starts the copying.
+func (p *pipes) copy() {
+	for _, job := range p.jobs {
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			job()
+		}()
+	}
+}
+
+// drain waits up to d for the copying to end at the command's EOFs, then
+// closes our ends, which ends it.
+func (p *pipes) drain(d time.Duration) {
+	finished := make(chan struct{})
+	go func() {
+		p.wg.Wait()
+		close(finished)
+	}()
+	select {
+	case <-finished:
+	case <-time.After(d):
+		p.close()
+		<-finished
+	}
+}
+
+// close closes every end; closing one twice is harmless.
+func (p *pipes) close() {
+	for _, f := range append(p.ours, p.theirs...) {
+		f.Close()
+	}
+}
+
+// head keeps the first max bytes written to it and discards the rest, so
+// a command that writes more is never blocked on a full pipe.
+type head struct {
+	mu  sync.Mutex
+	buf []byte
+	max int
+	cut bool
+}
+
+func (h *head) Write(p []byte) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := len(p)
+	if room := h.max - len(h.buf); n > room {
+		h.cut = true
+		p = p[:room]
+	}
+	h.buf = append(h.buf, p...)
+	// All of p counts as written: a short write would stop io.Copy.
+	return n, nil
+}
+
+func (h *head) bytes() ([]byte, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return bytes.Clone(h.buf), h.cut
 }
 
 // tail keeps the last max bytes written to it.

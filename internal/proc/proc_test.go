@@ -2,7 +2,9 @@ package proc
 
 import (
 	"context"
+	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -98,4 +100,88 @@ func requireGone(t *testing.T, pidText string) {
 	require.Eventually(t, func() bool {
 		return proctest.Gone(pid)
 	}, 2*time.Second, 10*time.Millisecond, "child %d outlived the command", pid)
+}
+
+// TestRunArgsAndStreams: a command given as arguments runs without a
+// shell, stdin is given and closed, and SplitStdout keeps the answer on
+// stdout apart from the messages on stderr.
+func TestRunArgsAndStreams(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "prog"), []byte("#!/bin/sh\necho \"prog in $(pwd) got $1\"\n"), 0o755))
+	big := strings.Repeat("x", 3<<20) // well over a pipe's buffer
+	tests := []struct {
+		name   string
+		cmd    Command
+		code   int
+		stdout string // with SplitStdout
+		output string
+		cut    bool
+	}{
+		{name: "arguments are not shell words", cmd: Command{Args: []string{"printf", "%s|", "a b", "$HOME", "*"}}, output: "a b|$HOME|*|"},
+		{name: "relative program is relative to Dir", cmd: Command{Args: []string{"./prog", "x"}}, output: "prog in " + dir + " got x\n"},
+		{name: "exit code", cmd: Command{Args: []string{"sh", "-c", "exit 7"}}, code: 7},
+		{name: "stdin given and closed", cmd: Command{Args: []string{"cat"}, Stdin: []byte("in\n")}, output: "in\n"},
+		{name: "stdin to a shell command", cmd: Command{Shell: "read l; echo got $l", Stdin: []byte("line\n")}, output: "got line\n"},
+		{name: "stdin the command does not read", cmd: Command{Args: []string{"true"}, Stdin: []byte(big)}},
+		{name: "no stdin is empty", cmd: Command{Args: []string{"cat"}}},
+		{name: "stdout apart", cmd: Command{Shell: "echo answer; echo message >&2; exit 3", SplitStdout: true}, code: 3, stdout: "answer\n", output: "message\n"},
+		{name: "stdout apart, arguments", cmd: Command{Args: []string{"cat"}, Stdin: []byte(`{"complete":true}`), SplitStdout: true}, stdout: `{"complete":true}`},
+		{name: "stdout over the bound is cut, the command not blocked", cmd: Command{Args: []string{"cat"}, Stdin: []byte(big), SplitStdout: true},
+			stdout: big[:MaxStdoutBytes], cut: true},
+		{name: "a larger bound of its own", cmd: Command{Args: []string{"cat"}, Stdin: []byte(big), SplitStdout: true, MaxStdout: len(big)},
+			stdout: big},
+		{name: "a smaller bound of its own", cmd: Command{Args: []string{"cat"}, Stdin: []byte(big), SplitStdout: true, MaxStdout: 10},
+			stdout: big[:10], cut: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.cmd.Dir = dir
+			o, err := Run(context.Background(), tt.cmd)
+			require.NoError(t, err)
+			assert.Equal(t, tt.code, o.ExitCode)
+			assert.False(t, o.Ended)
+			assert.Equal(t, tt.output, string(o.Output))
+			assert.Equal(t, tt.stdout, string(o.Stdout))
+			assert.Equal(t, tt.cut, o.StdoutCut)
+		})
+	}
+}
+
+func TestRunRefusesBadCommands(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		cmd  Command
+		want string
+		is   error
+	}{
+		{name: "both forms", cmd: Command{Shell: "true", Args: []string{"true"}}, want: "both a shell command and arguments"},
+		{name: "empty arguments", cmd: Command{Args: []string{}}, want: "no program"},
+		{name: "empty program", cmd: Command{Args: []string{""}}, want: "no program"},
+		{name: "program not in PATH", cmd: Command{Args: []string{"no-such-program-donegate"}}, want: "no-such-program-donegate", is: exec.ErrNotFound},
+		{name: "missing relative program", cmd: Command{Args: []string{"./missing"}}, want: "./missing", is: fs.ErrNotExist},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.cmd.Dir = dir
+			_, err := Run(context.Background(), tt.cmd)
+			require.ErrorContains(t, err, tt.want)
+			if tt.is != nil {
+				assert.ErrorIs(t, err, tt.is)
+			}
+		})
+	}
+}
+
+// TestRunArgsKilledWithStdinUnread: a program that neither reads its
+// stdin nor exits is stopped at the context's end like a shell command,
+// and the unread stdin does not keep Run waiting.
+func TestRunArgsKilledWithStdinUnread(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	o, err := Run(ctx, Command{Args: []string{"sleep", "60"}, Dir: t.TempDir(), Stdin: []byte(strings.Repeat("x", 1<<20)), SplitStdout: true})
+	require.NoError(t, err)
+	assert.True(t, o.Ended)
+	assert.Equal(t, "terminated", o.Signal)
+	assert.Less(t, o.Elapsed, 3*time.Second)
 }

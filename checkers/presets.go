@@ -1,0 +1,382 @@
+package checkers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/donegate/donegate/config"
+	"github.com/donegate/donegate/internal/proc"
+	"github.com/donegate/donegate/internal/regular"
+)
+
+// Preset is a type-check, lint or format checker: a command checker whose
+// command, when the config sets none, is chosen from the project's files
+// (go.mod, tsconfig.json, pyproject.toml, Cargo.toml, an eslint config),
+// and whose feedback speaks of type errors, lint errors or unformatted
+// files. The three share one file because they differ only in data: the
+// presets table below.
+type Preset struct {
+	Kind    string // "type-check", "lint" or "format"
+	Command string // "" detects the project's tools when it is checked
+	Timeout time.Duration
+	Cache   bool
+	when    condition
+}
+
+// PresetOptions are the keys of type-check, lint and format.
+type PresetOptions struct {
+	// Command is the command to run; "" detects it from the project.
+	Command string `json:"command"`
+	// SuccessWhen is as for command; it needs Command.
+	SuccessWhen string          `json:"success_when"`
+	Timeout     config.Duration `json:"timeout" validate:"gte=0"`
+	Cache       *bool           `json:"cache"`
+}
+
+// CheckOptions implements config.OptionsChecker. A success_when without a
+// command is refused: a detected tool brings its own condition (gofmt -l
+// must print nothing, the others must exit 0), and "exit_code:0" put on
+// gofmt -l would pass whatever it lists.
+func (o *PresetOptions) CheckOptions() []config.Problem {
+	if o.SuccessWhen != "" && o.Command == "" {
+		return []config.Problem{{Path: "success_when", Message: `set "command" too: success_when applies to a command you choose; a detected tool brings its own`}}
+	}
+	return checkSuccessWhen(o.SuccessWhen)
+}
+
+// A preset is one of the preset types.
+type preset struct {
+	name  string
+	tool  string // what it looks for, in the detection error: "linter"
+	tools []tool // in the order they run when several are detected
+	voice voice
+}
+
+// A tool is a command a preset runs when the project shows signs of it.
+type tool struct {
+	command string
+	when    condition
+	fix     string // a command that fixes what it reports, for feedback
+	signs   []sign // any one selects the tool
+}
+
+// A sign is something in the project dir that says a tool applies.
+type sign struct {
+	what    string // for the detection error: "go.mod"
+	present func(dir string) (bool, error)
+}
+
+// presets holds the preset types by name. Detection looks only at files,
+// never at which tools are installed: the same project must get the same
+// commands on every machine, and a tool that is missing is better told
+// (exit code 127) than silently skipped.
+var presets = map[string]*preset{
+	"type-check": {
+		name: "type-check",
+		tool: "type checker",
+		tools: []tool{
+			{command: "go vet ./...", signs: []sign{file("go.mod")}},
+			// npx finds the project's own tsc in node_modules/.bin, which
+			// is not on PATH, and --no-install keeps it from fetching one.
+			{command: "npx --no-install tsc --noEmit", signs: []sign{file("tsconfig.json")}},
+			{command: "mypy .", signs: []sign{pyprojectTable("mypy"), file("mypy.ini"), file(".mypy.ini")}},
+			{command: "cargo check", signs: []sign{file("Cargo.toml")}},
+		},
+		voice: presetVoice("type check", "type errors"),
+	},
+	"lint": {
+		name: "lint",
+		tool: "linter",
+		tools: []tool{
+			{command: "ruff check .", signs: []sign{pyprojectTable("ruff"), file("ruff.toml"), file(".ruff.toml")}},
+			{command: "cargo clippy -- -D warnings", signs: []sign{file("Cargo.toml")}},
+			{command: "npx --no-install eslint .", signs: eslintSigns()},
+		},
+		voice: presetVoice("lint command", "lint errors"),
+	},
+	"format": {
+		name: "format",
+		tool: "formatter",
+		tools: []tool{
+			// gofmt -l exits 0 whatever it lists: the list is the verdict.
+			{command: "gofmt -l .", when: condition{form: condEmpty}, fix: "gofmt -w .", signs: []sign{file("go.mod")}},
+			{command: "cargo fmt --check", fix: "cargo fmt", signs: []sign{file("Cargo.toml")}},
+		},
+		voice: formatVoice,
+	},
+}
+
+// The preset types.
+var (
+	TypeCheckType = registerPreset("type-check", "the project's type checker reports no errors: `command`, else detected (`go vet ./...`, `tsc --noEmit`, `mypy .`, `cargo check`)")
+	LintType      = registerPreset("lint", "the project's linter reports no errors: `command`, else detected (`ruff check .`, `cargo clippy -- -D warnings`, `eslint .`)")
+	FormatType    = registerPreset("format", "the project's code is formatted: `command`, else detected (`gofmt -l .` prints nothing, `cargo fmt --check`)")
+)
+
+func registerPreset(name, summary string) *Type {
+	return register(Type{
+		Name:      name,
+		Summary:   summary,
+		Options:   (*PresetOptions)(nil),
+		DefaultOn: projectReasons,
+		New: func(spec config.Checker) (Checker, error) {
+			o := spec.Options.(*PresetOptions)
+			when, err := parseCondition(o.SuccessWhen)
+			if err != nil {
+				return nil, fmt.Errorf("success_when: %w", err)
+			}
+			return Preset{Kind: name, Command: o.Command, Timeout: o.Timeout.D(), Cache: cacheOn(o.Cache), when: when}, nil
+		},
+		Describe: func(spec config.Checker) string {
+			o := spec.Options.(*PresetOptions)
+			p := presets[name]
+			if o.Command == "" {
+				return fmt.Sprintf("the project's %s, detected when checked, reports no %s", p.tool, p.voice.findings)
+			}
+			when, _ := parseCondition(o.SuccessWhen) // valid: checked at load
+			return fmt.Sprintf("`%s` %s", o.Command, when.describe())
+		},
+	})
+}
+
+// Check implements Checker. Without a command it runs every tool the
+// project shows signs of, in the table's order, each through the result
+// cache under its own timeout, and reports the first that fails: a Go
+// service with a Rust crate needs both vetted.
+//
+// Detection happens here, at check time, because only here is the project
+// dir known: the config is loaded before any event says where the project
+// is (closer and the hooks find it from the event or the environment). So
+// a preset that detects nothing is an error of the check, which the hooks
+// treat as a broken config (on_error), and its message says what to set.
+func (p Preset) Check(ctx context.Context, c *Context) (Result, error) {
+	def, ok := presets[p.Kind]
+	if !ok {
+		return Result{}, fmt.Errorf("unknown preset checker type %q", p.Kind)
+	}
+	if p.Command != "" {
+		return p.run(ctx, c, def, tool{command: p.Command, when: p.when})
+	}
+	tools, err := def.detect(c.ProjectDir)
+	if err != nil {
+		return Result{}, err
+	}
+	var passed []string
+	for _, tl := range tools {
+		r, err := p.run(ctx, c, def, tl)
+		if err != nil || !r.Complete {
+			return r, err
+		}
+		passed = append(passed, r.Feedback)
+	}
+	return OK(strings.Join(passed, " ")), nil
+}
+
+func (p Preset) run(ctx context.Context, c *Context, def *preset, tl tool) (Result, error) {
+	return commandCheck{kind: p.Kind, command: tl.command, timeout: p.Timeout, cache: p.Cache, when: tl.when, fix: tl.fix, voice: &def.voice}.check(ctx, c)
+}
+
+// detect returns the tools the project in dir shows signs of.
+func (p *preset) detect(dir string) ([]tool, error) {
+	var found []tool
+	var looked []string
+	for _, tl := range p.tools {
+		for _, s := range tl.signs {
+			looked = append(looked, s.what)
+			ok, err := s.present(dir)
+			if err != nil {
+				return nil, fmt.Errorf("%s: detecting the project's %s: %w", p.name, p.tool, err)
+			}
+			if ok {
+				found = append(found, tl)
+				break
+			}
+		}
+	}
+	if len(found) == 0 {
+		return nil, fmt.Errorf("%s: no %s detected in %s (looked for %s); set \"command\"",
+			p.name, p.tool, dir, strings.Join(uniq(looked), ", "))
+	}
+	return found, nil
+}
+
+func uniq(s []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, v := range s {
+		if !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// file is the sign of a file called name in the project dir.
+func file(name string) sign {
+	return sign{what: name, present: func(dir string) (bool, error) {
+		st, err := os.Stat(filepath.Join(dir, name))
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		return !st.IsDir(), nil
+	}}
+}
+
+// maxManifestBytes bounds what is read of pyproject.toml or package.json:
+// real ones are a few KiB, and a hook must not read a huge file.
+const maxManifestBytes = 1 << 20
+
+// readManifest reads name in dir, at most maxManifestBytes of it; a file
+// that does not exist is no data and no error.
+func readManifest(dir, name string) ([]byte, error) {
+	f, err := regular.Open(filepath.Join(dir, name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxManifestBytes))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", f.Name(), err)
+	}
+	return data, nil
+}
+
+// pyprojectTable is the sign of ruff's or mypy's settings in
+// pyproject.toml: a [tool.NAME] table, a subtable ([tool.ruff.lint],
+// [[tool.mypy.overrides]]) or a dotted key (tool.ruff.line-length = 100).
+// A line match, not a TOML parser: each of these starts its line, and
+// linking a parser would cost every hook call for one lookup.
+func pyprojectTable(name string) sign {
+	return sign{what: "pyproject.toml with [tool." + name + "]", present: func(dir string) (bool, error) {
+		data, err := readManifest(dir, "pyproject.toml")
+		if err != nil || data == nil {
+			return false, err
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			line = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "["))
+			if strings.HasPrefix(line, "tool."+name+"]") || strings.HasPrefix(line, "tool."+name+".") {
+				return true, nil
+			}
+		}
+		return false, nil
+	}}
+}
+
+// eslintSigns are the config files eslint reads, flat and legacy, and the
+// eslintConfig key of package.json.
+func eslintSigns() []sign {
+	var signs []sign
+	for _, ext := range []string{"js", "mjs", "cjs", "ts", "mts", "cts"} {
+		signs = append(signs, file("eslint.config."+ext))
+	}
+	for _, ext := range []string{"", ".js", ".cjs", ".json", ".yaml", ".yml"} {
+		signs = append(signs, file(".eslintrc"+ext))
+	}
+	return append(signs, sign{what: "package.json with eslintConfig", present: func(dir string) (bool, error) {
+		data, err := readManifest(dir, "package.json")
+		if err != nil || data == nil {
+			return false, err
+		}
+		return gjson.ValidBytes(data) && gjson.GetBytes(data, "eslintConfig").Exists(), nil
+	}})
+}
+
+// presetVoice words a type check's or a linter's outcome: what it found
+// are findings ("type errors"), to be fixed.
+func presetVoice(noun, findings string) voice {
+	return voice{
+		noun:     noun,
+		findings: findings,
+		passed: func(k commandCheck) string {
+			return fmt.Sprintf("The %s `%s` passed.", noun, k.command)
+		},
+		failed: func(k commandCheck, out proc.Outcome, log string) string {
+			if s := toolMissing(k, out, noun); s != "" {
+				return s + logBlock("Output", log)
+			}
+			return fmt.Sprintf("`%s` reports %s%s. Fix them and run it again.%s",
+				k.command, findings, detail(k, out), logBlock(fmt.Sprintf("Last %d lines of output", tailLines), log))
+		},
+	}
+}
+
+// detail says how a preset's command failed: its exit code, or, under a
+// condition of the config's choosing, the condition and how it was missed.
+func detail(k commandCheck, out proc.Outcome) string {
+	if k.when.isDefault() {
+		return fmt.Sprintf(" (exit code %d)", out.ExitCode)
+	}
+	return fmt.Sprintf(": it must %s (success_when \"%s\"), but %s", k.when.want(), k.when.String(), k.when.missed(out))
+}
+
+// toolMissing words exit code 127 under an exit-code condition: the shell
+// did not find the tool, which is no finding about the code.
+func toolMissing(k commandCheck, out proc.Outcome, noun string) string {
+	if notFound(k, out) == "" {
+		return ""
+	}
+	return fmt.Sprintf("The %s `%s` could not run: exit code 127 is the shell's \"command not found\". Install the tool, or set \"command\" to the one the project uses.", noun, k.command)
+}
+
+// maxUnformatted bounds the files a format failure names.
+const maxUnformatted = 20
+
+var formatVoice = voice{
+	noun:     "format check",
+	findings: "unformatted files",
+	passed: func(k commandCheck) string {
+		return fmt.Sprintf("The format check `%s` passed.", k.command)
+	},
+	failed: func(k commandCheck, out proc.Outcome, log string) string {
+		if s := toolMissing(k, out, "format check"); s != "" {
+			return s + logBlock("Output", log)
+		}
+		fix := " Format the code and run it again."
+		if k.fix != "" {
+			fix = fmt.Sprintf(" Run `%s`, then check again.", k.fix)
+		}
+		switch {
+		case k.when.form == condEmpty && out.ExitCode == 0:
+			// A lister such as gofmt -l: its output is the files.
+			return fmt.Sprintf("`%s` lists files that are not formatted: %s.%s", k.command, listed(out), fix)
+		case k.when.form == condEmpty:
+			// Its output may be a list or errors: gofmt -l exits 2 on a
+			// file it cannot parse, prettier --list-different exits 1
+			// with a list. Say both and show it.
+			return fmt.Sprintf("`%s` printed output and exited with code %d; it must print nothing. Fix what it reports (files that are not formatted, or errors that kept it from checking) and run it again.%s",
+				k.command, out.ExitCode, logBlock(fmt.Sprintf("Last %d lines of output", tailLines), log))
+		}
+		return fmt.Sprintf("`%s` finds code that is not formatted%s.%s%s",
+			k.command, detail(k, out), fix, logBlock(fmt.Sprintf("Last %d lines of output", tailLines), log))
+	},
+}
+
+// listed names the files a lister printed, one a line, at most maxUnformatted.
+func listed(out proc.Outcome) string {
+	var files []string
+	for _, l := range strings.Split(plainOutput(out), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			files = append(files, l)
+		}
+	}
+	if len(files) > maxUnformatted {
+		return fmt.Sprintf("%s and %d more", strings.Join(files[:maxUnformatted], ", "), len(files)-maxUnformatted)
+	}
+	return strings.Join(files, ", ")
+}

@@ -1,0 +1,176 @@
+package config_test
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/donegate/donegate/config"
+)
+
+// kindsOptions uses every kind of option no registered type uses yet, so
+// that the first type that does finds them decoded, checked and
+// validated like the others.
+type kindsOptions struct {
+	Cmd   config.Argv     `json:"cmd" validate:"required"`
+	Env   kindsEnv        `json:"env"`
+	Steps []kindsStep     `json:"steps,omitempty" validate:"dive"`
+	Extra json.RawMessage `json:"extra,omitempty"`
+}
+
+type kindsEnv struct {
+	Name  string `json:"name" validate:"required"`
+	Limit int    `json:"limit,omitempty" validate:"gte=0"`
+}
+
+type kindsStep struct {
+	Run   string          `json:"run" validate:"required"`
+	Globs config.Patterns `json:"globs,omitempty"`
+}
+
+// CheckOptions says what tags cannot: a command may not be "bad".
+func (o *kindsOptions) CheckOptions() []config.Problem {
+	if o.Cmd.Shell == "bad" {
+		return []config.Problem{{Path: "cmd", Message: "is bad"}}
+	}
+	return nil
+}
+
+// groupOptions make a composite of a type that is not "composite".
+type groupOptions struct {
+	Members []config.Checker `json:"members" validate:"min=1,dive"`
+}
+
+// registerKinds registers the types "kinds" and "group" for the test.
+func registerKinds(t *testing.T) {
+	config.RegisterForTest(t, config.CheckerType{Name: "kinds", Options: reflect.TypeFor[kindsOptions](), DefaultOn: []string{config.OnManual}})
+	config.RegisterForTest(t, config.CheckerType{Name: "group", Options: reflect.TypeFor[groupOptions](), DefaultOn: config.Events})
+}
+
+// TestDecodeEveryKind: objects, arrays of objects, any JSON and commands
+// are decoded by the same code as the rest, with the same messages and
+// paths; nested objects are validated by their tags; a type's
+// CheckOptions runs on options that decoded well, with its paths under
+// the checker's.
+func TestDecodeEveryKind(t *testing.T) {
+	registerKinds(t)
+	tests := []struct {
+		name    string
+		checker string
+		want    *kindsOptions // when valid
+		errs    []string
+	}{
+		{"every kind", `{"type":"kinds","cmd":["go","test"],"env":{"name":"x","limit":2},"steps":[{"run":"a","globs":["*.go"]},{"run":"b"}],"extra":{"a":[1, {"b":null}]}}`,
+			&kindsOptions{Cmd: config.Argv{Args: []string{"go", "test"}}, Env: kindsEnv{Name: "x", Limit: 2},
+				Steps: []kindsStep{{Run: "a", Globs: config.Patterns{"*.go"}}, {Run: "b"}}, Extra: json.RawMessage(`{"a":[1, {"b":null}]}`)}, nil},
+		{"a command string", `{"type":"kinds","cmd":"go test","env":{"name":"x"}}`,
+			&kindsOptions{Cmd: config.Argv{Shell: "go test"}, Env: kindsEnv{Name: "x"}}, nil},
+		{"a command of another type", `{"type":"kinds","cmd":3,"env":{"name":"x"}}`, nil,
+			[]string{"checkers[0].cmd: expected a command string or an array of strings, got the number 3"}},
+		{"a command array of another type", `{"type":"kinds","cmd":["go",3],"env":{"name":"x"}}`, nil,
+			[]string{"checkers[0].cmd[1]: expected a string, got the number 3"}},
+		{"no command", `{"type":"kinds","env":{"name":"x"}}`, nil, []string{"checkers[0].cmd: required"}},
+		{"an object of another type", `{"type":"kinds","cmd":"x","env":[]}`, nil, []string{"checkers[0].env: expected an object, got an array"}},
+		{"an unknown key in an object", `{"type":"kinds","cmd":"x","env":{"nmae":"x"}}`, nil,
+			[]string{`checkers[0].env.nmae: unknown key (did you mean "name"? valid: limit, name)`}},
+		{"a key twice in an object", `{"type":"kinds","cmd":"x","env":{"name":"x","name":"y"}}`, nil, []string{"checkers[0].env.name: duplicate key"}},
+		{"rules in an object", `{"type":"kinds","cmd":"x","env":{"limit":-1}}`, nil,
+			[]string{"checkers[0].env.name: required", "checkers[0].env.limit: must be at least 0"}},
+		{"objects of another type", `{"type":"kinds","cmd":"x","env":{"name":"x"},"steps":{}}`, nil,
+			[]string{"checkers[0].steps: expected an array of objects, got an object"}},
+		{"an element of another type", `{"type":"kinds","cmd":"x","env":{"name":"x"},"steps":[{"run":"a"},"b",{}]}`, nil,
+			[]string{`checkers[0].steps[1]: expected an object, got the string "b"`, "checkers[0].steps[2].run: required"}},
+		{"a glob in an element", `{"type":"kinds","cmd":"x","env":{"name":"x"},"steps":[{"run":"a","globs":["dist/["]}]}`, nil,
+			[]string{`checkers[0].steps[0].globs[0]: invalid glob pattern "dist/[": syntax error in pattern`}},
+		{"a key twice in any JSON", `{"type":"kinds","cmd":"x","env":{"name":"x"},"extra":[{"a":{"b":1,"b":2}}]}`, nil,
+			[]string{"checkers[0].extra[0].a.b: duplicate key"}},
+		{"CheckOptions", `{"type":"kinds","cmd":"bad","env":{"name":"x"}}`, nil, []string{"checkers[0].cmd: is bad"}},
+		{"CheckOptions only on options that decoded", `{"type":"kinds","cmd":"bad","env":{"name":3}}`, nil,
+			[]string{"checkers[0].env.name: expected a string, got the number 3"}},
+		{"a key of another type", `{"type":"plan","cmd":"x"}`, nil, []string{`checkers[0].cmd: not used by a "plan" checker (only by kinds)`}},
+		{"a type's members", `{"type":"group","members":[{"type":"kinds","cmd":"x","env":{}}]}`, nil,
+			[]string{"checkers[0].members[0].env.name: required"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := `{"checkers":[` + tt.checker + `]}`
+			c, err := config.Parse(strings.NewReader(doc), "t.json")
+			if tt.want == nil {
+				var cerr *config.Error
+				require.ErrorAs(t, err, &cerr)
+				var got []string
+				for _, p := range cerr.Problems {
+					got = append(got, p.String())
+				}
+				assert.Equal(t, tt.errs, got)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, c.Checkers[0].Options)
+			// encoding/json, the decoder's reference, reads the same, and
+			// the config survives a round trip.
+			ref := config.Defaults()
+			require.NoError(t, json.Unmarshal([]byte(doc), ref))
+			assert.Equal(t, ref.Checkers, c.Checkers)
+			out, err := json.Marshal(c)
+			require.NoError(t, err)
+			again, err := config.Parse(strings.NewReader(string(out)), "t.json")
+			require.NoError(t, err, "%s", out)
+			// json.Marshal compacts a json.RawMessage: compare as JSON.
+			outAgain, err := json.Marshal(again)
+			require.NoError(t, err)
+			assert.JSONEq(t, string(out), string(outAgain))
+		})
+	}
+}
+
+// TestAnyTypeWithCheckersIsAComposite: the nesting bound holds for every
+// type whose options hold checkers, not only for "composite".
+func TestAnyTypeWithCheckersIsAComposite(t *testing.T) {
+	registerKinds(t)
+	group, _ := config.LookupType("group")
+	kinds, _ := config.LookupType("kinds")
+	assert.True(t, group.Composite())
+	assert.False(t, kinds.Composite())
+
+	nested := func(n int, inner string) string {
+		return `{"checkers":[` + strings.Repeat(`{"type":"group","members":[`, n) + inner + strings.Repeat(`]}`, n) + `]}`
+	}
+	_, err := config.Parse(strings.NewReader(nested(config.MaxCompositeDepth, `{"type":"plan"}`)), "t.json")
+	require.NoError(t, err)
+	_, err = config.Parse(strings.NewReader(nested(config.MaxCompositeDepth+1, "")), "t.json")
+	require.ErrorContains(t, err, "composites nest deeper than 32 levels")
+}
+
+// TestRegisterTypeRefusesMistakes: a type the config could not decode is
+// refused when it registers, not when a config first uses it.
+func TestRegisterTypeRefusesMistakes(t *testing.T) {
+	type withMap struct {
+		M map[string]string `json:"m"`
+	}
+	type withName struct {
+		Name string `json:"name"`
+	}
+	tests := []struct {
+		name string
+		ct   config.CheckerType
+		want string
+	}{
+		{"twice", config.CheckerType{Name: "plan", Options: reflect.TypeFor[struct{}]()}, `config: checker type "plan" registered twice or unnamed`},
+		{"not a struct", config.CheckerType{Name: "x", Options: reflect.TypeFor[string]()}, `config: checker type "x": options must be a struct type, got string`},
+		{"an event that is not one", config.CheckerType{Name: "x", Options: reflect.TypeFor[struct{}](), DefaultOn: []string{"stopp"}}, `config: checker type "x": unknown event "stopp" in DefaultOn`},
+		{"a field it cannot decode", config.CheckerType{Name: "x", Options: reflect.TypeFor[withMap]()}, `config: checker type "x": field M: a config cannot hold a map[string]string`},
+		{"a key every checker has", config.CheckerType{Name: "x", Options: reflect.TypeFor[withName]()}, `config: checker type "x": option "name" is a key every checker has`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.PanicsWithValue(t, tt.want, func() { config.RegisterType(tt.ct) })
+			_, registered := config.LookupType("x")
+			assert.False(t, registered)
+		})
+	}
+}
