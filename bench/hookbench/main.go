@@ -8,9 +8,8 @@
 //     worst case (no TodoWrite in 256 MiB) reported against `cat`;
 //  3. a cached test result on an unchanged tree well under 100 ms;
 //  4. peak RSS on the 256 MiB transcript under 32 MiB;
-//  5. a chain of plan, test, git-clean and a second cached command (the
-//     lint stand-in), every result cached, on a generated 10,000-file
-//     repository, ≤ 1.3× a bare `git status --porcelain
+//  5. a chain of plan, test, git-clean and lint, every result cached, on
+//     a generated 10,000-file repository, ≤ 1.3× a bare `git status --porcelain
 //     --untracked-files=all` there: one look at the tree per hook run.
 //
 // Runs are interleaved (every case once per round) so that the drift of a
@@ -235,12 +234,11 @@ func setupCached(dir string) error {
 }
 
 // setupBig makes a git work tree of dirs×files small committed files whose
-// config chains plan, test, git-clean and a second command standing in
-// for lint, every command cached (sleep 0.5: a run that missed the cache
-// would show). Its transcript holds no plan, so every checker runs and
+// config chains plan, test, git-clean and lint, every command cached
+// (sleep 0.5: a run that missed the cache would show). Its transcript holds no plan, so every checker runs and
 // the chain is complete.
 func setupBig(dir string, dirs, files int) error {
-	cfg := `{"checkers":[{"type":"plan"},{"type":"test","command":"sleep 0.5"},{"type":"git-clean"},{"type":"test","name":"lint","command":"sleep 0.5; true"}]}`
+	cfg := `{"checkers":[{"type":"plan"},{"type":"test","command":"sleep 0.5"},{"type":"git-clean"},{"type":"lint","command":"sleep 0.5; true"}]}`
 	if err := os.MkdirAll(filepath.Join(dir, ".claude"), 0o755); err != nil {
 		return err
 	}
