@@ -13,6 +13,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -125,6 +127,9 @@ func ReadStatus(ctx context.Context, dir string) (*Status, error) {
 	// hide that it changed. --no-ahead-behind: counting against the
 	// upstream costs time, and a fetch would change the state.
 	args := []string{"-c", "core.fileMode=true"}
+	if busy() {
+		args = append(args, "-c", "core.preloadIndex=false")
+	}
 	out, err := git(ctx, dir, append(args, "status", "--porcelain=v2", "--branch", "--no-ahead-behind",
 		"-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=none")...)
 	switch {
@@ -150,6 +155,26 @@ func ReadStatus(ctx context.Context, dir string) (*Status, error) {
 	}
 	st.Porcelain = out
 	return st, nil
+}
+
+// busy reports whether the machine's cores are busy: a 1-minute load
+// average over 1.5 per CPU. core.preloadIndex stats the index's files from
+// several threads, which then wait for a core each: on 2 cores a
+// 10,000-file status took 45 ms with it and 50 without at load 2.8, but 65
+// against 61 at load 4.2 and 71 against 59 at load 5-10 (medians of 30
+// interleaved runs). Reading the load costs microseconds; where there is
+// no /proc/loadavg git's default stands.
+func busy() bool {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return false
+	}
+	f := strings.Fields(string(data))
+	if len(f) == 0 {
+		return false
+	}
+	load, err := strconv.ParseFloat(f[0], 64)
+	return err == nil && load > 1.5*float64(runtime.NumCPU())
 }
 
 // Paths returns the path of each entry of st.Porcelain, relative to the
