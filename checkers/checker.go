@@ -73,11 +73,21 @@ type Context struct {
 	Env []string
 	// CacheDir holds remembered command results; "" disables the cache.
 	CacheDir string
+	// StateDir holds per-session records (git-commits' baselines); ""
+	// when there is none.
+	StateDir string
+
+	// tree is the run's shared look at the working tree (see tree); a
+	// Context is used by pointer, one per run.
+	tree tree
 }
 
+// runner returns the Runner to run commands with. Each command run starts
+// a new look at the tree (see tree).
 func (c *Context) runner() Runner {
-	if c.Runner != nil {
-		return c.Runner
+	r := c.Runner
+	if r == nil {
+		r = execRunner{}
 	}
-	return execRunner{}
+	return treeRunner{Runner: r, tree: &c.tree}
 }

@@ -276,19 +276,24 @@ func TestTestCheckerRerunsAfterChmod(t *testing.T) {
 		require.NoError(t, err, "%s", out)
 	}
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "check.sh"), []byte("#!/bin/sh\nexit 0\n"), 0o644))
-	c := &checkers.Context{Event: &hookio.Event{SessionID: "s1"}, ProjectDir: dir, Budget: time.Minute, CacheDir: t.TempDir()}
+	cacheDir := t.TempDir()
+	// A Context per check, as each hook run builds its own: a Context
+	// looks at the tree once (see checkers.Context).
+	run := func() *checkers.Context {
+		return &checkers.Context{Event: &hookio.Event{SessionID: "s1"}, ProjectDir: dir, Budget: time.Minute, CacheDir: cacheDir}
+	}
 	check := checkers.Test{Command: "./check.sh", Timeout: 30 * time.Second, Cache: true}
 
-	r, err := check.Check(context.Background(), c)
+	r, err := check.Check(context.Background(), run())
 	require.NoError(t, err)
 	require.False(t, r.Complete)
 	require.Contains(t, r.Feedback, "failed with exit code 126")
-	r, err = check.Check(context.Background(), c)
+	r, err = check.Check(context.Background(), run())
 	require.NoError(t, err)
 	require.Contains(t, r.Feedback, "donegate reused the result", "same tree, same result")
 
 	require.NoError(t, os.Chmod(filepath.Join(dir, "check.sh"), 0o755))
-	r, err = check.Check(context.Background(), c)
+	r, err = check.Check(context.Background(), run())
 	require.NoError(t, err)
 	assert.Equal(t, checkers.OK("The test command `./check.sh` passed."), r)
 }

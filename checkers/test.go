@@ -104,7 +104,7 @@ func cached(ctx context.Context, c *Context, own time.Duration, parts []string,
 	run func(context.Context, fingerprint) (r Result, ended bool, err error)) (Result, error) {
 	cache := treecache.Cache{Dir: c.CacheDir}
 	start := time.Now()
-	state, err := fingerprintTree(ctx, cache, c.ProjectDir, own)
+	state, err := c.treeState(ctx, own) // one look per run, shared by the chain
 	if err != nil {
 		// Too large, changing right now, or out of time: run uncached.
 		fp := fingerprint{took: time.Since(start), cutShort: errors.Is(err, context.DeadlineExceeded)}

@@ -227,6 +227,7 @@ func (r *run) check(ctx context.Context, c *config.Config, reason checkers.StopR
 		Reason:     reason,
 		Budget:     budget,
 		CacheDir:   filepath.Join(r.stateDir(), "results"),
+		StateDir:   r.stateDir(),
 	}
 	return chain.Check(ctx, cc)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"os/exec"
 	"strconv"
 	"sync"
 	"syscall"
@@ -38,6 +39,30 @@ const orphanWait = 2 * time.Second
 var adoption struct {
 	mu      sync.Mutex
 	running int
+	own     map[int]bool // children that are not commands: see StartOwn
+}
+
+// StartOwn starts c, a child of the hook that is not a command (git, run
+// by the result cache) but leads a process group of its own, and keeps it
+// from being taken for an orphan while it runs: a parallel composite once
+// had a command's end kill the git status another member waited for.
+// done must be called once c has been waited for.
+func StartOwn(c *exec.Cmd) (done func(), err error) {
+	adoption.mu.Lock()
+	defer adoption.mu.Unlock()
+	if err := c.Start(); err != nil {
+		return nil, err
+	}
+	pid := c.Process.Pid
+	if adoption.own == nil {
+		adoption.own = map[int]bool{}
+	}
+	adoption.own[pid] = true
+	return func() {
+		adoption.mu.Lock()
+		defer adoption.mu.Unlock()
+		delete(adoption.own, pid)
+	}, nil
 }
 
 // adopt makes this process the subreaper of its descendants until release
@@ -117,15 +142,17 @@ type orphan struct{ pid, pgid int }
 
 // adoptedOrphans lists our children that are in another process group
 // than ours. The hook's own children that are not commands (git, run by
-// the cache) stay in our group; each command's shell leads a group of its
-// own, but adoptedOrphans is only called once every shell has been waited
-// for; whatever stayed in a command's group was killed with the group.
+// the cache, in a group of its own so that a timeout ends its children
+// too) are started with StartOwn and left alone; each command's shell
+// leads a group of its own, but adoptedOrphans is only called once every
+// shell has been waited for; whatever stayed in a command's group was
+// killed with the group. The caller holds adoption.mu.
 func adoptedOrphans() []orphan {
 	self, ours := os.Getpid(), syscall.Getpgrp()
 	var found []orphan
 	for _, pid := range children(self) {
 		ppid, pgid, ok := readStat(pid)
-		if ok && ppid == self && pgid != ours {
+		if ok && ppid == self && pgid != ours && !adoption.own[pid] {
 			found = append(found, orphan{pid: pid, pgid: pgid})
 		}
 	}

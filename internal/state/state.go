@@ -44,6 +44,58 @@ type Session struct {
 	// count carried its own; load moves it into the counts.
 	LegacyPromptID string                    `json:"prompt_id,omitempty"`
 	Counters       map[string]*limit.Counter `json:"counters"`
+	// Baselines are the commits the git-commits checker counts from, the
+	// latest maxBaselines (see Baseline).
+	Baselines []Baseline `json:"baselines,omitempty"`
+}
+
+// Baseline is where git-commits counts from for one prompt in one work
+// tree (see Session.Baseline).
+type Baseline struct {
+	Prompt string `json:"prompt"`
+	Tree   string `json:"tree"`
+	Commit string `json:"commit"` // "": the tree had no commit yet
+	// Last is HEAD at the prompt's latest hook call: where the next
+	// prompt starts from.
+	Last string `json:"last"`
+}
+
+// maxBaselines bounds the baselines kept per session: prompts interleave
+// (a Stop of an earlier prompt may come late), but not many.
+const maxBaselines = 8
+
+// Baseline returns the baseline of prompt in the work tree tree, whose
+// HEAD is head now, recording one at the prompt's first hook call there.
+// Hooks only run when the agent stops, after it may have committed, so
+// HEAD now is the wrong baseline for a new prompt: it is HEAD at the
+// latest hook call of the session's previous prompt in the tree, else
+// what start says (HEAD when the session began), else head.
+func (s *Session) Baseline(prompt, tree, head string, start func() (string, bool)) string {
+	var prev *Baseline
+	for i := range s.Baselines {
+		b := &s.Baselines[i]
+		if b.Tree != tree {
+			continue
+		}
+		if b.Prompt == prompt {
+			b.Last = head
+			return b.Commit
+		}
+		prev = b
+	}
+	base := head
+	if prev != nil {
+		base = prev.Last
+	} else if start != nil {
+		if c, ok := start(); ok {
+			base = c
+		}
+	}
+	s.Baselines = append(s.Baselines, Baseline{Prompt: prompt, Tree: tree, Commit: base, Last: head})
+	if n := len(s.Baselines); n > maxBaselines {
+		s.Baselines = append([]Baseline(nil), s.Baselines[n-maxBaselines:]...)
+	}
+	return base
 }
 
 // Store is a directory of session files.

@@ -244,3 +244,61 @@ func TestStateFileNotRegular(t *testing.T) {
 		})
 	}
 }
+
+// A baseline is recorded at the first call of a prompt in a tree and kept
+// through later calls and through a saved record; a new prompt starts
+// where the previous one's latest call left HEAD; only the latest
+// maxBaselines stay.
+func TestBaseline(t *testing.T) {
+	type call struct{ prompt, tree, head, start string }
+	tests := []struct {
+		name  string
+		calls []call
+		want  []string
+	}{
+		{
+			name:  "first call records HEAD, later calls read it",
+			calls: []call{{"p1", "/r", "aaa", ""}, {"p1", "/r", "bbb", ""}},
+			want:  []string{"aaa", "aaa"},
+		},
+		{
+			name:  "the session's start when known",
+			calls: []call{{"p1", "/r", "bbb", "aaa"}, {"p1", "/r", "ccc", "zzz"}},
+			want:  []string{"aaa", "aaa"},
+		},
+		{
+			name: "a new prompt starts at the previous prompt's last HEAD, per tree",
+			calls: []call{{"p1", "/r", "aaa", ""}, {"p1", "/r", "bbb", ""}, {"p2", "/r", "ccc", "zzz"},
+				{"p1", "/other", "ddd", ""}, {"p1", "/r", "eee", ""}, {"p3", "/r", "fff", ""}},
+			want: []string{"aaa", "aaa", "bbb", "ddd", "aaa", "ccc"},
+		},
+		{
+			name:  "no commit yet is a baseline too",
+			calls: []call{{"p1", "/r", "", ""}, {"p1", "/r", "aaa", ""}},
+			want:  []string{"", ""},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := Store{Dir: t.TempDir()}
+			for i, c := range tt.calls {
+				var got string
+				start := func() (string, bool) { return c.start, c.start != "" }
+				require.NoError(t, s.Update("sess", func(sess *Session) error {
+					got = sess.Baseline(c.prompt, c.tree, c.head, start)
+					return nil
+				}))
+				assert.Equal(t, tt.want[i], got, "call %d", i)
+			}
+		})
+	}
+	t.Run("only the latest are kept", func(t *testing.T) {
+		var s Session
+		for i := range maxBaselines + 2 {
+			s.Baseline(string(rune('a'+i)), "/r"+string(rune('a'+i)), "h", nil)
+		}
+		require.Len(t, s.Baselines, maxBaselines)
+		assert.Equal(t, "c", s.Baselines[0].Prompt)
+		assert.Equal(t, "new", s.Baseline("a", "/ra", "new", nil), "the oldest was dropped and is recorded again")
+	})
+}

@@ -3,11 +3,13 @@
 // every turn never runs the same tests twice on the same tree.
 //
 // The state must change with anything in the tree that can change a
-// command's result. In a git work tree it is HEAD, the output of
-// `git status --porcelain -z --untracked-files=all --no-renames
+// command's result. In a git work tree it is HEAD and the entries of
+// `git status --porcelain=v2 -z --untracked-files=all --no-renames
 // --ignore-submodules=none` with mode changes always reported (every
-// tracked file that differs from HEAD, staged or not, and every untracked
-// file that is not ignored), and for each file listed there:
+// tracked file that differs from HEAD or the index, staged or not, with
+// its modes and object names, and every untracked file that is not
+// ignored), one git process in all (see ReadStatus), and for each file
+// listed there:
 //
 //   - a regular file up to 1 MiB: its mode and a SHA-256 of its content;
 //   - a larger regular file: its mode, size, modification and change

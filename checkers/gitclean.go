@@ -1,0 +1,161 @@
+package checkers
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/donegate/donegate/config"
+	"github.com/donegate/donegate/internal/treecache"
+)
+
+// GitCleanOptions are git-clean's options: it has none.
+type GitCleanOptions struct{}
+
+// GitCleanType is the git-clean checker type.
+var GitCleanType = register(Type{
+	Name:      "git-clean",
+	Summary:   "`git status --porcelain` is empty: nothing modified, staged or untracked (ignored files do not count)",
+	Options:   (*GitCleanOptions)(nil),
+	DefaultOn: projectReasons,
+	New:       func(config.Checker) (Checker, error) { return GitClean{}, nil },
+	Describe: func(config.Checker) string {
+		return "The git working tree is clean: every change is committed and nothing is left untracked (`git status --porcelain` shows nothing)."
+	},
+})
+
+// GitClean is complete when the project's git working tree is clean. Not
+// being in a git work tree at all is an error, never "clean".
+type GitClean struct{}
+
+// maxListed is how many files git-clean's feedback names.
+const maxListed = 20
+
+// Check implements Checker.
+func (GitClean) Check(ctx context.Context, c *Context) (Result, error) {
+	st, err := c.gitStatus(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	if st.NotRepo != nil {
+		return Result{}, fmt.Errorf("git-clean: %s is not in a git work tree: %w", c.ProjectDir, st.NotRepo)
+	}
+	if len(st.Porcelain) == 0 {
+		// The shared look shows everything the user's status would and
+		// more: empty there is empty for the user.
+		return OK("The git working tree is clean."), nil
+	}
+	// The shared look reports mode changes and submodules that the user's
+	// config may hide (core.fileMode=false, submodule.*.ignore) and no
+	// renames. A dirty tree is the slow path anyway: ask git as the user
+	// would, with renames.
+	out, err := treecache.Git(ctx, c.ProjectDir, "status", "--porcelain=v1", "-z", "--untracked-files=all")
+	if err != nil {
+		return Result{}, err
+	}
+	changes := parsePorcelain(out)
+	if len(changes) == 0 {
+		return OK("The git working tree is clean."), nil
+	}
+	return Incomplete(cleanFeedback(changes)), nil
+}
+
+// change is one entry of `git status --porcelain=v1 -z`.
+type change struct {
+	x, y byte   // index and work tree status
+	path string // relative to the top level
+	from string // a rename's or copy's source
+}
+
+// parsePorcelain parses `git status --porcelain=v1 -z`: entries
+// "XY path\x00", and for a rename or copy in the index "XY path\x00from\x00".
+func parsePorcelain(out []byte) []change {
+	var cs []change
+	fields := bytes.Split(out, []byte{0})
+	for i := 0; i < len(fields); i++ {
+		f := fields[i]
+		if len(f) < 4 {
+			continue
+		}
+		ch := change{x: f[0], y: f[1], path: string(f[3:])}
+		if (ch.x == 'R' || ch.x == 'C') && i+1 < len(fields) {
+			i++
+			ch.from = string(fields[i])
+		}
+		cs = append(cs, ch)
+	}
+	return cs
+}
+
+// cleanFeedback lists what keeps the tree from being clean.
+func cleanFeedback(cs []change) string {
+	var b strings.Builder
+	n := "1 file"
+	if len(cs) != 1 {
+		n = fmt.Sprintf("%d files", len(cs))
+	}
+	fmt.Fprintf(&b, "The git working tree is not clean: %s changed or untracked. Commit what belongs to the work, delete or .gitignore what does not, then check `git status` again:", n)
+	for i, ch := range cs {
+		if i == maxListed {
+			fmt.Fprintf(&b, "\n- ... and %d more", len(cs)-maxListed)
+			break
+		}
+		fmt.Fprintf(&b, "\n- %s", ch.describe())
+	}
+	return b.String()
+}
+
+// describe says what changed in one entry, staged and unstaged apart.
+func (ch change) describe() string {
+	p := showPath(ch.path)
+	switch {
+	case ch.x == '?':
+		return p + ": untracked"
+	case ch.x == 'U' || ch.y == 'U' || (ch.x == 'A' && ch.y == 'A') || (ch.x == 'D' && ch.y == 'D'):
+		return p + ": unmerged (resolve the conflict)"
+	}
+	var parts []string
+	if ch.x != ' ' {
+		what := verb(ch.x)
+		if ch.from != "" {
+			what += " from " + showPath(ch.from)
+		}
+		parts = append(parts, "staged "+what)
+	}
+	if ch.y != ' ' {
+		parts = append(parts, "unstaged "+verb(ch.y))
+	}
+	return p + ": " + strings.Join(parts, ", ")
+}
+
+// verb names a porcelain status letter.
+func verb(s byte) string {
+	switch s {
+	case 'M':
+		return "modified"
+	case 'T':
+		return "type changed"
+	case 'A':
+		return "added"
+	case 'D':
+		return "deleted"
+	case 'R':
+		return "renamed"
+	case 'C':
+		return "copied"
+	}
+	return "changed (" + string(s) + ")"
+}
+
+// showPath writes a path as is, or quoted when it holds a control
+// character (a newline would break the list) or starts or ends in space.
+func showPath(p string) string {
+	if strings.IndexFunc(p, func(r rune) bool { return unicode.IsControl(r) || r == unicode.ReplacementChar }) >= 0 ||
+		strings.TrimSpace(p) != p {
+		return strconv.Quote(p)
+	}
+	return p
+}

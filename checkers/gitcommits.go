@@ -1,0 +1,248 @@
+package checkers
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/donegate/donegate/config"
+	"github.com/donegate/donegate/internal/regular"
+	"github.com/donegate/donegate/internal/state"
+	"github.com/donegate/donegate/internal/treecache"
+)
+
+// GitCommitsOptions are git-commits' options.
+type GitCommitsOptions struct {
+	// Min is how many commits there must be since the baseline; 0 means 1.
+	Min int `json:"min,omitempty" validate:"omitempty,gte=1"`
+	// Baseline is the commit, branch or tag counted from ("main",
+	// "origin/main", a commit id). Without it, HEAD when a hook first saw
+	// the session's current prompt, kept in the state dir.
+	Baseline string `json:"baseline,omitempty"`
+}
+
+// CheckOptions refuses a baseline git would read as an option.
+func (o *GitCommitsOptions) CheckOptions() []config.Problem {
+	if strings.HasPrefix(o.Baseline, "-") {
+		return []config.Problem{{Path: "baseline", Message: fmt.Sprintf("%q is not a commit, branch or tag: it starts with '-'", o.Baseline)}}
+	}
+	return nil
+}
+
+// GitCommitsType is the git-commits checker type.
+var GitCommitsType = register(Type{
+	Name:      "git-commits",
+	Summary:   "at least `min` (default 1) commits since the baseline: `baseline` when given, else HEAD when donegate first saw the prompt",
+	Options:   (*GitCommitsOptions)(nil),
+	DefaultOn: projectReasons,
+	New: func(spec config.Checker) (Checker, error) {
+		o, _ := spec.Options.(*GitCommitsOptions)
+		if o == nil {
+			o = &GitCommitsOptions{}
+		}
+		return GitCommits{Min: max(o.Min, 1), Baseline: o.Baseline}, nil
+	},
+	Describe: func(spec config.Checker) string {
+		o, _ := spec.Options.(*GitCommitsOptions)
+		if o == nil {
+			o = &GitCommitsOptions{}
+		}
+		return fmt.Sprintf("The work is committed: at least %s since %s.", commits(max(o.Min, 1)), baselineName(o.Baseline))
+	},
+})
+
+// GitCommits is complete when HEAD is at least Min commits past the
+// baseline: git commits, not the agent's word, say the work was saved.
+type GitCommits struct {
+	Min      int
+	Baseline string // "": recorded per session and prompt (see Context.StateDir)
+}
+
+// Check implements Checker.
+func (g GitCommits) Check(ctx context.Context, c *Context) (Result, error) {
+	st, err := c.gitStatus(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	if st.NotRepo != nil {
+		return Result{}, fmt.Errorf("git-commits: %s is not in a git work tree: %w", c.ProjectDir, st.NotRepo)
+	}
+	base := g.Baseline
+	if base == "" {
+		if base, err = c.baseline(ctx, st); err != nil {
+			return Result{}, err
+		}
+	}
+	n, err := countCommits(ctx, st, base)
+	if err != nil {
+		return Result{}, err
+	}
+	var since string
+	switch {
+	case g.Baseline != "":
+		since = "`" + g.Baseline + "`"
+	case base != "":
+		since = "`" + short(base) + "`, where HEAD was when this prompt began"
+	default:
+		since = "this prompt began (the repository had no commit then)"
+	}
+	if n >= g.Min {
+		return OK(fmt.Sprintf("%s since %s.", capitalize(commits(n)), since)), nil
+	}
+	return Incomplete(fmt.Sprintf("The work is not committed: %s since %s, and at least %d %s required. Commit your changes (`git add` and `git commit`) before you finish.",
+		commits(n), since, g.Min, plural(g.Min, "is", "are"))), nil
+}
+
+// baseline returns the run's recorded baseline (see state.Session.Baseline),
+// recording HEAD when this is the first call of the prompt in this tree.
+func (c *Context) baseline(ctx context.Context, st *treecache.Status) (string, error) {
+	if c.Event == nil || c.Event.SessionID == "" {
+		return "", errors.New("git-commits: no session to keep a baseline for (a check from the command line): give the checker a \"baseline\", such as \"main\" or a commit id")
+	}
+	if c.StateDir == "" {
+		return "", errors.New("git-commits: no state dir to keep the baseline in: give the checker a \"baseline\", such as \"main\" or a commit id")
+	}
+	var base string
+	err := state.Store{Dir: c.StateDir}.Update(c.Event.SessionID, func(s *state.Session) error {
+		base = s.Baseline(c.Event.PromptID, st.Dir, st.Head, func() (string, bool) {
+			return headAtStart(ctx, st, c.Event.TranscriptPath)
+		})
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("git-commits: baseline: %w", err)
+	}
+	return base, nil
+}
+
+// headAtStart returns HEAD as it was when the session began: the time of
+// the transcript's first line, looked up in HEAD's reflog. Hooks only run
+// when the agent stops, and an agent that committed before its first stop
+// must not be told it committed nothing. false when either is unknown
+// (no transcript, no reflog, a reflog younger than the session that does
+// not begin with the first commit).
+func headAtStart(ctx context.Context, st *treecache.Status, transcript string) (string, bool) {
+	start, ok := transcriptStart(transcript)
+	if !ok {
+		return "", false
+	}
+	out, err := treecache.Git(ctx, st.Dir, "reflog", "show", "--date=unix", "--format=%H %gd %gs", "HEAD", "--")
+	if err != nil {
+		return "", false
+	}
+	// Newest first: "<commit> HEAD@{<unix time>} <subject>".
+	var subject string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.SplitN(line, " ", 3)
+		if len(f) < 2 {
+			return "", false
+		}
+		ts, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimPrefix(f[1], "HEAD@{"), "}"), 10, 64)
+		if err != nil {
+			return "", false
+		}
+		if ts <= start.Unix() {
+			return f[0], true
+		}
+		subject = ""
+		if len(f) == 3 {
+			subject = f[2]
+		}
+	}
+	// Every move of HEAD came after the session began: if the oldest made
+	// the first commit, there was none before.
+	return "", strings.HasPrefix(subject, "commit (initial)")
+}
+
+// transcriptStart returns the time of the first line of the transcript at
+// path that has one; Claude Code writes it when the session begins.
+func transcriptStart(path string) (time.Time, bool) {
+	if path == "" {
+		return time.Time{}, false
+	}
+	f, err := regular.Open(path)
+	if err != nil {
+		return time.Time{}, false
+	}
+	defer f.Close()
+	buf := make([]byte, 64<<10)
+	n, _ := io.ReadFull(f, buf)
+	const key = `"timestamp":"`
+	i := bytes.Index(buf[:n], []byte(key))
+	if i < 0 {
+		return time.Time{}, false
+	}
+	rest := buf[i+len(key) : n]
+	j := bytes.IndexByte(rest, '"')
+	if j < 0 {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, string(rest[:j]))
+	return t, err == nil
+}
+
+// countCommits counts the commits reachable from HEAD and not from base
+// ("" counts every commit).
+func countCommits(ctx context.Context, st *treecache.Status, base string) (int, error) {
+	switch {
+	case st.Head == "":
+		return 0, nil
+	case base == st.Head:
+		// The first call of a prompt: no git call.
+		return 0, nil
+	}
+	args := []string{"rev-list", "--count", "--end-of-options", "HEAD"}
+	if base != "" {
+		args = append(args, "^"+base)
+	}
+	out, err := treecache.Git(ctx, st.Dir, args...)
+	if err != nil {
+		return 0, fmt.Errorf("git-commits: %w", err)
+	}
+	n, err := strconv.Atoi(string(bytes.TrimSpace(out)))
+	if err != nil {
+		return 0, fmt.Errorf("git-commits: git rev-list --count printed %q", out)
+	}
+	return n, nil
+}
+
+// baselineName says what a configured baseline ("" if none) is.
+func baselineName(b string) string {
+	if b == "" {
+		return "the prompt began"
+	}
+	return "`" + b + "`"
+}
+
+func short(commit string) string {
+	if len(commit) > 12 {
+		return commit[:12]
+	}
+	return commit
+}
+
+func commits(n int) string {
+	if n == 0 {
+		return "no commit"
+	}
+	return fmt.Sprintf("%d %s", n, plural(n, "commit", "commits"))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
