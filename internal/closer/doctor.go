@@ -423,8 +423,12 @@ func (r *runCtx) shellWords(s, pluginRoot string) []string {
 	if inWord {
 		words = append(words, cur.String())
 	}
-	if len(words) > 0 && strings.HasPrefix(words[0], "~/") {
-		words[0] = filepath.Join(r.home(), words[0][2:])
+	// sh expands a leading ~/ of any word (quoted ones aside, which this
+	// does not tell apart).
+	for i, w := range words {
+		if strings.HasPrefix(w, "~/") {
+			words[i] = filepath.Join(r.home(), w[2:])
+		}
 	}
 	return words
 }
