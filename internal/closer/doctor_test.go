@@ -142,16 +142,20 @@ func TestDoctor(t *testing.T) {
 			want: []string{`^✗ binaries: .*/proj/bin/stop-hook does not exist$`},
 		},
 		{
-			name:  "a binary of another version",
-			setup: func(t *testing.T, s *doctorSetup) { s.fakeHook(t, filepath.Join(s.bin, "stop-hook"), "stop-hook 0.0.1") },
-			code:  ExitComplete,
-			want:  []string{`^! binaries: .*/bin/stop-hook is version 0\.0\.1, closer is ` + regexp.QuoteMeta(Version()) + `$`, `^No problems, 1 warning\(s\)\.$`},
+			name: "a binary of another version",
+			setup: func(t *testing.T, s *doctorSetup) {
+				s.fakeHook(t, filepath.Join(s.bin, "stop-hook"), "stop-hook 0.0.1")
+			},
+			code: ExitComplete,
+			want: []string{`^! binaries: .*/bin/stop-hook is version 0\.0\.1, closer is ` + regexp.QuoteMeta(Version()) + `$`, `^No problems, 1 warning\(s\)\.$`},
 		},
 		{
-			name:  "a binary that is not donegate's",
-			setup: func(t *testing.T, s *doctorSetup) { s.fakeHook(t, filepath.Join(s.bin, "stop-hook"), "usage: something else entirely") },
-			code:  ExitIncomplete,
-			want:  []string{`^✗ binaries: .*/bin/stop-hook --version printed "usage: something else entirely`},
+			name: "a binary that is not donegate's",
+			setup: func(t *testing.T, s *doctorSetup) {
+				s.fakeHook(t, filepath.Join(s.bin, "stop-hook"), "usage: something else entirely")
+			},
+			code: ExitIncomplete,
+			want: []string{`^✗ binaries: .*/bin/stop-hook --version printed "usage: something else entirely`},
 		},
 		{
 			name:  "nothing registered",
@@ -400,9 +404,9 @@ func TestResolveCommand(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(pluginDir, "bin", "stop-hook"), []byte("#!/bin/sh\n"), 0o755))
 	for _, tt := range []struct {
 		name, command, root string
-		hook, program      string
-		flags              []string
-		ok                 bool
+		hook, program       string
+		flags               []string
+		ok                  bool
 	}{
 		{name: "on PATH", command: "stop-hook", hook: "stop-hook", program: "stop-hook", flags: []string{}, ok: true},
 		{name: "with flags", command: "posttooluse-hook --config 'my file.json' --dialect sdk", hook: "posttooluse-hook", program: "posttooluse-hook", flags: []string{"--config", "my file.json", "--dialect", "sdk"}, ok: true},
