@@ -157,10 +157,32 @@ func (r *runCtx) doctorConfig(rep *DoctorReport) *config.Config {
 	for i, s := range c.Checkers {
 		rep.add("config", statusOK, "", "checker %d: %s", i+1, checkers.Describe(s))
 	}
-	if c.Dialect == "sdk" {
-		rep.add("config", statusFail, `set "dialect": "claude-code" (or leave it out); keep "sdk" only for an Agent SDK host that reads its answers`,
-			`"dialect": "sdk": Claude Code ignores the sdk answers and lets the agent stop`)
+	return c
+}
+
+// regConfig is the config a registered hook runs with: the file its own
+// --config names (relative to the project dir, where Claude Code runs
+// hooks), else the one doctor found. nil when it is broken; the
+// problem is reported once per file.
+func (r *runCtx) regConfig(rep *DoctorReport, reg registration, found *config.Config, loaded map[string]*config.Config) *config.Config {
+	path, ok := flagValue(reg.flags, "config")
+	if !ok {
+		return found
 	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(r.dir, path)
+	}
+	if c, seen := loaded[path]; seen {
+		return c
+	}
+	c, err := config.Load(path)
+	if err != nil {
+		rep.add("config", statusFail, "correct the file, or the command's --config", "%s, named by --config in %s, is invalid: %s", path, reg.source, oneLine(err.Error()))
+		c = nil
+	} else {
+		rep.add("config", statusOK, "", "%s, named by --config in %s, is valid: dialect %s, limits.budget %s", path, reg.source, c.Dialect, c.Limits.Budget)
+	}
+	loaded[path] = c
 	return c
 }
 
@@ -467,15 +489,25 @@ func flagValue(flags []string, name string) (string, bool) {
 // doctorRegistrations judges the registrations against what Claude Code
 // honours.
 func (r *runCtx) doctorRegistrations(rep *DoctorReport, regs []registration, cfg *config.Config) {
-	budget := config.DefaultBudget
-	gateTools := config.DefaultGateTools
-	if cfg != nil {
-		budget, gateTools = cfg.Limits.Budget.D(), cfg.GateTools
-	}
 	stop, preGate, postGate := 0, 0, 0
-	count := map[string][]string{} // event+matcher → sources
+	count := map[string][]string{} // hook and event → sources
 	var keys []string
+	loaded := map[string]*config.Config{}
+	// The found config's "dialect": "sdk" matters unless every hook
+	// overrides it with --dialect claude-code.
+	sdkConfigUsed := cfg != nil && cfg.Dialect == "sdk" && len(regs) == 0
 	for _, reg := range regs {
+		c := r.regConfig(rep, reg, cfg, loaded)
+		budget := config.DefaultBudget
+		gateTools := config.DefaultGateTools
+		if c != nil {
+			budget, gateTools = c.Limits.Budget.D(), c.GateTools
+		}
+		dialect, set := flagValue(reg.flags, "dialect")
+		if !set && c != nil {
+			dialect = c.Dialect
+			sdkConfigUsed = sdkConfigUsed || (c == cfg && c.Dialect == "sdk")
+		}
 		where := fmt.Sprintf("%s at %s", reg.hook, reg.event)
 		if reg.matcher != "" {
 			where += " (matcher " + strconv.Quote(reg.matcher) + ")"
@@ -498,8 +530,12 @@ func (r *runCtx) doctorRegistrations(rep *DoctorReport, regs []registration, cfg
 				"%s: its timeout (%s) is not above limits.budget (%s): Claude Code kills the hook before donegate decides, and the agent stops", where, reg.timeout, budget)
 			bad = true
 		}
-		if d, ok := flagValue(reg.flags, "dialect"); ok && d == "sdk" {
+		switch {
+		case set && dialect == "sdk":
 			rep.add("settings", statusFail, "remove --dialect sdk from the command", "%s: --dialect sdk: Claude Code ignores the sdk answers and lets the agent stop", where)
+			bad = true
+		case dialect == "sdk" && c != cfg:
+			rep.add("settings", statusFail, `set "dialect": "claude-code" in `+c.Source+` (or leave it out)`, "%s: its config %s says \"dialect\": \"sdk\": Claude Code ignores the sdk answers and lets the agent stop", where, c.Source)
 			bad = true
 		}
 		if !bad {
@@ -518,6 +554,10 @@ func (r *runCtx) doctorRegistrations(rep *DoctorReport, regs []registration, cfg
 			keys = append(keys, k)
 		}
 		count[k] = append(count[k], reg.source)
+	}
+	if sdkConfigUsed {
+		rep.add("config", statusFail, `set "dialect": "claude-code" (or leave it out); keep "sdk" only for an Agent SDK host that reads its answers`,
+			`"dialect": "sdk": Claude Code ignores the sdk answers and lets the agent stop`)
 	}
 	if stop == 0 {
 		rep.add("settings", statusFail, "install the plugin (/plugin install donegate@donegate) or merge settings.example.json into .claude/settings.json",

@@ -218,6 +218,44 @@ func TestDoctor(t *testing.T) {
 			want: []string{`^✓ config: .*/proj/\.claude/donegate\.json is valid: dialect sdk`, `^✗ config: "dialect": "sdk": Claude Code ignores the sdk answers`},
 		},
 		{
+			name: "dialect sdk in the config, overridden by every command",
+			setup: func(t *testing.T, s *doctorSetup) {
+				s.write(t, filepath.Join(s.proj, ".claude", "donegate.json"), `{"dialect": "sdk"}`)
+				s.write(t, settings(s), `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "stop-hook --dialect claude-code"}]}]}}`)
+			},
+			code: ExitComplete,
+			not:  []string{`^✗`},
+		},
+		{
+			name: "dialect sdk in the config a command names",
+			setup: func(t *testing.T, s *doctorSetup) {
+				s.write(t, filepath.Join(s.proj, "sdk.json"), `{"dialect": "sdk"}`)
+				s.write(t, settings(s), `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "stop-hook --config sdk.json"}]}]}}`)
+			},
+			code: ExitIncomplete,
+			want: []string{
+				`^✓ config: .*/proj/sdk\.json, named by --config in project settings .*, is valid: dialect sdk`,
+				`^✗ settings: stop-hook at Stop .*: its config .*/proj/sdk\.json says "dialect": "sdk": Claude Code ignores`,
+			},
+		},
+		{
+			name: "an invalid config a command names",
+			setup: func(t *testing.T, s *doctorSetup) {
+				s.write(t, settings(s), `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "stop-hook --config=$CLAUDE_PROJECT_DIR/missing.json"}]}]}}`)
+			},
+			code: ExitIncomplete,
+			want: []string{`^✗ config: .*/proj/missing\.json, named by --config in project settings .*, is invalid: `},
+		},
+		{
+			name: "a budget in the config a command names",
+			setup: func(t *testing.T, s *doctorSetup) {
+				s.write(t, filepath.Join(s.proj, "long.json"), `{"limits": {"budget": "20m"}}`)
+				s.write(t, settings(s), `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "stop-hook --config long.json", "timeout": 900}]}]}}`)
+			},
+			code: ExitIncomplete,
+			want: []string{`^✗ settings: stop-hook at Stop .*: its timeout \(15m0s\) is not above limits\.budget \(20m0s\)`},
+		},
+		{
 			name: "stop-hook at an event it does not answer",
 			setup: func(t *testing.T, s *doctorSetup) {
 				s.write(t, settings(s), `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "stop-hook"}]}],
