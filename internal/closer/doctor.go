@@ -336,7 +336,19 @@ func (r *runCtx) registrations(source string, hooks map[string][]hookMatcher, pl
 	for ev := range hooks {
 		events = append(events, ev)
 	}
-	slices.Sort(events)
+	// In the order of the README's table, then any other event by name.
+	rank := func(ev string) int {
+		if i := slices.Index([]string{"Stop", "SubagentStop", "PreToolUse", "PostToolUse"}, ev); i >= 0 {
+			return i
+		}
+		return 4
+	}
+	slices.SortFunc(events, func(a, b string) int {
+		if d := rank(a) - rank(b); d != 0 {
+			return d
+		}
+		return strings.Compare(a, b)
+	})
 	var regs []registration
 	for _, ev := range events {
 		for _, m := range hooks[ev] {
