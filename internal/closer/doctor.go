@@ -579,12 +579,37 @@ func (r *runCtx) doctorRegistrations(rep *DoctorReport, regs []registration, cfg
 		rep.add("settings", statusFail, `register posttooluse-hook at PreToolUse too, with "matcher": "StructuredOutput"`,
 			"the StructuredOutput gate is registered only at PostToolUse: Claude Code accepts the output whatever a PostToolUse hook answers; only PreToolUse can deny it")
 	}
+	// One line per set of sources: the plugin and a copy of
+	// settings.example.json clash at all four events at once.
+	var groups []string
+	clash := map[string][]string{} // sources → hook-at-events
 	for _, k := range keys {
 		if src := count[k]; len(src) > 1 {
-			rep.add("settings", statusWarn, "keep one registration: the plugin, or the settings entries",
-				"%s is registered %d times (%s): donegate runs once for each, and each run counts its own block, so limits.max_blocks is spent %d times as fast", k, len(src), strings.Join(src, "; "), len(src))
+			g := strings.Join(src, "; ")
+			if _, seen := clash[g]; !seen {
+				groups = append(groups, g)
+			}
+			clash[g] = append(clash[g], k)
 		}
 	}
+	for _, g := range groups {
+		n := len(count[clash[g][0]])
+		verb := "is"
+		if len(clash[g]) > 1 {
+			verb = "are"
+		}
+		rep.add("settings", statusWarn, "keep one registration: the plugin, or the settings entries",
+			"%s %s registered %d times (%s): donegate runs once for each, and each run counts its own block, so limits.max_blocks is spent %d times as fast",
+			andList(clash[g]), verb, n, g, n)
+	}
+}
+
+// andList joins "a", "b", "c" as "a, b and c".
+func andList(s []string) string {
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }
 
 // matchesAny reports whether a hook matcher selects one of tools, as

@@ -302,7 +302,7 @@ func TestDoctor(t *testing.T) {
 			setup: func(t *testing.T, s *doctorSetup) { s.installPlugin(t) },
 			code:  ExitComplete,
 			want: []string{
-				`^! settings: stop-hook at Stop is registered 2 times \(project settings .*; plugin donegate@donegate .*\): donegate runs once for each, and each run counts its own block, so limits\.max_blocks is spent 2 times as fast$`,
+				`^! settings: stop-hook at Stop, stop-hook at SubagentStop, posttooluse-hook at PreToolUse and posttooluse-hook at PostToolUse are registered 2 times \(project settings .*; plugin donegate@donegate .*\): donegate runs once for each, and each run counts its own block, so limits\.max_blocks is spent 2 times as fast$`,
 				`^    fix: keep one registration`,
 			},
 		},
