@@ -153,7 +153,7 @@ func (r *runCtx) doctorConfig(rep *DoctorReport) *config.Config {
 		rep.add("config", statusFail, "correct the config (every problem is listed above); until then the hooks let the agent stop with a message, or block if it asks for on_error \"block\"", "%s is invalid: %s", source, oneLine(err.Error()))
 		return nil
 	}
-	rep.add("config", statusOK, "", "%s is valid: dialect %s, limits.budget %s, limits.max_blocks %d", source, c.Dialect, c.Limits.Budget, c.Limits.MaxBlocks)
+	rep.add("config", statusOK, "", "%s is valid: dialect %s, limits.budget %s, limits.max_blocks %d; its checkers, not run here (closer check runs them):", source, c.Dialect, c.Limits.Budget, c.Limits.MaxBlocks)
 	for i, s := range c.Checkers {
 		rep.add("config", statusOK, "", "checker %d: %s", i+1, checkers.Describe(s))
 	}
