@@ -204,6 +204,8 @@ type registration struct {
 type settingsJSON struct {
 	Hooks          map[string][]hookMatcher   `json:"hooks"`
 	EnabledPlugins map[string]json.RawMessage `json:"enabledPlugins"`
+	// DisableAllHooks turns every hook off, donegate's included.
+	DisableAllHooks *bool `json:"disableAllHooks"`
 }
 
 type hookMatcher struct {
@@ -225,6 +227,7 @@ func (r *runCtx) doctorSettings(rep *DoctorReport) []registration {
 		{"local settings", filepath.Join(r.dir, ".claude", "settings.local.json")},
 	}
 	var regs []registration
+	disabledBy := "" // the most specific file that sets disableAllHooks true
 	plugins := map[string]bool{}
 	var pluginOrder []string
 	for _, f := range files {
@@ -243,6 +246,12 @@ func (r *runCtx) doctorSettings(rep *DoctorReport) []registration {
 			continue
 		}
 		regs = append(regs, r.registrations(source, s.Hooks, "")...)
+		if s.DisableAllHooks != nil {
+			disabledBy = ""
+			if *s.DisableAllHooks {
+				disabledBy = source
+			}
+		}
 		for name, v := range s.EnabledPlugins {
 			var on bool
 			if json.Unmarshal(v, &on) != nil || strings.SplitN(name, "@", 2)[0] != "donegate" {
@@ -254,6 +263,9 @@ func (r *runCtx) doctorSettings(rep *DoctorReport) []registration {
 			}
 			plugins[name] = on
 		}
+	}
+	if disabledBy != "" {
+		rep.add("settings", statusFail, `remove "disableAllHooks": true`, `%s sets "disableAllHooks": true: Claude Code runs no hooks, donegate's included`, disabledBy)
 	}
 	slices.Sort(pluginOrder)
 	for _, name := range pluginOrder {

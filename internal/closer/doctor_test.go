@@ -172,6 +172,23 @@ func TestDoctor(t *testing.T) {
 			want: []string{`^✗ settings: local settings .*settings\.local\.json is not valid settings JSON: `},
 		},
 		{
+			name: "every hook disabled",
+			setup: func(t *testing.T, s *doctorSetup) {
+				s.write(t, filepath.Join(s.home, ".claude", "settings.json"), `{"disableAllHooks": true}`)
+			},
+			code: ExitIncomplete,
+			want: []string{`^✗ settings: user settings .*/home/\.claude/settings\.json sets "disableAllHooks": true: Claude Code runs no hooks`},
+		},
+		{
+			name: "hooks disabled for the user, enabled again in the project",
+			setup: func(t *testing.T, s *doctorSetup) {
+				s.write(t, filepath.Join(s.home, ".claude", "settings.json"), `{"disableAllHooks": true}`)
+				s.write(t, filepath.Join(s.proj, ".claude", "settings.local.json"), `{"disableAllHooks": false}`)
+			},
+			code: ExitComplete,
+			not:  []string{`disableAllHooks`},
+		},
+		{
 			name: "the StructuredOutput gate only at PostToolUse",
 			setup: func(t *testing.T, s *doctorSetup) {
 				s.write(t, settings(s), `{"hooks": {
