@@ -63,8 +63,8 @@ func (d *DoctorReport) add(area, status, fix, format string, args ...any) {
 	}
 }
 
-// Versions of Claude Code whose behaviour donegate relies on
-// (/work/shared/README.md, "From the docs, changelog and issues").
+// Versions of Claude Code whose behaviour donegate relies on, from its
+// changelog (README, Timeouts; the Stop answers donegate writes).
 var (
 	// Before 2.1.3 a hook without "timeout" was killed after 60 s, below
 	// the default limits.budget (540s).
