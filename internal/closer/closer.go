@@ -132,7 +132,7 @@ type command struct {
 	run   func(ctx context.Context, r *runCtx) (verdict, error)
 }
 
-var commands = []command{checkCommand, judgeCommand, smartCheckCommand, loopCommand}
+var commands = []command{checkCommand, judgeCommand, smartCheckCommand, loopCommand, doctorCommand}
 
 const usageHead = `Usage: closer <command> [flags]
 
