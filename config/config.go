@@ -41,6 +41,10 @@ var defaultJSON []byte
 
 // Config is the whole configuration.
 type Config struct {
+	// Schema is the JSON Schema the file follows ("$schema"), for editors
+	// to complete and check it against; donegate ignores its value. See
+	// schema/donegate.schema.json.
+	Schema string `json:"$schema,omitempty"`
 	// Dialect is "claude-code" (default) or "sdk".
 	Dialect string `json:"dialect" validate:"oneof=claude-code sdk"`
 	// Checkers is the chain; it runs as a composite of mode all. An empty
