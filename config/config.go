@@ -41,9 +41,9 @@ var defaultJSON []byte
 
 // Config is the whole configuration.
 type Config struct {
-	// Schema is the JSON Schema the file follows ("$schema"), for editors
-	// to complete and check it against; donegate ignores its value. See
-	// schema/donegate.schema.json.
+	// Schema is where an editor finds the JSON schema of the file, to
+	// complete and check it (schema/donegate.schema.json); donegate
+	// ignores its value.
 	Schema string `json:"$schema,omitempty"`
 	// Dialect is "claude-code" (default) or "sdk".
 	Dialect string `json:"dialect" validate:"oneof=claude-code sdk"`

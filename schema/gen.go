@@ -11,7 +11,7 @@ import (
 )
 
 func main() {
-	b, err := schema.Generate()
+	b, err := schema.Generate("..")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "schema:", err)
 		os.Exit(1)

@@ -13,7 +13,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path"
+	"path/filepath"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -29,23 +35,30 @@ const FileName = "donegate.schema.json"
 
 // Go durations, as time.ParseDuration reads them: a sign, then one or
 // more decimal numbers each with a unit, or a bare 0. The loader refuses a
-// negative duration, so the sign may only be '+' (a "-0s", zero, is the
-// one duration the loader takes and this refuses).
+// negative duration, so a '-' is let through only on a zero ("-0s").
 const (
-	durationNumber  = `([0-9]+(\.[0-9]*)?|\.[0-9]+)`
-	durationUnit    = `(ns|us|µs|μs|ms|s|m|h)`
-	durationPattern = `^\+?(0|(` + durationNumber + durationUnit + `)+)$`
+	durationNumber = `([0-9]+(\.[0-9]*)?|\.[0-9]+)`
+	durationUnit   = `(ns|us|µs|μs|ms|s|m|h)`
+	zeroDurations  = `(0|((0+(\.0*)?|\.0+)` + durationUnit + `)+)`
+	// durationPattern matches the durations the loader takes.
+	durationPattern = `^(\+?(0|(` + durationNumber + durationUnit + `)+)|-` + zeroDurations + `)$`
 	// zeroDuration matches the durations that are zero, for "gt=0".
-	zeroDuration = `^[+-]?(0|((0+(\.0*)?|\.0+)` + durationUnit + `)+)$`
+	zeroDuration = `^[+-]?` + zeroDurations + `$`
 )
 
 // obj is a JSON Schema object; encoding/json writes its keys sorted, so the
 // file is the same for the same registry.
 type obj = map[string]any
 
-// Generate returns the schema as the checked-in file holds it.
-func Generate() ([]byte, error) {
-	g := &generator{defs: obj{}}
+// Generate returns the schema as the checked-in file holds it. module is
+// the module's directory: the doc comments of the options' fields, in
+// config/ and checkers/, are the keys' descriptions.
+func Generate(module string) ([]byte, error) {
+	docs, err := fieldDocs(module)
+	if err != nil {
+		return nil, err
+	}
+	g := &generator{defs: obj{}, docs: docs}
 	root, err := g.object(reflect.ValueOf(*config.Default()))
 	if err != nil {
 		return nil, err
@@ -71,6 +84,77 @@ func Generate() ([]byte, error) {
 // generator collects the $defs the schema refers to.
 type generator struct {
 	defs obj
+	docs map[string]string // "config.Limits.MaxBlocks" to its doc comment
+}
+
+// fieldDocs reads the doc comments of the struct fields declared in the
+// packages config and checkers (tests left out), by package, type and
+// field: "config.Limits.MaxBlocks".
+func fieldDocs(root string) (map[string]string, error) {
+	docs := map[string]string{}
+	fset := token.NewFileSet()
+	for _, pkg := range []string{"config", "checkers"} {
+		files, err := filepath.Glob(filepath.Join(root, pkg, "*.go"))
+		if err != nil {
+			return nil, err
+		}
+		if len(files) == 0 {
+			return nil, fmt.Errorf("no Go files in %s", filepath.Join(root, pkg))
+		}
+		for _, name := range files {
+			if strings.HasSuffix(name, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(fset, name, nil, parser.ParseComments|parser.SkipObjectResolution)
+			if err != nil {
+				return nil, err
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				ts, ok := n.(*ast.TypeSpec)
+				if !ok {
+					return true
+				}
+				if st, ok := ts.Type.(*ast.StructType); ok {
+					for _, fl := range st.Fields.List {
+						doc := fl.Doc.Text()
+						if doc == "" {
+							doc = fl.Comment.Text()
+						}
+						for _, id := range fl.Names {
+							docs[pkg+"."+ts.Name.Name+"."+id.Name] = doc
+						}
+					}
+				}
+				return true
+			})
+		}
+	}
+	return docs, nil
+}
+
+// describe returns the doc comment of the field f of the struct t for a
+// person writing the file: one line, and the struct's Go field names
+// ("MaxBlocks") as the file spells its keys ("max_blocks").
+func (g *generator) describe(t reflect.Type, f reflect.StructField) string {
+	doc := strings.Join(strings.Fields(g.docs[path.Base(t.PkgPath())+"."+t.Name()+"."+f.Name]), " ")
+	for i := range t.NumField() {
+		name := jsonName(t.Field(i))
+		if name == "" || !t.Field(i).IsExported() {
+			continue
+		}
+		re := regexp.MustCompile(`\b` + regexp.QuoteMeta(t.Field(i).Name) + `\b`)
+		doc = re.ReplaceAllLiteralString(doc, strconv.Quote(name))
+	}
+	return doc
+}
+
+// jsonName is the key of the field f in a file, "" for none.
+func jsonName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	if name == "-" {
+		return ""
+	}
+	return name
 }
 
 // checkerRef is where a checker's schema is.
@@ -141,14 +225,20 @@ func (g *generator) object(absent reflect.Value) (obj, error) {
 	var required []any
 	for i := range t.NumField() {
 		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "" || name == "-" || !f.IsExported() {
+		name := jsonName(f)
+		if name == "" || !f.IsExported() {
 			continue
 		}
 		tag := f.Tag.Get("validate")
 		s, err := g.field(f.Type, splitRules(tag), absent.Field(i))
 		if err != nil {
 			return nil, fmt.Errorf("field %s: %w", f.Name, err)
+		}
+		if doc := g.describe(t, f); doc != "" {
+			if kind, ok := s["description"].(string); ok {
+				doc += " " + kind // what a duration looks like
+			}
+			s["description"] = doc
 		}
 		props[name] = s
 		if !config.RulesHold(absent.Field(i), tag) {

@@ -25,7 +25,7 @@ import (
 // TestFileIsGenerated: the checked-in schema is what the registry makes
 // now, so a new type, key or rule cannot leave it behind.
 func TestFileIsGenerated(t *testing.T) {
-	want, err := schema.Generate()
+	want, err := schema.Generate("..")
 	require.NoError(t, err)
 	got, err := os.ReadFile(schema.FileName)
 	require.NoError(t, err)
@@ -251,19 +251,19 @@ func topLevelKeys(t *testing.T) []string {
 // TestExamplesAgree: every config of the README and testdata that the
 // loader takes, the schema takes; every one it refuses, the schema
 // refuses too, unless each of its problems is a rule only the loader can
-// check. The README's examples must all be valid.
+// check. The README's examples and the edges must all be valid.
 func TestExamplesAgree(t *testing.T) {
 	s := compiled(t)
 	readme := readmeExamples(t)
 	require.GreaterOrEqual(t, len(readme), 8, "the README's config examples were not found")
 	scripts := scriptExamples(t)
 	require.GreaterOrEqual(t, len(scripts), 20, "the scripts' configs were not found")
-	for _, ex := range append(readme, scripts...) {
+	for _, ex := range append(append(readme, scripts...), edges...) {
 		t.Run(ex.name, func(t *testing.T) {
 			ps := problems(t, ex.data)
 			ok, err := schemaAccepts(s, ex.data)
-			if strings.HasPrefix(ex.name, "README.md") {
-				assert.Empty(t, ps, "the loader refuses a README example")
+			if strings.HasPrefix(ex.name, "README.md") || strings.HasPrefix(ex.name, "edge: ") {
+				assert.Empty(t, ps, "the loader refuses an example that must be valid")
 			}
 			switch {
 			case ps == nil:
@@ -273,6 +273,32 @@ func TestExamplesAgree(t *testing.T) {
 			}
 		})
 	}
+}
+
+// edges are valid configs at the edges of the rules the schema expresses
+// by patterns and alternatives, which the README and the scripts do not
+// show: each the loader takes, so the schema must.
+var edges = []example{
+	{"edge: durations", []byte(`{"limits": {"deadline": "1h30m", "budget": "+1.5m"}, "checkers": [
+		{"type": "test", "command": "x", "timeout": "0"},
+		{"type": "command", "command": "x", "timeout": "-0s"},
+		{"type": "lint", "timeout": ".5s"},
+		{"type": "format", "timeout": "1µs2μs3us4ns5ms"},
+		{"type": "external", "command": ["x"], "timeout": "2.h"}]}`)},
+	{"edge: budget just above zero", []byte(`{"limits": {"budget": "0.001ns1ns"}}`)},
+	{"edge: every key", []byte(`{"$schema": "` + schema.ID + `", "dialect": "sdk", "on_error": "block", "gate_tools": [],
+		"limits": {"max_blocks": 1, "deadline": "0s", "budget": "1s"},
+		"checkers": [
+			{"type": "composite", "name": "c", "on": ["manual"], "mode": "all", "parallel": true, "checkers": [{"type": "plan", "on": ["stop", "subagent_stop", "tool_use"]}]},
+			{"type": "composite", "mode": "", "checkers": [{"type": "git-clean"}]},
+			{"type": "git-commits", "min": 0, "baseline": ""},
+			{"type": "git-commits", "min": 2, "baseline": "origin/main"},
+			{"type": "issue-closed", "issue": 1, "repo": "h.example/o/r"},
+			{"type": "test", "command": "x", "cache": true},
+			{"type": "command", "command": "x", "success_when": "exit_code:1", "cache": false},
+			{"type": "type-check", "command": "x", "success_when": "empty", "cache": false},
+			{"type": "external", "command": "./check"},
+			{"type": "files", "paths": ["a", "b/*.go"]}]}`)},
 }
 
 // TestSchemaRefusesOnlyWhatLoaderRefuses: for each keyword that can make
@@ -336,6 +362,7 @@ var invalid = []struct{ keyword, config string }{
 	{"not", `{"limits": {"budget": "0s"}}`},
 	{"not", `{"limits": {"budget": "0.000h0m"}}`},
 	{"pattern", `{"limits": {"deadline": "-1m"}}`},
+	{"pattern", `{"limits": {"deadline": "-0.5s"}}`},
 	{"pattern", `{"limits": {"budget": "5 minutes"}}`},
 	{"pattern", `{"checkers": [{"type": "test", "command": "x", "timeout": "90"}]}`},
 	{"pattern", `{"checkers": [{"type": "lint", "timeout": ""}]}`},
