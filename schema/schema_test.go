@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -30,6 +31,19 @@ func TestFileIsGenerated(t *testing.T) {
 	got, err := os.ReadFile(schema.FileName)
 	require.NoError(t, err)
 	assert.True(t, bytes.Equal(want, got), "%s is stale: run go generate ./schema", schema.FileName)
+}
+
+// TestBinariesDoNotLinkSchema: the generator and the validator the tests
+// use are for development; the hooks start a process per call and must
+// not pay for either (see TestStartupDoesNoNeedlessWork).
+func TestBinariesDoNotLinkSchema(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "../cmd/...").Output()
+	require.NoError(t, err)
+	deps := strings.Fields(string(out))
+	require.Contains(t, deps, "github.com/donegate/donegate/config", "go list -deps found nothing")
+	for _, pkg := range []string{"github.com/donegate/donegate/schema", "github.com/santhosh-tekuri/jsonschema/v6", "go/parser"} {
+		assert.NotContains(t, deps, pkg)
+	}
 }
 
 // compiled returns the checked-in schema, compiled by a draft 2020-12
