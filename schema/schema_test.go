@@ -384,6 +384,106 @@ var invalid = []struct{ keyword, config string }{
 	{"allOf", `{"checkers": [{"type": "composite", "checkers": [{"type": "plan", "paths": []}]}]}`},
 }
 
+// valid holds a checker of each type that breaks no rule, for
+// TestEveryKeyRefusesAWrongValue to break one key of at a time.
+var valid = map[string]string{
+	"command":      `{"type": "command", "name": "n", "on": ["stop"], "command": "x", "success_when": "empty", "timeout": "1m", "cache": false}`,
+	"composite":    `{"type": "composite", "mode": "any", "parallel": true, "checkers": [{"type": "plan"}]}`,
+	"external":     `{"type": "external", "command": ["x"], "timeout": "1s"}`,
+	"files":        `{"type": "files", "paths": ["a"]}`,
+	"format":       `{"type": "format", "command": "x", "success_when": "empty", "timeout": "1m", "cache": true}`,
+	"git-clean":    `{"type": "git-clean"}`,
+	"git-commits":  `{"type": "git-commits", "min": 2, "baseline": "main"}`,
+	"issue-closed": `{"type": "issue-closed", "issue": 3, "repo": "o/r"}`,
+	"lint":         `{"type": "lint", "command": "x", "success_when": "empty", "timeout": "1m", "cache": true}`,
+	"plan":         `{"type": "plan"}`,
+	"test":         `{"type": "test", "command": "x", "timeout": "1m", "cache": true}`,
+	"type-check":   `{"type": "type-check", "command": "x", "success_when": "empty", "timeout": "1m", "cache": true}`,
+}
+
+// TestEveryKeyRefusesAWrongValue: for each key of each checker type, a
+// valid checker with that key's value of the wrong JSON type, and with a
+// key the type does not take: the schema refuses each, and so must the
+// loader. Generated from the schema, so a new type or key is tried.
+func TestEveryKeyRefusesAWrongValue(t *testing.T) {
+	s := compiled(t)
+	var doc struct {
+		Defs map[string]struct {
+			Properties map[string]map[string]any `json:"properties"`
+		} `json:"$defs"`
+	}
+	b, err := os.ReadFile(schema.FileName)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &doc))
+	for _, typ := range config.CheckerTypes() {
+		base, ok := valid[typ]
+		require.True(t, ok, "add a valid %q checker to valid", typ)
+		cfg := func(c map[string]any) []byte {
+			b, err := json.Marshal(map[string]any{"checkers": []any{c}})
+			require.NoError(t, err)
+			return b
+		}
+		var c map[string]any
+		require.NoError(t, json.Unmarshal([]byte(base), &c))
+		ok, err := schemaAccepts(s, cfg(c))
+		require.True(t, ok, "valid[%q]: %v", typ, err)
+		require.Empty(t, problems(t, cfg(c)), "valid[%q]", typ)
+
+		props := doc.Defs["checker-"+typ].Properties
+		require.NotEmpty(t, props, typ)
+		keys := []string{"zzz"}
+		for k := range props {
+			if k != "type" {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys)
+		for _, key := range keys {
+			var bad map[string]any
+			require.NoError(t, json.Unmarshal([]byte(base), &bad))
+			bad[key] = true // a key no type takes
+			if key != "zzz" {
+				bad[key] = wrongValue(t, props[key])
+			}
+			t.Run(typ+"/"+key, func(t *testing.T) {
+				ok, _ := schemaAccepts(s, cfg(bad))
+				assert.False(t, ok, "the schema takes it")
+				assert.NotEmpty(t, problems(t, cfg(bad)), "the loader takes it")
+			})
+		}
+	}
+}
+
+// wrongValue returns a value of a JSON type that neither the property
+// schema p nor any of its alternatives (anyOf, oneOf) allows.
+func wrongValue(t *testing.T, p map[string]any) any {
+	t.Helper()
+	types := map[string]bool{}
+	var walk func(p map[string]any)
+	walk = func(p map[string]any) {
+		if jt, ok := p["type"].(string); ok {
+			types[jt] = true
+		}
+		for _, k := range []string{"anyOf", "oneOf"} {
+			alts, _ := p[k].([]any)
+			for _, a := range alts {
+				walk(a.(map[string]any))
+			}
+		}
+	}
+	walk(p)
+	for _, c := range []struct {
+		typ   string
+		value any
+	}{{"boolean", true}, {"string", "x"}, {"integer", 5}, {"array", []any{}}, {"object", map[string]any{}}} {
+		if !types[c.typ] {
+			return c.value
+		}
+	}
+	t.Fatalf("property %v takes every JSON type", p)
+	return nil
+}
+
 // Keywords that refuse nothing by themselves: they name, describe, refer,
 // or choose the subschema that refuses (const is the "if" of a checker's
 // type and the zero of an omitempty, tried through anyOf and allOf).
