@@ -5,6 +5,7 @@ go 1.22.0
 require (
 	github.com/go-playground/validator/v10 v10.22.1
 	github.com/rogpeppe/go-internal v1.13.1
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2
 	github.com/stretchr/testify v1.10.0
 	github.com/tidwall/gjson v1.18.0
 )
