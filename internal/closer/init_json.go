@@ -97,7 +97,8 @@ func parseJSON(data []byte) (*jnode, error) {
 		err := json.Unmarshal(data, &v)
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
-			line, col := lineCol(data, se.Offset)
+			// Offset counts the bytes read, the offending one included.
+			line, col := lineCol(data, se.Offset-1)
 			return nil, fmt.Errorf("not valid JSON: line %d, column %d: %s", line, col, se.Error())
 		}
 		if err == nil {
@@ -173,9 +174,7 @@ func decodeValue(dec *json.Decoder, data []byte) (*jnode, error) {
 
 // lineCol turns a byte offset into a 1-based line and column.
 func lineCol(data []byte, off int64) (int, int) {
-	if off > int64(len(data)) {
-		off = int64(len(data))
-	}
+	off = max(0, min(off, int64(len(data))))
 	before := data[:off]
 	line := bytes.Count(before, []byte("\n")) + 1
 	col := len(before) - bytes.LastIndexByte(before, '\n')
