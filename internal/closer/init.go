@@ -22,14 +22,15 @@ import (
 
 var initCommand = command{
 	name: "init",
-	summary: `Set donegate up in DIR: write .claude/donegate.json with the plan checker,
-the test command detected from the project's files (go.mod, package.json
-with a "test" script, pyproject.toml, setup.cfg or pytest.ini, Cargo.toml,
-a Makefile with a test target) and the type-check, lint and format presets
-the project has tools for; and register the donegate hooks in
+	summary: `Set donegate up in DIR: write its config and register its hooks.
+.claude/donegate.json gets the plan checker, the test command detected from
+the project's files (go.mod, package.json with a "test" script,
+pyproject.toml, setup.cfg or pytest.ini, Cargo.toml, a Makefile with a test
+target) and the type-check, lint and format presets the project has tools
+for; an existing one is kept unless --force. The hooks are merged into
 .claude/settings.json (--user: the user's settings), keeping every other
-hook and setting. The hook commands are the absolute paths of the hook
-binaries beside closer, else on PATH (--portable: bare names). A file it
+hook and setting; their commands are the absolute paths of the hook
+binaries beside closer, else on PATH (--portable: bare names). A file init
 changes is backed up first (settings.json.bak); a second run changes
 nothing.`,
 	flags: func(fs *flag.FlagSet, o *options) {
