@@ -278,6 +278,11 @@ func TestInitMergesTheHooks(t *testing.T) {
 			settings: `{"hooks": {"Stop": [1, {"hooks": "x"}, {"hooks": [null, {"command": 3}]}]}}`,
 			contains: []string{`"Stop": [`, `1,`, `{"hooks": "x"}`, `"command": "stop-hook"`},
 		},
+		{
+			name:     "an empty event list and another PreToolUse matcher",
+			settings: `{"hooks": {"Stop": [], "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard.sh"}]}]}}`,
+			contains: []string{"\"Stop\": [\n      {\n", "\"PreToolUse\": [\n      {\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"guard.sh\"}]},\n      {\n        \"matcher\": \"StructuredOutput\","},
+		},
 		{name: "no settings file", contains: []string{"{\n  \"hooks\": {\n    \"Stop\": [\n"}},
 		{name: "an empty settings file", settings: "\n", contains: []string{"{\n  \"hooks\": {\n    \"Stop\": [\n"}},
 		{name: "an empty object", settings: "{}", contains: []string{"{\n  \"hooks\": {\n    \"Stop\": [\n"}},
