@@ -132,7 +132,7 @@ type command struct {
 	run   func(ctx context.Context, r *runCtx) (verdict, error)
 }
 
-var commands = []command{checkCommand, judgeCommand, smartCheckCommand, loopCommand, doctorCommand}
+var commands = []command{checkCommand, judgeCommand, smartCheckCommand, loopCommand, initCommand, doctorCommand}
 
 const usageHead = `Usage: closer <command> [flags]
 
@@ -219,6 +219,8 @@ type options struct {
 	noProgressLimit  int
 	iterationTimeout time.Duration
 	claudeArgs       []string // what follows --
+
+	init initOptions // init
 }
 
 // runCtx is one run of a command: its options and where it writes.
