@@ -24,12 +24,17 @@ type Command struct {
 
 // CommandOptions are a command checker's keys.
 type CommandOptions struct {
+	// Command is run with sh -c in the project dir.
 	Command string `json:"command" validate:"required"`
-	// SuccessWhen is "exit_code:N", "empty", "contains:TEXT" or
-	// "matches:REGEX"; "" means exit_code:0.
-	SuccessWhen string          `json:"success_when"`
-	Timeout     config.Duration `json:"timeout" validate:"gte=0"`
-	// Cache reuses results on an unchanged tree; nil means true.
+	// SuccessWhen is when the command counts as passing: "exit_code:N",
+	// "empty", "contains:TEXT" or "matches:REGEX" (a Go regular
+	// expression). Left out: "exit_code:0".
+	SuccessWhen string `json:"success_when"`
+	// Timeout bounds one run. Left out: 5m.
+	Timeout config.Duration `json:"timeout" validate:"gte=0"`
+	// Cache reuses the result while the working tree is unchanged; false
+	// for a command whose result depends on more than the tree. Left
+	// out: true.
 	Cache *bool `json:"cache"`
 }
 

@@ -27,11 +27,14 @@ type Composite struct {
 
 // CompositeOptions are a composite's options.
 type CompositeOptions struct {
-	// Mode is "all" (the default) or "any".
+	// Mode is "all" (every member must pass) or "any" (one member must
+	// pass). Left out: "all".
 	Mode string `json:"mode,omitempty" validate:"omitempty,oneof=all any"`
-	// Checkers are the members; a composite of none would say nothing.
+	// Checkers are the members, at least one; composites nest at most 32
+	// deep.
 	Checkers []config.Checker `json:"checkers" validate:"min=1,dive"`
-	// Parallel runs the members concurrently.
+	// Parallel runs the members at once; the answer is still the one their
+	// order gives. Left out: false.
 	Parallel bool `json:"parallel,omitempty"`
 }
 

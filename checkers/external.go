@@ -21,7 +21,7 @@ type ExternalOptions struct {
 	// Command is the checker program: an array of strings, run as it is,
 	// or a string, run with sh -c. It runs in the project dir.
 	Command config.Argv `json:"command" validate:"required"`
-	// Timeout bounds one run; zero means DefaultTimeout.
+	// Timeout bounds one run. Left out: 5m.
 	Timeout config.Duration `json:"timeout,omitempty" validate:"gte=0"`
 }
 

@@ -28,8 +28,8 @@ type Files struct {
 
 // FilesOptions are a files checker's options.
 type FilesOptions struct {
-	// Paths must each exist; the config refuses a pattern filepath.Match
-	// cannot read, so Check never meets one.
+	// Paths must each exist, relative to the project dir; a glob (*, ?,
+	// [...], no **) must match at least one file.
 	Paths config.Patterns `json:"paths" validate:"min=1,dive,required"`
 }
 

@@ -18,11 +18,13 @@ import (
 
 // GitCommitsOptions are git-commits' options.
 type GitCommitsOptions struct {
-	// Min is how many commits there must be since the baseline; 0 means 1.
+	// Min is how many commits there must be since the baseline. Left
+	// out: 1.
 	Min int `json:"min,omitempty" validate:"omitempty,gte=1"`
 	// Baseline is the commit, branch or tag counted from ("main",
-	// "origin/main", a commit id). Without it, HEAD when a hook first saw
-	// the session's current prompt, kept in the state dir.
+	// "origin/main", a commit id). Left out: HEAD when a hook first saw
+	// the session's current prompt, kept in the state dir; closer check
+	// has no session, so give it there.
 	Baseline string `json:"baseline,omitempty"`
 }
 

@@ -19,8 +19,8 @@ import (
 type IssueClosedOptions struct {
 	// Issue is the issue's number.
 	Issue int `json:"issue" validate:"required,gt=0"`
-	// Repo is the repository, as gh's --repo takes it; "" means the one
-	// gh finds from the project dir's git remotes.
+	// Repo is the repository, "owner/name" or "host/owner/name". Left
+	// out: the one gh finds from the project dir's git remotes.
 	Repo string `json:"repo,omitempty"`
 }
 

@@ -34,12 +34,17 @@ type Preset struct {
 
 // PresetOptions are the keys of type-check, lint and format.
 type PresetOptions struct {
-	// Command is the command to run; "" detects it from the project.
+	// Command is the command to run, with sh -c in the project dir. Left
+	// out: every tool detected from the project's files.
 	Command string `json:"command"`
-	// SuccessWhen is as for command; it needs Command.
-	SuccessWhen string          `json:"success_when"`
-	Timeout     config.Duration `json:"timeout" validate:"gte=0"`
-	Cache       *bool           `json:"cache"`
+	// SuccessWhen is as for a command checker, and needs Command. Left
+	// out: "exit_code:0".
+	SuccessWhen string `json:"success_when"`
+	// Timeout bounds one run of each tool. Left out: 5m.
+	Timeout config.Duration `json:"timeout" validate:"gte=0"`
+	// Cache reuses the result while the working tree is unchanged. Left
+	// out: true.
+	Cache *bool `json:"cache"`
 }
 
 // CheckOptions implements config.OptionsChecker. A success_when without a

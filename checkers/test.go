@@ -29,11 +29,14 @@ type Test struct {
 
 // TestOptions are a test checker's options.
 type TestOptions struct {
+	// Command is run with sh -c in the project dir; it passes when it
+	// exits 0.
 	Command string `json:"command" validate:"required"`
-	// Timeout bounds one run; zero means DefaultTimeout.
+	// Timeout bounds one run. Left out: 5m.
 	Timeout config.Duration `json:"timeout,omitempty" validate:"gte=0"`
-	// Cache reuses the result of the command on an unchanged working
-	// tree; nil means true.
+	// Cache reuses the result of the command while the working tree is
+	// unchanged; false for a command whose result depends on more than
+	// the tree. Left out: true.
 	Cache *bool `json:"cache,omitempty"`
 }
 

@@ -45,17 +45,20 @@ type Config struct {
 	// complete and check it (schema/donegate.schema.json); donegate
 	// ignores its value.
 	Schema string `json:"$schema,omitempty"`
-	// Dialect is "claude-code" (default) or "sdk".
+	// Dialect is the shape of the hooks' answers: "claude-code", or "sdk"
+	// for Agent SDK hosts that read its shapes (Claude Code ignores them).
+	// Left out: "claude-code".
 	Dialect string `json:"dialect" validate:"oneof=claude-code sdk"`
-	// Checkers is the chain; it runs as a composite of mode all. An empty
-	// chain would check nothing and let every stop through.
+	// Checkers is the chain, at least one; it passes when every checker
+	// passes. Left out: [{"type": "plan"}].
 	Checkers []Checker `json:"checkers" validate:"min=1,dive"`
 	Limits   Limits    `json:"limits"`
-	// OnError says what a broken config or a failing checker does: "allow"
-	// lets the agent stop with a visible message, "block" keeps it going
-	// with the problem as the reason.
+	// OnError says what a broken config or a checker that cannot run
+	// does: "allow" lets the agent stop with a visible message, "block"
+	// keeps it going with the problem as the reason. Left out: "allow".
 	OnError string `json:"on_error" validate:"oneof=allow block"`
-	// GateTools are the tools whose use posttooluse-hook gates.
+	// GateTools are the tools whose use posttooluse-hook gates. Left out:
+	// ["StructuredOutput"].
 	GateTools []string `json:"gate_tools" validate:"dive,required"`
 
 	// Source is the file the config came from, or DefaultSource.
@@ -64,13 +67,15 @@ type Config struct {
 
 // Limits keep donegate from trapping an agent.
 type Limits struct {
-	// MaxBlocks is how many times in a row one prompt's stop is blocked.
+	// MaxBlocks is how many times one prompt's stop is blocked before
+	// donegate lets the agent stop anyway. Left out: 5.
 	MaxBlocks int `json:"max_blocks" validate:"gte=1"`
 	// Deadline, when set, lets the agent stop once this long has passed
-	// since the first block for the prompt.
+	// since the first block for the prompt. Left out: none.
 	Deadline Duration `json:"deadline" validate:"gte=0"`
-	// Budget bounds one hook run; it must end before the host's hook
-	// timeout, or the host kills the hook and nothing is decided.
+	// Budget bounds one hook run; keep it below the hook's "timeout" in
+	// the settings (600 s when unset), or Claude Code kills the hook and
+	// nothing is decided. Left out: 540s.
 	Budget Duration `json:"budget" validate:"gt=0"`
 }
 
@@ -83,9 +88,12 @@ type Checker struct {
 	Type string `json:"type" validate:"required"`
 	// Name labels the checker in reports and errors.
 	Name string `json:"name,omitempty"`
-	// On lists the events the checker runs at (Events); nil means those of
-	// the nearest enclosing composite that sets it, else its type's
-	// DefaultOn. An empty list would never run: it is refused.
+	// On lists the events the checker runs at: "stop" (the main agent
+	// ends its turn), "subagent_stop", "tool_use" (a gated tool such as
+	// StructuredOutput) and "manual" (closer check). Left out: those of
+	// the nearest composite around it that sets On, else its type's own:
+	// all four for plan; for a composite, wherever a member runs; stop,
+	// tool_use and manual for the others. An empty list is refused.
 	On []string `json:"on,omitempty" validate:"omitempty,min=1,dive,oneof=stop subagent_stop tool_use manual"`
 
 	// Options holds the type's options: a pointer to a new value of its
