@@ -91,11 +91,12 @@ type Env struct {
 	Now        func() time.Time
 	// Sleep waits d or until ctx ends (smart-check's probe interval).
 	Sleep func(ctx context.Context, d time.Duration) error
+	Stdin io.Reader // explain's event; nil reads as empty
 }
 
 // OSEnv is the real process environment.
 func OSEnv() Env {
-	return Env{Getenv: os.Getenv, IsTerminal: isTerminal, Now: time.Now, Sleep: sleep}
+	return Env{Getenv: os.Getenv, IsTerminal: isTerminal, Now: time.Now, Sleep: sleep, Stdin: os.Stdin}
 }
 
 func isTerminal(w io.Writer) bool {
@@ -132,7 +133,7 @@ type command struct {
 	run   func(ctx context.Context, r *runCtx) (verdict, error)
 }
 
-var commands = []command{checkCommand, judgeCommand, smartCheckCommand, loopCommand}
+var commands = []command{checkCommand, judgeCommand, smartCheckCommand, loopCommand, explainCommand}
 
 const usageHead = `Usage: closer <command> [flags]
 
@@ -219,6 +220,8 @@ type options struct {
 	noProgressLimit  int
 	iterationTimeout time.Duration
 	claudeArgs       []string // what follows --
+
+	explain explainOptions
 }
 
 // runCtx is one run of a command: its options and where it writes.
