@@ -331,3 +331,19 @@ func TestExplainUsage(t *testing.T) {
 		})
 	}
 }
+
+// git-commits records its baseline in the state dir at a prompt's first
+// stop: explain works it out as the hook would and records none.
+func TestExplainGitCommitsBaseline(t *testing.T) {
+	repo, _ := newRepo(t)
+	e := newExplainEnv(t, map[string]string{"DONEGATE_CONFIG": writeConfig(t, `{"checkers":[{"type":"git-commits"}]}`)})
+	event := stopEvent(repo)
+
+	rep := e.same(t, event)
+	assert.Equal(t, "blocked: 1 of 5 continuations used", rep.Why)
+	require.NoError(t, os.WriteFile(filepath.Join(repo, "new"), []byte("x\n"), 0o644))
+	gitT(t, repo, "add", "new")
+	gitT(t, repo, "commit", "-q", "-m", "new")
+	rep = e.same(t, event) // from the baseline the hook recorded
+	assert.Equal(t, "complete", rep.Why)
+}
