@@ -4,7 +4,8 @@
 // chain as a checklist), judge (an LLM checklist judge run through
 // `claude -p --json-schema`), smart-check (the git-based completion check
 // with a status probe, commit rescue) and loop (an iteration runner with a
-// circuit breaker).
+// circuit breaker) and explain (what a hook would answer to an event, and
+// why, through package gate's own Evaluate).
 //
 // Answers from a model are decoded into Go types and checked with
 // go-playground/validator/v10 struct tags. The hooks must never import this

@@ -3,6 +3,11 @@
 // budget, applies the limits that keep an agent from being trapped, and
 // writes the answer. The main packages only wire it to the process.
 //
+// Evaluate is the decision, apart from the hook's IO: the hooks print its
+// answer, and closer explain runs it with Options.DryRun (nothing written
+// to the state dir) and Options.Explain (every checker's outcome), so that
+// what explain shows cannot drift from what the hook does.
+//
 // Exit codes are an API shared with Claude Code: 0 with a JSON answer, or
 // 1 with one line on stderr for input or usage we cannot act on (the host
 // shows it and carries on). Never 2: Claude Code would feed our stderr to
