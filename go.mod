@@ -4,7 +4,9 @@ go 1.22.0
 
 require (
 	github.com/go-playground/validator/v10 v10.22.1
+	github.com/pmezard/go-difflib v1.0.0
 	github.com/rogpeppe/go-internal v1.13.1
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2
 	github.com/stretchr/testify v1.10.0
 	github.com/tidwall/gjson v1.18.0
 )
@@ -15,7 +17,6 @@ require (
 	github.com/go-playground/locales v0.14.2 // indirect
 	github.com/go-playground/universal-translator v0.18.1 // indirect
 	github.com/leodido/go-urn v1.4.0 // indirect
-	github.com/pmezard/go-difflib v1.0.0 // indirect
 	github.com/tidwall/match v1.1.1 // indirect
 	github.com/tidwall/pretty v1.2.0 // indirect
 	golang.org/x/crypto v0.31.0 // indirect

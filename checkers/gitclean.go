@@ -23,7 +23,7 @@ var GitCleanType = register(Type{
 	DefaultOn: projectReasons,
 	New:       func(config.Checker) (Checker, error) { return GitClean{}, nil },
 	Describe: func(config.Checker) string {
-		return "The git working tree is clean: every change is committed and nothing is left untracked (`git status --porcelain` shows nothing)."
+		return "the git working tree is clean: every change committed, nothing untracked"
 	},
 })
 

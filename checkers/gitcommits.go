@@ -52,7 +52,7 @@ var GitCommitsType = register(Type{
 		if o == nil {
 			o = &GitCommitsOptions{}
 		}
-		return fmt.Sprintf("The work is committed: at least %s since %s.", commits(max(o.Min, 1)), baselineName(o.Baseline))
+		return fmt.Sprintf("the work is committed: at least %s since %s", commits(max(o.Min, 1)), baselineName(o.Baseline))
 	},
 })
 

@@ -172,6 +172,6 @@ func TestGitCommitsOptions(t *testing.T) {
 	assert.Empty(t, (&checkers.GitCommitsOptions{Baseline: "origin/main"}).CheckOptions())
 	ty, ok := checkers.LookupType("git-commits")
 	require.True(t, ok)
-	assert.Equal(t, "The work is committed: at least 2 commits since `main`.",
+	assert.Equal(t, "the work is committed: at least 2 commits since `main`",
 		ty.Describe(config.Checker{Type: "git-commits", Options: &checkers.GitCommitsOptions{Min: 2, Baseline: "main"}}))
 }

@@ -185,13 +185,32 @@ func (p Preset) run(ctx context.Context, c *Context, def *preset, tl tool) (Resu
 	return commandCheck{kind: p.Kind, command: tl.command, timeout: p.Timeout, cache: p.Cache, when: tl.when, fix: tl.fix, voice: &def.voice}.check(ctx, c)
 }
 
-// detect returns the tools the project in dir shows signs of.
+// detect returns the tools the project in dir shows signs of; none is an
+// error that says what was looked for.
 func (p *preset) detect(dir string) ([]tool, error) {
+	found, err := p.present(dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(found) == 0 {
+		var looked []string
+		for _, tl := range p.tools {
+			for _, s := range tl.signs {
+				looked = append(looked, s.what)
+			}
+		}
+		return nil, fmt.Errorf("%s: no %s detected in %s (looked for %s); set \"command\"",
+			p.name, p.tool, dir, strings.Join(uniq(looked), ", "))
+	}
+	return found, nil
+}
+
+// present returns the tools the project in dir shows signs of, in the
+// table's order.
+func (p *preset) present(dir string) ([]tool, error) {
 	var found []tool
-	var looked []string
 	for _, tl := range p.tools {
 		for _, s := range tl.signs {
-			looked = append(looked, s.what)
 			ok, err := s.present(dir)
 			if err != nil {
 				return nil, fmt.Errorf("%s: detecting the project's %s: %w", p.name, p.tool, err)
@@ -201,10 +220,6 @@ func (p *preset) detect(dir string) ([]tool, error) {
 				break
 			}
 		}
-	}
-	if len(found) == 0 {
-		return nil, fmt.Errorf("%s: no %s detected in %s (looked for %s); set \"command\"",
-			p.name, p.tool, dir, strings.Join(uniq(looked), ", "))
 	}
 	return found, nil
 }
@@ -379,4 +394,25 @@ func listed(out proc.Outcome) string {
 		return fmt.Sprintf("%s and %d more", strings.Join(files[:maxUnformatted], ", "), len(files)-maxUnformatted)
 	}
 	return strings.Join(files, ", ")
+}
+
+// DetectPreset returns the commands the preset checker type kind
+// ("type-check", "lint" or "format") would run in the project dir dir,
+// from the same table its Check uses; none is no error. closer init uses
+// it to add only the presets a project has tools for: a preset that
+// detects nothing fails every check.
+func DetectPreset(kind, dir string) ([]string, error) {
+	p, ok := presets[kind]
+	if !ok {
+		return nil, fmt.Errorf("unknown preset checker type %q", kind)
+	}
+	tools, err := p.present(dir)
+	if err != nil {
+		return nil, err
+	}
+	commands := make([]string, len(tools))
+	for i, tl := range tools {
+		commands[i] = tl.command
+	}
+	return commands, nil
 }

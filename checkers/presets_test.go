@@ -250,3 +250,25 @@ func TestPresetDescribe(t *testing.T) {
 		})
 	}
 }
+
+func TestDetectPreset(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		kind  string
+		files map[string]string
+		want  []string
+	}{
+		{"go type-check", "type-check", map[string]string{"go.mod": "module x\n"}, []string{"go vet ./..."}},
+		{"go and rust format", "format", map[string]string{"go.mod": "module x\n", "Cargo.toml": ""}, []string{"gofmt -l .", "cargo fmt --check"}},
+		{"ruff lint", "lint", map[string]string{"pyproject.toml": "[tool.ruff]\n"}, []string{"ruff check ."}},
+		{"nothing", "lint", map[string]string{"go.mod": "module x\n"}, []string{}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := checkers.DetectPreset(tt.kind, fixtureProject(t, tt.files))
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+	_, err := checkers.DetectPreset("fmt", t.TempDir())
+	assert.EqualError(t, err, `unknown preset checker type "fmt"`)
+}

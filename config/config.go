@@ -41,6 +41,10 @@ var defaultJSON []byte
 
 // Config is the whole configuration.
 type Config struct {
+	// Schema is where an editor finds the JSON schema of the file, to
+	// complete and check it (schema/donegate.schema.json); donegate
+	// ignores its value.
+	Schema string `json:"$schema,omitempty"`
 	// Dialect is "claude-code" (default) or "sdk".
 	Dialect string `json:"dialect" validate:"oneof=claude-code sdk"`
 	// Checkers is the chain; it runs as a composite of mode all. An empty

@@ -280,6 +280,36 @@ func TestParseDefaultsAndValues(t *testing.T) {
 	assert.Equal(t, config.Default().Checkers, c.Checkers)
 }
 
+// TestParseTakesSchemaKey: "$schema", which points an editor at the
+// config's JSON Schema, is a key like any other, a string, and changes
+// nothing else.
+func TestParseTakesSchemaKey(t *testing.T) {
+	const url = "https://raw.githubusercontent.com/donegate/donegate/main/schema/donegate.schema.json"
+	for _, tt := range []struct {
+		name, doc, schema, problem string
+	}{
+		{"url", `{"$schema": "` + url + `", "checkers": [{"type": "plan"}]}`, url, ""},
+		{"any string", `{"$schema": "./donegate.schema.json"}`, "./donegate.schema.json", ""},
+		{"not a string", `{"$schema": 1}`, "", "$schema: expected a string, got the number 1"},
+		{"not in a checker", `{"checkers": [{"type": "plan", "$schema": "x"}]}`, "", `checkers[0].$schema: unknown key for a "plan" checker`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := config.Parse(strings.NewReader(tt.doc), "s.json")
+			if tt.problem != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.problem)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.schema, c.Schema)
+			c.Schema = ""
+			def := config.Default()
+			def.Source = c.Source
+			assert.Equal(t, def, c, "only $schema differs from the default")
+		})
+	}
+}
+
 func TestParseRefusesOversizedAndNonJSON(t *testing.T) {
 	_, err := config.Parse(strings.NewReader(`{"checkers":[`+strings.Repeat(" ", 1<<20)+`]}`), "big.json")
 	require.ErrorContains(t, err, "larger than 1 MiB")
@@ -456,7 +486,7 @@ func TestKeyTablesMatchTypes(t *testing.T) {
 		typ  reflect.Type
 		keys map[string]string
 	}{
-		{reflect.TypeFor[config.Config](), map[string]string{"dialect": "a string", "checkers": "an array of checkers", "limits": "an object", "on_error": "a string", "gate_tools": "an array of strings"}},
+		{reflect.TypeFor[config.Config](), map[string]string{"$schema": "a string", "dialect": "a string", "checkers": "an array of checkers", "limits": "an object", "on_error": "a string", "gate_tools": "an array of strings"}},
 		{reflect.TypeFor[config.Limits](), map[string]string{"max_blocks": "a whole number", "deadline": `a duration string such as "90s"`, "budget": `a duration string such as "90s"`}},
 		{reflect.TypeFor[config.Checker](), map[string]string{"type": "a string", "name": "a string", "on": "an array of strings"}},
 		{reflect.TypeFor[checkers.PlanOptions](), map[string]string{}},

@@ -158,6 +158,16 @@ func applyRules(fv reflect.Value, path *jsonPath, tag string, out *[]violation) 
 	}
 }
 
+// RulesHold reports whether v keeps the value rules in tag, a field's
+// validate tag, as Parse applies them. The schema generator asks it what
+// a key left out of a file holds: a field whose value when absent breaks
+// its own rules (composite's "checkers") is a key the file must give.
+func RulesHold(v reflect.Value, tag string) bool {
+	var vs []violation
+	applyRules(v, nil, tag, &vs)
+	return len(vs) == 0
+}
+
 // hasValue is validator's test for "required": a nil-able value is set
 // when it is not nil, any other when it is not its zero value.
 func hasValue(v reflect.Value) bool {

@@ -75,6 +75,7 @@ func optionsOf[T any](t testing.TB, c config.Checker) *T {
 func validConfig() *config.Config {
 	no := false
 	return &config.Config{
+		Schema:    "https://raw.githubusercontent.com/donegate/donegate/main/schema/donegate.schema.json",
 		Dialect:   "sdk",
 		OnError:   "block",
 		GateTools: []string{"StructuredOutput", "Write"},

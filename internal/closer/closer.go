@@ -3,7 +3,7 @@
 // again and again. One file per subcommand: check (the configured checker
 // chain as a checklist), judge (an LLM checklist judge run through
 // `claude -p --json-schema`), smart-check (the git-based completion check
-// with a status probe, commit rescue) and loop (an iteration runner with a
+// with a status probe, commit rescue), loop (an iteration runner with a
 // circuit breaker) and explain (what a hook would answer to an event, and
 // why, through package gate's own Evaluate).
 //
@@ -134,7 +134,7 @@ type command struct {
 	run   func(ctx context.Context, r *runCtx) (verdict, error)
 }
 
-var commands = []command{checkCommand, judgeCommand, smartCheckCommand, loopCommand, explainCommand}
+var commands = []command{checkCommand, judgeCommand, smartCheckCommand, loopCommand, initCommand, doctorCommand, explainCommand}
 
 const usageHead = `Usage: closer <command> [flags]
 
@@ -222,7 +222,8 @@ type options struct {
 	iterationTimeout time.Duration
 	claudeArgs       []string // what follows --
 
-	explain explainOptions
+	init    initOptions    // init
+	explain explainOptions // explain
 }
 
 // runCtx is one run of a command: its options and where it writes.

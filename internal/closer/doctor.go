@@ -1,0 +1,795 @@
+package closer
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/donegate/donegate/checkers"
+	"github.com/donegate/donegate/config"
+)
+
+var doctorCommand = command{
+	name: "doctor",
+	summary: `Check that donegate is set up to hold the agent in DIR: the hook binaries
+and their versions, the hooks registered in the Claude Code settings (user,
+project, local) and enabled plugins, hooks Claude Code ignores, the config
+and its checkers, the state dir, and the Claude Code version. Prints one
+✓ (fine), ! (works, but look) or ✗ (broken, with its fix) line each; exits
+1 when a line is ✗, 0 otherwise.`,
+	flags: func(fs *flag.FlagSet, o *options) { claudeFlag(fs, &o.claude) },
+	run:   runDoctor,
+}
+
+// Statuses of a finding.
+const (
+	statusOK   = "ok"
+	statusWarn = "warn"
+	statusFail = "fail"
+)
+
+// Finding is one line of doctor's report.
+type Finding struct {
+	// Area groups findings: binaries, settings, config, state, claude.
+	Area    string `json:"area"`
+	Status  string `json:"status"` // ok, warn or fail
+	Message string `json:"message"`
+	// Fix says what to do; set on every fail, and on warnings that have one.
+	Fix string `json:"fix,omitempty"`
+}
+
+// DoctorReport is doctor's answer, and its --json output.
+type DoctorReport struct {
+	// OK is false when a finding is a fail (exit 1).
+	OK       bool      `json:"ok"`
+	Findings []Finding `json:"findings"`
+}
+
+func (d *DoctorReport) add(area, status, fix, format string, args ...any) {
+	d.Findings = append(d.Findings, Finding{Area: area, Status: status, Message: fmt.Sprintf(format, args...), Fix: fix})
+	if status == statusFail {
+		d.OK = false
+	}
+}
+
+// Versions of Claude Code whose behaviour donegate relies on, from its
+// changelog (README, Timeouts; the Stop answers donegate writes).
+var (
+	// Before 2.1.3 a hook without "timeout" was killed after 60 s, below
+	// the default limits.budget (540s).
+	claudeLongTimeouts = [3]int{2, 1, 3}
+	// Before 2.1.163 hookSpecificOutput on Stop was refused, and with it
+	// the whole answer; the hook input donegate reads was measured on
+	// 2.1.330 and is not known to hold that far back.
+	claudeHookInput = [3]int{2, 1, 163}
+)
+
+// defaultHookTimeout is what Claude Code 2.1.x gives a command hook whose
+// entry sets no "timeout".
+const defaultHookTimeout = 600 * time.Second
+
+// versionTimeout bounds each `--version` run: a binary that hangs there
+// would hang a hook too, and is reported, not waited for.
+const versionTimeout = 5 * time.Second
+
+const installFix = "install the binaries: CGO_ENABLED=0 go install github.com/donegate/donegate/cmd/...@latest (or copy a release archive's plugin/bin/ to a directory on PATH)"
+
+func runDoctor(ctx context.Context, r *runCtx) (verdict, error) {
+	rep := r.doctor(ctx)
+	if r.opts.json {
+		return verdict(rep.OK), writeJSON(r.stdout, rep)
+	}
+	p := r.printer()
+	fails, warns := 0, 0
+	for _, f := range rep.Findings {
+		mark := p.green("✓")
+		switch f.Status {
+		case statusFail:
+			mark = p.red("✗")
+			fails++
+		case statusWarn:
+			mark = p.paint("33", "!")
+			warns++
+		}
+		p.line(mark + " " + f.Area + ": " + f.Message)
+		if f.Fix != "" {
+			p.line(p.dim("    fix: " + f.Fix))
+		}
+	}
+	switch {
+	case fails > 0:
+		p.line(p.red(fmt.Sprintf("%d problem(s), %d warning(s).", fails, warns)) + " Fix the ✗ lines, then run closer doctor again.")
+	case warns > 0:
+		p.line(p.green("No problems") + fmt.Sprintf(", %d warning(s).", warns))
+	default:
+		p.line(p.green("No problems found."))
+	}
+	return verdict(rep.OK), p.err
+}
+
+// doctor runs every check. Nothing here is an error of closer's: what
+// cannot be checked is itself a finding.
+func (r *runCtx) doctor(ctx context.Context) DoctorReport {
+	rep := DoctorReport{OK: true, Findings: []Finding{}}
+	cfg := r.doctorConfig(&rep)
+	regs := r.doctorSettings(&rep)
+	r.doctorRegistrations(&rep, regs, cfg)
+	r.doctorBinaries(ctx, &rep, regs)
+	r.doctorStateDirs(&rep, regs)
+	r.doctorClaude(ctx, &rep)
+	// Config first to have the budget at hand; shown in the order a person
+	// installs: binaries, registrations, config, state, Claude Code.
+	order := map[string]int{"binaries": 0, "settings": 1, "config": 2, "state": 3, "claude": 4}
+	slices.SortStableFunc(rep.Findings, func(a, b Finding) int { return order[a.Area] - order[b.Area] })
+	return rep
+}
+
+// doctorConfig reports the config the hooks would pick for --dir, and
+// returns it (nil when it is broken).
+func (r *runCtx) doctorConfig(rep *DoctorReport) *config.Config {
+	l := config.Lookup{Flag: r.opts.configPath, Env: r.env.Getenv("DONEGATE_CONFIG"), ProjectDir: r.dir}
+	path, err := config.Find(l)
+	if err != nil {
+		rep.add("config", statusFail, "create the file, or unset what names it", "%v", err)
+		return nil
+	}
+	source := path
+	if path == "" {
+		source = config.DefaultSource + " (no " + filepath.Join(r.dir, ".claude", config.FileName) + ")"
+	}
+	c, err := config.Resolve(l)
+	if err != nil {
+		rep.add("config", statusFail, "correct the config (every problem is listed above); until then the hooks let the agent stop with a message, or block if it asks for on_error \"block\"", "%s is invalid: %s", source, oneLine(err.Error()))
+		return nil
+	}
+	rep.add("config", statusOK, "", "%s is valid: dialect %s, limits.budget %s, limits.max_blocks %d; its checkers, not run here (closer check runs them):", source, c.Dialect, c.Limits.Budget, c.Limits.MaxBlocks)
+	for i, s := range c.Checkers {
+		rep.add("config", statusOK, "", "checker %d: %s", i+1, checkers.Describe(s))
+	}
+	return c
+}
+
+// regConfig is the config a registered hook runs with: the file its own
+// --config names (relative to the project dir, where Claude Code runs
+// hooks), else the one doctor found. nil when it is broken; the
+// problem is reported once per file.
+func (r *runCtx) regConfig(rep *DoctorReport, reg registration, found *config.Config, loaded map[string]*config.Config) *config.Config {
+	path, ok := flagValue(reg.flags, "config")
+	if !ok {
+		return found
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(r.dir, path)
+	}
+	if c, seen := loaded[path]; seen {
+		return c
+	}
+	c, err := config.Load(path)
+	if err != nil {
+		rep.add("config", statusFail, "correct the file, or the command's --config", "%s, named by --config in %s, is invalid: %s", path, reg.source, oneLine(err.Error()))
+		c = nil
+	} else {
+		rep.add("config", statusOK, "", "%s, named by --config in %s, is valid: dialect %s, limits.budget %s", path, reg.source, c.Dialect, c.Limits.Budget)
+	}
+	loaded[path] = c
+	return c
+}
+
+// registration is one donegate hook handler found in a settings file or
+// a plugin.
+type registration struct {
+	source  string // "project settings .claude/settings.json", "plugin donegate@donegate"
+	event   string // Stop, SubagentStop, PreToolUse, PostToolUse
+	matcher string
+	command string
+	timeout time.Duration // the entry's, else defaultHookTimeout
+
+	hook    string   // stop-hook or posttooluse-hook
+	program string   // the executable Claude Code ends up running: a path, or a name on PATH
+	flags   []string // the hook's own flags
+}
+
+// settingsJSON is what doctor reads of a Claude Code settings file.
+type settingsJSON struct {
+	Hooks          map[string][]hookMatcher   `json:"hooks"`
+	EnabledPlugins map[string]json.RawMessage `json:"enabledPlugins"`
+	// DisableAllHooks turns every hook off, donegate's included.
+	DisableAllHooks *bool `json:"disableAllHooks"`
+}
+
+type hookMatcher struct {
+	Matcher string `json:"matcher"`
+	Hooks   []struct {
+		Type    string   `json:"type"`
+		Command string   `json:"command"`
+		Timeout *float64 `json:"timeout"` // seconds
+	} `json:"hooks"`
+}
+
+// doctorSettings reads the user, project and local settings and the
+// donegate plugins they enable, and returns donegate's registrations.
+func (r *runCtx) doctorSettings(rep *DoctorReport) []registration {
+	claudeDir := r.claudeDir("")
+	files := []struct{ what, path string }{
+		{"user settings", filepath.Join(claudeDir, "settings.json")},
+		{"project settings", filepath.Join(r.dir, ".claude", "settings.json")},
+		{"local settings", filepath.Join(r.dir, ".claude", "settings.local.json")},
+	}
+	var regs []registration
+	disabledBy := "" // the most specific file that sets disableAllHooks true
+	plugins := map[string]bool{}
+	var pluginOrder []string
+	for _, f := range files {
+		data, err := os.ReadFile(f.path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		source := f.what + " " + f.path
+		if err != nil {
+			rep.add("settings", statusFail, "make the file readable", "%s: %v", source, err)
+			continue
+		}
+		var s settingsJSON
+		if err := json.Unmarshal(data, &s); err != nil {
+			rep.add("settings", statusFail, "correct the JSON: Claude Code does not use a settings file it cannot read", "%s is not valid settings JSON: %v", source, err)
+			continue
+		}
+		regs = append(regs, r.registrations(source, s.Hooks, "")...)
+		if s.DisableAllHooks != nil {
+			disabledBy = ""
+			if *s.DisableAllHooks {
+				disabledBy = source
+			}
+		}
+		for name, v := range s.EnabledPlugins {
+			var on bool
+			if json.Unmarshal(v, &on) != nil || strings.SplitN(name, "@", 2)[0] != "donegate" {
+				continue
+			}
+			// A later (more specific) file overrides an earlier one.
+			if _, seen := plugins[name]; !seen {
+				pluginOrder = append(pluginOrder, name)
+			}
+			plugins[name] = on
+		}
+	}
+	if disabledBy != "" {
+		rep.add("settings", statusFail, `remove "disableAllHooks": true`, `%s sets "disableAllHooks": true: Claude Code runs no hooks, donegate's included`, disabledBy)
+	}
+	slices.Sort(pluginOrder)
+	for _, name := range pluginOrder {
+		if plugins[name] {
+			regs = append(regs, r.pluginRegistrations(rep, claudeDir, name)...)
+		}
+	}
+	return regs
+}
+
+// pluginRegistrations are the hooks of the enabled plugin name, read from
+// its hooks/hooks.json where Claude Code installed it.
+func (r *runCtx) pluginRegistrations(rep *DoctorReport, claudeDir, name string) []registration {
+	source := "plugin " + name
+	root := installPath(filepath.Join(claudeDir, "plugins", "installed_plugins.json"), name)
+	if root != "" {
+		data, err := os.ReadFile(filepath.Join(root, "hooks", "hooks.json"))
+		var s settingsJSON
+		if err == nil {
+			err = json.Unmarshal(data, &s)
+		}
+		if err == nil {
+			return r.registrations(source+" ("+root+")", s.Hooks, root)
+		}
+		rep.add("settings", statusWarn, "reinstall it: /plugin install "+name, "%s is enabled, but its hooks cannot be read: %v", source, err)
+	} else {
+		rep.add("settings", statusWarn, "", "%s is enabled but not in %s: assuming the hooks it registers, with the binaries on PATH", source, filepath.Join(claudeDir, "plugins", "installed_plugins.json"))
+	}
+	// What plugin/hooks/hooks.json registers.
+	var regs []registration
+	for _, e := range []struct{ event, matcher, hook string }{
+		{"Stop", "", "stop-hook"}, {"SubagentStop", "", "stop-hook"},
+		{"PreToolUse", "StructuredOutput", "posttooluse-hook"}, {"PostToolUse", "StructuredOutput", "posttooluse-hook"},
+	} {
+		regs = append(regs, registration{source: source, event: e.event, matcher: e.matcher,
+			command: `sh "${CLAUDE_PLUGIN_ROOT}/bin/donegate-hook" ` + e.hook, timeout: defaultHookTimeout,
+			hook: e.hook, program: e.hook})
+	}
+	return regs
+}
+
+// installPath is where Claude Code installed plugin name, from its
+// installed_plugins.json ({"plugins": {"name@market": [{"installPath":
+// ...}]}}; older files hold one object instead of the array); "" when
+// it is not there.
+func installPath(file, name string) string {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return ""
+	}
+	var f struct {
+		Plugins map[string]json.RawMessage `json:"plugins"`
+	}
+	if json.Unmarshal(data, &f) != nil {
+		return ""
+	}
+	type entry struct {
+		InstallPath string `json:"installPath"`
+	}
+	var list []entry
+	if json.Unmarshal(f.Plugins[name], &list) != nil {
+		var one entry
+		if json.Unmarshal(f.Plugins[name], &one) != nil {
+			return ""
+		}
+		list = []entry{one}
+	}
+	for _, e := range list {
+		if e.InstallPath != "" {
+			return e.InstallPath
+		}
+	}
+	return ""
+}
+
+// registrations picks donegate's handlers out of a hooks object;
+// pluginRoot is ${CLAUDE_PLUGIN_ROOT} for a plugin's.
+func (r *runCtx) registrations(source string, hooks map[string][]hookMatcher, pluginRoot string) []registration {
+	events := make([]string, 0, len(hooks))
+	for ev := range hooks {
+		events = append(events, ev)
+	}
+	// In the order of the README's table, then any other event by name.
+	rank := func(ev string) int {
+		if i := slices.Index([]string{"Stop", "SubagentStop", "PreToolUse", "PostToolUse"}, ev); i >= 0 {
+			return i
+		}
+		return 4
+	}
+	slices.SortFunc(events, func(a, b string) int {
+		if d := rank(a) - rank(b); d != 0 {
+			return d
+		}
+		return strings.Compare(a, b)
+	})
+	var regs []registration
+	for _, ev := range events {
+		for _, m := range hooks[ev] {
+			for _, h := range m.Hooks {
+				if h.Type != "command" && h.Type != "" {
+					continue
+				}
+				hook, program, flags, ok := r.resolveCommand(h.Command, pluginRoot)
+				if !ok {
+					continue
+				}
+				timeout := defaultHookTimeout
+				if h.Timeout != nil {
+					timeout = time.Duration(*h.Timeout * float64(time.Second))
+				}
+				regs = append(regs, registration{source: source, event: ev, matcher: m.Matcher, command: h.Command,
+					timeout: timeout, hook: hook, program: program, flags: flags})
+			}
+		}
+	}
+	return regs
+}
+
+// resolveCommand reads a handler's command the way `sh -c` runs it, for
+// the forms donegate's docs give: `stop-hook [flags]`, a quoted path
+// with $CLAUDE_PROJECT_DIR, and the plugin's `sh ".../donegate-hook"
+// stop-hook`. ok is false for a command that is not donegate's.
+func (r *runCtx) resolveCommand(command, pluginRoot string) (hook, program string, flags []string, ok bool) {
+	words := r.shellWords(command, pluginRoot)
+	for i, w := range words {
+		switch filepath.Base(w) {
+		case "stop-hook", "posttooluse-hook":
+			return filepath.Base(w), w, words[i+1:], true
+		case "donegate-hook":
+			if i+1 >= len(words) {
+				return "", "", nil, false
+			}
+			hook = words[i+1]
+			// The wrapper runs the binary beside it, else the one on PATH.
+			program = hook
+			if beside := filepath.Join(filepath.Dir(w), hook); isExecutable(beside) {
+				program = beside
+			}
+			return hook, program, words[i+2:], true
+		}
+	}
+	return "", "", nil, false
+}
+
+// shellWords splits a command into words as sh does for the simple
+// commands hooks are: quotes, backslashes and $VAR / ${VAR} expansion of
+// the variables Claude Code sets. It is not a shell: pipes, globs and
+// substitutions are left as they are.
+func (r *runCtx) shellWords(s, pluginRoot string) []string {
+	vars := func(name string) string {
+		switch name {
+		case "CLAUDE_PROJECT_DIR":
+			return r.dir
+		case "CLAUDE_PLUGIN_ROOT":
+			return pluginRoot
+		case "HOME":
+			return r.home()
+		}
+		return r.env.Getenv(name)
+	}
+	var words []string
+	var cur strings.Builder
+	inWord, single, double := false, false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case single:
+			if c == '\'' {
+				single = false
+			} else {
+				cur.WriteByte(c)
+			}
+		case c == '\'' && !double:
+			single, inWord = true, true
+		case c == '"':
+			double, inWord = !double, true
+		case c == '\\' && i+1 < len(s):
+			i++
+			cur.WriteByte(s[i])
+			inWord = true
+		case c == '$':
+			name, n := varName(s[i+1:])
+			if n == 0 {
+				cur.WriteByte(c)
+			} else {
+				cur.WriteString(vars(name))
+				i += n
+			}
+			inWord = true
+		case !double && (c == ' ' || c == '\t' || c == '\n'):
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	// sh expands a leading ~/ of any word (quoted ones aside, which this
+	// does not tell apart).
+	for i, w := range words {
+		if strings.HasPrefix(w, "~/") {
+			words[i] = filepath.Join(r.home(), w[2:])
+		}
+	}
+	return words
+}
+
+// varName reads the name after a $: NAME or {NAME}; n is how many bytes
+// it took (0: not a variable).
+func varName(s string) (name string, n int) {
+	if strings.HasPrefix(s, "{") {
+		end := strings.IndexByte(s, '}')
+		if end < 0 {
+			return "", 0
+		}
+		return s[1:end], end + 1
+	}
+	for n < len(s) && (s[n] == '_' || s[n] >= 'A' && s[n] <= 'Z' || s[n] >= 'a' && s[n] <= 'z' || n > 0 && s[n] >= '0' && s[n] <= '9') {
+		n++
+	}
+	return s[:n], n
+}
+
+// flagValue returns the value of --name (or -name) in flags, as the flag
+// package reads it.
+func flagValue(flags []string, name string) (string, bool) {
+	for i, f := range flags {
+		f = strings.TrimPrefix(strings.TrimPrefix(f, "-"), "-")
+		if v, ok := strings.CutPrefix(f, name+"="); ok {
+			return v, true
+		}
+		if f == name && i+1 < len(flags) {
+			return flags[i+1], true
+		}
+	}
+	return "", false
+}
+
+// doctorRegistrations judges the registrations against what Claude Code
+// honours.
+func (r *runCtx) doctorRegistrations(rep *DoctorReport, regs []registration, cfg *config.Config) {
+	stop, preGate, postGate := 0, 0, 0
+	count := map[string][]string{} // hook and event → sources
+	var keys []string
+	loaded := map[string]*config.Config{}
+	// The found config's "dialect": "sdk" matters unless every hook
+	// overrides it with --dialect claude-code.
+	sdkConfigUsed := cfg != nil && cfg.Dialect == "sdk" && len(regs) == 0
+	for _, reg := range regs {
+		c := r.regConfig(rep, reg, cfg, loaded)
+		budget := config.DefaultBudget
+		gateTools := config.DefaultGateTools
+		if c != nil {
+			budget, gateTools = c.Limits.Budget.D(), c.GateTools
+		}
+		dialect, set := flagValue(reg.flags, "dialect")
+		if !set && c != nil {
+			dialect = c.Dialect
+			sdkConfigUsed = sdkConfigUsed || (c == cfg && c.Dialect == "sdk")
+		}
+		where := fmt.Sprintf("%s at %s", reg.hook, reg.event)
+		if reg.matcher != "" {
+			where += " (matcher " + strconv.Quote(reg.matcher) + ")"
+		}
+		where += " in " + reg.source
+		bad := false
+		switch {
+		case reg.hook == "stop-hook" && reg.event != "Stop" && reg.event != "SubagentStop",
+			reg.hook == "posttooluse-hook" && reg.event != "PreToolUse" && reg.event != "PostToolUse":
+			rep.add("settings", statusFail, "register stop-hook at Stop and SubagentStop, posttooluse-hook at PreToolUse (and PostToolUse) with the matcher StructuredOutput; see settings.example.json",
+				"%s: the hook does not answer that event", where)
+			bad = true
+		case reg.hook == "posttooluse-hook" && !matchesAny(reg.matcher, gateTools):
+			rep.add("settings", statusWarn, `set "matcher": "`+strings.Join(gateTools, "|")+`"`,
+				"%s: the matcher matches none of the gated tools (%s), so this hook gates nothing", where, strings.Join(gateTools, ", "))
+			bad = true
+		}
+		if reg.timeout <= budget {
+			rep.add("settings", statusFail, fmt.Sprintf(`raise the entry's "timeout" above %d (seconds), or lower limits.budget below %s`, int(budget.Seconds()), reg.timeout),
+				"%s: its timeout (%s) is not above limits.budget (%s): Claude Code kills the hook before donegate decides, and the agent stops", where, reg.timeout, budget)
+			bad = true
+		}
+		switch {
+		case set && dialect == "sdk":
+			rep.add("settings", statusFail, "remove --dialect sdk from the command", "%s: --dialect sdk: Claude Code ignores the sdk answers and lets the agent stop", where)
+			bad = true
+		case dialect == "sdk" && c != cfg:
+			rep.add("settings", statusFail, `set "dialect": "claude-code" in `+c.Source+` (or leave it out)`, "%s: its config %s says \"dialect\": \"sdk\": Claude Code ignores the sdk answers and lets the agent stop", where, c.Source)
+			bad = true
+		}
+		if !bad {
+			rep.add("settings", statusOK, "", "%s", where)
+		}
+		switch {
+		case reg.hook == "stop-hook" && reg.event == "Stop":
+			stop++
+		case reg.hook == "posttooluse-hook" && reg.event == "PreToolUse":
+			preGate++
+		case reg.hook == "posttooluse-hook" && reg.event == "PostToolUse":
+			postGate++
+		}
+		k := reg.hook + " at " + reg.event
+		if _, seen := count[k]; !seen {
+			keys = append(keys, k)
+		}
+		count[k] = append(count[k], reg.source)
+	}
+	if sdkConfigUsed {
+		rep.add("config", statusFail, `set "dialect": "claude-code" (or leave it out); keep "sdk" only for an Agent SDK host that reads its answers`,
+			`"dialect": "sdk": Claude Code ignores the sdk answers and lets the agent stop`)
+	}
+	if stop == 0 {
+		rep.add("settings", statusFail, "install the plugin (/plugin install donegate@donegate) or merge settings.example.json into .claude/settings.json",
+			"stop-hook is not registered at Stop in the user, project or local settings nor in an enabled plugin: donegate does not hold the agent")
+	}
+	if postGate > 0 && preGate == 0 {
+		rep.add("settings", statusFail, `register posttooluse-hook at PreToolUse too, with "matcher": "StructuredOutput"`,
+			"the StructuredOutput gate is registered only at PostToolUse: Claude Code accepts the output whatever a PostToolUse hook answers; only PreToolUse can deny it")
+	}
+	// One line per set of sources: the plugin and a copy of
+	// settings.example.json clash at all four events at once.
+	var groups []string
+	clash := map[string][]string{} // sources → hook-at-events
+	for _, k := range keys {
+		if src := count[k]; len(src) > 1 {
+			g := strings.Join(src, "; ")
+			if _, seen := clash[g]; !seen {
+				groups = append(groups, g)
+			}
+			clash[g] = append(clash[g], k)
+		}
+	}
+	for _, g := range groups {
+		n := len(count[clash[g][0]])
+		verb := "is"
+		if len(clash[g]) > 1 {
+			verb = "are"
+		}
+		rep.add("settings", statusWarn, "keep one registration: the plugin, or the settings entries",
+			"%s %s registered %d times (%s): donegate runs once for each, and each run counts its own block, so limits.max_blocks is spent %d times as fast",
+			andList(clash[g]), verb, n, g, n)
+	}
+}
+
+// andList joins "a", "b", "c" as "a, b and c".
+func andList(s []string) string {
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
+}
+
+// matchesAny reports whether a hook matcher selects one of tools, as
+// Claude Code reads matchers: empty or "*" is every tool, a plain
+// name list (Write|Edit) is exact names, anything else a regular
+// expression.
+func matchesAny(matcher string, tools []string) bool {
+	if matcher == "" || matcher == "*" {
+		return true
+	}
+	plain := regexp.MustCompile(`^[A-Za-z0-9_|]+$`).MatchString(matcher)
+	re, err := regexp.Compile(matcher)
+	for _, t := range tools {
+		switch {
+		case plain && slices.Contains(strings.Split(matcher, "|"), t):
+			return true
+		case !plain && err == nil && re.MatchString(t):
+			return true
+		}
+	}
+	return false
+}
+
+// doctorBinaries checks each program the registrations run (or, with
+// none, the hooks on PATH): there, executable, and of closer's version.
+func (r *runCtx) doctorBinaries(ctx context.Context, rep *DoctorReport, regs []registration) {
+	programs := []string{}
+	for _, reg := range regs {
+		if !slices.Contains(programs, reg.program) {
+			programs = append(programs, reg.program)
+		}
+	}
+	if len(programs) == 0 {
+		programs = []string{"stop-hook", "posttooluse-hook"}
+	}
+	for _, prog := range programs {
+		path := prog
+		if !strings.Contains(prog, "/") {
+			p, err := exec.LookPath(prog)
+			if err != nil {
+				rep.add("binaries", statusFail, installFix, "%s is not on PATH", prog)
+				continue
+			}
+			path = p
+		}
+		if st, err := os.Stat(path); err != nil || st.IsDir() {
+			rep.add("binaries", statusFail, installFix+", or correct the command's path", "%s does not exist", path)
+			continue
+		}
+		if !isExecutable(path) {
+			rep.add("binaries", statusFail, "chmod +x "+path, "%s is not executable", path)
+			continue
+		}
+		res, err := runProgram(ctx, r.dir, versionTimeout, nil, path, "--version")
+		switch {
+		case err != nil:
+			rep.add("binaries", statusFail, installFix, "%s cannot run: %v", path, err)
+			continue
+		case res.TimedOut || res.Interrupted:
+			rep.add("binaries", statusFail, installFix, "%s --version did not answer within %s", path, versionTimeout)
+			continue
+		case res.ExitCode != 0:
+			rep.add("binaries", statusFail, installFix, "%s --version exited with code %d: %s", path, res.ExitCode, oneLine(tailText(res.Stderr, 3)))
+			continue
+		}
+		// "stop-hook 1.2.3"
+		fields := strings.Fields(string(res.Stdout))
+		if len(fields) != 2 || fields[0] != filepath.Base(path) {
+			rep.add("binaries", statusFail, installFix, "%s --version printed %q, not %q: is it donegate's?", path, preview(string(res.Stdout)), filepath.Base(path)+" VERSION")
+			continue
+		}
+		if v := fields[1]; v != Version() {
+			rep.add("binaries", statusWarn, "install the hooks and closer from the same release", "%s is version %s, closer is %s", path, v, Version())
+			continue
+		}
+		rep.add("binaries", statusOK, "", "%s, version %s", path, fields[1])
+	}
+}
+
+func isExecutable(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0
+}
+
+// doctorStateDirs checks that each state dir the hooks would use is
+// writable: the one the environment gives and any --state-dir of a
+// registered command. A hook that cannot keep its count lets the agent
+// stop.
+func (r *runCtx) doctorStateDirs(rep *DoctorReport, regs []registration) {
+	dirs := []string{r.stateDir()}
+	for _, reg := range regs {
+		if d, ok := flagValue(reg.flags, "state-dir"); ok && !slices.Contains(dirs, d) {
+			dirs = append(dirs, d)
+		}
+	}
+	for _, d := range dirs {
+		if err := writable(d); err != nil {
+			rep.add("state", statusFail, "make it writable, or point DONEGATE_STATE_DIR (or --state-dir) elsewhere",
+				"state dir %s is not writable (%v): the hooks cannot count blocks and let the agent stop", d, err)
+			continue
+		}
+		rep.add("state", statusOK, "", "state dir %s is writable", d)
+	}
+}
+
+// writable creates dir as the hooks would, and a file in it, then removes
+// the file.
+func writable(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".doctor-*")
+	if err != nil {
+		return err
+	}
+	name := f.Name()
+	err = f.Close()
+	if rmErr := os.Remove(name); err == nil {
+		err = rmErr
+	}
+	return err
+}
+
+var versionRE = regexp.MustCompile(`\b(\d+)\.(\d+)\.(\d+)\b`)
+
+// doctorClaude reports the Claude Code version, when it is installed.
+func (r *runCtx) doctorClaude(ctx context.Context, rep *DoctorReport) {
+	bin := r.opts.claude
+	res, err := runProgram(ctx, r.dir, versionTimeout, nil, bin, "--version")
+	switch {
+	case errors.Is(err, errNotFound):
+		rep.add("claude", statusWarn, "install Claude Code (npm install -g @anthropic-ai/claude-code), or name it with --claude PATH",
+			"Claude Code (%s) is not installed: the versions it needs could not be checked", bin)
+		return
+	case err != nil:
+		rep.add("claude", statusWarn, "", "Claude Code (%s) cannot run: %v", bin, err)
+		return
+	case res.TimedOut || res.Interrupted || res.ExitCode != 0:
+		rep.add("claude", statusWarn, "", "%s --version gave no version (exit code %d, timed out %t)", bin, res.ExitCode, res.TimedOut)
+		return
+	}
+	m := versionRE.FindStringSubmatch(string(res.Stdout))
+	if m == nil {
+		rep.add("claude", statusWarn, "", "%s --version printed %q: no version in it", bin, preview(string(res.Stdout)))
+		return
+	}
+	var v [3]int
+	for i := range v {
+		v[i], _ = strconv.Atoi(m[i+1])
+	}
+	ver := m[0]
+	switch {
+	case older(v, claudeLongTimeouts):
+		rep.add("claude", statusWarn, "upgrade Claude Code, or set \"timeout\" (seconds, above limits.budget) on every donegate hook entry",
+			"Claude Code %s is older than 2.1.3: a hook entry without \"timeout\" is killed after 60 s, before limits.budget (540s by default) ends, and the agent stops; it is also older than 2.1.163, whose hook input donegate relies on", ver)
+	case older(v, claudeHookInput):
+		rep.add("claude", statusWarn, "upgrade Claude Code to 2.1.163 or newer",
+			"Claude Code %s is older than 2.1.163: a Stop answer carrying hookSpecificOutput is dropped whole there, and donegate's reading of the hook input (last_assistant_message, prompt_id, background_tasks) was measured on 2.1.330", ver)
+	default:
+		rep.add("claude", statusOK, "", "Claude Code %s", ver)
+	}
+}
+
+func older(v, than [3]int) bool {
+	for i := range v {
+		if v[i] != than[i] {
+			return v[i] < than[i]
+		}
+	}
+	return false
+}

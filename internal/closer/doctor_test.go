@@ -1,0 +1,538 @@
+package closer
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// doctorSetup is a machine for closer doctor: a HOME, a project, a PATH
+// holding fake hook binaries, a fake claude and a state dir. As made by
+// newDoctorSetup everything is right; each test breaks one thing.
+type doctorSetup struct {
+	home, proj, bin, state string
+	claude                 string
+	vars                   map[string]string
+}
+
+const exampleSettings = `{"hooks": {
+  "Stop":         [{"hooks": [{"type": "command", "command": "stop-hook", "timeout": 600}]}],
+  "SubagentStop": [{"hooks": [{"type": "command", "command": "stop-hook", "timeout": 600}]}],
+  "PreToolUse":   [{"matcher": "StructuredOutput", "hooks": [{"type": "command", "command": "posttooluse-hook", "timeout": 600}]}],
+  "PostToolUse":  [{"matcher": "StructuredOutput", "hooks": [{"type": "command", "command": "posttooluse-hook", "timeout": 600}]}]
+}}`
+
+func newDoctorSetup(t *testing.T) *doctorSetup {
+	t.Helper()
+	root := t.TempDir()
+	s := &doctorSetup{
+		home: filepath.Join(root, "home"), proj: filepath.Join(root, "proj"),
+		bin: filepath.Join(root, "bin"), state: filepath.Join(root, "state"),
+	}
+	for _, d := range []string{s.home, filepath.Join(s.proj, ".claude"), s.bin} {
+		require.NoError(t, os.MkdirAll(d, 0o755))
+	}
+	s.fakeHook(t, filepath.Join(s.bin, "stop-hook"), "stop-hook "+Version())
+	s.fakeHook(t, filepath.Join(s.bin, "posttooluse-hook"), "posttooluse-hook "+Version())
+	s.claude = filepath.Join(root, "claude")
+	s.fakeHook(t, s.claude, "2.1.330 (Claude Code)")
+	s.write(t, filepath.Join(s.proj, ".claude", "settings.json"), exampleSettings)
+	// The PATH of the process: runProgram and the lookups read it.
+	t.Setenv("PATH", s.bin)
+	s.vars = map[string]string{"HOME": s.home, "DONEGATE_STATE_DIR": s.state}
+	return s
+}
+
+// fakeHook writes an executable that prints out for --version.
+func (s *doctorSetup) fakeHook(t *testing.T, path, out string) {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, []byte("#!/bin/sh\necho '"+out+"'\n"), 0o755))
+}
+
+func (s *doctorSetup) write(t *testing.T, path, content string) {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
+}
+
+// installPlugin installs the repository's plugin/ as Claude Code does from
+// a marketplace (hooks and wrapper, no binaries) and enables it in the
+// user settings.
+func (s *doctorSetup) installPlugin(t *testing.T) string {
+	t.Helper()
+	root := filepath.Join(s.home, ".claude", "plugins", "cache", "donegate", "donegate", "0.1.0")
+	for _, f := range []string{"hooks/hooks.json", "bin/donegate-hook", ".claude-plugin/plugin.json"} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "plugin", f))
+		require.NoError(t, err)
+		s.write(t, filepath.Join(root, f), string(data))
+	}
+	installed, err := json.Marshal(map[string]any{"version": 2, "plugins": map[string]any{
+		"donegate@donegate": []map[string]any{{"scope": "user", "installPath": root, "version": "0.1.0"}},
+	}})
+	require.NoError(t, err)
+	s.write(t, filepath.Join(s.home, ".claude", "plugins", "installed_plugins.json"), string(installed))
+	s.write(t, filepath.Join(s.home, ".claude", "settings.json"), `{"enabledPlugins": {"donegate@donegate": true, "other@market": true}}`)
+	return root
+}
+
+func (s *doctorSetup) run(t *testing.T, extra ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	args := append([]string{"doctor", "--dir", s.proj, "--claude", s.claude}, extra...)
+	code := Main(context.Background(), args, &out, &errOut, testEnv(s.vars, false))
+	return code, out.String(), errOut.String()
+}
+
+func TestDoctor(t *testing.T) {
+	settings := func(s *doctorSetup) string { return filepath.Join(s.proj, ".claude", "settings.json") }
+	for _, tt := range []struct {
+		name  string
+		setup func(t *testing.T, s *doctorSetup)
+		code  int
+		want  []string // regular expressions, each matching a line of the output
+		not   []string
+	}{
+		{
+			name: "all good",
+			code: ExitComplete,
+			want: []string{
+				`^✓ binaries: .*/bin/stop-hook, version `,
+				`^✓ binaries: .*/bin/posttooluse-hook, version `,
+				`^✓ settings: stop-hook at Stop in project settings .*/proj/\.claude/settings\.json$`,
+				`^✓ settings: posttooluse-hook at PreToolUse \(matcher "StructuredOutput"\) in project settings `,
+				`^✓ config: embedded default \(no .*/proj/\.claude/donegate\.json\) is valid: dialect claude-code, limits\.budget 9m0s, limits\.max_blocks 5; its checkers, not run here \(closer check runs them\):$`,
+				`^✓ config: checker 1: plan: every item of the agent's plan is completed$`,
+				`^✓ state: state dir .*/state is writable$`,
+				`^✓ claude: Claude Code 2\.1\.330$`,
+				`^No problems found\.$`,
+			},
+			not: []string{`^[!✗]`},
+		},
+		{
+			name:  "a binary not on PATH",
+			setup: func(t *testing.T, s *doctorSetup) { require.NoError(t, os.Remove(filepath.Join(s.bin, "stop-hook"))) },
+			code:  ExitIncomplete,
+			want:  []string{`^✗ binaries: stop-hook is not on PATH$`, `^    fix: install the binaries: CGO_ENABLED=0 go install `, `^1 problem\(s\), 0 warning\(s\)\.`},
+		},
+		{
+			name: "a project binary that is not executable",
+			setup: func(t *testing.T, s *doctorSetup) {
+				s.fakeHook(t, filepath.Join(s.proj, "bin", "stop-hook"), "stop-hook "+Version())
+				require.NoError(t, os.Chmod(filepath.Join(s.proj, "bin", "stop-hook"), 0o644))
+				s.write(t, settings(s), `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/bin/stop-hook"}]}]}}`)
+			},
+			code: ExitIncomplete,
+			want: []string{`^✗ binaries: .*/proj/bin/stop-hook is not executable$`, `^    fix: chmod \+x .*/proj/bin/stop-hook$`},
+		},
+		{
+			name: "a project binary that does not exist",
+			setup: func(t *testing.T, s *doctorSetup) {
+				s.write(t, settings(s), `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "${CLAUDE_PROJECT_DIR}/bin/stop-hook"}]}]}}`)
+			},
+			code: ExitIncomplete,
+			want: []string{`^✗ binaries: .*/proj/bin/stop-hook does not exist$`},
+		},
+		{
+			name: "a binary of another version",
+			setup: func(t *testing.T, s *doctorSetup) {
+				s.fakeHook(t, filepath.Join(s.bin, "stop-hook"), "stop-hook 0.0.1")
+			},
+			code: ExitComplete,
+			want: []string{`^! binaries: .*/bin/stop-hook is version 0\.0\.1, closer is ` + regexp.QuoteMeta(Version()) + `$`, `^No problems, 1 warning\(s\)\.$`},
+		},
+		{
+			name: "a binary that is not donegate's",
+			setup: func(t *testing.T, s *doctorSetup) {
+				s.fakeHook(t, filepath.Join(s.bin, "stop-hook"), "usage: something else entirely")
+			},
+			code: ExitIncomplete,
+			want: []string{`^✗ binaries: .*/bin/stop-hook --version printed "usage: something else entirely`},
+		},
+		{
+			name:  "nothing registered",
+			setup: func(t *testing.T, s *doctorSetup) { require.NoError(t, os.Remove(settings(s))) },
+			code:  ExitIncomplete,
+			want:  []string{`^✗ settings: stop-hook is not registered at Stop `, `^✓ binaries: .*/bin/stop-hook, version `},
+		},
+		{
+			name: "settings that are not JSON",
+			setup: func(t *testing.T, s *doctorSetup) {
+				s.write(t, filepath.Join(s.proj, ".claude", "settings.local.json"), `{"hooks": `)
+			},
+			code: ExitIncomplete,
+			want: []string{`^✗ settings: local settings .*settings\.local\.json is not valid settings JSON: `},
+		},
+		{
+			name: "every hook disabled",
+			setup: func(t *testing.T, s *doctorSetup) {
+				s.write(t, filepath.Join(s.home, ".claude", "settings.json"), `{"disableAllHooks": true}`)
+			},
+			code: ExitIncomplete,
+			want: []string{`^✗ settings: user settings .*/home/\.claude/settings\.json sets "disableAllHooks": true: Claude Code runs no hooks`},
+		},
+		{
+			name: "hooks disabled for the user, enabled again in the project",
+			setup: func(t *testing.T, s *doctorSetup) {
+				s.write(t, filepath.Join(s.home, ".claude", "settings.json"), `{"disableAllHooks": true}`)
+				s.write(t, filepath.Join(s.proj, ".claude", "settings.local.json"), `{"disableAllHooks": false}`)
+			},
+			code: ExitComplete,
+			not:  []string{`disableAllHooks`},
+		},
+		{
+			name: "the StructuredOutput gate only at PostToolUse",
+			setup: func(t *testing.T, s *doctorSetup) {
+				s.write(t, settings(s), `{"hooks": {
+				  "Stop": [{"hooks": [{"type": "command", "command": "stop-hook"}]}],
+				  "PostToolUse": [{"matcher": "StructuredOutput", "hooks": [{"type": "command", "command": "posttooluse-hook"}]}]}}`)
+			},
+			code: ExitIncomplete,
+			want: []string{`^✗ settings: the StructuredOutput gate is registered only at PostToolUse: Claude Code accepts the output`, `^    fix: register posttooluse-hook at PreToolUse too`},
+		},
+		{
+			name: "a hook timeout below limits.budget",
+			setup: func(t *testing.T, s *doctorSetup) {
+				s.write(t, settings(s), `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "stop-hook", "timeout": 60}]}]}}`)
+			},
+			code: ExitIncomplete,
+			want: []string{
+				`^✗ settings: stop-hook at Stop in project settings .*: its timeout \(1m0s\) is not above limits\.budget \(9m0s\): Claude Code kills the hook before donegate decides`,
+				`^    fix: raise the entry's "timeout" above 540 \(seconds\), or lower limits\.budget below 1m0s$`,
+			},
+		},
+		{
+			name: "a budget above the default hook timeout",
+			setup: func(t *testing.T, s *doctorSetup) {
+				s.write(t, filepath.Join(s.proj, ".claude", "donegate.json"), `{"limits": {"budget": "15m"}}`)
+				s.write(t, settings(s), `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "stop-hook"}]}]}}`)
+			},
+			code: ExitIncomplete,
+			want: []string{`^✗ settings: stop-hook at Stop .*: its timeout \(10m0s\) is not above limits\.budget \(15m0s\)`},
+		},
+		{
+			name: "--dialect sdk in a command",
+			setup: func(t *testing.T, s *doctorSetup) {
+				s.write(t, settings(s), `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "stop-hook --dialect=sdk"}]}]}}`)
+			},
+			code: ExitIncomplete,
+			want: []string{`^✗ settings: stop-hook at Stop .*: --dialect sdk: Claude Code ignores the sdk answers`},
+		},
+		{
+			name: "dialect sdk in the config",
+			setup: func(t *testing.T, s *doctorSetup) {
+				s.write(t, filepath.Join(s.proj, ".claude", "donegate.json"), `{"dialect": "sdk"}`)
+			},
+			code: ExitIncomplete,
+			want: []string{`^✓ config: .*/proj/\.claude/donegate\.json is valid: dialect sdk`, `^✗ config: "dialect": "sdk": Claude Code ignores the sdk answers`},
+		},
+		{
+			name: "dialect sdk in the config, overridden by every command",
+			setup: func(t *testing.T, s *doctorSetup) {
+				s.write(t, filepath.Join(s.proj, ".claude", "donegate.json"), `{"dialect": "sdk"}`)
+				s.write(t, settings(s), `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "stop-hook --dialect claude-code"}]}]}}`)
+			},
+			code: ExitComplete,
+			not:  []string{`^✗`},
+		},
+		{
+			name: "dialect sdk in the config a command names",
+			setup: func(t *testing.T, s *doctorSetup) {
+				s.write(t, filepath.Join(s.proj, "sdk.json"), `{"dialect": "sdk"}`)
+				s.write(t, settings(s), `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "stop-hook --config sdk.json"}]}]}}`)
+			},
+			code: ExitIncomplete,
+			want: []string{
+				`^✓ config: .*/proj/sdk\.json, named by --config in project settings .*, is valid: dialect sdk`,
+				`^✗ settings: stop-hook at Stop .*: its config .*/proj/sdk\.json says "dialect": "sdk": Claude Code ignores`,
+			},
+		},
+		{
+			name: "an invalid config a command names",
+			setup: func(t *testing.T, s *doctorSetup) {
+				s.write(t, settings(s), `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "stop-hook --config=$CLAUDE_PROJECT_DIR/missing.json"}]}]}}`)
+			},
+			code: ExitIncomplete,
+			want: []string{`^✗ config: .*/proj/missing\.json, named by --config in project settings .*, is invalid: `},
+		},
+		{
+			name: "a budget in the config a command names",
+			setup: func(t *testing.T, s *doctorSetup) {
+				s.write(t, filepath.Join(s.proj, "long.json"), `{"limits": {"budget": "20m"}}`)
+				s.write(t, settings(s), `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "stop-hook --config long.json", "timeout": 900}]}]}}`)
+			},
+			code: ExitIncomplete,
+			want: []string{`^✗ settings: stop-hook at Stop .*: its timeout \(15m0s\) is not above limits\.budget \(20m0s\)`},
+		},
+		{
+			name: "stop-hook at an event it does not answer",
+			setup: func(t *testing.T, s *doctorSetup) {
+				s.write(t, settings(s), `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "stop-hook"}]}],
+				  "PreToolUse": [{"matcher": "StructuredOutput", "hooks": [{"type": "command", "command": "stop-hook"}]}]}}`)
+			},
+			code: ExitIncomplete,
+			want: []string{`^✗ settings: stop-hook at PreToolUse \(matcher "StructuredOutput"\) .*: the hook does not answer that event$`},
+		},
+		{
+			name: "a gate whose matcher matches no gated tool",
+			setup: func(t *testing.T, s *doctorSetup) {
+				s.write(t, settings(s), `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "stop-hook"}]}],
+				  "PreToolUse": [{"matcher": "Write|Edit", "hooks": [{"type": "command", "command": "posttooluse-hook"}]}]}}`)
+			},
+			code: ExitComplete,
+			want: []string{`^! settings: posttooluse-hook at PreToolUse \(matcher "Write\|Edit"\) .*: the matcher matches none of the gated tools \(StructuredOutput\)`},
+		},
+		{
+			name: "the plugin alone, binaries on PATH",
+			setup: func(t *testing.T, s *doctorSetup) {
+				s.installPlugin(t)
+				require.NoError(t, os.Remove(settings(s)))
+			},
+			code: ExitComplete,
+			want: []string{
+				`^✓ settings: stop-hook at Stop in plugin donegate@donegate \(.*/plugins/cache/donegate/donegate/0\.1\.0\)$`,
+				`^✓ settings: posttooluse-hook at PreToolUse \(matcher "StructuredOutput"\) in plugin donegate@donegate `,
+				`^✓ binaries: .*/bin/stop-hook, version `,
+			},
+			not: []string{`^[!✗]`},
+		},
+		{
+			name: "the plugin with its own binaries",
+			setup: func(t *testing.T, s *doctorSetup) {
+				root := s.installPlugin(t)
+				s.fakeHook(t, filepath.Join(root, "bin", "stop-hook"), "stop-hook 9.9.9")
+				require.NoError(t, os.Remove(settings(s)))
+			},
+			code: ExitComplete,
+			want: []string{`^! binaries: .*/plugins/cache/donegate/donegate/0\.1\.0/bin/stop-hook is version 9\.9\.9, closer is `},
+		},
+		{
+			name:  "the plugin and the settings both registered",
+			setup: func(t *testing.T, s *doctorSetup) { s.installPlugin(t) },
+			code:  ExitComplete,
+			want: []string{
+				`^! settings: stop-hook at Stop, stop-hook at SubagentStop, posttooluse-hook at PreToolUse and posttooluse-hook at PostToolUse are registered 2 times \(project settings .*; plugin donegate@donegate .*\): donegate runs once for each, and each run counts its own block, so limits\.max_blocks is spent 2 times as fast$`,
+				`^    fix: keep one registration`,
+			},
+		},
+		{
+			name: "a plugin enabled but not installed",
+			setup: func(t *testing.T, s *doctorSetup) {
+				s.write(t, filepath.Join(s.home, ".claude", "settings.json"), `{"enabledPlugins": {"donegate@donegate": true}}`)
+				require.NoError(t, os.Remove(settings(s)))
+			},
+			code: ExitComplete,
+			want: []string{`^! settings: plugin donegate@donegate is enabled but not in .*installed_plugins\.json: assuming the hooks it registers`, `^✓ settings: stop-hook at Stop in plugin donegate@donegate$`},
+		},
+		{
+			name: "a plugin disabled in the local settings",
+			setup: func(t *testing.T, s *doctorSetup) {
+				s.installPlugin(t)
+				s.write(t, filepath.Join(s.proj, ".claude", "settings.local.json"), `{"enabledPlugins": {"donegate@donegate": false}}`)
+			},
+			code: ExitComplete,
+			not:  []string{`plugin donegate@donegate`},
+		},
+		{
+			name: "an invalid config",
+			setup: func(t *testing.T, s *doctorSetup) {
+				s.write(t, filepath.Join(s.proj, ".claude", "donegate.json"), `{"checkers": [{"type": "test"}]}`)
+			},
+			code: ExitIncomplete,
+			want: []string{`^✗ config: .*/proj/\.claude/donegate\.json is invalid: config .*: checkers\[0\]\.command: `},
+		},
+		{
+			name: "a config with several checkers",
+			setup: func(t *testing.T, s *doctorSetup) {
+				s.write(t, filepath.Join(s.proj, ".claude", "donegate.json"), `{"checkers": [{"type": "plan"}, {"type": "test", "name": "unit", "command": "go test ./..."}]}`)
+			},
+			code: ExitComplete,
+			want: []string{`^✓ config: checker 1: plan: `, "^✓ config: checker 2: unit: `go test \\./\\.\\.\\.` passes$"},
+		},
+		{
+			name:  "a state dir that cannot be written",
+			setup: func(t *testing.T, s *doctorSetup) { s.write(t, s.state, "a file, not a dir") },
+			code:  ExitIncomplete,
+			want:  []string{`^✗ state: state dir .*/state is not writable \(.*\): the hooks cannot count blocks`},
+		},
+		{
+			name: "a command's own --state-dir",
+			setup: func(t *testing.T, s *doctorSetup) {
+				s.write(t, filepath.Join(s.home, "blocked"), "a file")
+				s.write(t, settings(s), `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "stop-hook --state-dir ~/blocked/x"}]}]}}`)
+			},
+			code: ExitIncomplete,
+			want: []string{`^✓ state: state dir .*/state is writable$`, `^✗ state: state dir .*/home/blocked/x is not writable`},
+		},
+		{
+			name:  "Claude Code older than 2.1.3",
+			setup: func(t *testing.T, s *doctorSetup) { s.fakeHook(t, s.claude, "2.0.76 (Claude Code)") },
+			code:  ExitComplete,
+			want:  []string{`^! claude: Claude Code 2\.0\.76 is older than 2\.1\.3: a hook entry without "timeout" is killed after 60 s`},
+		},
+		{
+			name:  "Claude Code older than 2.1.163",
+			setup: func(t *testing.T, s *doctorSetup) { s.fakeHook(t, s.claude, "2.1.100 (Claude Code)") },
+			code:  ExitComplete,
+			want:  []string{`^! claude: Claude Code 2\.1\.100 is older than 2\.1\.163: a Stop answer carrying hookSpecificOutput is dropped`},
+		},
+		{
+			name:  "Claude Code not installed",
+			setup: func(t *testing.T, s *doctorSetup) { require.NoError(t, os.Remove(s.claude)) },
+			code:  ExitComplete,
+			want:  []string{`^! claude: Claude Code \(.*/claude\) is not installed`},
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newDoctorSetup(t)
+			if tt.setup != nil {
+				tt.setup(t, s)
+			}
+			code, out, errOut := s.run(t)
+			assert.Equal(t, tt.code, code, out)
+			assert.Empty(t, errOut)
+			for _, w := range tt.want {
+				assert.Regexp(t, regexp.MustCompile(`(?m)`+w), out)
+			}
+			for _, n := range tt.not {
+				assert.NotRegexp(t, regexp.MustCompile(`(?m)`+n), out)
+			}
+		})
+	}
+}
+
+func TestDoctorJSON(t *testing.T) {
+	s := newDoctorSetup(t)
+	s.write(t, filepath.Join(s.proj, ".claude", "settings.json"), `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "stop-hook", "timeout": 60}]}]}}`)
+	code, out, errOut := s.run(t, "--json")
+	require.Equal(t, ExitIncomplete, code, errOut)
+	assert.Equal(t, 1, strings.Count(out, "\n"), "one JSON object on one line")
+
+	var raw map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal([]byte(out), &raw))
+	assert.ElementsMatch(t, []string{"ok", "findings"}, keys(raw))
+
+	var rep DoctorReport
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	assert.False(t, rep.OK)
+	var fail *Finding
+	for i, f := range rep.Findings {
+		assert.Contains(t, []string{statusOK, statusWarn, statusFail}, f.Status)
+		assert.Contains(t, []string{"binaries", "settings", "config", "state", "claude"}, f.Area)
+		assert.NotEmpty(t, f.Message)
+		if f.Status == statusFail {
+			assert.NotEmpty(t, f.Fix, "every fail has its fix: %s", f.Message)
+			fail = &rep.Findings[i]
+		}
+	}
+	require.NotNil(t, fail)
+	assert.Equal(t, "settings", fail.Area)
+	assert.Contains(t, fail.Message, "its timeout (1m0s) is not above limits.budget (9m0s)")
+
+	var first map[string]json.RawMessage
+	var findings []json.RawMessage
+	require.NoError(t, json.Unmarshal(raw["findings"], &findings))
+	require.NoError(t, json.Unmarshal(findings[0], &first))
+	assert.ElementsMatch(t, []string{"area", "status", "message"}, keys(first), "fix is left out when there is none")
+}
+
+func keys(m map[string]json.RawMessage) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func TestResolveCommand(t *testing.T) {
+	r := &runCtx{dir: "/proj", env: testEnv(map[string]string{"HOME": "/home/me"}, false)}
+	pluginDir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(pluginDir, "bin"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(pluginDir, "bin", "stop-hook"), []byte("#!/bin/sh\n"), 0o755))
+	for _, tt := range []struct {
+		name, command, root string
+		hook, program       string
+		flags               []string
+		ok                  bool
+	}{
+		{name: "on PATH", command: "stop-hook", hook: "stop-hook", program: "stop-hook", flags: []string{}, ok: true},
+		{name: "with flags", command: "posttooluse-hook --config 'my file.json' --dialect sdk", hook: "posttooluse-hook", program: "posttooluse-hook", flags: []string{"--config", "my file.json", "--dialect", "sdk"}, ok: true},
+		{name: "quoted project path", command: `"$CLAUDE_PROJECT_DIR"/bin/stop-hook`, hook: "stop-hook", program: "/proj/bin/stop-hook", flags: []string{}, ok: true},
+		{name: "braced project path", command: `${CLAUDE_PROJECT_DIR}/bin/stop-hook`, hook: "stop-hook", program: "/proj/bin/stop-hook", flags: []string{}, ok: true},
+		{name: "home", command: `~/go/bin/stop-hook`, hook: "stop-hook", program: "/home/me/go/bin/stop-hook", flags: []string{}, ok: true},
+		{name: "$HOME", command: `$HOME/go/bin/stop-hook`, hook: "stop-hook", program: "/home/me/go/bin/stop-hook", flags: []string{}, ok: true},
+		{name: "plugin wrapper, binary beside it", command: `sh "${CLAUDE_PLUGIN_ROOT}/bin/donegate-hook" stop-hook`, root: pluginDir, hook: "stop-hook", program: filepath.Join(pluginDir, "bin", "stop-hook"), flags: []string{}, ok: true},
+		{name: "plugin wrapper, binary on PATH", command: `sh "${CLAUDE_PLUGIN_ROOT}/bin/donegate-hook" posttooluse-hook`, root: pluginDir, hook: "posttooluse-hook", program: "posttooluse-hook", flags: []string{}, ok: true},
+		{name: "someone else's hook", command: "./scripts/lint.sh --fix", ok: false},
+		{name: "wrapper without a name", command: "sh donegate-hook", ok: false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			hook, program, flags, ok := r.resolveCommand(tt.command, tt.root)
+			assert.Equal(t, tt.ok, ok)
+			assert.Equal(t, tt.hook, hook)
+			assert.Equal(t, tt.program, program)
+			if tt.ok {
+				assert.Equal(t, tt.flags, flags)
+			}
+		})
+	}
+}
+
+func TestMatchesAny(t *testing.T) {
+	tools := []string{"StructuredOutput"}
+	for _, tt := range []struct {
+		matcher string
+		want    bool
+	}{
+		{"", true}, {"*", true}, {"StructuredOutput", true}, {"Write|StructuredOutput", true},
+		{"Structured.*", true}, {"Write|Edit", false}, {"Structured", false}, {"structuredoutput", false}, {"(", false},
+	} {
+		t.Run(tt.matcher, func(t *testing.T) {
+			assert.Equal(t, tt.want, matchesAny(tt.matcher, tools))
+		})
+	}
+}
+
+func TestFlagValue(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		flags []string
+		want  string
+		ok    bool
+	}{
+		{"double dash", []string{"--dialect", "sdk"}, "sdk", true},
+		{"single dash", []string{"-dialect", "sdk"}, "sdk", true},
+		{"equals", []string{"--dialect=sdk"}, "sdk", true},
+		{"missing value", []string{"--dialect"}, "", false},
+		{"absent", []string{"--config", "x"}, "", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := flagValue(tt.flags, "dialect")
+			assert.Equal(t, tt.ok, ok)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestOlder(t *testing.T) {
+	for _, tt := range []struct {
+		v, than [3]int
+		want    bool
+	}{
+		{[3]int{2, 1, 2}, [3]int{2, 1, 3}, true},
+		{[3]int{2, 1, 3}, [3]int{2, 1, 3}, false},
+		{[3]int{2, 0, 999}, [3]int{2, 1, 3}, true},
+		{[3]int{2, 1, 330}, [3]int{2, 1, 163}, false},
+		{[3]int{3, 0, 0}, [3]int{2, 1, 163}, false},
+	} {
+		assert.Equal(t, tt.want, older(tt.v, tt.than), "%v < %v", tt.v, tt.than)
+	}
+}

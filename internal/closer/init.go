@@ -1,0 +1,642 @@
+package closer
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/pmezard/go-difflib/difflib"
+	"github.com/tidwall/gjson"
+
+	"github.com/donegate/donegate/checkers"
+	"github.com/donegate/donegate/internal/jsondepth"
+	"github.com/donegate/donegate/internal/regular"
+)
+
+var initCommand = command{
+	name: "init",
+	summary: `Set donegate up in DIR: write its config and register its hooks.
+.claude/donegate.json gets the plan checker, the test command detected from
+the project's files (go.mod, package.json with a "test" script,
+pyproject.toml, setup.cfg or pytest.ini, Cargo.toml, a Makefile with a test
+target) and the type-check, lint and format presets the project has tools
+for; an existing one is kept unless --force. The hooks are merged into
+.claude/settings.json (--user: the user's settings), keeping every other
+hook and setting; their commands are the absolute paths of the hook
+binaries beside closer, else on PATH (--portable: bare names). A file init
+changes is backed up first (settings.json.bak); a second run changes
+nothing.`,
+	flags: func(fs *flag.FlagSet, o *options) {
+		fs.BoolVar(&o.init.dryRun, "dry-run", false, "print the diff of each file init would change, and write nothing")
+		fs.BoolVar(&o.init.user, "user", false, "register the hooks in the user's settings (~/.claude/settings.json, or $CLAUDE_CONFIG_DIR's) instead of DIR's")
+		fs.BoolVar(&o.init.portable, "portable", false, "write the hook commands as bare names, looked up on PATH, for a settings file shared in a repository")
+		fs.BoolVar(&o.init.force, "force", false, "replace an existing .claude/donegate.json (it is backed up first)")
+	},
+	run: runInit,
+}
+
+// initOptions are init's flags.
+type initOptions struct {
+	dryRun, user, portable, force bool
+}
+
+// schemaURL is what the written config's "$schema" points at, so editors
+// complete and check it.
+const schemaURL = "https://raw.githubusercontent.com/donegate/donegate/main/schema/donegate.schema.json"
+
+// hookTimeout is the timeout of every registration, in seconds: the
+// default budget (540s) must stay below it.
+const hookTimeout = 600
+
+// registrations are the hook entries of settings.example.json.
+var registrations = []struct {
+	event, matcher, program string
+}{
+	{"Stop", "", "stop-hook"},
+	{"SubagentStop", "", "stop-hook"},
+	{"PreToolUse", "StructuredOutput", "posttooluse-hook"},
+	{"PostToolUse", "StructuredOutput", "posttooluse-hook"},
+}
+
+// executable is os.Executable; tests replace it to put hook binaries
+// beside closer.
+var executable = os.Executable
+
+// maxSettingsBytes bounds what init reads of a settings file or
+// manifest: real ones are a few KiB.
+const maxSettingsBytes = 1 << 20
+
+// InitReport is init's --json output.
+type InitReport struct {
+	DryRun bool `json:"dryRun"`
+	// Test is the detected test command, "" when none was.
+	Test     string     `json:"test"`
+	TestFrom string     `json:"testFrom,omitempty"`
+	Presets  []string   `json:"presets"`
+	Files    []InitFile `json:"files"`
+	Notes    []string   `json:"notes"`
+}
+
+// InitFile is what init did, or would do, to one file.
+type InitFile struct {
+	Path string `json:"path"`
+	// Action is "created", "updated", "unchanged" or "kept" (an existing
+	// config, left as it is without --force).
+	Action string `json:"action"`
+	Backup string `json:"backup,omitempty"`
+	Diff   string `json:"diff,omitempty"`
+}
+
+// change is one file to write: new content, and the old when it exists.
+type change struct {
+	path    string // absolute, symbolic links resolved
+	display string // as the user named it: relative to DIR when inside it
+	old     []byte // nil when the file does not exist
+	new     []byte
+	mode    fs.FileMode
+}
+
+func runInit(ctx context.Context, r *runCtx) (verdict, error) {
+	if r.opts.configPath != "" {
+		return incomplete, errorf(ErrUsage, "--config: init writes DIR/.claude/donegate.json; use --dir to choose the project")
+	}
+	o := r.opts.init
+	rep := InitReport{DryRun: o.dryRun, Presets: []string{}, Files: []InitFile{}, Notes: []string{}}
+
+	// Everything is worked out before anything is written: bad input
+	// ends the run with every file as it was.
+	proj, err := detectProject(r.dir)
+	if err != nil {
+		return incomplete, errorf(ErrEnv, "%w", err)
+	}
+	rep.Test, rep.TestFrom, rep.Presets, rep.Notes = proj.test, proj.testFrom, proj.presets, proj.notes
+
+	var changes []change
+	cfgPath := filepath.Join(r.dir, ".claude", "donegate.json")
+	cfgOld, cfgMode, err := readSettings(cfgPath)
+	if err != nil {
+		return incomplete, errorf(ErrEnv, "%w", err)
+	}
+	cfgNew := proj.config()
+	switch {
+	case cfgOld != nil && !o.force:
+		rep.Files = append(rep.Files, InitFile{Path: r.display(cfgPath), Action: "kept"})
+		rep.Notes = append(rep.Notes, r.display(cfgPath)+" exists: left as it is (--force replaces it, after a backup)")
+	case bytes.Equal(cfgOld, cfgNew):
+		rep.Files = append(rep.Files, InitFile{Path: r.display(cfgPath), Action: "unchanged"})
+	default:
+		changes = append(changes, change{path: cfgPath, display: r.display(cfgPath), old: cfgOld, new: cfgNew, mode: cfgMode})
+	}
+
+	settingsPath := filepath.Join(r.dir, ".claude", "settings.json")
+	if o.user {
+		settingsPath = filepath.Join(r.claudeDir(""), "settings.json")
+	}
+	if real, err := filepath.EvalSymlinks(settingsPath); err == nil {
+		// A settings file linked from a dotfiles repository is written
+		// through the link, which stays a link.
+		settingsPath = real
+	}
+	commands, err := r.hookCommands(o.portable)
+	if err != nil {
+		return incomplete, err
+	}
+	old, mode, err := readSettings(settingsPath)
+	if err != nil {
+		return incomplete, errorf(ErrEnv, "%w", err)
+	}
+	merged, err := mergeHooks(old, commands)
+	if err != nil {
+		return incomplete, errorf(ErrConfig, "%s: %w; it is left as it is: fix it, or merge settings.example.json into it by hand", r.display(settingsPath), err)
+	}
+	if merged == nil {
+		rep.Files = append(rep.Files, InitFile{Path: r.display(settingsPath), Action: "unchanged"})
+		rep.Notes = append(rep.Notes, r.display(settingsPath)+": the donegate hooks are registered already")
+	} else {
+		changes = append(changes, change{path: settingsPath, display: r.display(settingsPath), old: old, new: merged, mode: mode})
+	}
+
+	for _, c := range changes {
+		f := InitFile{Path: c.display, Action: "created"}
+		if c.old != nil {
+			f.Action = "updated"
+			f.Backup = c.display + ".bak"
+		}
+		if o.dryRun {
+			if f.Diff, err = c.diff(); err != nil {
+				return incomplete, err
+			}
+			f.Backup = ""
+		} else if err := c.write(); err != nil {
+			return incomplete, errorf(ErrEnv, "%w", err)
+		}
+		rep.Files = append(rep.Files, f)
+	}
+	if r.opts.json {
+		return complete, writeJSON(r.stdout, rep)
+	}
+	return complete, r.printInit(rep, commands)
+}
+
+// display names path for the user: relative to DIR when inside it.
+func (r *runCtx) display(path string) string {
+	if rel, err := filepath.Rel(r.dir, path); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return path
+}
+
+func (r *runCtx) printInit(rep InitReport, commands map[string]string) error {
+	p := r.printer()
+	if rep.Test != "" {
+		p.line(fmt.Sprintf("Detected %s: test command `%s`.", rep.TestFrom, rep.Test))
+	}
+	if len(rep.Presets) > 0 {
+		p.line("Detected tools for: " + strings.Join(rep.Presets, ", ") + ".")
+	}
+	for _, n := range rep.Notes {
+		p.line("Note: " + n + ".")
+	}
+	for _, f := range rep.Files {
+		switch {
+		case f.Diff != "":
+			p.line(strings.TrimSuffix(f.Diff, "\n"))
+		case f.Action == "created":
+			p.line("Created " + f.Path + ".")
+		case f.Action == "updated":
+			p.line("Updated " + f.Path + " (the old one is in " + f.Backup + ").")
+		}
+	}
+	if rep.DryRun {
+		p.line("Dry run: nothing written.")
+		return p.err
+	}
+	for _, f := range rep.Files {
+		if strings.HasSuffix(f.Path, "settings.json") && f.Action != "unchanged" {
+			p.line(fmt.Sprintf("Hooks: stop-hook as `%s`, posttooluse-hook as `%s`.", commands["stop-hook"], commands["posttooluse-hook"]))
+		}
+	}
+	return p.err
+}
+
+// project is what init found in the project dir.
+type project struct {
+	test, testFrom string
+	presets        []string
+	notes          []string
+}
+
+// testKinds are the project kinds init knows, in the order it looks:
+// the first that matches gives the test command.
+var testKinds = []struct {
+	what   string // for the note when none matches
+	detect func(dir string) (command, from string, note string, err error)
+}{
+	{"go.mod", fileKind("go.mod", "go test ./...")},
+	{`package.json with a "test" script`, npmKind},
+	{"pyproject.toml, setup.cfg or pytest.ini", fileKind("pyproject.toml", "pytest", "setup.cfg", "pytest.ini")},
+	{"Cargo.toml", fileKind("Cargo.toml", "cargo test")},
+	{"a Makefile with a test target", makeKind},
+}
+
+// detectProject looks at dir's files, never at which tools are installed:
+// as the presets do, so the config means the same on every machine.
+func detectProject(dir string) (project, error) {
+	var p project
+	for _, k := range testKinds {
+		cmd, from, note, err := k.detect(dir)
+		if err != nil {
+			return p, err
+		}
+		if note != "" {
+			p.notes = append(p.notes, note)
+		}
+		if cmd != "" {
+			p.test, p.testFrom = cmd, from
+			break
+		}
+	}
+	if p.test == "" {
+		looked := make([]string, len(testKinds))
+		for i, k := range testKinds {
+			looked[i] = k.what
+		}
+		p.notes = append(p.notes, "no test command detected (looked for "+strings.Join(looked, "; ")+
+			"): the config has the plan checker only; add a test checker to it by hand")
+	}
+	p.presets = []string{}
+	for _, kind := range []string{"type-check", "lint", "format"} {
+		found, err := checkers.DetectPreset(kind, dir)
+		if err != nil {
+			return p, err
+		}
+		if len(found) > 0 {
+			p.presets = append(p.presets, kind)
+		}
+	}
+	return p, nil
+}
+
+// fileKind is a project kind told by one of names existing.
+func fileKind(name, command string, more ...string) func(string) (string, string, string, error) {
+	return func(dir string) (string, string, string, error) {
+		for _, n := range append([]string{name}, more...) {
+			ok, err := isFile(filepath.Join(dir, n))
+			if err != nil || ok {
+				return command, n, "", err
+			}
+		}
+		return "", "", "", nil
+	}
+}
+
+// npmPlaceholder is in the test script npm init writes, which only fails:
+// no test command at all is better than one that can never pass.
+const npmPlaceholder = "no test specified"
+
+func npmKind(dir string) (string, string, string, error) {
+	data, err := readManifest(filepath.Join(dir, "package.json"))
+	if err != nil || data == nil {
+		return "", "", "", err
+	}
+	if !gjson.ValidBytes(data) {
+		return "", "", "", fmt.Errorf("%s: not valid JSON", filepath.Join(dir, "package.json"))
+	}
+	test := gjson.GetBytes(data, "scripts.test")
+	switch {
+	case test.Type != gjson.String || strings.TrimSpace(test.Str) == "":
+		return "", "", `package.json has no "test" script`, nil
+	case strings.Contains(test.Str, npmPlaceholder):
+		return "", "", `package.json's "test" script is npm's placeholder, which always fails: not used`, nil
+	}
+	return "npm test", "package.json", "", nil
+}
+
+func makeKind(dir string) (string, string, string, error) {
+	for _, name := range []string{"GNUmakefile", "makefile", "Makefile"} {
+		data, err := readManifest(filepath.Join(dir, name))
+		if err != nil {
+			return "", "", "", err
+		}
+		if data == nil {
+			continue
+		}
+		// make reads the first of these that exists, and only that one.
+		if hasMakeTarget(data, "test") {
+			return "make test", name, "", nil
+		}
+		return "", "", name + " has no test target", nil
+	}
+	return "", "", "", nil
+}
+
+// hasMakeTarget reports whether a makefile has a rule for target: a line
+// not indented by a tab whose targets, before a ':' that does not start
+// ':=' or '::=', include it. Not a make parser: targets made by variables
+// or includes are not seen, and are then simply not used.
+func hasMakeTarget(data []byte, target string) bool {
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "\t") || strings.HasPrefix(strings.TrimSpace(line), "#") {
+			continue
+		}
+		i := strings.IndexByte(line, ':')
+		if i < 0 || strings.HasPrefix(line[i:], ":=") || strings.HasPrefix(line[i:], "::=") || strings.ContainsAny(line[:i], "=$") {
+			continue
+		}
+		for _, t := range strings.Fields(line[:i]) {
+			if t == target {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func isFile(path string) (bool, error) {
+	st, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return st.Mode().IsRegular(), nil
+}
+
+// readManifest reads a regular file of at most maxSettingsBytes; one that
+// does not exist is nil and no error.
+func readManifest(path string) ([]byte, error) {
+	data, _, err := readSettings(path)
+	return data, err
+}
+
+// readSettings reads a file init may replace: its content (nil when it
+// does not exist) and mode. A FIFO or a device is refused, never opened
+// for a blocking read; so is a file too large to be a settings file.
+func readSettings(path string) ([]byte, fs.FileMode, error) {
+	f, err := regular.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, 0o644, nil
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", path, err)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxSettingsBytes+1))
+	if err != nil {
+		return nil, 0, fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(data) > maxSettingsBytes {
+		return nil, 0, fmt.Errorf("%s: larger than 1 MiB", path)
+	}
+	if data == nil {
+		data = []byte{}
+	}
+	return data, st.Mode().Perm(), nil
+}
+
+// config is the donegate.json init writes, one checker a line.
+func (p project) config() []byte {
+	lines := []string{`{"type": "plan"}`}
+	if p.test != "" {
+		lines = append(lines, fmt.Sprintf(`{"type": "test", "command": %s}`, newScalar(p.test).scalar))
+	}
+	for _, kind := range p.presets {
+		lines = append(lines, fmt.Sprintf(`{"type": %q}`, kind))
+	}
+	return []byte(fmt.Sprintf("{\n  \"$schema\": %q,\n  \"checkers\": [\n    %s\n  ]\n}\n", schemaURL, strings.Join(lines, ",\n    ")))
+}
+
+// hookCommands returns the command to register for each hook program.
+// A bare name depends on Claude Code's PATH, which is not the shell's
+// (an app started from the dock has the system's): a hook it cannot find
+// fails as a non-blocking error and donegate is silently off. So the
+// binaries are named by absolute path unless --portable asks for a
+// settings file that works on other machines.
+func (r *runCtx) hookCommands(portable bool) (map[string]string, error) {
+	out := map[string]string{}
+	for _, prog := range []string{"stop-hook", "posttooluse-hook"} {
+		if portable {
+			out[prog] = prog
+			continue
+		}
+		path, err := r.findHook(prog)
+		if err != nil {
+			return nil, err
+		}
+		out[prog] = shellQuote(path)
+	}
+	return out, nil
+}
+
+// findHook looks for prog beside closer (a release's plugin/bin, or
+// GOPATH/bin for go install), then in PATH's absolute directories.
+func (r *runCtx) findHook(prog string) (string, error) {
+	var looked []string
+	if exe, err := executable(); err == nil {
+		if real, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = real
+		}
+		dir := filepath.Dir(exe)
+		if isExecutable(filepath.Join(dir, prog)) {
+			return filepath.Join(dir, prog), nil
+		}
+		looked = append(looked, dir)
+	}
+	for _, dir := range filepath.SplitList(r.env.Getenv("PATH")) {
+		// A relative directory would make the command depend on the
+		// directory Claude Code runs hooks in.
+		if !filepath.IsAbs(dir) {
+			continue
+		}
+		if isExecutable(filepath.Join(dir, prog)) {
+			return filepath.Join(dir, prog), nil
+		}
+	}
+	looked = append(looked, "PATH")
+	return "", errorf(ErrEnv, "%s not found (looked beside closer in %s); install the binaries (CGO_ENABLED=0 go install github.com/donegate/donegate/cmd/...@latest) or pass --portable to register bare names",
+		prog, strings.Join(looked, " and on "))
+}
+
+// shellQuote quotes path for sh -c, which Claude Code runs a hook
+// command with, when it holds anything but safe characters.
+func shellQuote(path string) string {
+	safe := true
+	for _, c := range path {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("/._-+@%:,=", c)) {
+			safe = false
+			break
+		}
+	}
+	if safe && path != "" {
+		return path
+	}
+	return "'" + strings.ReplaceAll(path, "'", `'\''`) + "'"
+}
+
+// isOurs reports whether a hook command runs program: as a bare name, a
+// path ending in it ("$CLAUDE_PROJECT_DIR"/bin/stop-hook), or the
+// plugin's wrapper (sh ".../donegate-hook" stop-hook). Any word of the
+// command counts: a registration of ours behind a wrapper of the user's
+// is ours too, and registering a second one would run the gate twice.
+func isOurs(command, program string) bool {
+	for _, w := range strings.Fields(command) {
+		w = strings.Trim(w, `"'`)
+		if w == program || strings.HasSuffix(w, "/"+program) {
+			return true
+		}
+	}
+	return false
+}
+
+// mergeHooks adds to the settings text data every registration of ours
+// that is missing, and returns the new text, or nil when nothing is
+// missing. Every other key keeps its value and its place; the text is
+// indented as data was. data nil or blank is a new file.
+func mergeHooks(data []byte, commands map[string]string) ([]byte, error) {
+	root := newObject()
+	indent := "  "
+	if len(bytes.TrimSpace(data)) > 0 {
+		if !jsondepth.Within(data, 512) {
+			return nil, errors.New("nested deeper than 512 levels")
+		}
+		var err error
+		if root, err = parseJSON(data); err != nil {
+			return nil, err
+		}
+		if root.kind != '{' {
+			return nil, fmt.Errorf("the top level is %s, not an object", root.typeName())
+		}
+		indent = detectIndent(data)
+	}
+	hooks := root.get("hooks")
+	if hooks == nil {
+		hooks = newObject()
+		root.set("hooks", hooks)
+	} else if hooks.kind != '{' {
+		return nil, fmt.Errorf(`"hooks" is %s, not an object`, hooks.typeName())
+	}
+	changed := false
+	for _, reg := range registrations {
+		groups := hooks.get(reg.event)
+		if groups == nil {
+			groups = &jnode{kind: '['}
+			hooks.set(reg.event, groups)
+		} else if groups.kind != '[' {
+			return nil, fmt.Errorf(`"hooks.%s" is %s, not an array`, reg.event, groups.typeName())
+		}
+		if registered(groups, reg.program) {
+			continue
+		}
+		g := newObject()
+		if reg.matcher != "" {
+			g.set("matcher", newScalar(reg.matcher))
+		}
+		h := newObject()
+		h.set("type", newScalar("command"))
+		h.set("command", newScalar(commands[reg.program]))
+		h.set("timeout", newScalar(hookTimeout))
+		g.set("hooks", &jnode{kind: '[', items: []*jnode{h}})
+		groups.items = append(groups.items, g)
+		groups.dirty, hooks.dirty, root.dirty = true, true, true
+		changed = true
+	}
+	if !changed {
+		return nil, nil
+	}
+	return root.encode(indent), nil
+}
+
+// registered reports whether an event's matcher groups run program.
+// Entries of shapes Claude Code would not take are skipped, not refused:
+// they are the user's to fix, and they do not stop us adding ours.
+func registered(groups *jnode, program string) bool {
+	for _, g := range groups.items {
+		hs := g.get("hooks")
+		if hs == nil || hs.kind != '[' {
+			continue
+		}
+		for _, h := range hs.items {
+			if c, ok := h.get("command").str(); ok && isOurs(c, program) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// diff is a unified diff of the change, as --dry-run prints it.
+func (c change) diff() (string, error) {
+	from := "a/" + c.display
+	if c.old == nil {
+		from = "/dev/null"
+	}
+	d, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
+		A:        splitLines(c.old),
+		B:        splitLines(c.new),
+		FromFile: from,
+		ToFile:   "b/" + c.display,
+		Context:  3,
+	})
+	if err != nil {
+		return "", fmt.Errorf("diff %s: %w", c.display, err)
+	}
+	return d, nil
+}
+
+// write backs the old file up (path.bak), then replaces it through a
+// temporary file and a rename, so that a crash leaves either file whole.
+func (c change) write() error {
+	dir := filepath.Dir(c.path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	if c.old != nil {
+		if err := os.WriteFile(c.path+".bak", c.old, c.mode); err != nil {
+			return fmt.Errorf("back up %s: %w", c.path, err)
+		}
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(c.path)+".*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", c.path, err)
+	}
+	defer os.Remove(tmp.Name()) // after a successful rename, nothing
+	_, err = tmp.Write(c.new)
+	if err == nil {
+		err = tmp.Chmod(c.mode)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), c.path)
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", c.path, err)
+	}
+	return nil
+}
+
+// splitLines splits text into lines that keep their "\n", as difflib
+// wants them. difflib.SplitLines adds an empty line after a final "\n",
+// which the diff would show as a "+" of nothing.
+func splitLines(text []byte) []string {
+	lines := strings.SplitAfter(string(text), "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	} else {
+		lines[len(lines)-1] += "\n"
+	}
+	return lines
+}

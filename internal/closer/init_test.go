@@ -1,0 +1,529 @@
+package closer
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/tidwall/gjson"
+
+	"github.com/donegate/donegate/config"
+)
+
+// initRun runs closer init in-process with HOME and PATH of the test's
+// choosing, and returns its exit code and output.
+func initRun(t *testing.T, home, path string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := Main(context.Background(), append([]string{"init"}, args...), &out, &errOut, testEnv(map[string]string{
+		"HOME": home, "PATH": path,
+	}, false))
+	return code, out.String(), errOut.String()
+}
+
+// hookBins makes a directory holding executable stop-hook and
+// posttooluse-hook files.
+func hookBins(t *testing.T, dir string) string {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	for _, p := range []string{"stop-hook", "posttooluse-hook"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, p), []byte("#!/bin/sh\n"), 0o755))
+	}
+	return dir
+}
+
+// project writes files (name: content) into a new dir and returns it.
+func projectWith(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+	}
+	return dir
+}
+
+// snapshot is every file under dir with its content.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	require.NoError(t, filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		files[strings.TrimPrefix(p, dir)] = string(data)
+		return err
+	}))
+	return files
+}
+
+// parseWritten loads a config init wrote with config.Parse.
+func parseWritten(t *testing.T, data []byte) *config.Config {
+	t.Helper()
+	require.Equal(t, schemaURL, gjson.GetBytes(data, `\$schema`).Str)
+	cfg, err := config.Parse(bytes.NewReader(data), "written")
+	require.NoError(t, err, "%s", data)
+	return cfg
+}
+
+func TestInitDetectsTheProjectKind(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		files   map[string]string
+		test    string // "" for none
+		presets []string
+		note    string
+	}{
+		{name: "go", files: map[string]string{"go.mod": "module x\n"}, test: "go test ./...", presets: []string{"type-check", "format"}},
+		{name: "npm with a test script", files: map[string]string{"package.json": `{"scripts": {"test": "jest"}}`}, test: "npm test"},
+		{name: "npm with a test script and TypeScript", files: map[string]string{"package.json": `{"scripts": {"test": "vitest"}}`, "tsconfig.json": "{}", "eslint.config.js": ""}, test: "npm test", presets: []string{"type-check", "lint"}},
+		{name: "npm without a test script", files: map[string]string{"package.json": `{"scripts": {"build": "tsc"}}`}, note: `package.json has no "test" script`},
+		{name: "npm with npm init's placeholder", files: map[string]string{"package.json": `{"scripts": {"test": "echo \"Error: no test specified\" && exit 1"}}`}, note: "npm's placeholder"},
+		{name: "pyproject.toml", files: map[string]string{"pyproject.toml": "[project]\nname = \"x\"\n"}, test: "pytest"},
+		{name: "pyproject.toml with ruff and mypy", files: map[string]string{"pyproject.toml": "[tool.ruff]\nline-length = 100\n[tool.mypy]\nstrict = true\n"}, test: "pytest", presets: []string{"type-check", "lint"}},
+		{name: "setup.cfg", files: map[string]string{"setup.cfg": "[metadata]\n"}, test: "pytest"},
+		{name: "pytest.ini", files: map[string]string{"pytest.ini": "[pytest]\n"}, test: "pytest"},
+		{name: "cargo", files: map[string]string{"Cargo.toml": "[package]\n"}, test: "cargo test", presets: []string{"type-check", "lint", "format"}},
+		{name: "Makefile with a test target", files: map[string]string{"Makefile": "build:\n\tcc x.c\n\ntest: build\n\t./x --self-test\n"}, test: "make test"},
+		{name: "Makefile without a test target", files: map[string]string{"Makefile": ".PHONY: test\nTEST := 1\nbuild:\n\techo test: no\n"}, note: "Makefile has no test target"},
+		{name: "go.mod comes before a Makefile", files: map[string]string{"go.mod": "module x\n", "Makefile": "test:\n\tmake check\n"}, test: "go test ./...", presets: []string{"type-check", "format"}},
+		{name: "npm without a test script falls through to the Makefile", files: map[string]string{"package.json": `{}`, "Makefile": "test:\n\tnode t.js\n"}, test: "make test", note: `package.json has no "test" script`},
+		{name: "nothing detected", files: map[string]string{"README": "hi\n"}, note: "no test command detected"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := projectWith(t, tt.files)
+			code, out, errOut := initRun(t, t.TempDir(), "", "--dir", dir, "--portable")
+			require.Equal(t, ExitComplete, code, errOut)
+			data, err := os.ReadFile(filepath.Join(dir, ".claude", "donegate.json"))
+			require.NoError(t, err)
+			cfg := parseWritten(t, data)
+
+			want := []string{"plan"}
+			if tt.test != "" {
+				want = append(want, "test")
+			}
+			want = append(want, tt.presets...)
+			var got []string
+			for _, c := range cfg.Checkers {
+				got = append(got, c.Type)
+			}
+			assert.Equal(t, want, got)
+			assert.Equal(t, tt.test, gjson.GetBytes(data, `checkers.#(type=="test").command`).Str)
+			if tt.note != "" {
+				assert.Contains(t, out, tt.note)
+			}
+		})
+	}
+}
+
+func TestInitHasMakeTarget(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		makefile string
+		want     bool
+	}{
+		{"a rule", "test:\n\tgo test\n", true},
+		{"with prerequisites", "test: build lint\n", true},
+		{"one of several targets", "check test: build\n", true},
+		{"double colon", "test::\n\techo\n", true},
+		{"only in .PHONY", ".PHONY: test\n", false},
+		{"a := variable", "test := 1\n", false},
+		{"a ::= variable", "test ::= 1\n", false},
+		{"in a recipe", "all:\n\ttest: x\n", false},
+		{"a comment", "# test: x\n", false},
+		{"a variable holding a colon", "URL = http://test:80\n", false},
+		{"a longer name", "tests:\n", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, hasMakeTarget([]byte(tt.makefile), "test"))
+		})
+	}
+}
+
+func TestInitIsOurs(t *testing.T) {
+	for _, tt := range []struct {
+		command, program string
+		want             bool
+	}{
+		{"stop-hook", "stop-hook", true},
+		{"/home/u/go/bin/stop-hook", "stop-hook", true},
+		{`"$CLAUDE_PROJECT_DIR"/bin/stop-hook`, "stop-hook", true},
+		{`'/opt/my tools/stop-hook'`, "stop-hook", true}, // as init quotes a path with a space
+		{`sh "${CLAUDE_PLUGIN_ROOT}/bin/donegate-hook" stop-hook`, "stop-hook", true},
+		{`sh "${CLAUDE_PLUGIN_ROOT}/bin/donegate-hook" posttooluse-hook`, "stop-hook", false},
+		{"posttooluse-hook", "posttooluse-hook", true},
+		{"my-stop-hook", "stop-hook", false},
+		{"echo done", "stop-hook", false},
+	} {
+		t.Run(tt.command, func(t *testing.T) {
+			assert.Equal(t, tt.want, isOurs(tt.command, tt.program))
+		})
+	}
+}
+
+// ours is the portable registration init adds, as appended into a file
+// indented with two spaces at hooks depth.
+const (
+	settingsOthers = `{
+  "model": "opus",
+  "hooks": {
+    "Notification": [{"hooks": [{"type": "command", "command": "notify-send hi"}]}],
+    "Stop": [{"hooks": [{"type": "command", "command": "echo stop"}]}]
+  },
+  "permissions": {"allow": ["Bash(ls)"]},
+  "env": {"N": 1e3, "U": "\u00e9<>"}
+}
+`
+	settingsOthersMerged = `{
+  "model": "opus",
+  "hooks": {
+    "Notification": [{"hooks": [{"type": "command", "command": "notify-send hi"}]}],
+    "Stop": [
+      {"hooks": [{"type": "command", "command": "echo stop"}]},
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "stop-hook",
+            "timeout": 600
+          }
+        ]
+      }
+    ],
+    "SubagentStop": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "stop-hook",
+            "timeout": 600
+          }
+        ]
+      }
+    ],
+    "PreToolUse": [
+      {
+        "matcher": "StructuredOutput",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "posttooluse-hook",
+            "timeout": 600
+          }
+        ]
+      }
+    ],
+    "PostToolUse": [
+      {
+        "matcher": "StructuredOutput",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "posttooluse-hook",
+            "timeout": 600
+          }
+        ]
+      }
+    ]
+  },
+  "permissions": {"allow": ["Bash(ls)"]},
+  "env": {"N": 1e3, "U": "\u00e9<>"}
+}
+`
+)
+
+func TestInitMergesTheHooks(t *testing.T) {
+	example, err := os.ReadFile("../../settings.example.json")
+	require.NoError(t, err)
+	plugin, err := os.ReadFile("../../plugin/hooks/hooks.json")
+	require.NoError(t, err)
+	for _, tt := range []struct {
+		name     string
+		settings string // "" for no file
+		want     string // the whole new file; "" for unchanged
+		contains []string
+	}{
+		{name: "other hooks and settings keep their order and text", settings: settingsOthers, want: settingsOthersMerged},
+		{name: "ours already, as in settings.example.json", settings: string(example)},
+		{name: "ours already, through the plugin's wrapper", settings: string(plugin)},
+		{name: "ours already, by absolute path and tab-indented", settings: "{\n\t\"hooks\": {\n\t\t\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/stop-hook\"}]}],\n\t\t\"SubagentStop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/stop-hook\"}]}],\n\t\t\"PreToolUse\": [{\"matcher\": \"StructuredOutput\", \"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/posttooluse-hook\"}]}],\n\t\t\"PostToolUse\": [{\"matcher\": \"StructuredOutput\", \"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/posttooluse-hook\"}]}]\n\t}\n}\n"},
+		{
+			name:     "Stop only: the other three are added, Stop is not doubled, tabs kept",
+			settings: "{\n\t\"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"stop-hook\", \"timeout\": 600}]}]}\n}\n",
+			contains: []string{"\t\"hooks\": {\n\t\t\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"stop-hook\", \"timeout\": 600}]}],\n\t\t\"SubagentStop\": [\n\t\t\t{\n"},
+		},
+		{
+			name:     "a hooks key holding other events only",
+			settings: `{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "date"}]}]}}`,
+			contains: []string{"\"SessionStart\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"date\"}]}],\n    \"Stop\": [\n"},
+		},
+		{
+			name:     "entries of odd shapes are skipped, not refused",
+			settings: `{"hooks": {"Stop": [1, {"hooks": "x"}, {"hooks": [null, {"command": 3}]}]}}`,
+			contains: []string{`"Stop": [`, `1,`, `{"hooks": "x"}`, `"command": "stop-hook"`},
+		},
+		{
+			name:     "an empty event list and another PreToolUse matcher",
+			settings: `{"hooks": {"Stop": [], "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard.sh"}]}]}}`,
+			contains: []string{"\"Stop\": [\n      {\n", "\"PreToolUse\": [\n      {\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"guard.sh\"}]},\n      {\n        \"matcher\": \"StructuredOutput\","},
+		},
+		{name: "no settings file", contains: []string{"{\n  \"hooks\": {\n    \"Stop\": [\n"}},
+		{name: "an empty settings file", settings: "\n", contains: []string{"{\n  \"hooks\": {\n    \"Stop\": [\n"}},
+		{name: "an empty object", settings: "{}", contains: []string{"{\n  \"hooks\": {\n    \"Stop\": [\n"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			files := map[string]string{}
+			if tt.settings != "" {
+				files[".claude/settings.json"] = tt.settings
+			}
+			dir := projectWith(t, files)
+			code, _, errOut := initRun(t, t.TempDir(), "", "--dir", dir, "--portable")
+			require.Equal(t, ExitComplete, code, errOut)
+			path := filepath.Join(dir, ".claude", "settings.json")
+			got, err := os.ReadFile(path)
+			require.NoError(t, err)
+			require.True(t, json.Valid(got), "%s", got)
+
+			if tt.want == "" && tt.contains == nil {
+				assert.Equal(t, tt.settings, string(got), "unchanged")
+				assert.NoFileExists(t, path+".bak", "nothing changed, nothing backed up")
+				return
+			}
+			if tt.want != "" {
+				assert.Equal(t, tt.want, string(got))
+			}
+			for _, s := range tt.contains {
+				assert.Contains(t, string(got), s)
+			}
+			for _, reg := range registrations {
+				n := 0
+				for _, g := range gjson.GetBytes(got, "hooks."+reg.event).Array() {
+					for _, h := range g.Get("hooks").Array() {
+						if h.Get("command").Str == reg.program {
+							n++
+							assert.Equal(t, reg.matcher, g.Get("matcher").Str)
+							assert.Equal(t, int64(hookTimeout), h.Get("timeout").Int())
+						}
+					}
+				}
+				assert.Equal(t, 1, n, "%s registered once", reg.event)
+			}
+			if tt.settings != "" {
+				bak, err := os.ReadFile(path + ".bak")
+				require.NoError(t, err)
+				assert.Equal(t, tt.settings, string(bak), "the backup is the old file")
+			} else {
+				assert.NoFileExists(t, path+".bak")
+			}
+
+			// A second init changes nothing.
+			before := snapshot(t, dir)
+			code, out, errOut := initRun(t, t.TempDir(), "", "--dir", dir, "--portable")
+			require.Equal(t, ExitComplete, code, errOut)
+			assert.Equal(t, before, snapshot(t, dir))
+			assert.Contains(t, out, "registered already")
+		})
+	}
+}
+
+func TestInitRefusesSettingsItCannotEdit(t *testing.T) {
+	for _, tt := range []struct {
+		name, settings, want string
+	}{
+		{"a comment", "{\n  // mine\n  \"model\": \"opus\"\n}\n", "not valid JSON: line 2, column 3"},
+		{"a trailing comma", "{\"model\": \"opus\",}", "not valid JSON: line 1, column 18"},
+		{"two documents", "{} {}", "not valid JSON"},
+		{"an array", "[]", "the top level is an array, not an object"},
+		{"hooks a string", `{"hooks": "stop-hook"}`, `"hooks" is a string, not an object`},
+		{"an event an object", `{"hooks": {"PreToolUse": {"matcher": "x"}}}`, `"hooks.PreToolUse" is an object, not an array`},
+		{"too deep", strings.Repeat("[", 600) + strings.Repeat("]", 600), "nested deeper than 512 levels"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := projectWith(t, map[string]string{"go.mod": "module x\n", ".claude/settings.json": tt.settings})
+			before := snapshot(t, dir)
+			code, out, errOut := initRun(t, t.TempDir(), "", "--dir", dir, "--portable")
+			assert.Equal(t, ExitUsage, code)
+			assert.Empty(t, out)
+			assert.Contains(t, errOut, "closer init: .claude/settings.json: "+tt.want)
+			assert.Contains(t, errOut, "left as it is")
+			assert.Equal(t, before, snapshot(t, dir), "nothing written, not even the config")
+		})
+	}
+}
+
+func TestInitHookCommands(t *testing.T) {
+	tmp := t.TempDir()
+	onPath := hookBins(t, filepath.Join(tmp, "on path"))
+	beside := hookBins(t, filepath.Join(tmp, "beside"))
+	empty := filepath.Join(tmp, "empty")
+	require.NoError(t, os.MkdirAll(empty, 0o755))
+	for _, tt := range []struct {
+		name      string
+		closerDir string
+		path      string
+		portable  bool
+		want      string // stop-hook's command
+		wantErr   string
+	}{
+		{name: "beside closer first", closerDir: beside, path: onPath, want: filepath.Join(beside, "stop-hook")},
+		{name: "else on PATH, quoted for sh", closerDir: empty, path: "relative/dir:" + onPath, want: "'" + filepath.Join(onPath, "stop-hook") + "'"},
+		{name: "portable: bare names", closerDir: beside, path: onPath, portable: true, want: "stop-hook"},
+		{name: "portable needs no binaries", closerDir: empty, path: "", portable: true, want: "stop-hook"},
+		{name: "nowhere: refused", closerDir: empty, path: empty + ":bin", wantErr: "stop-hook not found (looked beside closer in " + empty + " and on PATH); install the binaries"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			exe := executable
+			t.Cleanup(func() { executable = exe })
+			executable = func() (string, error) { return filepath.Join(tt.closerDir, "closer"), nil }
+
+			dir := t.TempDir()
+			args := []string{"--dir", dir}
+			if tt.portable {
+				args = append(args, "--portable")
+			}
+			code, _, errOut := initRun(t, t.TempDir(), tt.path, args...)
+			if tt.wantErr != "" {
+				assert.Equal(t, ExitUsage, code)
+				assert.Contains(t, errOut, tt.wantErr)
+				assert.Empty(t, snapshot(t, dir), "nothing written")
+				return
+			}
+			require.Equal(t, ExitComplete, code, errOut)
+			got, err := os.ReadFile(filepath.Join(dir, ".claude", "settings.json"))
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, gjson.GetBytes(got, "hooks.Stop.0.hooks.0.command").Str)
+			assert.Equal(t, strings.Replace(tt.want, "stop-hook", "posttooluse-hook", 1), gjson.GetBytes(got, "hooks.PreToolUse.0.hooks.0.command").Str)
+		})
+	}
+}
+
+func TestInitShellQuote(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"/usr/local/bin/stop-hook", "/usr/local/bin/stop-hook"},
+		{"/home/a b/stop-hook", "'/home/a b/stop-hook'"},
+		{"/home/it's/stop-hook", `'/home/it'\''s/stop-hook'`},
+		{"/x/$HOME/stop-hook", "'/x/$HOME/stop-hook'"},
+	} {
+		t.Run(tt.in, func(t *testing.T) {
+			assert.Equal(t, tt.want, shellQuote(tt.in))
+		})
+	}
+}
+
+func TestInitUserWritesTheUsersSettings(t *testing.T) {
+	home := t.TempDir()
+	dir := projectWith(t, map[string]string{"Cargo.toml": "[package]\n"})
+	code, _, errOut := initRun(t, home, "", "--dir", dir, "--portable", "--user")
+	require.Equal(t, ExitComplete, code, errOut)
+	got, err := os.ReadFile(filepath.Join(home, ".claude", "settings.json"))
+	require.NoError(t, err)
+	assert.Equal(t, "stop-hook", gjson.GetBytes(got, "hooks.Stop.0.hooks.0.command").Str)
+	assert.NoFileExists(t, filepath.Join(dir, ".claude", "settings.json"))
+	assert.FileExists(t, filepath.Join(dir, ".claude", "donegate.json"), "the config is the project's")
+}
+
+func TestInitDryRunWritesNothing(t *testing.T) {
+	dir := projectWith(t, map[string]string{"go.mod": "module x\n", ".claude/settings.json": settingsOthers})
+	before := snapshot(t, dir)
+	code, out, errOut := initRun(t, t.TempDir(), "", "--dir", dir, "--portable", "--dry-run")
+	require.Equal(t, ExitComplete, code, errOut)
+	assert.Equal(t, before, snapshot(t, dir))
+	for _, s := range []string{
+		"--- /dev/null\n+++ b/.claude/donegate.json\n@@ -0,0 +1,9 @@\n+{\n",
+		"+    {\"type\": \"test\", \"command\": \"go test ./...\"},\n",
+		"--- a/.claude/settings.json\n+++ b/.claude/settings.json\n",
+		"-    \"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"echo stop\"}]}]\n+    \"Stop\": [\n",
+		"Dry run: nothing written.\n",
+	} {
+		assert.Contains(t, out, s)
+	}
+	assert.NotContains(t, out, "-  \"model\"", "unchanged lines are context")
+}
+
+func TestInitKeepsAnExistingConfigUnlessForced(t *testing.T) {
+	const mine = `{"checkers": [{"type": "files", "paths": ["x"]}]}`
+	for _, tt := range []struct {
+		name  string
+		force bool
+	}{
+		{"kept", false},
+		{"replaced with --force", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := projectWith(t, map[string]string{"go.mod": "module x\n", ".claude/donegate.json": mine})
+			args := []string{"--dir", dir, "--portable"}
+			if tt.force {
+				args = append(args, "--force")
+			}
+			code, out, errOut := initRun(t, t.TempDir(), "", args...)
+			require.Equal(t, ExitComplete, code, errOut)
+			path := filepath.Join(dir, ".claude", "donegate.json")
+			got, err := os.ReadFile(path)
+			require.NoError(t, err)
+			if !tt.force {
+				assert.Equal(t, mine, string(got))
+				assert.Contains(t, out, ".claude/donegate.json exists: left as it is")
+				assert.NoFileExists(t, path+".bak")
+				return
+			}
+			assert.Equal(t, "go test ./...", gjson.GetBytes(got, `checkers.#(type=="test").command`).Str)
+			bak, err := os.ReadFile(path + ".bak")
+			require.NoError(t, err)
+			assert.Equal(t, mine, string(bak))
+		})
+	}
+}
+
+func TestInitJSON(t *testing.T) {
+	dir := projectWith(t, map[string]string{"go.mod": "module x\n", ".claude/settings.json": "{}\n"})
+	code, out, errOut := initRun(t, t.TempDir(), "", "--dir", dir, "--portable", "--json")
+	require.Equal(t, ExitComplete, code, errOut)
+	var rep InitReport
+	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
+	assert.Equal(t, "go test ./...", rep.Test)
+	assert.Equal(t, "go.mod", rep.TestFrom)
+	assert.Equal(t, []string{"type-check", "format"}, rep.Presets)
+	sort.Slice(rep.Files, func(i, j int) bool { return rep.Files[i].Path < rep.Files[j].Path })
+	assert.Equal(t, []InitFile{
+		{Path: ".claude/donegate.json", Action: "created"},
+		{Path: ".claude/settings.json", Action: "updated", Backup: ".claude/settings.json.bak"},
+	}, rep.Files)
+}
+
+func TestInitRefusesConfigFlag(t *testing.T) {
+	dir := t.TempDir()
+	code, _, errOut := initRun(t, t.TempDir(), "", "--dir", dir, "--config", "x.json")
+	assert.Equal(t, ExitUsage, code)
+	assert.Contains(t, errOut, "closer init: --config: init writes DIR/.claude/donegate.json")
+	assert.Empty(t, snapshot(t, dir))
+}
+
+func TestInitWritesThroughASymlinkAndKeepsTheMode(t *testing.T) {
+	home := t.TempDir()
+	dotfiles := filepath.Join(t.TempDir(), "settings.json")
+	require.NoError(t, os.WriteFile(dotfiles, []byte("{}\n"), 0o600))
+	require.NoError(t, os.MkdirAll(filepath.Join(home, ".claude"), 0o755))
+	link := filepath.Join(home, ".claude", "settings.json")
+	require.NoError(t, os.Symlink(dotfiles, link))
+
+	code, _, errOut := initRun(t, home, "", "--dir", t.TempDir(), "--portable", "--user")
+	require.Equal(t, ExitComplete, code, errOut)
+	target, err := os.Readlink(link)
+	require.NoError(t, err, "still a link")
+	assert.Equal(t, dotfiles, target)
+	st, err := os.Stat(dotfiles)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), st.Mode().Perm())
+	data, err := os.ReadFile(dotfiles)
+	require.NoError(t, err)
+	assert.True(t, gjson.GetBytes(data, "hooks.Stop").Exists())
+}
