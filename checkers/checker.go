@@ -12,9 +12,11 @@ package checkers
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"github.com/donegate/donegate/hookio"
+	"github.com/donegate/donegate/internal/treecache"
 )
 
 // Result is a checker's finding.
@@ -76,10 +78,29 @@ type Context struct {
 	// StateDir holds per-session records (git-commits' baselines); ""
 	// when there is none.
 	StateDir string
+	// ReadOnly keeps checkers from writing under CacheDir and StateDir:
+	// remembered results are used but none is added, and git-commits
+	// reads its baseline without recording one. closer explain sets it to
+	// show what a hook would decide without changing what the next hook
+	// sees.
+	ReadOnly bool
+
+	// reused counts results taken from the cache (see Reused).
+	reused atomic.Int64
 
 	// tree is the run's shared look at the working tree (see tree); a
 	// Context is used by pointer, one per run.
 	tree tree
+}
+
+// Reused returns how many results this run took from the cache instead
+// of running a command or asking gh: closer explain tells a reused result
+// from a fresh one by it.
+func (c *Context) Reused() int64 { return c.reused.Load() }
+
+// cache is the run's result cache.
+func (c *Context) cache() treecache.Cache {
+	return treecache.Cache{Dir: c.CacheDir, ReadOnly: c.ReadOnly}
 }
 
 // runner returns the Runner to run commands with. Each command run starts

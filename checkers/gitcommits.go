@@ -110,12 +110,23 @@ func (c *Context) baseline(ctx context.Context, st *treecache.Status) (string, e
 		return "", errors.New("git-commits: no state dir to keep the baseline in: give the checker a \"baseline\", such as \"main\" or a commit id")
 	}
 	var base string
-	err := state.Store{Dir: c.StateDir}.Update(c.Event.SessionID, func(s *state.Session) error {
+	record := func(s *state.Session) error {
 		base = s.Baseline(c.Event.PromptID, st.Dir, st.Head, func() (string, bool) {
 			return headAtStart(ctx, st, c.Event.TranscriptPath)
 		})
 		return nil
-	})
+	}
+	store := state.Store{Dir: c.StateDir}
+	var err error
+	if c.ReadOnly {
+		// The baseline the hook would record, worked out on a copy.
+		var s *state.Session
+		if s, err = store.Peek(c.Event.SessionID); err == nil {
+			err = record(s)
+		}
+	} else {
+		err = store.Update(c.Event.SessionID, record)
+	}
 	if err != nil {
 		return "", fmt.Errorf("git-commits: baseline: %w", err)
 	}

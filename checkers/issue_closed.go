@@ -93,9 +93,10 @@ const ghExitAuth = 4
 // Check implements Checker.
 func (i IssueClosed) Check(ctx context.Context, c *Context) (Result, error) {
 	key, remember := i.cacheKey(c)
-	cache := treecache.Cache{Dir: c.CacheDir}
+	cache := c.cache()
 	if remember {
 		if e, ok := cache.Get(key); ok && e.Complete {
+			c.reused.Add(1)
 			return OK(fmt.Sprintf("GitHub %s is closed (gh said so at %s, in this session).", i.name(), e.At.UTC().Format(time.RFC3339))), nil
 		}
 	}

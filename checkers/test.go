@@ -105,7 +105,7 @@ type fingerprint struct {
 // nothing about the tree.
 func cached(ctx context.Context, c *Context, own time.Duration, parts []string,
 	run func(context.Context, fingerprint) (r Result, ended bool, err error)) (Result, error) {
-	cache := treecache.Cache{Dir: c.CacheDir}
+	cache := c.cache()
 	start := time.Now()
 	state, err := c.treeState(ctx, own) // one look per run, shared by the chain
 	if err != nil {
@@ -116,6 +116,7 @@ func cached(ctx context.Context, c *Context, own time.Duration, parts []string,
 	}
 	key := treecache.Key(append(parts, c.ProjectDir, state)...)
 	if e, ok := cache.Get(key); ok {
+		c.reused.Add(1)
 		return Result{Complete: e.Complete, Feedback: e.Feedback + fmt.Sprintf(
 			"\n(donegate reused the result of the run at %s: the working tree has not changed since.)",
 			e.At.UTC().Format(time.RFC3339))}, nil

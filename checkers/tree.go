@@ -113,7 +113,7 @@ func (c *Context) treeState(ctx context.Context, own time.Duration) (string, err
 		return t.state, t.stateErr
 	}
 	t.mu.Unlock()
-	state, err := treecache.Cache{Dir: c.CacheDir}.StateOf(ctx, st)
+	state, err := c.cache().StateOf(ctx, st)
 	if err != nil && ended(err) {
 		return "", err
 	}

@@ -3,8 +3,9 @@
 // again and again. One file per subcommand: check (the configured checker
 // chain as a checklist), judge (an LLM checklist judge run through
 // `claude -p --json-schema`), smart-check (the git-based completion check
-// with a status probe, commit rescue) and loop (an iteration runner with a
-// circuit breaker).
+// with a status probe, commit rescue), loop (an iteration runner with a
+// circuit breaker) and explain (what a hook would answer to an event, and
+// why, through package gate's own Evaluate).
 //
 // Answers from a model are decoded into Go types and checked with
 // go-playground/validator/v10 struct tags. The hooks must never import this
@@ -91,11 +92,12 @@ type Env struct {
 	Now        func() time.Time
 	// Sleep waits d or until ctx ends (smart-check's probe interval).
 	Sleep func(ctx context.Context, d time.Duration) error
+	Stdin io.Reader // explain's event; nil reads as empty
 }
 
 // OSEnv is the real process environment.
 func OSEnv() Env {
-	return Env{Getenv: os.Getenv, IsTerminal: isTerminal, Now: time.Now, Sleep: sleep}
+	return Env{Getenv: os.Getenv, IsTerminal: isTerminal, Now: time.Now, Sleep: sleep, Stdin: os.Stdin}
 }
 
 func isTerminal(w io.Writer) bool {
@@ -132,7 +134,7 @@ type command struct {
 	run   func(ctx context.Context, r *runCtx) (verdict, error)
 }
 
-var commands = []command{checkCommand, judgeCommand, smartCheckCommand, loopCommand, initCommand, doctorCommand}
+var commands = []command{checkCommand, judgeCommand, smartCheckCommand, loopCommand, initCommand, doctorCommand, explainCommand}
 
 const usageHead = `Usage: closer <command> [flags]
 
@@ -220,7 +222,8 @@ type options struct {
 	iterationTimeout time.Duration
 	claudeArgs       []string // what follows --
 
-	init initOptions // init
+	init    initOptions    // init
+	explain explainOptions // explain
 }
 
 // runCtx is one run of a command: its options and where it writes.

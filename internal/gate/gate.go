@@ -3,6 +3,11 @@
 // budget, applies the limits that keep an agent from being trapped, and
 // writes the answer. The main packages only wire it to the process.
 //
+// Evaluate is the decision, apart from the hook's IO: the hooks print its
+// answer, and closer explain runs it with Options.DryRun (nothing written
+// to the state dir) and Options.Explain (every checker's outcome), so that
+// what explain shows cannot drift from what the hook does.
+//
 // Exit codes are an API shared with Claude Code: 0 with a JSON answer, or
 // 1 with one line on stderr for input or usage we cannot act on (the host
 // shows it and carries on). Never 2: Claude Code would feed our stderr to
@@ -49,23 +54,33 @@ func OSEnv() Env { return Env{Getenv: os.Getenv, Now: time.Now} }
 // build info (see internal/version).
 func Version() string { return version.String() }
 
-// options are the flags both hooks take.
-type options struct {
-	configPath string
-	dialect    string
-	stateDir   string
+// Options are what a run is given beyond its event: the hooks' flags,
+// and what closer explain adds.
+type Options struct {
+	ConfigPath string // --config
+	Dialect    string // --dialect
+	StateDir   string // --state-dir
+	// ProjectDir, when set, is the project dir instead of
+	// $CLAUDE_PROJECT_DIR or the event's cwd (closer explain --dir).
+	ProjectDir string
+	// DryRun reads the block counts and the result cache but writes
+	// neither, nor anything else under the state dir.
+	DryRun bool
+	// Explain records every top-level checker's outcome in the Report and
+	// runs, after the hook's chain, those the chain stopped before.
+	Explain bool
 }
 
 // parseFlags parses args. done is true when the run is over (help,
 // version, or a usage error) and code is its exit code.
-func parseFlags(name, summary string, args []string, stdout, stderr io.Writer) (opts options, code int, done bool) {
+func parseFlags(name, summary string, args []string, stdout, stderr io.Writer) (opts Options, code int, done bool) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	// A hook's stderr is shown to the person as one line: report a usage
 	// error ourselves instead of letting the flag package print the usage.
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&opts.configPath, "config", "", "config `file` (default: $DONEGATE_CONFIG, $CLAUDE_PROJECT_DIR/.claude/donegate.json, <cwd>/.claude/donegate.json, embedded default)")
-	fs.StringVar(&opts.dialect, "dialect", "", "answer `dialect`: claude-code or sdk (overrides the config)")
-	fs.StringVar(&opts.stateDir, "state-dir", "", "`dir` for block counts (default: $DONEGATE_STATE_DIR, $XDG_STATE_HOME/donegate, ~/.local/state/donegate)")
+	fs.StringVar(&opts.ConfigPath, "config", "", "config `file` (default: $DONEGATE_CONFIG, $CLAUDE_PROJECT_DIR/.claude/donegate.json, <cwd>/.claude/donegate.json, embedded default)")
+	fs.StringVar(&opts.Dialect, "dialect", "", "answer `dialect`: claude-code or sdk (overrides the config)")
+	fs.StringVar(&opts.StateDir, "state-dir", "", "`dir` for block counts (default: $DONEGATE_STATE_DIR, $XDG_STATE_HOME/donegate, ~/.local/state/donegate)")
 	version := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: %s [flags] < event.json\n\n%s\n\nFlags:\n", name, summary)
@@ -88,8 +103,8 @@ func parseFlags(name, summary string, args []string, stdout, stderr io.Writer) (
 		fmt.Fprintf(stdout, "%s %s\n", name, Version())
 		return opts, ExitOK, true
 	}
-	if opts.dialect != "" {
-		if _, err := hookio.ParseDialect(opts.dialect); err != nil {
+	if opts.Dialect != "" {
+		if _, err := hookio.ParseDialect(opts.Dialect); err != nil {
 			fmt.Fprintf(stderr, "%s: --dialect: %v\n", name, err)
 			return opts, ExitError, true
 		}
@@ -100,11 +115,13 @@ func parseFlags(name, summary string, args []string, stdout, stderr io.Writer) (
 // run is one hook invocation after the event has been read.
 type run struct {
 	name   string
-	opts   options
+	opts   Options
 	env    Env
 	event  *hookio.Event
 	raw    []byte // the event as received, for external checkers
 	stderr io.Writer
+	// checkers is filled in when opts.Explain is set (see explainCheck).
+	checkers []Outcome
 }
 
 // newRun starts a run of ev. The event's paths are expanded here, once,
@@ -112,7 +129,7 @@ type run struct {
 // same path: a transcript_path of "~/.claude/projects/..." once made the
 // claude dir "~/.claude", the Task files were not found and an open plan
 // passed.
-func newRun(name string, opts options, env Env, ev *hookio.Event, stderr io.Writer) *run {
+func newRun(name string, opts Options, env Env, ev *hookio.Event, stderr io.Writer) *run {
 	r := &run{name: name, opts: opts, env: env, stderr: stderr}
 	e := *ev
 	e.TranscriptPath = r.expand(e.TranscriptPath)
@@ -122,8 +139,12 @@ func newRun(name string, opts options, env Env, ev *hookio.Event, stderr io.Writ
 	return r
 }
 
-// projectDir is $CLAUDE_PROJECT_DIR, else the event's cwd, else ours.
+// projectDir is --dir (explain only), else $CLAUDE_PROJECT_DIR, else the
+// event's cwd, else ours.
 func (r *run) projectDir() string {
+	if r.opts.ProjectDir != "" {
+		return r.opts.ProjectDir
+	}
 	if d := r.env.Getenv("CLAUDE_PROJECT_DIR"); d != "" {
 		return d
 	}
@@ -170,8 +191,8 @@ func (r *run) claudeDir() string {
 }
 
 func (r *run) stateDir() string {
-	if r.opts.stateDir != "" {
-		return r.opts.stateDir
+	if r.opts.StateDir != "" {
+		return r.opts.StateDir
 	}
 	if d := r.env.Getenv("DONEGATE_STATE_DIR"); d != "" {
 		return d
@@ -182,13 +203,17 @@ func (r *run) stateDir() string {
 	return filepath.Join(r.home(), ".local", "state", "donegate")
 }
 
-func lookup(opts options, env Env, cwd string) config.Lookup {
-	return config.Lookup{
-		Flag:       opts.configPath,
+func lookup(opts Options, env Env, cwd string) config.Lookup {
+	l := config.Lookup{
+		Flag:       opts.ConfigPath,
 		Env:        env.Getenv("DONEGATE_CONFIG"),
 		ProjectDir: env.Getenv("CLAUDE_PROJECT_DIR"),
 		Cwd:        cwd,
 	}
+	if opts.ProjectDir != "" {
+		l.ProjectDir, l.Cwd = opts.ProjectDir, ""
+	}
+	return l
 }
 
 func (r *run) loadConfig() (*config.Config, error) {
@@ -196,8 +221,8 @@ func (r *run) loadConfig() (*config.Config, error) {
 }
 
 func (r *run) dialect(c *config.Config) hookio.Dialect {
-	if r.opts.dialect != "" {
-		return hookio.Dialect(r.opts.dialect)
+	if r.opts.Dialect != "" {
+		return hookio.Dialect(r.opts.Dialect)
 	}
 	if c != nil && c.Dialect != "" {
 		return hookio.Dialect(c.Dialect)
@@ -228,6 +253,10 @@ func (r *run) check(ctx context.Context, c *config.Config, reason checkers.StopR
 		Budget:     budget,
 		CacheDir:   filepath.Join(r.stateDir(), "results"),
 		StateDir:   r.stateDir(),
+		ReadOnly:   r.opts.DryRun,
+	}
+	if r.opts.Explain {
+		return r.explainCheck(ctx, chain, cc)
 	}
 	return chain.Check(ctx, cc)
 }
@@ -247,29 +276,32 @@ func gateKey(ev *hookio.Event) string {
 // the limits (package limit decides; this does the IO around it): after
 // limits.max_blocks continuations of one gate in one prompt, or once
 // limits.deadline has passed since its first block, the agent is let go.
-func (r *run) decide(c *config.Config, res checkers.Result, checkErr error) hookio.Verdict {
+func (r *run) decide(c *config.Config, res checkers.Result, checkErr error) (hookio.Verdict, Decision) {
 	var reason string
+	var why Decision
 	switch {
 	case checkErr != nil && c.OnError != "block":
 		fmt.Fprintf(r.stderr, "%s: %v\n", r.name, checkErr)
 		r.reset(gateKey(r.event))
-		return hookio.Verdict{SystemMessage: fmt.Sprintf("donegate could not check whether the work is done, so the agent may stop: %v", checkErr)}
+		return hookio.Verdict{SystemMessage: fmt.Sprintf("donegate could not check whether the work is done, so the agent may stop: %v", checkErr)},
+			Decision{Kind: KindCheckFailed, Err: checkErr}
 	case checkErr != nil:
 		fmt.Fprintf(r.stderr, "%s: %v\n", r.name, checkErr)
 		reason = fmt.Sprintf("donegate could not check whether your work is done: %v\nFix the cause (for example the donegate config) before you finish.", checkErr)
+		why.Err = checkErr
 	case res.Complete:
 		r.reset(gateKey(r.event))
-		return hookio.Verdict{}
+		return hookio.Verdict{}, Decision{Kind: KindComplete}
 	default:
 		reason = res.Feedback
 	}
 
 	lim := limit.Limits{MaxBlocks: c.Limits.MaxBlocks, Deadline: c.Limits.Deadline.D()}
+	why.MaxBlocks = lim.MaxBlocks
 	now := r.env.Now()
 	key := gateKey(r.event)
 	var d limit.Decision
-	store := state.Store{Dir: r.stateDir()}
-	err := store.Update(r.event.SessionID, func(s *state.Session) error {
+	count := func(s *state.Session) error {
 		for _, k := range limit.Prune(s.Counters, now) {
 			delete(s.Counters, k)
 		}
@@ -280,22 +312,37 @@ func (r *run) decide(c *config.Config, res checkers.Result, checkErr error) hook
 		var next limit.Counter
 		var keep bool
 		d, next, keep = limit.Open(cur, r.event.PromptID, lim, now)
+		why.Blocks = next.Blocks
 		if keep {
 			s.Counters[key] = &next
 		} else {
 			delete(s.Counters, key)
 		}
 		return nil
-	})
+	}
+	store := state.Store{Dir: r.stateDir()}
+	var err error
+	if r.opts.DryRun {
+		// The same count on a copy of the stored one, which stays as it is.
+		var s *state.Session
+		if s, err = store.Peek(r.event.SessionID); err == nil {
+			err = count(s)
+		}
+	} else {
+		err = store.Update(r.event.SessionID, count)
+	}
 	if err != nil {
 		// Our own bookkeeping failed: never block on it, and say so.
 		fmt.Fprintf(r.stderr, "%s: %v\n", r.name, err)
-		return hookio.Verdict{SystemMessage: fmt.Sprintf("donegate cannot keep its block count (%v), so it lets the agent stop; still open: %s", err, reason)}
+		why.Kind, why.Err = KindStateFailed, err
+		return hookio.Verdict{SystemMessage: fmt.Sprintf("donegate cannot keep its block count (%v), so it lets the agent stop; still open: %s", err, reason)}, why
 	}
 	if d.Block {
-		return hookio.Verdict{Block: true, Reason: reason}
+		why.Kind = KindBlocked
+		return hookio.Verdict{Block: true, Reason: reason}, why
 	}
-	return letGo(d.Why, reason)
+	why.Kind, why.Limit, why.Why = KindLetGo, d.Limit, d.Why
+	return letGo(d.Why, reason), why
 }
 
 func letGo(why, reason string) hookio.Verdict {
@@ -305,6 +352,9 @@ func letGo(why, reason string) hookio.Verdict {
 // reset clears the count of a gate once its work is done, so the next
 // unfinished stop of the session starts a fresh count.
 func (r *run) reset(key string) {
+	if r.opts.DryRun {
+		return
+	}
 	store := state.Store{Dir: r.stateDir()}
 	if _, err := os.Stat(filepath.Join(store.Dir, state.FileName(r.event.SessionID))); err != nil {
 		return // nothing counted yet: do not create state for nothing

@@ -43,6 +43,9 @@ type Decision struct {
 	Block bool
 	// Why says, when Block is false, which limit let the agent go.
 	Why string
+	// Limit is, when Block is false, the config key of that limit:
+	// "max_blocks" or "deadline".
+	Limit string
 }
 
 // Open applies the limits to a stop of prompt whose work is open. It
@@ -54,8 +57,10 @@ func Open(c Counter, prompt string, l Limits, now time.Time) (d Decision, next C
 	}
 	switch {
 	case c.Exhausted || c.Blocks >= l.MaxBlocks:
+		d.Limit = "max_blocks"
 		d.Why = fmt.Sprintf("still incomplete after %d continuations", c.Blocks)
 	case l.Deadline > 0 && c.Blocks > 0 && now.Sub(c.FirstBlock) >= l.Deadline:
+		d.Limit = "deadline"
 		d.Why = fmt.Sprintf("still incomplete after %d continuations and %s (limits.deadline %s)",
 			c.Blocks, now.Sub(c.FirstBlock).Round(time.Second), l.Deadline)
 	default:

@@ -38,13 +38,13 @@ func TestOpen(t *testing.T) {
 		{
 			name: "max_blocks reached: let go, and stay spent",
 			c:    limit.Counter{PromptID: "p", Blocks: 3, FirstBlock: t0, Touched: t0}, prompt: "p", l: three, now: t0.Add(time.Minute),
-			want:     limit.Decision{Why: "still incomplete after 3 continuations"},
+			want:     limit.Decision{Limit: "max_blocks", Why: "still incomplete after 3 continuations"},
 			wantNext: limit.Counter{PromptID: "p", Blocks: 3, FirstBlock: t0, Touched: t0.Add(time.Minute), Exhausted: true}, wantKeep: true,
 		},
 		{
 			name: "spent stays spent for the prompt",
 			c:    limit.Counter{PromptID: "p", Blocks: 1, FirstBlock: t0, Exhausted: true}, prompt: "p", l: three, now: t0,
-			want:     limit.Decision{Why: "still incomplete after 1 continuations"},
+			want:     limit.Decision{Limit: "max_blocks", Why: "still incomplete after 1 continuations"},
 			wantNext: limit.Counter{PromptID: "p", Blocks: 1, FirstBlock: t0, Touched: t0, Exhausted: true}, wantKeep: true,
 		},
 		{
@@ -56,14 +56,14 @@ func TestOpen(t *testing.T) {
 		{
 			name: "no prompt ids: a spent count is dropped, so the next prompt starts over",
 			c:    limit.Counter{Blocks: 3, FirstBlock: t0}, prompt: "", l: three, now: t0,
-			want:     limit.Decision{Why: "still incomplete after 3 continuations"},
+			want:     limit.Decision{Limit: "max_blocks", Why: "still incomplete after 3 continuations"},
 			wantNext: limit.Counter{}, wantKeep: false,
 		},
 		{
 			name: "deadline passed since the first block",
 			c:    limit.Counter{PromptID: "p", Blocks: 2, FirstBlock: t0}, prompt: "p",
 			l: limit.Limits{MaxBlocks: 50, Deadline: 30 * time.Minute}, now: t0.Add(30 * time.Minute),
-			want:     limit.Decision{Why: "still incomplete after 2 continuations and 30m0s (limits.deadline 30m0s)"},
+			want:     limit.Decision{Limit: "deadline", Why: "still incomplete after 2 continuations and 30m0s (limits.deadline 30m0s)"},
 			wantNext: limit.Counter{PromptID: "p", Blocks: 2, FirstBlock: t0, Touched: t0.Add(30 * time.Minute), Exhausted: true}, wantKeep: true,
 		},
 		{

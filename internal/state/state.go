@@ -137,6 +137,38 @@ func (s Store) Update(sessionID string, fn func(*Session) error) error {
 	return save(f, sess, old)
 }
 
+// Peek returns the session's state as Update would hand it to fn, without
+// creating, locking or writing anything: for closer explain, which must
+// show what a hook would decide and leave the counts as they are. A
+// session with no file yet has empty state. Without the lock a hook
+// writing at the same moment can be seen half-way; the record is one
+// line, so the reader then sees the old record, or the count starts over
+// as it would for a damaged one.
+func (s Store) Peek(sessionID string) (*Session, error) {
+	path := filepath.Join(s.Dir, FileName(sessionID))
+	f, err := regular.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return &Session{Counters: map[string]*limit.Counter{}}, nil
+	case errors.Is(err, syscall.ELOOP):
+		if st, lerr := os.Lstat(path); lerr == nil && st.Mode()&os.ModeSymlink != 0 {
+			return nil, fmt.Errorf("state file %s %w", path, ErrSymlink)
+		}
+		return nil, fmt.Errorf("state: %w", err)
+	case err != nil:
+		return nil, fmt.Errorf("state: %w", err)
+	}
+	defer f.Close()
+	sess, _, err := load(f)
+	if err != nil {
+		return nil, err
+	}
+	if sess.Counters == nil {
+		sess.Counters = map[string]*limit.Counter{}
+	}
+	return sess, nil
+}
+
 // ErrSymlink is wrapped by the error for a state file that is a symbolic
 // link.
 var ErrSymlink = errors.New("is a symbolic link, which is not followed")

@@ -302,3 +302,79 @@ func TestBaseline(t *testing.T) {
 		assert.Equal(t, "new", s.Baseline("a", "/ra", "new", nil), "the oldest was dropped and is recorded again")
 	})
 }
+
+// Peek sees what Update would hand fn and writes nothing: no dir, no file,
+// no change to one that exists; a link or a FIFO is refused as by Update.
+func TestPeekReadsWithoutWriting(t *testing.T) {
+	tests := []struct {
+		name       string
+		setup      func(t *testing.T, s Store)
+		wantBlocks int
+		wantErr    string
+	}{
+		{"no dir", func(t *testing.T, s Store) {}, 0, ""},
+		{"a count", func(t *testing.T, s Store) {
+			bump(t, s, "s", "p", "stop")
+			bump(t, s, "s", "p", "stop")
+		}, 2, ""},
+		{"damaged record", func(t *testing.T, s Store) {
+			require.NoError(t, os.MkdirAll(s.Dir, 0o700))
+			require.NoError(t, os.WriteFile(filepath.Join(s.Dir, FileName("s")), []byte("{not json\n"), 0o600))
+		}, 0, ""},
+		{"symlink", func(t *testing.T, s Store) {
+			require.NoError(t, os.MkdirAll(s.Dir, 0o700))
+			require.NoError(t, os.Symlink(filepath.Join(t.TempDir(), "x"), filepath.Join(s.Dir, FileName("s"))))
+		}, 0, "is a symbolic link, which is not followed"},
+		{"FIFO", func(t *testing.T, s Store) {
+			require.NoError(t, os.MkdirAll(s.Dir, 0o700))
+			require.NoError(t, syscall.Mkfifo(filepath.Join(s.Dir, FileName("s")), 0o600))
+		}, 0, "not a regular file (a FIFO)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := Store{Dir: filepath.Join(t.TempDir(), "state")}
+			tt.setup(t, s)
+			before := snapshot(t, s.Dir)
+			sess, err := s.Peek("s")
+			if tt.wantErr != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.wantErr)
+			} else {
+				require.NoError(t, err)
+				require.NotNil(t, sess.Counters, "ready for a count as Update's is")
+				blocks := 0
+				if c := sess.Counters["stop"]; c != nil {
+					blocks = c.Blocks
+				}
+				assert.Equal(t, tt.wantBlocks, blocks)
+				sess.Counters["stop"] = &limit.Counter{Blocks: 9} // a copy: not stored
+			}
+			assert.Equal(t, before, snapshot(t, s.Dir))
+		})
+	}
+}
+
+// snapshot maps every entry under dir to its mode and content; nil when
+// dir does not exist.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	require.NoError(t, err)
+	m := map[string]string{}
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		st, err := os.Lstat(p)
+		require.NoError(t, err)
+		content := ""
+		if st.Mode().IsRegular() {
+			data, err := os.ReadFile(p)
+			require.NoError(t, err)
+			content = string(data)
+		}
+		m[e.Name()] = st.Mode().String() + " " + content
+	}
+	return m
+}

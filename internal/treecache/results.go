@@ -38,6 +38,9 @@ type Entry struct {
 // caches of the trees fingerprinted with it (see State).
 type Cache struct {
 	Dir string
+	// ReadOnly: entries and stat caches are read, never written (closer
+	// explain must leave the cache as the next hook will find it).
+	ReadOnly bool
 }
 
 // maxAge is how long entries are kept.
@@ -66,6 +69,9 @@ func (c Cache) Get(key string) (Entry, bool) {
 
 // Put stores e under key, atomically, and now and then removes old entries.
 func (c Cache) Put(key string, e Entry) error {
+	if c.ReadOnly {
+		return nil
+	}
 	data, err := json.Marshal(e)
 	if err != nil {
 		return fmt.Errorf("result cache: %w", err)

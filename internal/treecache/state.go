@@ -230,7 +230,9 @@ func (c Cache) StateOf(ctx context.Context, st *Status) (string, error) {
 	}
 	// Hashes taken before a deadline cut the fingerprint short are kept:
 	// the next stop starts where this one stopped.
-	f.stats.save(err == nil)
+	if !c.ReadOnly {
+		f.stats.save(err == nil)
+	}
 	return s, err
 }
 

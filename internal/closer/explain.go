@@ -1,0 +1,303 @@
+package closer
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/donegate/donegate/hookio"
+	"github.com/donegate/donegate/internal/gate"
+)
+
+var explainCommand = command{
+	name: "explain",
+	args: " [--event FILE]",
+	summary: `Show what a hook would answer to a recorded event, and why.
+The event (stdin, or --event FILE) goes through the hook's own code — the
+same config lookup, the same block counts read from the state dir — with
+nothing written: no count, no cached result. explain prints every
+checker's verdict, time and feedback (the hook's chain stops at the first
+checker not done; explain runs the rest after it, for the record, and
+marks the one the hook reports), then the answer the hook would print and
+why. The hook follows from the event's hook_event_name (Stop and
+SubagentStop: stop-hook; PreToolUse and PostToolUse: posttooluse-hook).
+As the hook does, explain takes the project dir from $CLAUDE_PROJECT_DIR,
+else the event's cwd, unless --dir is given; run it with the environment
+the hook had.
+Exit 0 when the hook would let the agent stop (or the tool call pass),
+1 when it would block.`,
+	flags: explainFlags,
+	run:   runExplain,
+}
+
+// explainOptions are explain's own flags.
+type explainOptions struct {
+	event, stateDir, dialect, hook string
+}
+
+func explainFlags(fs *flag.FlagSet, o *options) {
+	fs.StringVar(&o.explain.event, "event", "", "the hook event's JSON `file` (default: stdin)")
+	fs.StringVar(&o.explain.stateDir, "state-dir", "", "the hooks' state `dir`, as their --state-dir (default: $DONEGATE_STATE_DIR, $XDG_STATE_HOME/donegate, ~/.local/state/donegate)")
+	fs.StringVar(&o.explain.dialect, "dialect", "", "answer `dialect`, as the hook's --dialect: claude-code or sdk (overrides the config)")
+	fs.StringVar(&o.explain.hook, "hook", "", "the `hook`, stop-hook or posttooluse-hook (default: from the event's hook_event_name)")
+	// The hook has no --dir: it follows $CLAUDE_PROJECT_DIR and the
+	// event's cwd, and so does explain unless --dir is given. "" tells
+	// the flag left out from "--dir .".
+	o.dir = ""
+	if f := fs.Lookup("dir"); f != nil {
+		f.DefValue = ""
+		f.Usage = "the project `dir` instead of the hook's: $CLAUDE_PROJECT_DIR, else the event's cwd"
+	}
+	if f := fs.Lookup("config"); f != nil {
+		f.Usage = "config `file`, as the hook's --config (default: $DONEGATE_CONFIG, $CLAUDE_PROJECT_DIR/.claude/donegate.json, <cwd>/.claude/donegate.json, the embedded default)"
+	}
+}
+
+func runExplain(ctx context.Context, r *runCtx) (verdict, error) {
+	o := r.opts.explain
+	if o.dialect != "" {
+		if _, err := hookio.ParseDialect(o.dialect); err != nil {
+			return incomplete, errorf(ErrUsage, "--dialect: %w", err)
+		}
+	}
+	raw, err := r.readEvent()
+	if err != nil {
+		return incomplete, err
+	}
+	hook := o.hook
+	switch hook {
+	case gate.StopHookName, gate.ToolHookName:
+	case "":
+		name := hookio.Peek(raw).Event
+		if hook = gate.HookFor(name); hook == "" {
+			if _, err := hookio.ParseEvent(raw); err != nil {
+				return incomplete, errorf(ErrUsage, "event: %w", err)
+			}
+			return incomplete, errorf(ErrUsage, "no donegate hook answers a %q event; give --hook %s or %s to see what one would do", name, gate.StopHookName, gate.ToolHookName)
+		}
+	default:
+		return incomplete, errorf(ErrUsage, "--hook %q: want %s or %s", hook, gate.StopHookName, gate.ToolHookName)
+	}
+	opts := gate.Options{ConfigPath: r.opts.configPath, Dialect: o.dialect, StateDir: o.stateDir, DryRun: true, Explain: true}
+	if r.opts.dir != "" {
+		opts.ProjectDir = r.dir
+	}
+	var diag bytes.Buffer
+	rep, err := gate.Evaluate(ctx, hook, opts, gate.Env{Getenv: r.env.Getenv, Now: r.env.Now}, raw, &diag)
+	if err != nil {
+		// The hook would print this line and exit 1: no answer at all.
+		return incomplete, errorf(ErrUsage, "%s would answer nothing and exit 1: %w", hook, err)
+	}
+	v := verdict(!rep.Verdict.Block)
+	stderr := lines(diag.String())
+	if r.opts.json {
+		return v, writeJSON(r.stdout, explainJSON(rep, stderr))
+	}
+	return v, r.printExplain(rep, stderr)
+}
+
+// readEvent reads the event from --event or stdin, bounded as the hooks
+// bound theirs.
+func (r *runCtx) readEvent() ([]byte, error) {
+	in := r.env.Stdin
+	if f := r.opts.explain.event; f != "" {
+		file, err := os.Open(f)
+		if err != nil {
+			return nil, errorf(ErrUsage, "--event: %w", err)
+		}
+		defer file.Close()
+		in = file
+	}
+	if in == nil {
+		in = strings.NewReader("")
+	}
+	raw, err := hookio.ReadAll(in)
+	if err != nil {
+		return nil, errorf(ErrUsage, "event: %w", err)
+	}
+	return raw, nil
+}
+
+func (r *runCtx) printExplain(rep gate.Report, stderr []string) error {
+	p := r.printer()
+	ev := rep.Event
+	head := fmt.Sprintf("%s on %s", rep.Hook, ev.HookEventName)
+	if ev.ToolName != "" {
+		head += " of " + ev.ToolName
+	}
+	head += ", session " + ev.SessionID
+	if ev.PromptID != "" {
+		head += ", prompt " + ev.PromptID
+	}
+	p.line(head)
+	switch {
+	case rep.ConfigErr != nil:
+		p.line("config: broken: " + oneLine(rep.ConfigErr.Error()))
+	case rep.ConfigPath == "":
+		p.line("config: the embedded default")
+	default:
+		p.line("config: " + rep.ConfigPath)
+	}
+	p.line("project dir: " + rep.ProjectDir)
+	p.line("state dir: " + rep.StateDir + " (read, not written)")
+	if len(rep.Checkers) == 0 && (rep.Decision.Kind == gate.KindComplete || rep.Decision.Kind == gate.KindBlocked && rep.ConfigErr == nil && rep.Decision.Err == nil) {
+		p.line("no checker runs at " + ev.HookEventName)
+	}
+	for _, o := range rep.Checkers {
+		title := fmt.Sprintf("%s (%s", o.Label, o.Took.Round(time.Millisecond))
+		if o.Cached {
+			title += ", cached"
+		}
+		title += ")"
+		switch {
+		case o.Reported:
+			title += " ← the hook reports this one"
+		case !o.ByHook:
+			title += " — not run by the hook: its chain stopped before"
+		}
+		evidence := o.Feedback
+		if o.Err != nil {
+			evidence = "could not run: " + o.Err.Error()
+		}
+		p.item(o.Err == nil && o.Complete, title, evidence)
+	}
+	for _, l := range stderr {
+		p.line("the hook would print on stderr: " + l)
+	}
+	p.line("The hook would answer: " + strings.TrimSpace(string(rep.Answer)))
+	p.line("Why: " + why(rep))
+	return p.err
+}
+
+// why says in one line what decided the answer.
+func why(rep gate.Report) string {
+	d := rep.Decision
+	var s string
+	switch d.Kind {
+	case gate.KindComplete:
+		s = "complete"
+	case gate.KindBlocked:
+		s = fmt.Sprintf("blocked: %d of %d continuations used", d.Blocks, d.MaxBlocks)
+		switch {
+		case rep.ConfigErr != nil:
+			s = "config broken, on_error block; " + s
+		case d.Err != nil:
+			s += fmt.Sprintf(" (a checker could not run, on_error block: %s)", oneLine(d.Err.Error()))
+		}
+	case gate.KindLetGo:
+		if d.Limit == "deadline" {
+			s = fmt.Sprintf("let through: deadline spent (%s)", d.Why)
+		} else {
+			s = fmt.Sprintf("let through: max_blocks (%d) spent (%s)", d.MaxBlocks, d.Why)
+		}
+	case gate.KindNotGated:
+		s = "not gated: tool " + rep.Event.ToolName
+	case gate.KindGuarded:
+		s = "not checked: the hook runs inside donegate's own check of this session"
+	case gate.KindConfigBroken:
+		s = "config broken, on_error allow"
+	case gate.KindCheckFailed:
+		s = "a checker could not run, on_error allow: " + oneLine(d.Err.Error())
+	case gate.KindStateFailed:
+		s = "let through: the block count could not be kept: " + oneLine(d.Err.Error())
+	default:
+		s = string(d.Kind)
+	}
+	var cached []string
+	for _, o := range rep.Checkers {
+		if o.Cached && o.ByHook {
+			cached = append(cached, o.Label)
+		}
+	}
+	if len(cached) > 0 {
+		s += "; reused from the result cache: " + strings.Join(cached, ", ")
+	}
+	return s
+}
+
+// explainReport is explain's --json output.
+type explainReport struct {
+	Hook        string           `json:"hook"`
+	Event       string           `json:"event"`
+	Tool        string           `json:"tool,omitempty"`
+	Session     string           `json:"session"`
+	Prompt      string           `json:"prompt,omitempty"`
+	Config      string           `json:"config"` // "": the embedded default
+	ConfigError string           `json:"configError,omitempty"`
+	ProjectDir  string           `json:"projectDir"`
+	StateDir    string           `json:"stateDir"`
+	Dialect     string           `json:"dialect"`
+	Checkers    []explainChecker `json:"checkers"`
+	Stderr      []string         `json:"stderr"`
+	Answer      json.RawMessage  `json:"answer"`
+	Decision    explainDecision  `json:"decision"`
+	Why         string           `json:"why"`
+}
+
+type explainChecker struct {
+	Label    string `json:"label"`
+	Complete bool   `json:"complete"`
+	Feedback string `json:"feedback"`
+	Error    string `json:"error,omitempty"`
+	TookMS   int64  `json:"tookMs"`
+	Cached   bool   `json:"cached"`
+	ByHook   bool   `json:"byHook"`
+	Reported bool   `json:"reported"`
+}
+
+type explainDecision struct {
+	Kind      string `json:"kind"`
+	Block     bool   `json:"block"`
+	Limit     string `json:"limit,omitempty"`
+	Blocks    int    `json:"blocks"`
+	MaxBlocks int    `json:"maxBlocks"`
+	Error     string `json:"error,omitempty"`
+}
+
+func explainJSON(rep gate.Report, stderr []string) explainReport {
+	out := explainReport{
+		Hook: rep.Hook, Event: rep.Event.HookEventName, Tool: rep.Event.ToolName,
+		Session: rep.Event.SessionID, Prompt: rep.Event.PromptID,
+		Config: rep.ConfigPath, ProjectDir: rep.ProjectDir, StateDir: rep.StateDir,
+		Dialect: string(rep.Dialect), Checkers: []explainChecker{}, Stderr: stderr,
+		Answer: json.RawMessage(bytes.TrimSpace(rep.Answer)),
+		Decision: explainDecision{
+			Kind: string(rep.Decision.Kind), Block: rep.Verdict.Block, Limit: rep.Decision.Limit,
+			Blocks: rep.Decision.Blocks, MaxBlocks: rep.Decision.MaxBlocks, Error: errText(rep.Decision.Err),
+		},
+		Why: why(rep),
+	}
+	if rep.ConfigErr != nil {
+		out.ConfigError = rep.ConfigErr.Error()
+	}
+	for _, o := range rep.Checkers {
+		out.Checkers = append(out.Checkers, explainChecker{
+			Label: o.Label, Complete: o.Complete && o.Err == nil, Feedback: o.Feedback, Error: errText(o.Err),
+			TookMS: o.Took.Milliseconds(), Cached: o.Cached, ByHook: o.ByHook, Reported: o.Reported,
+		})
+	}
+	return out
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// lines splits what the hook would print on stderr into its lines.
+func lines(s string) []string {
+	out := []string{}
+	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+		if l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}

@@ -1,0 +1,250 @@
+package gate
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/donegate/donegate/checkers"
+	"github.com/donegate/donegate/config"
+	"github.com/donegate/donegate/hookio"
+)
+
+// The hooks' names, as Evaluate takes them.
+const (
+	StopHookName = "stop-hook"
+	ToolHookName = "posttooluse-hook"
+)
+
+// HookFor names the hook registered for an event: "" for an event no
+// donegate hook answers.
+func HookFor(eventName string) string {
+	switch eventName {
+	case hookio.EventStop, hookio.EventSubagentStop:
+		return StopHookName
+	case hookio.EventPreToolUse, hookio.EventPostToolUse:
+		return ToolHookName
+	}
+	return ""
+}
+
+// Kind is what decided a run's answer.
+type Kind string
+
+// Kinds of decision.
+const (
+	KindComplete     Kind = "complete"      // the chain passed
+	KindBlocked      Kind = "blocked"       // open work, within the limits
+	KindLetGo        Kind = "let through"   // open work, but a limit is spent
+	KindNotGated     Kind = "not gated"     // a tool the config does not gate
+	KindGuarded      Kind = "guarded"       // inside donegate's own check of the session
+	KindConfigBroken Kind = "config broken" // no config, on_error allow
+	KindCheckFailed  Kind = "check failed"  // a checker could not run, on_error allow
+	KindStateFailed  Kind = "state failed"  // the block count could not be kept
+)
+
+// Decision says why a run answered as it did.
+type Decision struct {
+	Kind Kind
+	// Limit is, for KindLetGo, the limit that let the agent go
+	// ("max_blocks" or "deadline"), and Why its words for it.
+	Limit, Why string
+	// Blocks is the gate's count of continuations after this run
+	// (KindBlocked: this one included); MaxBlocks is limits.max_blocks.
+	Blocks, MaxBlocks int
+	// Err is the config, checker or state error behind the answer; with
+	// KindBlocked, the error that on_error "block" blocks on.
+	Err error
+}
+
+// Outcome is one top-level checker's part in a run (Options.Explain).
+type Outcome struct {
+	Label    string
+	Complete bool
+	Feedback string
+	Err      error
+	Took     time.Duration
+	// Cached is true when the result was reused from the result cache.
+	Cached bool
+	// ByHook is false for a checker the hook's chain stopped before (it
+	// stops at the first that is not done): explain ran it afterwards,
+	// for the record, with what was left of the budget.
+	ByHook bool
+	// Reported marks the checker whose result the hook's chain answered
+	// with; none when the chain passed.
+	Reported bool
+}
+
+// Report is everything a run decided; the hooks print Answer, closer
+// explain all of it.
+type Report struct {
+	Hook       string
+	Event      *hookio.Event // with its paths expanded
+	ProjectDir string
+	StateDir   string
+	// ConfigPath is the config file used, "" for the embedded default;
+	// found only with Options.Explain.
+	ConfigPath string
+	ConfigErr  error
+	Dialect    hookio.Dialect
+	Verdict    hookio.Verdict
+	// Answer is exactly what the hook prints on stdout.
+	Answer   []byte
+	Decision Decision
+	// Result is what the chain found (zero when it did not run).
+	Result checkers.Result
+	// Checkers are the top-level checkers' outcomes (Options.Explain).
+	Checkers []Outcome
+}
+
+// Evaluate decides the answer of hook (StopHookName or ToolHookName) to
+// the event raw, as read from stdin: the one place that does, for the
+// hooks and for closer explain. Diagnostics go to stderr, one line each,
+// as the hook prints them. An error means no answer: the event cannot be
+// read or is not one hook answers.
+func Evaluate(ctx context.Context, hook string, opts Options, env Env, raw []byte, stderr io.Writer) (Report, error) {
+	ev, err := hookio.ParseEvent(raw)
+	if err != nil {
+		return Report{}, err
+	}
+	var reason checkers.StopReason
+	switch hook {
+	case StopHookName:
+		if !ev.IsStop() {
+			return Report{}, fmt.Errorf("got a %s event; register stop-hook for Stop and SubagentStop only", ev.HookEventName)
+		}
+		reason = checkers.ReasonStop
+		if ev.HookEventName == hookio.EventSubagentStop {
+			reason = checkers.ReasonSubagentStop
+		}
+	case ToolHookName:
+		if ev.HookEventName != hookio.EventPreToolUse && ev.HookEventName != hookio.EventPostToolUse {
+			return Report{}, fmt.Errorf("got a %s event; register posttooluse-hook for PreToolUse and PostToolUse only", ev.HookEventName)
+		}
+		reason = checkers.ReasonToolUse
+	default:
+		return Report{}, fmt.Errorf("no hook named %q (%s or %s)", hook, StopHookName, ToolHookName)
+	}
+	r := newRun(hook, opts, env, ev, stderr)
+	r.raw = raw
+	c, err := r.loadConfig()
+	rep := Report{Hook: hook, Event: r.event, ProjectDir: r.projectDir(), StateDir: r.stateDir(), ConfigErr: err}
+	if opts.Explain {
+		rep.ConfigPath, _ = config.Find(lookup(r.opts, r.env, r.event.Cwd))
+	}
+	if hook == ToolHookName {
+		// Ungated tools pass at once, whatever the config. A broken config
+		// cannot say which tools it gates, so then only the default ones
+		// are: denying every tool (Write included, the one the agent needs
+		// to fix the config) would trap the agent.
+		gated := config.DefaultGateTools
+		if err == nil {
+			gated = c.GateTools
+		}
+		if !slices.Contains(gated, ev.ToolName) {
+			rep.Dialect, rep.Decision = r.dialect(c), Decision{Kind: KindNotGated}
+			return rep, rep.write()
+		}
+	}
+	rep.Dialect, rep.Verdict, rep.Result, rep.Decision = r.evaluate(ctx, reason, c, err)
+	rep.Checkers = r.checkers
+	return rep, rep.write()
+}
+
+// write renders the answer.
+func (rep *Report) write() error {
+	var b bytes.Buffer
+	if err := hookio.WriteAnswer(&b, rep.Event.HookEventName, rep.Dialect, rep.Verdict); err != nil {
+		return err
+	}
+	rep.Answer = b.Bytes()
+	return nil
+}
+
+// evaluate checks and decides with the config the run loaded (c, or the
+// error that loading it gave).
+func (r *run) evaluate(ctx context.Context, reason checkers.StopReason, c *config.Config, err error) (hookio.Dialect, hookio.Verdict, checkers.Result, Decision) {
+	if r.guarded() {
+		fmt.Fprintf(r.stderr, "%s: running inside donegate's own check of session %s; not checking again\n", r.name, r.event.SessionID)
+		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindGuarded}
+	}
+	if err != nil {
+		if !config.BlockOnError(err) {
+			return r.dialect(nil), r.configFailure(err), checkers.Result{}, Decision{Kind: KindConfigBroken, Err: err}
+		}
+		fallback := config.Default()
+		fallback.OnError = "block"
+		v, d := r.decide(fallback, checkers.Result{}, err)
+		return r.dialect(nil), v, checkers.Result{}, d
+	}
+	res, err := r.check(ctx, c, reason)
+	v, d := r.decide(c, res, err)
+	return r.dialect(c), v, res, d
+}
+
+// explainCheck runs chain as check does, recording each top-level
+// checker's outcome, then runs those the chain stopped before, so that
+// explain shows every checker and which one the hook reported. The
+// answer is the chain's own: nothing here decides.
+func (r *run) explainCheck(ctx context.Context, chain checkers.Checker, cc *checkers.Context) (checkers.Result, error) {
+	comp, ok := chain.(checkers.Composite)
+	if !ok {
+		// checkers.FromConfig builds a composite; should that change,
+		// the answer stays right and only the detail is lost.
+		return chain.Check(ctx, cc)
+	}
+	out := make([]Outcome, len(comp.Members))
+	watched := comp
+	watched.Members = make([]checkers.Member, len(comp.Members))
+	for i, m := range comp.Members {
+		out[i].Label = m.Label
+		watched.Members[i] = checkers.Member{Label: m.Label, Checker: recorder{m.Checker, &out[i]}}
+	}
+	res, err := watched.Check(ctx, cc)
+	if err != nil || !res.Complete {
+		// The chain (mode all, in order) answers with the first member
+		// that is not done, or that it did not get to run at all.
+		for i := range out {
+			if o := out[i]; !o.ByHook || o.Err != nil || !o.Complete {
+				out[i].Reported = true
+				break
+			}
+		}
+	}
+	for i, m := range comp.Members {
+		if out[i].ByHook {
+			continue
+		}
+		if e := ctx.Err(); e != nil {
+			out[i].Err = fmt.Errorf("not run: %w", e)
+			continue
+		}
+		record(ctx, cc, m.Checker, &out[i])
+	}
+	r.checkers = out
+	return res, err
+}
+
+// recorder records its checker's outcome when the chain runs it.
+type recorder struct {
+	checkers.Checker
+	out *Outcome
+}
+
+func (rc recorder) Check(ctx context.Context, cc *checkers.Context) (checkers.Result, error) {
+	res, err := record(ctx, cc, rc.Checker, rc.out)
+	rc.out.ByHook = true
+	return res, err
+}
+
+func record(ctx context.Context, cc *checkers.Context, ch checkers.Checker, out *Outcome) (checkers.Result, error) {
+	reused, start := cc.Reused(), time.Now()
+	res, err := ch.Check(ctx, cc)
+	out.Took = time.Since(start)
+	out.Complete, out.Feedback, out.Err = res.Complete, res.Feedback, err
+	out.Cached = cc.Reused() > reused
+	return res, err
+}

@@ -1,0 +1,94 @@
+package gate_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/donegate/donegate/internal/gate"
+)
+
+// A dry run decides as a real one, from the same count, and leaves the
+// count as it was; only Explain records the checkers' outcomes.
+func TestEvaluateDryRun(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(t.TempDir(), "donegate.json")
+	require.NoError(t, os.WriteFile(cfg, []byte(`{"checkers":[{"type":"files","paths":["a"]},{"type":"files","paths":["."]}],"limits":{"max_blocks":3}}`), 0o644))
+	stateDir := t.TempDir()
+	env := gate.Env{Getenv: func(k string) string { return map[string]string{"HOME": dir}[k] }, Now: time.Now}
+	event := []byte(`{"session_id":"s","cwd":"` + dir + `","prompt_id":"p","hook_event_name":"Stop"}`)
+	state := func() []string {
+		files, err := filepath.Glob(filepath.Join(stateDir, "*.json"))
+		require.NoError(t, err)
+		var out []string
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			require.NoError(t, err)
+			out = append(out, string(data))
+		}
+		return out
+	}
+
+	tests := []struct {
+		name          string
+		opts          gate.Options
+		wantBlocks    int
+		wantCheckers  int
+		wantWritten   bool
+		wantKind      gate.Kind
+		wantReported  []bool
+		wantRunByHook []bool
+	}{
+		{"a hook's run", gate.Options{}, 1, 0, true, gate.KindBlocked, nil, nil},
+		{"dry", gate.Options{DryRun: true}, 2, 0, false, gate.KindBlocked, nil, nil},
+		{"dry, explained", gate.Options{DryRun: true, Explain: true}, 2, 2, false, gate.KindBlocked, []bool{true, false}, []bool{true, false}},
+		{"a hook's run again", gate.Options{}, 2, 0, true, gate.KindBlocked, nil, nil},
+		{"dry, at the limit", gate.Options{DryRun: true}, 3, 0, false, gate.KindBlocked, nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.opts.ConfigPath, tt.opts.StateDir = cfg, stateDir
+			before := state()
+			var stderr bytes.Buffer
+			rep, err := gate.Evaluate(context.Background(), gate.StopHookName, tt.opts, env, event, &stderr)
+			require.NoError(t, err)
+			assert.Empty(t, stderr.String())
+			assert.Equal(t, tt.wantKind, rep.Decision.Kind)
+			assert.Equal(t, tt.wantBlocks, rep.Decision.Blocks)
+			assert.Equal(t, 3, rep.Decision.MaxBlocks)
+			assert.Equal(t, "{\"decision\":\"block\",\"reason\":\"Missing required files: a\"}\n", string(rep.Answer))
+			assert.Len(t, rep.Checkers, tt.wantCheckers)
+			for i, o := range rep.Checkers {
+				assert.Equal(t, tt.wantReported[i], o.Reported, "checker %d reported", i)
+				assert.Equal(t, tt.wantRunByHook[i], o.ByHook, "checker %d run by the hook", i)
+				assert.Equal(t, !tt.wantReported[i], o.Complete, "checker %d complete", i)
+			}
+			if tt.wantWritten {
+				assert.NotEqual(t, before, state())
+			} else {
+				assert.Equal(t, before, state())
+			}
+		})
+	}
+}
+
+func TestHookFor(t *testing.T) {
+	for _, tt := range []struct{ event, want string }{
+		{"Stop", gate.StopHookName},
+		{"SubagentStop", gate.StopHookName},
+		{"PreToolUse", gate.ToolHookName},
+		{"PostToolUse", gate.ToolHookName},
+		{"UserPromptSubmit", ""},
+		{"", ""},
+	} {
+		t.Run(tt.event, func(t *testing.T) {
+			assert.Equal(t, tt.want, gate.HookFor(tt.event))
+		})
+	}
+}
