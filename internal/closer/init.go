@@ -30,21 +30,23 @@ target) and the type-check, lint and format presets the project has tools
 for; an existing one is kept unless --force. The hooks are merged into
 .claude/settings.json (--user: the user's settings), keeping every other
 hook and setting; their commands are the absolute paths of the hook
-binaries beside closer, else on PATH (--portable: bare names). A file init
-changes is backed up first (settings.json.bak); a second run changes
-nothing.`,
+binaries beside closer, else on PATH (--portable: bare names); with the
+donegate plugin, which registers them itself, --no-hooks writes the config
+only. A file init changes is backed up first (settings.json.bak); a second
+run changes nothing.`,
 	flags: func(fs *flag.FlagSet, o *options) {
 		fs.BoolVar(&o.init.dryRun, "dry-run", false, "print the diff of each file init would change, and write nothing")
 		fs.BoolVar(&o.init.user, "user", false, "register the hooks in the user's settings (~/.claude/settings.json, or $CLAUDE_CONFIG_DIR's) instead of DIR's")
 		fs.BoolVar(&o.init.portable, "portable", false, "write the hook commands as bare names, looked up on PATH, for a settings file shared in a repository")
 		fs.BoolVar(&o.init.force, "force", false, "replace an existing .claude/donegate.json (it is backed up first)")
+		fs.BoolVar(&o.init.noHooks, "no-hooks", false, "write the config only and register no hooks (the donegate plugin registers them itself)")
 	},
 	run: runInit,
 }
 
 // initOptions are init's flags.
 type initOptions struct {
-	dryRun, user, portable, force bool
+	dryRun, user, portable, force, noHooks bool
 }
 
 // schemaURL is what the written config's "$schema" points at, so editors
@@ -108,6 +110,9 @@ func runInit(ctx context.Context, r *runCtx) (verdict, error) {
 		return incomplete, errorf(ErrUsage, "--config: init writes DIR/.claude/donegate.json; use --dir to choose the project")
 	}
 	o := r.opts.init
+	if o.noHooks && (o.user || o.portable) {
+		return incomplete, errorf(ErrUsage, "--no-hooks registers no hooks: --user and --portable have nothing to do with it")
+	}
 	rep := InitReport{DryRun: o.dryRun, Presets: []string{}, Files: []InitFile{}, Notes: []string{}}
 
 	// Everything is worked out before anything is written: bad input
@@ -135,32 +140,18 @@ func runInit(ctx context.Context, r *runCtx) (verdict, error) {
 		changes = append(changes, change{path: cfgPath, display: r.display(cfgPath), old: cfgOld, new: cfgNew, mode: cfgMode})
 	}
 
-	settingsPath := filepath.Join(r.dir, ".claude", "settings.json")
-	if o.user {
-		settingsPath = filepath.Join(r.claudeDir(""), "settings.json")
-	}
-	if real, err := filepath.EvalSymlinks(settingsPath); err == nil {
-		// A settings file linked from a dotfiles repository is written
-		// through the link, which stays a link.
-		settingsPath = real
-	}
-	commands, err := r.hookCommands(o.portable)
-	if err != nil {
-		return incomplete, err
-	}
-	old, mode, err := readSettings(settingsPath)
-	if err != nil {
-		return incomplete, errorf(ErrEnv, "%w", err)
-	}
-	merged, err := mergeHooks(old, commands)
-	if err != nil {
-		return incomplete, errorf(ErrConfig, "%s: %w; it is left as it is: fix it, or merge settings.example.json into it by hand", r.display(settingsPath), err)
-	}
-	if merged == nil {
-		rep.Files = append(rep.Files, InitFile{Path: r.display(settingsPath), Action: "unchanged"})
-		rep.Notes = append(rep.Notes, r.display(settingsPath)+": the donegate hooks are registered already")
+	var commands map[string]string
+	if o.noHooks {
+		rep.Notes = append(rep.Notes, "--no-hooks: no hooks registered; the donegate plugin (or your own settings) must register them")
 	} else {
-		changes = append(changes, change{path: settingsPath, display: r.display(settingsPath), old: old, new: merged, mode: mode})
+		c, cmds, err := r.settingsChange(o, &rep)
+		if err != nil {
+			return incomplete, err
+		}
+		commands = cmds
+		if c != nil {
+			changes = append(changes, *c)
+		}
 	}
 
 	for _, c := range changes {
@@ -183,6 +174,38 @@ func runInit(ctx context.Context, r *runCtx) (verdict, error) {
 		return complete, writeJSON(r.stdout, rep)
 	}
 	return complete, r.printInit(rep, commands)
+}
+
+// settingsChange works out the settings file init merges its hooks into,
+// and the change to it: nil when the hooks are registered already.
+func (r *runCtx) settingsChange(o initOptions, rep *InitReport) (*change, map[string]string, error) {
+	settingsPath := filepath.Join(r.dir, ".claude", "settings.json")
+	if o.user {
+		settingsPath = filepath.Join(r.claudeDir(""), "settings.json")
+	}
+	if real, err := filepath.EvalSymlinks(settingsPath); err == nil {
+		// A settings file linked from a dotfiles repository is written
+		// through the link, which stays a link.
+		settingsPath = real
+	}
+	commands, err := r.hookCommands(o.portable)
+	if err != nil {
+		return nil, nil, err
+	}
+	old, mode, err := readSettings(settingsPath)
+	if err != nil {
+		return nil, nil, errorf(ErrEnv, "%w", err)
+	}
+	merged, err := mergeHooks(old, commands)
+	if err != nil {
+		return nil, nil, errorf(ErrConfig, "%s: %w; it is left as it is: fix it, or merge settings.example.json into it by hand", r.display(settingsPath), err)
+	}
+	if merged == nil {
+		rep.Files = append(rep.Files, InitFile{Path: r.display(settingsPath), Action: "unchanged"})
+		rep.Notes = append(rep.Notes, r.display(settingsPath)+": the donegate hooks are registered already")
+		return nil, commands, nil
+	}
+	return &change{path: settingsPath, display: r.display(settingsPath), old: old, new: merged, mode: mode}, commands, nil
 }
 
 // display names path for the user: relative to DIR when inside it.

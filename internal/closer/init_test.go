@@ -527,3 +527,34 @@ func TestInitWritesThroughASymlinkAndKeepsTheMode(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, gjson.GetBytes(data, "hooks.Stop").Exists())
 }
+
+// TestInitNoHooks: with the plugin, which registers the hooks itself,
+// --no-hooks writes the config and leaves every settings file alone, and
+// needs no hook binaries (the plugin brings its own).
+func TestInitNoHooks(t *testing.T) {
+	home := t.TempDir()
+	dir := projectWith(t, map[string]string{"go.mod": "module x\n", ".claude/settings.json": settingsOthers})
+	code, out, errOut := initRun(t, home, "", "--dir", dir, "--no-hooks")
+	require.Equal(t, ExitComplete, code, errOut)
+	got, err := os.ReadFile(filepath.Join(dir, ".claude", "settings.json"))
+	require.NoError(t, err)
+	assert.Equal(t, settingsOthers, string(got), "the settings are left as they are")
+	assert.NoFileExists(t, filepath.Join(dir, ".claude", "settings.json.bak"))
+	assert.NoDirExists(t, filepath.Join(home, ".claude"))
+	parseWritten(t, mustRead(t, filepath.Join(dir, ".claude", "donegate.json")))
+	assert.Contains(t, out, "no hooks registered")
+	assert.NotContains(t, out, "Hooks:")
+
+	for _, extra := range []string{"--user", "--portable"} {
+		code, _, errOut = initRun(t, home, "", "--dir", dir, "--no-hooks", extra)
+		assert.Equal(t, ExitUsage, code, extra)
+		assert.Contains(t, errOut, "--no-hooks registers no hooks", extra)
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return data
+}
