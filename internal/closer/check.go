@@ -193,34 +193,6 @@ func (r *runCtx) checkerContext(budget time.Duration) (*checkers.Context, error)
 	return cc, nil
 }
 
-// claudeDir is derived from the transcript path
-// (<dir>/projects/<slug>/<session>.jsonl), else $CLAUDE_CONFIG_DIR, else
-// ~/.claude: as the hooks do.
-func (r *runCtx) claudeDir(transcript string) string {
-	if transcript != "" {
-		projects := filepath.Dir(filepath.Dir(transcript))
-		if filepath.Base(projects) == "projects" {
-			return filepath.Dir(projects)
-		}
-	}
-	if d := r.env.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
-		return d
-	}
-	return filepath.Join(r.home(), ".claude")
-}
-
-// stateDir is where the hooks keep state (and test results): the same
-// cache serves both.
-func (r *runCtx) stateDir() string {
-	if d := r.env.Getenv("DONEGATE_STATE_DIR"); d != "" {
-		return d
-	}
-	if d := r.env.Getenv("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "donegate")
-	}
-	return filepath.Join(r.home(), ".local", "state", "donegate")
-}
-
 func indent(s, pre string) string {
 	if s == "" {
 		return ""

@@ -30,6 +30,7 @@ import (
 
 	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/internal/cli"
+	"github.com/donegate/donegate/internal/paths"
 	"github.com/donegate/donegate/internal/version"
 )
 
@@ -313,13 +314,16 @@ func (r *runCtx) loadConfig() (*config.Config, error) {
 	return c, nil
 }
 
-func (r *runCtx) home() string {
-	if h := r.env.Getenv("HOME"); h != "" {
-		return h
-	}
-	h, _ := os.UserHomeDir()
-	return h
+func (r *runCtx) home() string { return paths.Home(r.env.Getenv) }
+
+// claudeDir is the Claude config dir, as the hooks find it.
+func (r *runCtx) claudeDir(transcript string) string {
+	return paths.ClaudeDir(r.env.Getenv, transcript)
 }
+
+// stateDir is where the hooks keep state (and test results): the same
+// cache serves both.
+func (r *runCtx) stateDir() string { return paths.StateDir(r.env.Getenv) }
 
 func firstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {

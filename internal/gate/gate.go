@@ -22,7 +22,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/donegate/donegate/checkers"
@@ -30,6 +29,7 @@ import (
 	"github.com/donegate/donegate/hookio"
 	"github.com/donegate/donegate/internal/cli"
 	"github.com/donegate/donegate/internal/limit"
+	"github.com/donegate/donegate/internal/paths"
 	"github.com/donegate/donegate/internal/proc"
 	"github.com/donegate/donegate/internal/state"
 	"github.com/donegate/donegate/internal/version"
@@ -132,9 +132,9 @@ type run struct {
 func newRun(name string, opts Options, env Env, ev *hookio.Event, stderr io.Writer) *run {
 	r := &run{name: name, opts: opts, env: env, stderr: stderr}
 	e := *ev
-	e.TranscriptPath = r.expand(e.TranscriptPath)
-	e.AgentTranscriptPath = r.expand(e.AgentTranscriptPath)
-	e.Cwd = r.expand(e.Cwd)
+	e.TranscriptPath = paths.Expand(r.env.Getenv, e.TranscriptPath)
+	e.AgentTranscriptPath = paths.Expand(r.env.Getenv, e.AgentTranscriptPath)
+	e.Cwd = paths.Expand(r.env.Getenv, e.Cwd)
 	r.event = &e
 	return r
 }
@@ -155,52 +155,15 @@ func (r *run) projectDir() string {
 	return d
 }
 
-func (r *run) home() string {
-	if h := r.env.Getenv("HOME"); h != "" {
-		return h
-	}
-	h, _ := os.UserHomeDir()
-	return h
-}
+// claudeDir is the Claude config dir of the event's session.
+func (r *run) claudeDir() string { return paths.ClaudeDir(r.env.Getenv, r.event.TranscriptPath) }
 
-// expand resolves a leading ~/ as the shell would.
-func (r *run) expand(p string) string {
-	if p == "~" {
-		return r.home()
-	}
-	if strings.HasPrefix(p, "~/") {
-		return filepath.Join(r.home(), p[2:])
-	}
-	return p
-}
-
-// claudeDir derives the Claude config dir from the transcript path
-// (<dir>/projects/<slug>/<session>.jsonl), which is right even when the
-// host runs with a custom config dir, else $CLAUDE_CONFIG_DIR, else ~/.claude.
-func (r *run) claudeDir() string {
-	if tp := r.event.TranscriptPath; tp != "" {
-		projects := filepath.Dir(filepath.Dir(tp))
-		if filepath.Base(projects) == "projects" {
-			return filepath.Dir(projects)
-		}
-	}
-	if d := r.env.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
-		return d
-	}
-	return filepath.Join(r.home(), ".claude")
-}
-
+// stateDir is --state-dir, else the environment's (see paths.StateDir).
 func (r *run) stateDir() string {
 	if r.opts.StateDir != "" {
 		return r.opts.StateDir
 	}
-	if d := r.env.Getenv("DONEGATE_STATE_DIR"); d != "" {
-		return d
-	}
-	if d := r.env.Getenv("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "donegate")
-	}
-	return filepath.Join(r.home(), ".local", "state", "donegate")
+	return paths.StateDir(r.env.Getenv)
 }
 
 func lookup(opts Options, env Env, cwd string) config.Lookup {

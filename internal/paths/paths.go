@@ -1,0 +1,64 @@
+// Package paths resolves the directories donegate reads and writes — the
+// home, the Claude config dir, the state dir — from the environment, one
+// way for the hooks and for closer, so that closer check, doctor and
+// explain look where the hooks look.
+package paths
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Getenv reads one environment variable; tests pass their own.
+type Getenv func(string) string
+
+// Home is $HOME, else the user's home dir as the system knows it.
+func Home(getenv Getenv) string {
+	if h := getenv("HOME"); h != "" {
+		return h
+	}
+	h, _ := os.UserHomeDir()
+	return h
+}
+
+// Expand resolves a leading ~ or ~/ against Home, as the shell would.
+func Expand(getenv Getenv, p string) string {
+	if p == "~" {
+		return Home(getenv)
+	}
+	if strings.HasPrefix(p, "~/") {
+		return filepath.Join(Home(getenv), p[2:])
+	}
+	return p
+}
+
+// ClaudeDir is the Claude config dir: derived from a session transcript's
+// path (<dir>/projects/<slug>/<session>.jsonl), which is right even when
+// the host runs with a custom config dir; else $CLAUDE_CONFIG_DIR; else
+// ~/.claude.
+func ClaudeDir(getenv Getenv, transcriptPath string) string {
+	if transcriptPath != "" {
+		projects := filepath.Dir(filepath.Dir(transcriptPath))
+		if filepath.Base(projects) == "projects" {
+			return filepath.Dir(projects)
+		}
+	}
+	if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
+		return d
+	}
+	return filepath.Join(Home(getenv), ".claude")
+}
+
+// StateDir is donegate's state dir (block counts, cached results) when no
+// --state-dir names one: $DONEGATE_STATE_DIR, else
+// $XDG_STATE_HOME/donegate, else ~/.local/state/donegate.
+func StateDir(getenv Getenv) string {
+	if d := getenv("DONEGATE_STATE_DIR"); d != "" {
+		return d
+	}
+	if d := getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "donegate")
+	}
+	return filepath.Join(Home(getenv), ".local", "state", "donegate")
+}

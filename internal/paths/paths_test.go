@@ -1,0 +1,29 @@
+package paths_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/donegate/donegate/internal/paths"
+)
+
+func env(m map[string]string) paths.Getenv { return func(k string) string { return m[k] } }
+
+func TestResolve(t *testing.T) {
+	home := env(map[string]string{"HOME": "/h"})
+	assert.Equal(t, "/h", paths.Home(home))
+	assert.Equal(t, "/h", paths.Expand(home, "~"))
+	assert.Equal(t, "/h/x/y", paths.Expand(home, "~/x/y"))
+	assert.Equal(t, "~x/y", paths.Expand(home, "~x/y"), "another user's home is not expanded")
+	assert.Equal(t, "/abs", paths.Expand(home, "/abs"))
+
+	assert.Equal(t, "/cfg", paths.ClaudeDir(home, "/cfg/projects/-p/s.jsonl"))
+	assert.Equal(t, "/h/.claude", paths.ClaudeDir(home, "/elsewhere/s.jsonl"))
+	assert.Equal(t, "/h/.claude", paths.ClaudeDir(home, ""))
+	assert.Equal(t, "/c", paths.ClaudeDir(env(map[string]string{"HOME": "/h", "CLAUDE_CONFIG_DIR": "/c"}), ""))
+
+	assert.Equal(t, "/h/.local/state/donegate", paths.StateDir(home))
+	assert.Equal(t, "/x/donegate", paths.StateDir(env(map[string]string{"HOME": "/h", "XDG_STATE_HOME": "/x"})))
+	assert.Equal(t, "/d", paths.StateDir(env(map[string]string{"HOME": "/h", "XDG_STATE_HOME": "/x", "DONEGATE_STATE_DIR": "/d"})))
+}
