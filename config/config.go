@@ -371,9 +371,9 @@ func Find(l Lookup) (string, error) {
 		}
 		return named.path, nil
 	}
-	for _, dir := range []string{l.ProjectDir, l.Cwd} {
-		if dir == "" {
-			continue
+	for i, dir := range []string{l.ProjectDir, l.Cwd} {
+		if dir == "" || (i == 1 && dir == l.ProjectDir) {
+			continue // under Claude Code the cwd is most often the project dir
 		}
 		p := filepath.Join(dir, ".claude", FileName)
 		if st, err := os.Stat(p); err == nil && !st.IsDir() {

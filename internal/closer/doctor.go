@@ -18,6 +18,7 @@ import (
 
 	"github.com/donegate/donegate/checkers"
 	"github.com/donegate/donegate/config"
+	"github.com/donegate/donegate/internal/paths"
 )
 
 var doctorCommand = command{
@@ -469,12 +470,10 @@ func (r *runCtx) shellWords(s, pluginRoot string) []string {
 	if inWord {
 		words = append(words, cur.String())
 	}
-	// sh expands a leading ~/ of any word (quoted ones aside, which this
+	// sh expands a leading ~ of any word (quoted ones aside, which this
 	// does not tell apart).
 	for i, w := range words {
-		if strings.HasPrefix(w, "~/") {
-			words[i] = filepath.Join(r.home(), w[2:])
-		}
+		words[i] = paths.Expand(r.env.Getenv, w)
 	}
 	return words
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/hookio"
+	"github.com/donegate/donegate/internal/paths"
 )
 
 const toolSummary = `Claude Code PreToolUse / PostToolUse hook for gated tools (default:
@@ -29,14 +30,14 @@ func ToolHook(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	// Most tool events are not gated: answer those before any other work.
 	// Only a config file can gate more tools than the default list, so
-	// where none exists the answer is known from two fields. Evaluate
-	// gives the same answer the long way (closer explain takes it).
+	// where none exists the answer is known from the event's name, tool and
+	// cwd (expanded as Evaluate expands it). Evaluate gives the same answer
+	// the long way (closer explain takes it).
 	if p := hookio.Peek(raw); (p.Event == hookio.EventPreToolUse || p.Event == hookio.EventPostToolUse) &&
 		p.Tool != "" && !slices.Contains(config.DefaultGateTools, p.Tool) {
-		path, err := config.Find(lookup(opts, env, p.Cwd))
+		path, err := config.Find(lookup(opts, env, paths.Expand(env.Getenv, p.Cwd)))
 		if err == nil && path == "" {
-			fmt.Fprintln(stdout, "{}")
-			return ExitOK
+			return answer(name, stdout, stderr, Report{Answer: []byte("{}\n")}, nil)
 		}
 	}
 	rep, err := Evaluate(ctx, name, opts, env, raw, stderr)
