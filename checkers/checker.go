@@ -110,5 +110,9 @@ func (c *Context) runner() Runner {
 	if r == nil {
 		r = execRunner{}
 	}
-	return treeRunner{Runner: r, tree: &c.tree}
+	var session string
+	if c.Event != nil {
+		session = c.Event.SessionID
+	}
+	return treeRunner{Runner: r, tree: &c.tree, session: session}
 }

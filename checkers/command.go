@@ -167,10 +167,7 @@ func (k commandCheck) run(ctx context.Context, c *Context, own time.Duration, fp
 	}
 	runCtx, cancel, ownFirst := within(ctx, own)
 	defer cancel()
-	env := append([]string{}, c.Env...)
-	if c.Event != nil && c.Event.SessionID != "" {
-		env = append(env, proc.GuardEnv+"="+c.Event.SessionID)
-	}
+	env := c.Env
 	out, err := c.runner().Run(runCtx, proc.Command{Shell: k.command, Dir: c.ProjectDir, Env: env})
 	if err != nil {
 		return Result{}, false, fmt.Errorf("%s %q: %w", k.voice.noun, k.command, err)

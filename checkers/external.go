@@ -126,10 +126,7 @@ func (e External) check(ctx context.Context, c *Context) (Result, error) {
 	}
 	runCtx, cancel, ownFirst := within(ctx, own)
 	defer cancel()
-	env := append([]string{}, c.Env...)
-	if c.Event != nil && c.Event.SessionID != "" {
-		env = append(env, proc.GuardEnv+"="+c.Event.SessionID)
-	}
+	env := c.Env
 	cmd := proc.Command{Shell: e.Command.Shell, Args: e.Command.Args, Dir: c.ProjectDir, Env: env, Stdin: stdin, SplitStdout: true}
 	out, err := c.runner().Run(runCtx, cmd)
 	if err != nil {

@@ -135,10 +135,18 @@ func ended(err error) bool {
 // each command: a command may write files.
 type treeRunner struct {
 	Runner
-	tree *tree
+	tree    *tree
+	session string
 }
 
+// Run runs cmd with the recursion guard in its environment: a donegate
+// hook started inside it (a test suite that runs Claude Code) must not
+// check the very session being checked. Every command a checker runs goes
+// through here, so no checker can leave the guard out.
 func (r treeRunner) Run(ctx context.Context, cmd proc.Command) (proc.Outcome, error) {
 	defer r.tree.changed()
+	if r.session != "" {
+		cmd.Env = append(append([]string{}, cmd.Env...), proc.GuardEnv+"="+r.session)
+	}
 	return r.Runner.Run(ctx, cmd)
 }

@@ -22,7 +22,7 @@ import (
 	"time"
 )
 
-// GuardEnv is set in every command's environment to the session being
+// GuardEnv is set (by package checkers) in every command's environment to the session being
 // checked, so a donegate hook started inside a checked command (say, a test
 // suite that runs Claude Code) can tell it is being asked about the very
 // session it is checking and must not recurse.
