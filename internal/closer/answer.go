@@ -85,6 +85,9 @@ func findAnswer(text string, v any) error {
 		if !strings.HasPrefix(candidate, "{") {
 			return false
 		}
+		// A candidate that failed must leave nothing behind in v:
+		// encoding/json keeps fields a later candidate leaves out.
+		reflect.ValueOf(v).Elem().SetZero()
 		err := decodeAnswer([]byte(candidate), v)
 		if err == nil {
 			return true

@@ -63,3 +63,12 @@ func TestJudgeAnswerValidation(t *testing.T) {
 		})
 	}
 }
+
+// TestFindAnswerKeepsNothingOfARefusedCandidate: a candidate that fails
+// validation leaves none of its fields in the answer that is accepted.
+func TestFindAnswerKeepsNothingOfARefusedCandidate(t *testing.T) {
+	var p Probe
+	text := `{"status": "busy", "message": "m", "next_action": "stale", "agents_active": 3} then {"status": "complete", "message": "done"}`
+	require.NoError(t, findAnswer(text, &p))
+	assert.Equal(t, Probe{Status: "complete", Message: "done"}, p)
+}

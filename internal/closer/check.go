@@ -12,6 +12,7 @@ import (
 	"github.com/donegate/donegate/checkers"
 	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/hookio"
+	"github.com/donegate/donegate/internal/paths"
 )
 
 var checkCommand = command{
@@ -165,7 +166,8 @@ func retryPrompt(rep CheckReport) string {
 func (r *runCtx) checkerContext(budget time.Duration) (*checkers.Context, error) {
 	session, tp := r.opts.session, r.opts.transcript
 	if tp != "" {
-		abs, err := filepath.Abs(tp)
+		// The shell leaves ~ in --transcript=~/...; the hooks expand it too.
+		abs, err := filepath.Abs(paths.Expand(r.env.Getenv, tp))
 		if err != nil {
 			return nil, errorf(ErrUsage, "--transcript %s: %w", tp, err)
 		}
@@ -185,6 +187,7 @@ func (r *runCtx) checkerContext(budget time.Duration) (*checkers.Context, error)
 		Reason:     checkers.ReasonManual,
 		Budget:     budget,
 		CacheDir:   filepath.Join(r.stateDir(), "results"),
+		StateDir:   r.stateDir(),
 	}
 	if session != "" || tp != "" || listID != "" {
 		// Without any of them there is no plan to read.

@@ -232,9 +232,9 @@ func (r *runCtx) doctorSettings(rep *DoctorReport) []registration {
 	plugins := map[string]bool{}
 	var pluginOrder []string
 	for _, f := range files {
-		data, err := os.ReadFile(f.path)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
+		data, _, err := readSettings(f.path)
+		if err == nil && data == nil {
+			continue // no such file
 		}
 		source := f.what + " " + f.path
 		if err != nil {
@@ -283,7 +283,10 @@ func (r *runCtx) pluginRegistrations(rep *DoctorReport, claudeDir, name string) 
 	source := "plugin " + name
 	root := installPath(filepath.Join(claudeDir, "plugins", "installed_plugins.json"), name)
 	if root != "" {
-		data, err := os.ReadFile(filepath.Join(root, "hooks", "hooks.json"))
+		data, _, err := readSettings(filepath.Join(root, "hooks", "hooks.json"))
+		if err == nil && data == nil {
+			err = fs.ErrNotExist
+		}
 		var s settingsJSON
 		if err == nil {
 			err = json.Unmarshal(data, &s)
@@ -313,8 +316,8 @@ func (r *runCtx) pluginRegistrations(rep *DoctorReport, claudeDir, name string) 
 // ...}]}}; older files hold one object instead of the array); "" when
 // it is not there.
 func installPath(file, name string) string {
-	data, err := os.ReadFile(file)
-	if err != nil {
+	data, _, err := readSettings(file)
+	if err != nil || data == nil {
 		return ""
 	}
 	var f struct {

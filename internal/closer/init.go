@@ -400,9 +400,10 @@ func readManifest(path string) ([]byte, error) {
 	return data, err
 }
 
-// readSettings reads a file init may replace: its content (nil when it
-// does not exist) and mode. A FIFO or a device is refused, never opened
-// for a blocking read; so is a file too large to be a settings file.
+// readSettings reads a file init may replace, or doctor reads: its content
+// (nil when it does not exist) and mode. A FIFO or a device is refused,
+// never opened for a blocking read; so is a file too large to be a
+// settings file.
 func readSettings(path string) ([]byte, fs.FileMode, error) {
 	f, err := regular.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -422,9 +423,6 @@ func readSettings(path string) ([]byte, fs.FileMode, error) {
 	}
 	if len(data) > maxSettingsBytes {
 		return nil, 0, fmt.Errorf("%s: larger than 1 MiB", path)
-	}
-	if data == nil {
-		data = []byte{}
 	}
 	return data, st.Mode().Perm(), nil
 }
