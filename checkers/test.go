@@ -41,7 +41,7 @@ type TestOptions struct {
 }
 
 // CacheEnabled reports whether the checker may reuse results.
-func (o *TestOptions) CacheEnabled() bool { return o.Cache == nil || *o.Cache }
+func (o *TestOptions) CacheEnabled() bool { return cacheOn(o.Cache) }
 
 // TestType is the test checker's type. It checks the project, not one
 // agent: every subagent's stop would run the suite.

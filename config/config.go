@@ -252,9 +252,9 @@ type Error struct {
 	Problems []Problem
 	// OnError is the on_error the broken config asks for, when it could
 	// be read ("allow" otherwise): a person who asked for "block" wants a
-	// broken config to block too, so the agent can fix it. It is read by
-	// the same pass that found the problems, so the hooks read a config
-	// once, broken or not.
+	// broken config to block too, so the agent can fix it. It is read from
+	// the bytes Parse already read, so the hooks open a config once,
+	// broken or not.
 	OnError string
 }
 

@@ -13,7 +13,8 @@ import (
 )
 
 // The value rules of a config are written once, as go-playground/validator
-// tags on the types in config.go, and validator/v10 is their reference
+// tags on the types in config.go and on each checker type's options struct
+// (checkers/*.go), and validator/v10 is their reference
 // implementation: TestRulesMatchValidator and FuzzRulesMatchValidator run
 // it on the same configs and require the same problems, in the same order.
 //

@@ -52,7 +52,6 @@ func FlagError(err error) string {
 	for _, r := range []struct{ prefix, form string }{
 		{"flag provided but not defined: -", "unknown flag --%s"},
 		{"flag needs an argument: -", "flag --%s needs a value"},
-		{"bad flag syntax: ", "bad flag syntax: %s"},
 	} {
 		if rest, ok := strings.CutPrefix(msg, r.prefix); ok {
 			return fmt.Sprintf(r.form, rest)

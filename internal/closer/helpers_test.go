@@ -4,12 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -99,19 +97,4 @@ func callArgs(t *testing.T, dir, n string) []string {
 	data, err := os.ReadFile(filepath.Join(dir, n+".args"))
 	require.NoError(t, err)
 	return strings.Split(strings.TrimSuffix(string(data), "\x00"), "\x00")
-}
-
-// gone reports whether process pid has ended (a zombie that no one reaps
-// in a container counts as ended).
-func gone(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return true
-	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	// pid (comm) STATE ...
-	i := bytes.LastIndexByte(stat, ')')
-	return i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z'
 }

@@ -1,6 +1,8 @@
 package closer
 
 import (
+	"github.com/donegate/donegate/internal/proctest"
+
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -93,7 +95,7 @@ func TestJudgeTimeoutKillsTheProcessGroup(t *testing.T) {
 	require.NoError(t, err)
 	pid, err := strconv.Atoi(string(data[:len(data)-1]))
 	require.NoError(t, err)
-	assert.Eventually(t, func() bool { return gone(pid) }, 2*time.Second, 20*time.Millisecond, "the hung claude's child was killed")
+	assert.Eventually(t, func() bool { return proctest.Gone(pid) }, 2*time.Second, 20*time.Millisecond, "the hung claude's child was killed")
 }
 
 func TestJudgeBadInput(t *testing.T) {

@@ -1,6 +1,8 @@
 package closer
 
 import (
+	"github.com/donegate/donegate/internal/proctest"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -158,7 +160,7 @@ func TestLoopInterrupted(t *testing.T) {
 	var pid int
 	_, err = fmt.Sscan(string(data), &pid)
 	require.NoError(t, err)
-	assert.Eventually(t, func() bool { return gone(pid) }, 2*time.Second, 20*time.Millisecond, "claude's child was killed")
+	assert.Eventually(t, func() bool { return proctest.Gone(pid) }, 2*time.Second, 20*time.Millisecond, "claude's child was killed")
 }
 
 func TestLoopBadInput(t *testing.T) {

@@ -1,5 +1,5 @@
-// Package state keeps the per-session block counts that stop donegate from
-// trapping an agent. One small JSON file per session, named by a hash of
+// Package state keeps what donegate remembers per session: the block counts
+// that stop it from trapping an agent, and git-commits' baselines. One small JSON file per session, named by a hash of
 // the session id (ids come from hook input and never become a path), is
 // read and rewritten under an exclusive flock(2) on the file itself, so
 // concurrent hooks of one session (a Stop and SubagentStops together) count

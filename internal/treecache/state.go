@@ -462,7 +462,7 @@ func writeField(h hash.Hash, s string) {
 	fmt.Fprintf(h, "%d:%s", len(s), s)
 }
 
-// Git runs a read-only git command in dir under a timeout (see gitCode),
+// Git runs a read-only git command in dir under a timeout (gitTimeout),
 // for the checkers that ask git more than ReadStatus does.
 func Git(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	return git(ctx, dir, args...)
