@@ -54,6 +54,10 @@ func CheckerKeys(name string) []string { return checkerKeys(types[name]) }
 // RegisterForTest registers ct for the length of the test t: a type that
 // stays registered would change the lists of types other tests expect.
 func RegisterForTest(t testing.TB, ct CheckerType) {
+	depth := memberDepth
 	RegisterType(ct)
-	t.Cleanup(func() { delete(types, ct.Name) })
+	t.Cleanup(func() { delete(types, ct.Name); memberDepth = depth })
 }
+
+// MaxJSONDepth is maxJSONDepth, for tests.
+var MaxJSONDepth = maxJSONDepth

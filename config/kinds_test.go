@@ -144,6 +144,24 @@ func TestAnyTypeWithCheckersIsAComposite(t *testing.T) {
 	require.NoError(t, err)
 	_, err = config.Parse(strings.NewReader(nested(config.MaxCompositeDepth+1, "")), "t.json")
 	require.ErrorContains(t, err, "composites nest deeper than 32 levels")
+
+	// A member whose options nest deeper than a files checker's paths is
+	// allowed at the deepest level too: the JSON bound follows the types.
+	deep := `{"type":"kinds","cmd":"x","env":{"name":"n"},"steps":[{"run":"r","globs":["a"]}],"extra":{"a":[[1]]}}`
+	_, err = config.Parse(strings.NewReader(nested(config.MaxCompositeDepth, deep)), "t.json")
+	require.NoError(t, err)
+}
+
+// TestJSONDepthFollowsTheTypes: with the shipped types the bound is 68
+// levels (a files checker's paths under 32 composites); it grows with a
+// type whose options nest deeper, and shrinks back when that type goes.
+func TestJSONDepthFollowsTheTypes(t *testing.T) {
+	assert.Equal(t, 68, config.MaxJSONDepth())
+	t.Run("with deeper options", func(t *testing.T) {
+		registerKinds(t)
+		assert.Greater(t, config.MaxJSONDepth(), 68)
+	})
+	assert.Equal(t, 68, config.MaxJSONDepth())
 }
 
 // TestRegisterTypeRefusesMistakes: a type the config could not decode is

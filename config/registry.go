@@ -94,7 +94,40 @@ func RegisterType(t CheckerType) {
 		}
 		t.composite = t.composite || f.Type == reflect.TypeFor[[]Checker]()
 	}
+	memberDepth = max(memberDepth, 1+optionsDepth(t.Options))
 	types[t.Name] = &t
+}
+
+// memberDepth is how deeply the deepest registered checker nests in JSON,
+// counting its own object and not the members of a composite: 2 for a
+// files checker ({"paths": [...]}). See maxJSONDepth.
+var memberDepth = 1
+
+// rawDepth is how deeply a value of any JSON (json.RawMessage) may nest
+// inside a config.
+const rawDepth = 16
+
+// optionsDepth is how deeply the keys of the struct t nest in JSON below
+// the object that holds them; a composite's members count apart.
+func optionsDepth(t reflect.Type) int {
+	d := 0
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if jsonName(f) == "" || !f.IsExported() {
+			continue
+		}
+		switch k, _ := kindOf(f.Type); k {
+		case kStrings, kGlobs, kArgv:
+			d = max(d, 1)
+		case kObject:
+			d = max(d, 1+optionsDepth(f.Type))
+		case kObjects:
+			d = max(d, 2+optionsDepth(f.Type.Elem()))
+		case kRaw:
+			d = max(d, rawDepth)
+		}
+	}
+	return d
 }
 
 // isCheckerKey reports whether every checker has the key name (type,

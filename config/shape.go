@@ -105,10 +105,14 @@ const maxCompositeDepth = 32
 
 // maxJSONDepth is the deepest a valid config nests: the top object and
 // its checkers array, a checker object and its checkers array for each of
-// maxCompositeDepth composites, and a member with its paths array. A file
-// that nests deeper is refused at once, before any reader that recurses
-// per level (gjson's validator, encoding/json) or rescans per level sees it.
-const maxJSONDepth = 2*maxCompositeDepth + 4
+// maxCompositeDepth composites, and the deepest registered checker (a
+// files checker and its paths array: 68 in all with the types of
+// 2026-11-23). It is worked out from the registered types, so a type
+// whose options nest deeper (arrays of objects, any JSON) raises it. A
+// file that nests deeper is refused at once, before any reader that
+// recurses per level (gjson's validator, encoding/json) or rescans per
+// level sees it.
+func maxJSONDepth() int { return 2 + 2*maxCompositeDepth + memberDepth }
 
 // decode reads data into c in one pass that checks syntax, unknown and
 // duplicate keys and the JSON type of every value, so each problem can
@@ -123,8 +127,8 @@ const maxJSONDepth = 2*maxCompositeDepth + 4
 // use anyway: encoding/json's first decode of a type costs a new process
 // about half a millisecond, and this about a tenth of that.
 func decode(data []byte, c *Config) ([]Problem, pathSet) {
-	if !jsondepth.Within(data, maxJSONDepth) {
-		return []Problem{{Message: fmt.Sprintf("nested deeper than %d levels of JSON (composites may nest at most %d deep)", maxJSONDepth, maxCompositeDepth)}}, nil
+	if limit := maxJSONDepth(); !jsondepth.Within(data, limit) {
+		return []Problem{{Message: fmt.Sprintf("nested deeper than %d levels of JSON (composites may nest at most %d deep)", limit, maxCompositeDepth)}}, nil
 	}
 	if !gjson.ValidBytes(data) {
 		return []Problem{{Message: syntaxMessage(data)}}, nil
