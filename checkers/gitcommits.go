@@ -116,18 +116,9 @@ func (c *Context) baseline(ctx context.Context, st *treecache.Status) (string, e
 		})
 		return nil
 	}
-	store := state.Store{Dir: c.StateDir}
-	var err error
-	if c.ReadOnly {
-		// The baseline the hook would record, worked out on a copy.
-		var s *state.Session
-		if s, err = store.Peek(c.Event.SessionID); err == nil {
-			err = record(s)
-		}
-	} else {
-		err = store.Update(c.Event.SessionID, record)
-	}
-	if err != nil {
+	// Read-only: the baseline the hook would record, worked out on a copy.
+	store := state.Store{Dir: c.StateDir, ReadOnly: c.ReadOnly}
+	if err := store.Update(c.Event.SessionID, record); err != nil {
 		return "", fmt.Errorf("git-commits: baseline: %w", err)
 	}
 	return base, nil

@@ -283,18 +283,9 @@ func (r *run) decide(c *config.Config, res checkers.Result, checkErr error) (hoo
 		}
 		return nil
 	}
-	store := state.Store{Dir: r.stateDir()}
-	var err error
-	if r.opts.DryRun {
-		// The same count on a copy of the stored one, which stays as it is.
-		var s *state.Session
-		if s, err = store.Peek(r.event.SessionID); err == nil {
-			err = count(s)
-		}
-	} else {
-		err = store.Update(r.event.SessionID, count)
-	}
-	if err != nil {
+	// A dry run counts on a copy of the stored count, which stays as it is.
+	store := state.Store{Dir: r.stateDir(), ReadOnly: r.opts.DryRun}
+	if err := store.Update(r.event.SessionID, count); err != nil {
 		// Our own bookkeeping failed: never block on it, and say so.
 		fmt.Fprintf(r.stderr, "%s: %v\n", r.name, err)
 		why.Kind, why.Err = KindStateFailed, err

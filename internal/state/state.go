@@ -101,6 +101,10 @@ func (s *Session) Baseline(prompt, tree, head string, start func() (string, bool
 // Store is a directory of session files.
 type Store struct {
 	Dir string
+	// ReadOnly makes Update hand fn a copy of the stored state (read with
+	// Peek) and write nothing: closer explain runs the hooks' own
+	// bookkeeping this way, so it cannot drift from it or change it.
+	ReadOnly bool
 }
 
 // FileName returns the state file name for a session id.
@@ -112,6 +116,13 @@ func FileName(sessionID string) string {
 // Update loads the session's state, lets fn change it and writes it back,
 // all under the session's lock.
 func (s Store) Update(sessionID string, fn func(*Session) error) error {
+	if s.ReadOnly {
+		sess, err := s.Peek(sessionID)
+		if err != nil {
+			return err
+		}
+		return fn(sess)
+	}
 	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
 		return fmt.Errorf("state dir: %w", err)
 	}

@@ -378,3 +378,29 @@ func snapshot(t *testing.T, dir string) map[string]string {
 	}
 	return m
 }
+
+// TestReadOnlyUpdateWritesNothing: a read-only store hands fn the stored
+// state and keeps nothing fn does, creating no dir or file.
+func TestReadOnlyUpdateWritesNothing(t *testing.T) {
+	s := Store{Dir: t.TempDir()}
+	bump(t, s, "s", "p", "stop")
+	path := filepath.Join(s.Dir, FileName("s"))
+	before, err := os.ReadFile(path)
+	require.NoError(t, err)
+	ro := Store{Dir: s.Dir, ReadOnly: true}
+	require.NoError(t, ro.Update("s", func(sess *Session) error {
+		assert.Equal(t, 1, sess.Counters["stop"].Blocks, "the stored count")
+		sess.Counters["stop"].Blocks = 99
+		return nil
+	}))
+	after, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, string(before), string(after))
+
+	empty := Store{Dir: filepath.Join(t.TempDir(), "none"), ReadOnly: true}
+	require.NoError(t, empty.Update("s", func(sess *Session) error {
+		assert.Empty(t, sess.Counters)
+		return nil
+	}))
+	assert.NoDirExists(t, empty.Dir)
+}
