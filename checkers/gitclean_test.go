@@ -155,11 +155,11 @@ func TestChainSharesOneLookAtTheTree(t *testing.T) {
 			r := run()
 			require.True(t, r.Complete, r.Feedback)
 			if !parallel {
-				// Four looks: before test's command, after it (did it
-				// leave the tree as it was?), shared by git-clean and
-				// lint (the command may have written files), after
-				// lint's.
-				assert.Len(t, gitCalls(t, log), 4)
+				// Three looks: before test's command; after it (did it
+				// leave the tree as it was?), which git-clean and lint
+				// then share; after lint's command. (Until 2026-11-23
+				// the look after a command was not shared: four.)
+				assert.Len(t, gitCalls(t, log), 3)
 			}
 			gitCalls(t, log)
 			r = run()

@@ -128,22 +128,13 @@ func cached(ctx context.Context, c *Context, own time.Duration, parts []string,
 	}
 	// Remember the result only if the run left the tree as it found it:
 	// a command that writes files git does not ignore changes the state,
-	// and its result would belong to neither state.
-	if after, err := fingerprintTree(ctx, cache, c.ProjectDir, own); err == nil && after == state {
+	// and its result would belong to neither state. The command made the
+	// run's shared look stale, so this is a new look, which the next
+	// cached checker of the chain then reuses.
+	if after, err := c.treeState(ctx, own); err == nil && after == state {
 		_ = cache.Put(key, treecache.Entry{Complete: r.Complete, Feedback: r.Feedback, At: time.Now()})
 	}
 	return r, nil
-}
-
-// fingerprintTree fingerprints dir within its share of the time left.
-func fingerprintTree(ctx context.Context, cache treecache.Cache, dir string, own time.Duration) (string, error) {
-	share := own
-	if d, ok := ctx.Deadline(); ok {
-		share = min(share, time.Until(d))
-	}
-	ctx, cancel := context.WithTimeout(ctx, share/fingerprintShare)
-	defer cancel()
-	return cache.State(ctx, dir)
 }
 
 // note tells, in a budget message, what fingerprinting the tree took of
