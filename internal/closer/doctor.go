@@ -298,15 +298,12 @@ func (r *runCtx) pluginRegistrations(rep *DoctorReport, claudeDir, name string) 
 	} else {
 		rep.add("settings", statusWarn, "", "%s is enabled but not in %s: assuming the hooks it registers, with the binaries on PATH", source, filepath.Join(claudeDir, "plugins", "installed_plugins.json"))
 	}
-	// What plugin/hooks/hooks.json registers.
+	// What plugin/hooks/hooks.json registers: the same four entries.
 	var regs []registration
-	for _, e := range []struct{ event, matcher, hook string }{
-		{"Stop", "", "stop-hook"}, {"SubagentStop", "", "stop-hook"},
-		{"PreToolUse", "StructuredOutput", "posttooluse-hook"}, {"PostToolUse", "StructuredOutput", "posttooluse-hook"},
-	} {
+	for _, e := range registrations {
 		regs = append(regs, registration{source: source, event: e.event, matcher: e.matcher,
-			command: `sh "${CLAUDE_PLUGIN_ROOT}/bin/donegate-hook" ` + e.hook, timeout: defaultHookTimeout,
-			hook: e.hook, program: e.hook})
+			command: `sh "${CLAUDE_PLUGIN_ROOT}/bin/donegate-hook" ` + e.program, timeout: defaultHookTimeout,
+			hook: e.program, program: e.program})
 	}
 	return regs
 }

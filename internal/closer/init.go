@@ -57,7 +57,8 @@ const schemaURL = "https://raw.githubusercontent.com/donegate/donegate/main/sche
 // default budget (540s) must stay below it.
 const hookTimeout = 600
 
-// registrations are the hook entries of settings.example.json.
+// registrations are the hook entries of settings.example.json (and of the
+// plugin's hooks.json, which doctor assumes when it cannot read them).
 var registrations = []struct {
 	event, matcher, program string
 }{

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/donegate/donegate/internal/proc"
 )
 
 var smartCheckCommand = command{
@@ -286,11 +288,15 @@ func (r *runCtx) probe(ctx context.Context, session string) (*Probe, string, err
 func (r *runCtx) rescue(ctx context.Context, base string, rep *SmartReport) (bool, string, error) {
 	po := r.opts.probe
 	rep.RescueRan = true
-	res, err := runProgram(ctx, r.dir, po.rescueTimeout, nil, "sh", "-c", po.rescueCommand)
+	// A shell command, run as the hooks run theirs: stdout and stderr in
+	// the order they came, so the last lines reported are the last written.
+	runCtx, cancel := context.WithTimeout(ctx, po.rescueTimeout)
+	defer cancel()
+	res, err := proc.Run(runCtx, proc.Command{Shell: po.rescueCommand, Dir: r.dir})
 	if err != nil {
 		return false, "", errorf(ErrEnv, "--rescue-command: %w", err)
 	}
-	if res.Interrupted {
+	if res.Ended && ctx.Err() != nil {
 		return false, "", fmt.Errorf("--rescue-command interrupted: %w", ctx.Err())
 	}
 	n, err := commitsSince(ctx, r.dir, base)
@@ -298,9 +304,9 @@ func (r *runCtx) rescue(ctx context.Context, base string, rep *SmartReport) (boo
 		return false, "", err
 	}
 	rep.Rescued = n > 0
-	out := tailText(append(res.Stdout, res.Stderr...), 5)
+	out := tailText(res.Output, 5)
 	switch {
-	case res.TimedOut:
+	case res.Ended:
 		out = fmt.Sprintf("`%s` timed out after %s and was stopped. %s", po.rescueCommand, po.rescueTimeout, out)
 	case res.ExitCode != 0:
 		out = fmt.Sprintf("`%s` exited with code %d: %s", po.rescueCommand, res.ExitCode, out)

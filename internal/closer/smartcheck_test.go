@@ -1,6 +1,10 @@
 package closer
 
 import (
+	"context"
+
+	"time"
+
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -218,4 +222,19 @@ func TestSmartCheckBadInput(t *testing.T) {
 func write(t *testing.T, dir, name, content string) {
 	t.Helper()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644))
+}
+
+// TestRescueReportsItsLastOutputInOrder: the rescue's last lines are the
+// last it wrote, stdout and stderr interleaved as they came (they were
+// stdout's, then stderr's).
+func TestRescueReportsItsLastOutputInOrder(t *testing.T) {
+	repo, base := newRepo(t)
+	r := &runCtx{dir: repo, env: testEnv(nil, false)}
+	r.opts.probe.rescueCommand = "echo first; sleep 0.05; echo second >&2; sleep 0.05; echo third; exit 3"
+	r.opts.probe.rescueTimeout = time.Minute
+	var rep SmartReport
+	rescued, out, err := r.rescue(context.Background(), base, &rep)
+	require.NoError(t, err)
+	assert.False(t, rescued)
+	assert.Equal(t, "`"+r.opts.probe.rescueCommand+"` exited with code 3: first second third", out)
 }
