@@ -12,10 +12,12 @@ package checkers
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 	"time"
 
 	"github.com/donegate/donegate/hookio"
+	"github.com/donegate/donegate/internal/feedback"
 	"github.com/donegate/donegate/internal/treecache"
 )
 
@@ -25,6 +27,11 @@ type Result struct {
 	// Feedback says what is left (when incomplete) or what was verified.
 	// It is written for the agent: exact, short, actionable.
 	Feedback string
+	// Pattern names what failed ("test-failed", see feedback.Patterns),
+	// and Params are its parameters: the data its retry template renders
+	// into Feedback. Both are empty for a complete result.
+	Pattern string
+	Params  map[string]any
 }
 
 // OK returns a complete result.
@@ -84,6 +91,8 @@ type Context struct {
 	// show what a hook would decide without changing what the next hook
 	// sees.
 	ReadOnly bool
+	// Templates word failures (see Fail); nil means the built-in ones.
+	Templates *feedback.Set
 
 	// reused counts results taken from the cache (see Reused).
 	reused atomic.Int64
@@ -115,4 +124,16 @@ func (c *Context) runner() Runner {
 		session = c.Event.SessionID
 	}
 	return treeRunner{Runner: r, tree: &c.tree, session: session}
+}
+
+// Fail returns an incomplete result of pattern whose feedback is
+// pattern's template rendered with params.
+func (c *Context) Fail(pattern string, params map[string]any) Result {
+	text, err := c.Templates.Render(pattern, params)
+	if err != nil && text == "" {
+		// A built-in template that cannot render is our bug; the agent
+		// still gets the pattern's name.
+		text = fmt.Sprintf("%s (donegate could not word it: %v)", pattern, err)
+	}
+	return Result{Feedback: text, Pattern: pattern, Params: params}
 }
