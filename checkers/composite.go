@@ -54,7 +54,17 @@ var CompositeType = register(Type{
 		o := spec.Options.(*CompositeOptions)
 		parts := make([]string, len(o.Checkers))
 		for i, m := range o.Checkers {
+			// A member's type name says nothing the description does
+			// not ("plan: every item of the agent's plan..."): only a
+			// name the user gave it is kept. A composite member is
+			// bracketed, or its "|" would read as the outer one's.
 			parts[i] = Describe(m)
+			if m.Name == "" {
+				parts[i] = requirement(m)
+			}
+			if len(memberLists(m)) > 0 {
+				parts[i] = "(" + parts[i] + ")"
+			}
 		}
 		if o.Mode == "any" {
 			return "any one of: " + strings.Join(parts, " | ")

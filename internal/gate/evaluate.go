@@ -27,8 +27,16 @@ func HookFor(eventName string) string {
 		return StopHookName
 	case hookio.EventPreToolUse, hookio.EventPostToolUse:
 		return ToolHookName
+	case hookio.EventSessionStart, hookio.EventUserPromptSubmit:
+		return StopHookName // with --criteria: see CriteriaEvent
 	}
 	return ""
+}
+
+// CriteriaEvent reports whether stop-hook --criteria answers events named
+// eventName (and stop-hook without it does not).
+func CriteriaEvent(eventName string) bool {
+	return eventName == hookio.EventSessionStart || eventName == hookio.EventUserPromptSubmit
 }
 
 // Kind is what decided a run's answer.
@@ -44,6 +52,7 @@ const (
 	KindConfigBroken Kind = "config broken" // no config, on_error allow
 	KindCheckFailed  Kind = "check failed"  // a checker could not run, on_error allow
 	KindStateFailed  Kind = "state failed"  // the block count could not be kept
+	KindCriteria     Kind = "criteria"      // stop-hook --criteria: told, nothing checked
 )
 
 // Decision says why a run answered as it did.
@@ -98,6 +107,9 @@ type Report struct {
 	Result checkers.Result
 	// Checkers are the top-level checkers' outcomes (Options.Explain).
 	Checkers []Outcome
+	// Criteria is what stop-hook --criteria tells the agent ("" for
+	// nothing; see checkers.Criteria).
+	Criteria string
 }
 
 // Evaluate decides the answer of hook (StopHookName or ToolHookName) to
@@ -111,8 +123,13 @@ func Evaluate(ctx context.Context, hook string, opts Options, env Env, raw []byt
 		return Report{}, err
 	}
 	var reason checkers.StopReason
-	switch hook {
-	case StopHookName:
+	switch {
+	case hook == StopHookName && opts.Criteria:
+		if !CriteriaEvent(ev.HookEventName) {
+			return Report{}, fmt.Errorf("got a %s event; register stop-hook --criteria for SessionStart and UserPromptSubmit only", ev.HookEventName)
+		}
+		return criteria(hook, opts, env, ev, stderr)
+	case hook == StopHookName:
 		if !ev.IsStop() {
 			return Report{}, fmt.Errorf("got a %s event; register stop-hook for Stop and SubagentStop only", ev.HookEventName)
 		}
@@ -120,7 +137,7 @@ func Evaluate(ctx context.Context, hook string, opts Options, env Env, raw []byt
 		if ev.HookEventName == hookio.EventSubagentStop {
 			reason = checkers.ReasonSubagentStop
 		}
-	case ToolHookName:
+	case hook == ToolHookName:
 		if ev.HookEventName != hookio.EventPreToolUse && ev.HookEventName != hookio.EventPostToolUse {
 			return Report{}, fmt.Errorf("got a %s event; register posttooluse-hook for PreToolUse and PostToolUse only", ev.HookEventName)
 		}
