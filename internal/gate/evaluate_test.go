@@ -84,11 +84,15 @@ func TestHookFor(t *testing.T) {
 		{"SubagentStop", gate.StopHookName},
 		{"PreToolUse", gate.ToolHookName},
 		{"PostToolUse", gate.ToolHookName},
-		{"UserPromptSubmit", ""},
+		{"SessionStart", gate.StopHookName},
+		{"UserPromptSubmit", gate.StopHookName},
+		{"Notification", ""},
 		{"", ""},
 	} {
 		t.Run(tt.event, func(t *testing.T) {
 			assert.Equal(t, tt.want, gate.HookFor(tt.event))
+			// stop-hook answers these only with --criteria.
+			assert.Equal(t, tt.event == "SessionStart" || tt.event == "UserPromptSubmit", gate.CriteriaEvent(tt.event))
 		})
 	}
 }
