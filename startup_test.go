@@ -43,14 +43,16 @@ var initLine = regexp.MustCompile(`^init (\S+) @.* (\d+) bytes, (\d+) allocs$`)
 func TestStartupDoesNoNeedlessWork(t *testing.T) {
 	dir := t.TempDir() // no config: the embedded default
 	for _, tt := range []struct {
-		hook  string
-		event map[string]any
+		name, hook string
+		args       []string
+		event      map[string]any
 	}{
-		{"posttooluse-hook", map[string]any{"session_id": "s", "cwd": dir, "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": map[string]any{"command": "ls"}}},
-		{"stop-hook", stopEvent(dir, "s", "p")},
+		{"posttooluse-hook", "posttooluse-hook", nil, map[string]any{"session_id": "s", "cwd": dir, "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": map[string]any{"command": "ls"}}},
+		{"stop-hook", "stop-hook", nil, stopEvent(dir, "s", "p")},
+		{"stop-hook --criteria", "stop-hook", []string{"--criteria"}, map[string]any{"session_id": "s", "cwd": dir, "hook_event_name": "SessionStart", "source": "startup"}},
 	} {
-		t.Run(tt.hook, func(t *testing.T) {
-			r := runHook(t, tt.hook, tt.event, []string{"GODEBUG=inittrace=1", "DONEGATE_STATE_DIR=" + t.TempDir()})
+		t.Run(tt.name, func(t *testing.T) {
+			r := runHook(t, tt.hook, tt.event, []string{"GODEBUG=inittrace=1", "DONEGATE_STATE_DIR=" + t.TempDir()}, tt.args...)
 			require.Equal(t, 0, r.code, r.stderr)
 			total, inits := 0, 0
 			for _, line := range strings.Split(r.stderr, "\n") {
