@@ -354,6 +354,8 @@ func required(s obj, t reflect.Type) error {
 		s["not"] = obj{"const": 0}
 	case t.Kind() == reflect.Slice, t.Kind() == reflect.Pointer:
 		// Set when given: [] is not nil.
+	case t == reflect.TypeFor[config.Checker]():
+		// A checker given is not zero: its own schema requires "type".
 	default:
 		return fmt.Errorf("rule \"required\" on a %v", t)
 	}
@@ -379,6 +381,8 @@ func (g *generator) kind(t reflect.Type, absent reflect.Value) (obj, error) {
 		return obj{}, nil
 	case reflect.TypeFor[[]config.Checker]():
 		return obj{"type": "array", "items": obj{"$ref": checkerRef}}, nil
+	case reflect.TypeFor[config.Checker]():
+		return obj{"$ref": checkerRef}, nil
 	}
 	switch t.Kind() {
 	case reflect.String:
