@@ -173,13 +173,17 @@ func (c Condition) Holds(doc []byte) (bool, string) {
 // maxFound bounds the value a Condition's feedback shows.
 const maxFound = 200
 
-// Found shows the value r in feedback: its JSON, cut at maxFound
+// Found shows the value r in feedback: its JSON on one line, cut at maxFound
 // characters, or "nothing" when the path holds none.
 func Found(r gjson.Result) string {
 	if !r.Exists() {
 		return "nothing"
 	}
 	raw := strings.TrimSpace(r.Raw)
+	var b bytes.Buffer
+	if json.Compact(&b, []byte(raw)) == nil {
+		raw = b.String() // one line, however the agent spaced it
+	}
 	if utf8.RuneCountInString(raw) > maxFound {
 		raw = string([]rune(raw)[:maxFound]) + "…"
 	}
