@@ -183,7 +183,7 @@ func TestParseBoundsNesting(t *testing.T) {
 		{"60 composites with members", nestedComposites(60, `{"type":"plan"}`), tooDeep},
 		// A claim's checker is a member: claims nest as composites do, one
 		// level of JSON deeper each.
-		{"32 claims", nestedClaims(32, `{"type":"output","conditions":[{"path":"a","equals":` + strings.Repeat("[", 16) + strings.Repeat("]", 16) + `}]}`), nil},
+		{"32 claims", nestedClaims(32, `{"type":"output","conditions":[{"path":"a","equals":`+strings.Repeat("[", 16)+strings.Repeat("]", 16)+`}]}`), nil},
 		{"a 33rd claims", nestedClaims(33, `{"type":"plan"}`), []config.Problem{{
 			Path:    "checkers[0].claims[0].…(61 more)….claims[0].checker",
 			Message: "composites nest deeper than 32 levels (this one starts at line 1, column 1582)",
