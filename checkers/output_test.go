@@ -108,3 +108,14 @@ func TestOutputWithoutToolInput(t *testing.T) {
 	assert.Equal(t, []string{"plan", "output", "composite", "  claims", "  files"}, labels(checkers.At(c.Checkers, checkers.ReasonToolUse)))
 	assert.Equal(t, []string{"plan"}, labels(checkers.At(c.Checkers, checkers.ReasonManual)))
 }
+
+// TestDescribeStructured: the one-line descriptions the criteria told up
+// front and closer check's checklist are built from.
+func TestDescribeStructured(t *testing.T) {
+	c, err := config.Parse(strings.NewReader(`{"checkers":[
+		{"type":"output","conditions":[{"path":"status","equals":"completed"},{"path":"evidence","exists":true}]},
+		{"type":"claims","name":"honest","claims":[{"path":"validation.tests_passed","checker":{"type":"test","name":"unit","command":"go test ./..."}},{"path":"validation.git_clean","checker":{"type":"git-clean"}}]}]}`), "t.json")
+	require.NoError(t, err)
+	assert.Equal(t, "output: in the structured output, `status` equals \"completed\" and `evidence` is present", checkers.Describe(c.Checkers[0]))
+	assert.Equal(t, "honest: what the structured output claims is true: `validation.tests_passed` only if `go test ./...` passes; `validation.git_clean` only if the git working tree is clean: every change committed, nothing untracked", checkers.Describe(c.Checkers[1]))
+}

@@ -183,6 +183,19 @@ func (g *generator) checkerDefs() error {
 			props[k] = v
 		}
 		props["type"] = obj{"const": t.Name}
+		if t.Only != nil {
+			// The events the type can run at, not all four.
+			on := obj{}
+			for k, v := range props["on"].(obj) {
+				on[k] = v
+			}
+			var only []any
+			for _, e := range t.Only {
+				only = append(only, string(e))
+			}
+			on["items"] = obj{"enum": only}
+			props["on"] = on
+		}
 		opts["required"] = union(common["required"], opts["required"])
 		opts["description"] = fmt.Sprintf("A checker of type %q, complete when %s.", t.Name, unquote(t.Summary))
 		g.defs["checker-"+t.Name] = opts

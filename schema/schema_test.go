@@ -108,6 +108,15 @@ var loaderOnlyRules = []loaderOnly{
 		`{"checkers": [{"type": "git-commits", "baseline": "--all"}]}`},
 	{"an issue-closed repo is owner/name or host/owner/name", regexp.MustCompile(`^must be "owner/name"`),
 		`{"checkers": [{"type": "issue-closed", "issue": 1, "repo": "not a repo"}]}`},
+	// A condition's path must be one gjson reads as meant (see
+	// config.CheckPath): brackets that close, no empty key; and its
+	// regular expression must compile.
+	{"a condition's path is a gjson path", regexp.MustCompile(`^(".*" (has an empty key|ends in a lone)|".*": (a .* is never closed|a quote is not closed|.* closes nothing open|gjson has no modifier)|must not be empty$)`),
+		`{"completion_signal": [{"path": "next_action..action", "equals": "complete"}]}`},
+	{"a condition has exactly one test", regexp.MustCompile(`^give (one|only one) of "equals"`),
+		`{"completion_signal": [{"path": "status", "equals": "completed", "exists": true}]}`},
+	{"a condition's regular expression compiles", regexp.MustCompile(`^invalid regular expression`),
+		`{"checkers": [{"type": "output", "conditions": [{"path": "summary", "matches": "(ok"}]}]}`},
 	// The schema refers to the checker recursively, without a depth.
 	{"composites nest at most 32 deep", regexp.MustCompile(`^(composites nest deeper than|nested deeper than) `),
 		`{"checkers": [` + strings.Repeat(`{"type": "composite", "checkers": [`, 33) + `{"type": "plan"}` + strings.Repeat(`]}`, 33) + `]}`},
@@ -369,6 +378,7 @@ var invalid = []struct{ keyword, config string }{
 	{"minItems", `{"checkers": [{"type": "files", "paths": []}]}`},
 	{"minItems", `{"checkers": [{"type": "external", "command": []}]}`},
 	{"enum", `{"dialect": "cc"}`},
+	{"enum", `{"checkers": [{"type": "output", "on": ["stop"], "conditions": [{"path": "status", "exists": true}]}]}`},
 	{"enum", `{"on_error": "maybe"}`},
 	{"enum", `{"checkers": [{"type": "nope"}]}`},
 	{"enum", `{"checkers": [{"type": "plan", "on": ["stop", "stopp"]}]}`},
