@@ -219,3 +219,20 @@ func TestGoodConditionsLoad(t *testing.T) {
 	assert.JSONEq(t, `[{"type":"output","conditions":[{"path":"validation.evidence","exists":true}]},
 		{"type":"claims","claims":[{"path":"validation.tests_passed","checker":{"type":"test","command":"go test ./...","on":["stop"]}}]}]`, string(b))
 }
+
+// FuzzCondition: a path CheckPath accepts is one gjson reads without
+// failing, on any document; a valid JSON value equals itself.
+func FuzzCondition(f *testing.F) {
+	f.Add("validation.tests_passed", `{"validation":{"tests_passed":true}}`)
+	f.Add("friends.#(age>40).name", `{"friends":[{"age":44,"name":"x"}]}`)
+	f.Add("{a,b}|@reverse", `[1e999999999, {"a":[1.0,"x"]}]`)
+	f.Fuzz(func(t *testing.T, path, doc string) {
+		if config.CheckPath(path) == nil {
+			c := config.Condition{Path: path, Matches: "."}
+			c.Holds([]byte(doc))
+		}
+		if json.Valid([]byte(doc)) && !config.JSONEqual([]byte(doc), []byte(doc)) {
+			t.Fatalf("%s does not equal itself", doc)
+		}
+	})
+}

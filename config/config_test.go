@@ -550,6 +550,7 @@ func FuzzDecodeMatchesEncodingJSON(f *testing.F) {
 	f.Add([]byte(`{"limits":{"max_blocks":9007199254740993},"dialect":"a","dialect":"b"}`))
 	f.Add([]byte(`{"checkers":[{"type":"test","cache":true,"command":"x","cache":false}]}`))
 	f.Add([]byte(`{"checkers":[{"type":"files","typ\u0065":"test","paths":["a"]}]}`))
+	f.Add([]byte(`{"completion_signal":[{"path":"status","equals":"completed"},{"path":"a","equals":null},{"path":"b","exists":false},{"path":"c","matches":"^x"}],"checkers":[{"type":"output","conditions":[{"path":"n","equals":{"b":[1, 2.0],"a":{}}}]},{"type":"claims","claims":[{"path":"v.t","checker":{"type":"test","command":"x","on":["stop"]}},{"path":"v.c","checker":{"type":"claims","claims":[{"path":"x","checker":{"type":"plan"}}]}}]}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got := config.Defaults()
 		problems, _ := config.Decode(data, got)
