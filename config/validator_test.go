@@ -148,8 +148,12 @@ func TestRulesMatchValidator(t *testing.T) {
 		{"no completion_signal", func(c *config.Config) { c.CompletionSignal = nil }, nil},
 		{"output without conditions", func(c *config.Config) { optionsOf[checkers.OutputOptions](t, c.Checkers[4]).Conditions = nil }, []string{"checkers[4].conditions: must not be empty"}},
 		{"output condition without a path", func(c *config.Config) { optionsOf[checkers.OutputOptions](t, c.Checkers[4]).Conditions[1].Path = "" }, []string{"checkers[4].conditions[1].path: required"}},
-		{"claims without claims", func(c *config.Config) { optionsOf[checkers.ClaimsOptions](t, c.Checkers[5]).Claims = []checkers.Claim{} }, []string{"checkers[5].claims: must not be empty"}},
-		{"a claim without a checker", func(c *config.Config) { optionsOf[checkers.ClaimsOptions](t, c.Checkers[5]).Claims[1].Checker = config.Checker{} }, []string{"checkers[5].claims[1].checker: required"}},
+		{"claims without claims", func(c *config.Config) {
+			optionsOf[checkers.ClaimsOptions](t, c.Checkers[5]).Claims = []checkers.Claim{}
+		}, []string{"checkers[5].claims: must not be empty"}},
+		{"a claim without a checker", func(c *config.Config) {
+			optionsOf[checkers.ClaimsOptions](t, c.Checkers[5]).Claims[1].Checker = config.Checker{}
+		}, []string{"checkers[5].claims[1].checker: required"}},
 		{"a claim's checker broken", func(c *config.Config) {
 			cl := optionsOf[checkers.ClaimsOptions](t, c.Checkers[5]).Claims
 			cl[0].Path = ""
