@@ -202,6 +202,7 @@ func TestRegisterTypeRefusesMistakes(t *testing.T) {
 		{"twice", config.CheckerType{Name: "plan", Options: reflect.TypeFor[struct{}]()}, `config: checker type "plan" registered twice or unnamed`},
 		{"not a struct", config.CheckerType{Name: "x", Options: reflect.TypeFor[string]()}, `config: checker type "x": options must be a struct type, got string`},
 		{"an event that is not one", config.CheckerType{Name: "x", Options: reflect.TypeFor[struct{}](), DefaultOn: []string{"stopp"}}, `config: checker type "x": unknown event "stopp" in DefaultOn`},
+		{"an Only event that is not one", config.CheckerType{Name: "x", Options: reflect.TypeFor[struct{}](), Only: []string{"tool"}}, `config: checker type "x": unknown event "tool" in Only`},
 		{"a field it cannot decode", config.CheckerType{Name: "x", Options: reflect.TypeFor[withMap]()}, `config: checker type "x": field M: a config cannot hold a map[string]string`},
 		{"a key every checker has", config.CheckerType{Name: "x", Options: reflect.TypeFor[withName]()}, `config: checker type "x": option "name" is a key every checker has`},
 	}

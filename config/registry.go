@@ -22,8 +22,9 @@ type CheckerType struct {
 	// json name are the keys the type takes besides type, name and on;
 	// their Go types say what JSON each key holds (see kindOf); their
 	// validate tags, the go-playground/validator tags that validate.go
-	// applies, are the value rules. A field of type []Checker makes the
-	// type a composite of others. A pointer to the struct may implement
+	// applies, are the value rules. A field of type []Checker or Checker,
+	// at any depth (a claim's checker), makes the type a composite of
+	// others. A pointer to the struct may implement
 	// OptionsChecker for rules tags cannot say.
 	Options reflect.Type
 	// DefaultOn lists the events a checker of the type runs at when its
@@ -77,9 +78,14 @@ func RegisterType(t CheckerType) {
 	if t.Options == nil || t.Options.Kind() != reflect.Struct {
 		panic(fmt.Sprintf("config: checker type %q: options must be a struct type, got %v", t.Name, t.Options))
 	}
-	for _, e := range append(slices.Clone(t.DefaultOn), t.Only...) {
-		if !slices.Contains(Events, e) {
-			panic(fmt.Sprintf("config: checker type %q: unknown event %q in DefaultOn", t.Name, e))
+	for _, l := range []struct {
+		what   string
+		events []string
+	}{{"DefaultOn", t.DefaultOn}, {"Only", t.Only}} {
+		for _, e := range l.events {
+			if !slices.Contains(Events, e) {
+				panic(fmt.Sprintf("config: checker type %q: unknown event %q in %s", t.Name, e, l.what))
+			}
 		}
 	}
 	if err := checkOptionsType(t.Options); err != nil {
