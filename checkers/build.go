@@ -85,6 +85,9 @@ func runsAt(spec config.Checker, reason string, inherited []string) (config.Chec
 	if on == nil {
 		on = inherited
 	}
+	if t, ok := LookupType(spec.Type); ok && t.Only != nil && !slices.Contains(t.Only, StopReason(reason)) {
+		return spec, false // it cannot run there, whatever is inherited
+	}
 	members := memberLists(spec)
 	if members == nil {
 		if on == nil {

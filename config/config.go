@@ -60,6 +60,11 @@ type Config struct {
 	// GateTools are the tools whose use posttooluse-hook gates. Left out:
 	// ["StructuredOutput"].
 	GateTools []string `json:"gate_tools" validate:"dive,required"`
+	// CompletionSignal, when set, says when a gated tool call declares
+	// the work complete: when any one of these conditions holds on the
+	// tool's input. A call that declares nothing (an honest "blocked")
+	// passes at once, unchecked. Left out: every gated call is checked.
+	CompletionSignal []Condition `json:"completion_signal,omitempty" validate:"omitempty,min=1,dive"`
 
 	// Source is the file the config came from, or DefaultSource.
 	Source string `json:"-"`

@@ -108,6 +108,15 @@ var loaderOnlyRules = []loaderOnly{
 		`{"checkers": [{"type": "git-commits", "baseline": "--all"}]}`},
 	{"an issue-closed repo is owner/name or host/owner/name", regexp.MustCompile(`^must be "owner/name"`),
 		`{"checkers": [{"type": "issue-closed", "issue": 1, "repo": "not a repo"}]}`},
+	// A condition's path must be one gjson reads as meant (see
+	// config.CheckPath): brackets that close, no empty key; and its
+	// regular expression must compile.
+	{"a condition's path is a gjson path", regexp.MustCompile(`^(".*" (has an empty key|ends in a lone)|".*": (a .* is never closed|a quote is not closed|.* closes nothing open|gjson has no modifier)|must not be empty$)`),
+		`{"completion_signal": [{"path": "next_action..action", "equals": "complete"}]}`},
+	{"a condition has exactly one test", regexp.MustCompile(`^give (one|only one) of "equals"`),
+		`{"completion_signal": [{"path": "status", "equals": "completed", "exists": true}]}`},
+	{"a condition's regular expression compiles", regexp.MustCompile(`^invalid regular expression`),
+		`{"checkers": [{"type": "output", "conditions": [{"path": "summary", "matches": "(ok"}]}]}`},
 	// The schema refers to the checker recursively, without a depth.
 	{"composites nest at most 32 deep", regexp.MustCompile(`^(composites nest deeper than|nested deeper than) `),
 		`{"checkers": [` + strings.Repeat(`{"type": "composite", "checkers": [`, 33) + `{"type": "plan"}` + strings.Repeat(`]}`, 33) + `]}`},
@@ -352,17 +361,24 @@ var invalid = []struct{ keyword, config string }{
 	{"required", `{"checkers": [{"type": "composite"}]}`},
 	{"required", `{"checkers": [{"type": "issue-closed"}]}`},
 	{"required", `{"checkers": [{"type": "external"}]}`},
+	{"required", `{"checkers": [{"type": "output"}]}`},
+	{"required", `{"checkers": [{"type": "output", "conditions": [{"equals": 1}]}]}`},
+	{"required", `{"checkers": [{"type": "claims", "claims": [{"path": "a"}]}]}`},
+	{"required", `{"completion_signal": [{"exists": true}]}`},
 	{"minLength", `{"checkers": [{"type": "command", "command": ""}]}`},
 	{"minLength", `{"checkers": [{"type": "files", "paths": [""]}]}`},
 	{"minLength", `{"gate_tools": [""]}`},
 	{"oneOf", `{"checkers": [{"type": "external", "command": ""}]}`},
 	{"oneOf", `{"checkers": [{"type": "external", "command": 5}]}`},
 	{"minItems", `{"checkers": []}`},
+	{"minItems", `{"completion_signal": []}`},
+	{"minItems", `{"checkers": [{"type": "claims", "claims": []}]}`},
 	{"minItems", `{"checkers": [{"type": "plan", "on": []}]}`},
 	{"minItems", `{"checkers": [{"type": "composite", "checkers": []}]}`},
 	{"minItems", `{"checkers": [{"type": "files", "paths": []}]}`},
 	{"minItems", `{"checkers": [{"type": "external", "command": []}]}`},
 	{"enum", `{"dialect": "cc"}`},
+	{"enum", `{"checkers": [{"type": "output", "on": ["stop"], "conditions": [{"path": "status", "exists": true}]}]}`},
 	{"enum", `{"on_error": "maybe"}`},
 	{"enum", `{"checkers": [{"type": "nope"}]}`},
 	{"enum", `{"checkers": [{"type": "plan", "on": ["stop", "stopp"]}]}`},
@@ -382,6 +398,7 @@ var invalid = []struct{ keyword, config string }{
 	{"pattern", `{"checkers": [{"type": "lint", "timeout": ""}]}`},
 	{"allOf", `{"checkers": [{"type": "format", "mode": "all"}]}`},
 	{"allOf", `{"checkers": [{"type": "composite", "checkers": [{"type": "plan", "paths": []}]}]}`},
+	{"allOf", `{"checkers": [{"type": "claims", "claims": [{"path": "a", "checker": {"type": "test"}}]}]}`},
 }
 
 // valid holds a checker of each type that breaks no rule, for
@@ -396,6 +413,8 @@ var valid = map[string]string{
 	"git-commits":  `{"type": "git-commits", "min": 2, "baseline": "main"}`,
 	"issue-closed": `{"type": "issue-closed", "issue": 3, "repo": "o/r"}`,
 	"lint":         `{"type": "lint", "command": "x", "success_when": "empty", "timeout": "1m", "cache": true}`,
+	"output":       `{"type": "output", "on": ["tool_use"], "conditions": [{"path": "status", "equals": "completed"}, {"path": "a.b", "exists": true}, {"path": "c", "matches": "^ok"}]}`,
+	"claims":       `{"type": "claims", "claims": [{"path": "validation.tests_passed", "checker": {"type": "test", "command": "x"}}]}`,
 	"plan":         `{"type": "plan"}`,
 	"test":         `{"type": "test", "command": "x", "timeout": "1m", "cache": true}`,
 	"type-check":   `{"type": "type-check", "command": "x", "success_when": "empty", "timeout": "1m", "cache": true}`,

@@ -214,6 +214,8 @@ func why(rep gate.Report) string {
 		}
 	case gate.KindNotGated:
 		s = "not gated: tool " + rep.Event.ToolName
+	case gate.KindNotDeclared:
+		s = "not checked: the call declares no completion (completion_signal: " + d.Why + ")"
 	case gate.KindGuarded:
 		s = "not checked: the hook runs inside donegate's own check of this session"
 	case gate.KindConfigBroken:
