@@ -27,6 +27,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"text/template"
 )
 
@@ -179,12 +180,17 @@ func Builtin() *Set { return &Set{} }
 // render nothing, and parsing costs allocations a hook pays at every call
 // otherwise.
 var builtin = sync.OnceValue(func() map[string]*template.Template {
+	builtinParsed.Store(true)
 	s, err := parseFS(builtinFS, "templates", nil)
 	if err != nil {
 		panic(fmt.Sprintf("feedback: built-in templates: %v", err)) // tested
 	}
 	return s.user
 })
+
+// builtinParsed records that the built-in templates were parsed, for a
+// test that they are not at start-up nor by Load.
+var builtinParsed atomic.Bool
 
 // Load returns the templates with those in dir in place of the built-in
 // ones. A file of dir named <pattern>.tmpl overrides that pattern; other
