@@ -32,7 +32,10 @@ type Result struct {
 	Feedback string
 	// Pattern names what failed ("test-failed", see feedback.Patterns),
 	// and Params are its parameters: the data its retry template renders
-	// into Feedback. Both are empty for a complete result.
+	// into Feedback (see Context.Fail). Both are empty for a complete
+	// result. An "any" composite none of whose members is complete
+	// carries those of its most actionable alternative, which its
+	// Feedback tells first, followed by the others.
 	Pattern string
 	Params  map[string]any
 }
