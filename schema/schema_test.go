@@ -117,6 +117,10 @@ var loaderOnlyRules = []loaderOnly{
 		`{"completion_signal": [{"path": "status", "equals": "completed", "exists": true}]}`},
 	{"a condition's regular expression compiles", regexp.MustCompile(`^invalid regular expression`),
 		`{"checkers": [{"type": "output", "conditions": [{"path": "summary", "matches": "(ok"}]}]}`},
+	// Files are beyond a schema: the directory must be there, each
+	// template in it parse and be named after a pattern.
+	{"retry_templates is a directory of templates that parse", regexp.MustCompile(`(: no such file or directory|\.tmpl: line [0-9]+: |\.tmpl: no failure pattern is called )`),
+		`{"retry_templates": "/nonexistent/donegate-retry-templates"}`},
 	// The schema refers to the checker recursively, without a depth.
 	{"composites nest at most 32 deep", regexp.MustCompile(`^(composites nest deeper than|nested deeper than) `),
 		`{"checkers": [` + strings.Repeat(`{"type": "composite", "checkers": [`, 33) + `{"type": "plan"}` + strings.Repeat(`]}`, 33) + `]}`},
@@ -135,7 +139,18 @@ var loaderOnlyRules = []loaderOnly{
 // problems returns the loader's problems with data, nil when it takes it.
 func problems(t *testing.T, data []byte) []config.Problem {
 	t.Helper()
-	_, err := config.Parse(bytes.NewReader(data), "test")
+	// retry_templates names a directory relative to the config file: the
+	// file is put in a directory of its own where that one exists, empty,
+	// so that a relative name is no problem (the schema cannot know the
+	// file system; loaderOnlyRules has the rule).
+	dir := t.TempDir()
+	var top struct {
+		RetryTemplates string `json:"retry_templates"`
+	}
+	if json.Unmarshal(data, &top) == nil && top.RetryTemplates != "" && !filepath.IsAbs(top.RetryTemplates) && !strings.HasPrefix(top.RetryTemplates, "~") {
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, top.RetryTemplates), 0o755))
+	}
+	_, err := config.Parse(bytes.NewReader(data), filepath.Join(dir, config.FileName))
 	if err == nil {
 		return nil
 	}

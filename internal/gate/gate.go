@@ -223,7 +223,15 @@ func (r *run) check(ctx context.Context, c *config.Config, reason checkers.StopR
 		CacheDir:   filepath.Join(r.stateDir(), "results"),
 		StateDir:   r.stateDir(),
 		ReadOnly:   r.opts.DryRun,
+		Templates:  c.Templates,
 	}
+	// A user's retry template that failed to render was replaced by the
+	// built-in one; say which, once, where the user looks.
+	defer func() {
+		if err := cc.TemplateError(); err != nil {
+			fmt.Fprintf(r.stderr, "%s: %v\n", r.name, err)
+		}
+	}()
 	if r.opts.Explain {
 		return r.explainCheck(ctx, chain, cc)
 	}
