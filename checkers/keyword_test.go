@@ -95,10 +95,10 @@ func TestKeyword(t *testing.T) {
 	tests := []struct {
 		name       string
 		spec       string
-		message    string                   // the event's last_assistant_message
+		message    string                  // the event's last_assistant_message
 		transcript func(*testing.T) string // nil: none
-		agent      bool                     // a SubagentStop of the transcript
-		later      string                   // appended 40 ms after the check starts
+		agent      bool                    // a SubagentStop of the transcript
+		later      string                  // appended 40 ms after the check starts
 		complete   bool
 		feedback   string // the whole feedback, or
 		contains   string // a part of it
