@@ -241,3 +241,27 @@ func TestKeywordConfig(t *testing.T) {
 		})
 	}
 }
+
+// TestKeywordDescribe: one line each, for closer check's checklist and
+// the criteria told up front.
+func TestKeywordDescribe(t *testing.T) {
+	c, err := config.Parse(strings.NewReader(`{"checkers":[
+		{"type":"keyword"},
+		{"type":"keyword","name":"said","keyword":"ALL  DONE"},
+		{"type":"keyword","promise":" DONE\n"},
+		{"type":"composite","name":"promise loop","checkers":[{"type":"keyword","promise":"DONE"},{"type":"iterations","min":3}]},
+		{"type":"phase"},
+		{"type":"phase","target":"review"}]}`), "t.json")
+	require.NoError(t, err)
+	want := []string{
+		"keyword: your final message says `TASK_COMPLETE`, once the task is truly done",
+		"said: your final message says `ALL DONE`, once the task is truly done",
+		"keyword: your final message holds `<promise>DONE</promise>`, written only once the task is truly done",
+		"promise loop: all of: keyword: your final message holds `<promise>DONE</promise>`, written only once the task is truly done | iterations: you have been sent back to work at least 3 times in this prompt",
+		"phase: the project reached the `complete` phase: mark each phase you enter with a line `Phase: <name>` (preparation → processing → review → complete)",
+		"phase: the project reached the `review` phase: mark each phase you enter with a line `Phase: <name>` (preparation → processing → review → complete)",
+	}
+	for i, spec := range c.Checkers {
+		assert.Equal(t, want[i], checkers.Describe(spec))
+	}
+}
