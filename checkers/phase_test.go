@@ -49,7 +49,7 @@ func TestPhaseMarkers(t *testing.T) {
 		{"Work done.\nPhase: complete\nBye.", "complete"},
 		{"Phase: preparation\r\nmore", "preparation"},
 		{"Phase: preparation\nPhase: review\nPhase: processing", "review"}, // the furthest counts
-		{"I will write `Phase: complete` when done.", ""},                 // not a line of its own
+		{"I will write `Phase: complete` when done.", ""},                  // not a line of its own
 		{"Phase: reviewing", ""},
 		{"Phase: review now", ""},
 		{"The phase: review", ""},
