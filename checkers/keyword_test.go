@@ -124,7 +124,7 @@ func TestKeyword(t *testing.T) {
 		{
 			name: "only the first promise tag counts", spec: `{"type":"keyword","promise":"DONE"}`,
 			message:  "<promise>not yet</promise> and then <promise>DONE</promise>",
-			contains: "Until then keep working, and do not write the promise just to leave the loop. Your last message held <promise>not yet</promise>, which is not the promise.",
+			contains: "leave the loop.\n\nYour last message held <promise>not yet</promise>, which is not the promise; it ended: \"<promise>not yet</promise> and then <promise>DONE</promise>\"",
 		},
 		{name: "an unclosed tag holds nothing", spec: `{"type":"keyword","promise":"DONE"}`, message: "<promise>DONE", contains: `leave the loop.` + "\n\n" + `Your last message ended: "<promise>DONE"`},
 		{name: "the promise must be the whole tag", spec: `{"type":"keyword","promise":"DONE"}`, message: "<promise>DONE, almost</promise>", contains: "held <promise>DONE, almost</promise>"},
