@@ -98,6 +98,7 @@ func TestKeyword(t *testing.T) {
 		message    string                  // the event's last_assistant_message
 		transcript func(*testing.T) string // nil: none
 		agent      bool                    // a SubagentStop of the transcript
+		reason     checkers.StopReason     // "": stop
 		later      string                  // appended 40 ms after the check starts
 		complete   bool
 		feedback   string // the whole feedback, or
@@ -166,12 +167,25 @@ func TestKeyword(t *testing.T) {
 			agent:    true,
 			complete: true,
 		},
+		{
+			name: "at a gated tool call: the text before the call", spec: `{"type":"keyword"}`,
+			transcript: func(t *testing.T) string {
+				p := filepath.Join(t.TempDir(), "session.jsonl")
+				require.NoError(t, os.WriteFile(p, []byte(promptLine+textLine("Handing in. TASK_COMPLETE")+callLine("toolu_3")), 0o600))
+				return p
+			},
+			reason:   checkers.ReasonToolUse,
+			complete: true,
+		},
 		{name: "no transcript, no message", spec: `{"type":"keyword"}`, transcript: func(t *testing.T) string { return filepath.Join(t.TempDir(), "none.jsonl") }, contains: "found no last message"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ev := &hookio.Event{HookEventName: hookio.EventStop, SessionID: "s", LastAssistantMessage: tt.message}
 			reason := checkers.ReasonStop
+			if tt.reason != "" {
+				reason = tt.reason
+			}
 			if tt.transcript != nil {
 				path := tt.transcript(t)
 				ev.TranscriptPath = path

@@ -108,6 +108,18 @@ var loaderOnlyRules = []loaderOnly{
 		`{"checkers": [{"type": "git-commits", "baseline": "--all"}]}`},
 	{"an issue-closed repo is owner/name or host/owner/name", regexp.MustCompile(`^must be "owner/name"`),
 		`{"checkers": [{"type": "issue-closed", "issue": 1, "repo": "not a repo"}]}`},
+	// The keyword checker's OptionsChecker: white space only, the tags
+	// inside the promise, and the two keys at once.
+	{"a keyword or promise is not blank", regexp.MustCompile(`^must not be empty or only white space`),
+		`{"checkers": [{"type": "keyword", "keyword": " "}]}`},
+	{"a promise is the text between the tags", regexp.MustCompile(`^is the text between the tags`),
+		`{"checkers": [{"type": "keyword", "promise": "<promise>DONE</promise>"}]}`},
+	{"keyword and promise are not both set", regexp.MustCompile(`^not used with promise`),
+		`{"checkers": [{"type": "keyword", "keyword": "X", "promise": "DONE"}]}`},
+	// A rule across the config: iterations' min against limits.max_blocks
+	// (the default's too), which may be anywhere else in the file.
+	{"iterations' min is within limits.max_blocks", regexp.MustCompile(`^\d+ continuations can never be reached: limits\.max_blocks`),
+		`{"checkers": [{"type": "iterations", "min": 6}]}`},
 	// The schema refers to the checker recursively, without a depth.
 	{"composites nest at most 32 deep", regexp.MustCompile(`^(composites nest deeper than|nested deeper than) `),
 		`{"checkers": [` + strings.Repeat(`{"type": "composite", "checkers": [`, 33) + `{"type": "plan"}` + strings.Repeat(`]}`, 33) + `]}`},
