@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/internal/state"
@@ -69,15 +70,18 @@ type Phase struct {
 // phaseMarker is a line that marks a phase: "Phase: review", in any case,
 // white space around it and after the colon ignored, Markdown emphasis,
 // heading or quote marks around it allowed ("**Phase:** review",
-// "## Phase: Review", "> Phase: review.").
-var phaseMarker = regexp.MustCompile("(?i)^[\\s>#*_`]*phase[*_`]*\\s*:[\\s*_`]*(preparation|processing|review|complete)[\\s*_`.!]*$")
+// "## Phase: Review", "> Phase: review."). Compiled on first use: every
+// hook links this package, and few run a phase checker.
+var phaseMarker = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("(?i)^[\\s>#*_`]*phase[*_`]*\\s*:[\\s*_`]*(preparation|processing|review|complete)[\\s*_`.!]*$")
+})
 
 // markedPhase returns the index in Phases of the furthest phase marked in
 // text, or -1.
 func markedPhase(text string) int {
 	furthest := -1
 	for _, line := range strings.Split(text, "\n") {
-		if m := phaseMarker.FindStringSubmatch(line); m != nil {
+		if m := phaseMarker().FindStringSubmatch(line); m != nil {
 			furthest = max(furthest, slices.Index(Phases, strings.ToLower(m[1])))
 		}
 	}
