@@ -151,6 +151,11 @@ func readTexts(r io.Reader, base int64, opt ReadOptions, fn func(string)) (int64
 		chunk, err := br.ReadSlice('\n')
 		switch {
 		case errors.Is(err, bufio.ErrBufferFull):
+			if read == 0 && otherType(chunk) {
+				// An api-request-blob copy, often of megabytes: no need
+				// to hold it to know it does not count.
+				skipping = true
+			}
 			read += int64(len(chunk))
 			if !skipping && len(long)+len(chunk) <= MaxLineBytes {
 				long = append(long, chunk...)
