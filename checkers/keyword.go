@@ -130,7 +130,13 @@ func lastMessage(ctx context.Context, c *Context) (msg, source string, err error
 	if ev == nil {
 		return "", "", nil
 	}
-	if ev.LastAssistantMessage != "" {
+	// A SubagentStop of a subagent run in the background was recorded
+	// (2.1.330) carrying the main agent's last message, which is not in
+	// the subagent's transcript: there, the message must be found in it,
+	// or the subagent's own latest text is read instead.
+	foreign := c.Reason == ReasonSubagentStop && ev.AgentTranscriptPath != "" && ev.LastAssistantMessage != "" &&
+		!transcript.CaughtUp(ctx, ev.AgentTranscriptPath, ev.LastAssistantMessage, TranscriptWait)
+	if ev.LastAssistantMessage != "" && !foreign {
 		return ev.LastAssistantMessage, "last_assistant_message", nil
 	}
 	path, opt := ev.TranscriptPath, transcript.ReadOptions{SkipSidechain: true}

@@ -177,6 +177,33 @@ func TestKeyword(t *testing.T) {
 			reason:   checkers.ReasonToolUse,
 			complete: true,
 		},
+		{
+			// As recorded from the real CLI: a background subagent's
+			// SubagentStop carried the main agent's last message.
+			name: "a SubagentStop with the main agent's message: the subagent's own is read", spec: `{"type":"keyword","keyword":"sub done"}`,
+			message:    "main done",
+			transcript: func(t *testing.T) string { return agentTranscript(t) },
+			agent:      true,
+			complete:   true,
+		},
+		{
+			name: "... and the main agent's words do not count for it", spec: `{"type":"keyword","keyword":"main done"}`,
+			message:    "main done",
+			transcript: func(t *testing.T) string { return agentTranscript(t) },
+			agent:      true,
+			contains:   `Your last message ended: "sub done"`,
+		},
+		{
+			name: "a SubagentStop whose message is in its transcript", spec: `{"type":"keyword","keyword":"TASK_COMPLETE"}`,
+			message: "Sub work TASK_COMPLETE",
+			transcript: func(t *testing.T) string {
+				p := filepath.Join(t.TempDir(), "agent.jsonl")
+				require.NoError(t, os.WriteFile(p, []byte(promptLine+sidechainText("Sub work TASK_COMPLETE")), 0o600))
+				return p
+			},
+			agent:    true,
+			complete: true,
+		},
 		{name: "no transcript, no message", spec: `{"type":"keyword"}`, transcript: func(t *testing.T) string { return filepath.Join(t.TempDir(), "none.jsonl") }, contains: "found no last message"},
 	}
 	for _, tt := range tests {
@@ -212,6 +239,13 @@ func TestKeyword(t *testing.T) {
 			}
 		})
 	}
+}
+
+// agentTranscript is the recorded subagent's transcript (the session of
+// testdata/claude whose SubagentStop carried "main done"), whose last
+// text is "sub done".
+func agentTranscript(t *testing.T) string {
+	return filepath.Join(claudeDir(t), "projects", "-home-user-project", sessSub, "subagents", "agent-"+agentID+".jsonl")
 }
 
 // sidechainText is a subagent's text line, as its own transcript holds
