@@ -99,6 +99,14 @@ type Context struct {
 	ReadOnly bool
 	// Templates word failures (see Fail); nil means the built-in ones.
 	Templates *feedback.Set
+	// Continued returns how many times the agent has been continued in
+	// the event's prompt at the gate this run decides for (the main
+	// agent's stop, this subagent's, this gated tool): the block count
+	// kept in the state dir, read without changing it. The hooks set it
+	// to read the count only when a checker asks, so a chain without an
+	// iterations checker reads nothing more. nil when there is no count
+	// to read, as for a check from the command line.
+	Continued func() (int, error)
 
 	// templateErrs are the user templates that failed to render in this
 	// run, which the built-in ones replaced (see TemplateError).

@@ -107,7 +107,8 @@ type Checker struct {
 	// ends its turn), "subagent_stop", "tool_use" (a gated tool such as
 	// StructuredOutput) and "manual" (closer check). Left out: those of
 	// the nearest composite around it that sets On, else its type's own:
-	// all four for plan; for a composite, wherever a member runs; stop,
+	// all four for plan; for a composite, wherever a member runs; stop
+	// for keyword and iterations; stop and tool_use for phase; stop,
 	// tool_use and manual for the others. An empty list is refused.
 	On []string `json:"on,omitempty" validate:"omitempty,min=1,dive,oneof=stop subagent_stop tool_use manual"`
 
@@ -330,6 +331,7 @@ func Parse(r io.Reader, source string) (*Config, error) {
 		}
 		c.Templates = set
 	}
+	problems = append(problems, checkLimits(c, problems)...)
 	if len(problems) > 0 {
 		return nil, &Error{Source: source, Problems: problems, OnError: onErrorOf(data)}
 	}
@@ -346,6 +348,54 @@ func templateDir(dir, source string) string {
 		return dir
 	}
 	return filepath.Join(filepath.Dir(source), dir)
+}
+
+// checkLimits runs the LimitsChecker of every checker, members of
+// composites included, whose options and the limits have no problem yet:
+// one mistake is reported once.
+func checkLimits(c *Config, problems []Problem) []Problem {
+	bad := pathSet{}
+	for _, p := range problems {
+		bad[p.Path] = true
+	}
+	if bad.covers("limits.max_blocks") {
+		return nil
+	}
+	var out []Problem
+	var walk func(cs []Checker, at *jsonPath)
+	walk = func(cs []Checker, at *jsonPath) {
+		for i, ch := range cs {
+			path := at.at(i)
+			if ch.Options == nil {
+				continue
+			}
+			if lc, ok := ch.Options.(LimitsChecker); ok && !coversAny(bad, path.String()) {
+				for _, p := range lc.CheckLimits(c.Limits) {
+					p.Path = joinPath(path.String(), p.Path)
+					out = append(out, p)
+				}
+			}
+			opts := reflect.ValueOf(ch.Options).Elem()
+			for j := range opts.NumField() {
+				f := opts.Type().Field(j)
+				if name := jsonName(f); name != "" && f.Type == reflect.TypeFor[[]Checker]() {
+					walk(opts.Field(j).Interface().([]Checker), path.key(name))
+				}
+			}
+		}
+	}
+	walk(c.Checkers, (*jsonPath)(nil).key("checkers"))
+	return out
+}
+
+// coversAny reports whether a path in s is at or under path.
+func coversAny(s pathSet, path string) bool {
+	for p := range s {
+		if p == path || strings.HasPrefix(p, path+".") || strings.HasPrefix(p, path+"[") {
+			return true
+		}
+	}
+	return false
 }
 
 // onErrorOf reads the on_error of a broken config leniently, from the

@@ -17,6 +17,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"dialect":"sdk","checkers":[{"type":"test","command":"go test ./...","timeout":"5m","cache":false},{"type":"composite","mode":"any","parallel":true,"checkers":[{"type":"files","paths":["a","b*"]}]}],"limits":{"max_blocks":5,"deadline":"30m","budget":"540s"},"on_error":"block","gate_tools":["StructuredOutput"]}`))
 	f.Add([]byte(`{"checkers":[{"type":"tests"}],"limits":{"budget":"5 minutes"}}`))
 	f.Add([]byte(`{"limits":{"max_blocks":1.5}}`))
+	f.Add([]byte(`{"checkers":[{"type":"composite","checkers":[{"type":"keyword","promise":" DONE "},{"type":"iterations","min":2}]},{"type":"keyword","keyword":""},{"type":"phase","target":"review"}],"limits":{"max_blocks":2}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := config.Parse(bytes.NewReader(data), "fuzz.json")
 		if err != nil {

@@ -53,6 +53,16 @@ type OptionsChecker interface {
 	CheckOptions() []Problem
 }
 
+// LimitsChecker is implemented by options whose rules depend on the
+// config's limits: a number of continuations the agent must be held for
+// can never be reached beyond limits.max_blocks, which lets it stop. It
+// runs once the whole config has decoded, on checkers and limits without
+// a problem of their own; the paths of the problems it returns are
+// relative to the checker ("min").
+type LimitsChecker interface {
+	CheckLimits(Limits) []Problem
+}
+
 // Events a checker can run at: the values of a checker's "on".
 const (
 	OnStop         = "stop"          // the main agent ends its turn
@@ -269,8 +279,13 @@ func kindOf(t reflect.Type) (kind, error) {
 	case reflect.Bool:
 		return kBool, nil
 	case reflect.Pointer:
-		if t.Elem().Kind() == reflect.Bool {
+		switch t.Elem().Kind() {
+		case reflect.Bool:
 			return kBool, nil // optional: nil means unset
+		case reflect.String:
+			// Optional: nil means unset, so that an options struct can
+			// tell a key left out (its default) from "" written out.
+			return kString, nil
 		}
 	case reflect.Struct:
 		return kObject, checkOptionsType(t)

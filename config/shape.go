@@ -300,7 +300,12 @@ func (d *decoder) value(v gjson.Result, path *jsonPath, want kind, dst reflect.V
 			bad()
 			return
 		}
-		dst.SetString(str(v))
+		if dst.Kind() == reflect.Pointer { // optional: nil means unset
+			s := str(v)
+			dst.Set(reflect.ValueOf(&s))
+		} else {
+			dst.SetString(str(v))
+		}
 	case kInt:
 		if v.Type != gjson.Number || v.Num != float64(int64(v.Num)) {
 			bad()

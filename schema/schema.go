@@ -405,8 +405,11 @@ func (g *generator) kind(t reflect.Type, absent reflect.Value) (obj, error) {
 	case reflect.Bool:
 		return obj{"type": "boolean"}, nil
 	case reflect.Pointer:
-		if t.Elem().Kind() == reflect.Bool {
+		switch t.Elem().Kind() {
+		case reflect.Bool:
 			return obj{"type": "boolean"}, nil
+		case reflect.String:
+			return obj{"type": "string"}, nil
 		}
 	case reflect.Struct:
 		return g.object(absent)

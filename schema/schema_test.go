@@ -121,6 +121,18 @@ var loaderOnlyRules = []loaderOnly{
 	// template in it parse and be named after a pattern.
 	{"retry_templates is a directory of templates that parse", regexp.MustCompile(`(: no such file or directory|\.tmpl: line [0-9]+: |\.tmpl: no failure pattern is called )`),
 		`{"retry_templates": "/nonexistent/donegate-retry-templates"}`},
+	// The keyword checker's OptionsChecker: white space only, the tags
+	// inside the promise, and the two keys at once.
+	{"a keyword or promise is not blank", regexp.MustCompile(`^must not be empty or only white space`),
+		`{"checkers": [{"type": "keyword", "keyword": " "}]}`},
+	{"a promise is the text between the tags", regexp.MustCompile(`^is the text between the tags`),
+		`{"checkers": [{"type": "keyword", "promise": "<promise>DONE</promise>"}]}`},
+	{"keyword and promise are not both set", regexp.MustCompile(`^not used with promise`),
+		`{"checkers": [{"type": "keyword", "keyword": "X", "promise": "DONE"}]}`},
+	// A rule across the config: iterations' min against limits.max_blocks
+	// (the default's too), which may be anywhere else in the file.
+	{"iterations' min is within limits.max_blocks", regexp.MustCompile(`^\d+ continuations can never be reached: limits\.max_blocks`),
+		`{"checkers": [{"type": "iterations", "min": 6}]}`},
 	// The schema refers to the checker recursively, without a depth.
 	{"composites nest at most 32 deep", regexp.MustCompile(`^(composites nest deeper than|nested deeper than) `),
 		`{"checkers": [` + strings.Repeat(`{"type": "composite", "checkers": [`, 33) + `{"type": "plan"}` + strings.Repeat(`]}`, 33) + `]}`},
@@ -380,6 +392,7 @@ var invalid = []struct{ keyword, config string }{
 	{"required", `{"checkers": [{"type": "output", "conditions": [{"equals": 1}]}]}`},
 	{"required", `{"checkers": [{"type": "claims", "claims": [{"path": "a"}]}]}`},
 	{"required", `{"completion_signal": [{"exists": true}]}`},
+	{"required", `{"checkers": [{"type": "iterations"}]}`},
 	{"minLength", `{"checkers": [{"type": "command", "command": ""}]}`},
 	{"minLength", `{"checkers": [{"type": "files", "paths": [""]}]}`},
 	{"minLength", `{"gate_tools": [""]}`},
@@ -401,7 +414,9 @@ var invalid = []struct{ keyword, config string }{
 	{"items", `{"gate_tools": ["Write", null]}`},
 	{"anyOf", `{"checkers": [{"type": "composite", "mode": "some", "checkers": [{"type": "plan"}]}]}`},
 	{"anyOf", `{"checkers": [{"type": "git-commits", "min": -1}]}`},
+	{"anyOf", `{"checkers": [{"type": "phase", "target": "done"}]}`},
 	{"minimum", `{"limits": {"max_blocks": 0}}`},
+	{"minimum", `{"checkers": [{"type": "iterations", "min": 0}]}`},
 	{"exclusiveMinimum", `{"checkers": [{"type": "issue-closed", "issue": -3}]}`},
 	{"not", `{"checkers": [{"type": "issue-closed", "issue": 0}]}`},
 	{"not", `{"limits": {"budget": "0s"}}`},
@@ -427,9 +442,12 @@ var valid = map[string]string{
 	"git-clean":    `{"type": "git-clean"}`,
 	"git-commits":  `{"type": "git-commits", "min": 2, "baseline": "main"}`,
 	"issue-closed": `{"type": "issue-closed", "issue": 3, "repo": "o/r"}`,
+	"iterations":   `{"type": "iterations", "min": 2}`,
+	"keyword":      `{"type": "keyword", "keyword": "DONE"}`,
 	"lint":         `{"type": "lint", "command": "x", "success_when": "empty", "timeout": "1m", "cache": true}`,
 	"output":       `{"type": "output", "on": ["tool_use"], "conditions": [{"path": "status", "equals": "completed"}, {"path": "a.b", "exists": true}, {"path": "c", "matches": "^ok"}]}`,
 	"claims":       `{"type": "claims", "claims": [{"path": "validation.tests_passed", "checker": {"type": "test", "command": "x"}}]}`,
+	"phase":        `{"type": "phase", "target": "review"}`,
 	"plan":         `{"type": "plan"}`,
 	"test":         `{"type": "test", "command": "x", "timeout": "1m", "cache": true}`,
 	"type-check":   `{"type": "type-check", "command": "x", "success_when": "empty", "timeout": "1m", "cache": true}`,

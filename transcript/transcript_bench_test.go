@@ -76,3 +76,30 @@ func BenchmarkLatestTodoWriteSmall(b *testing.B) { benchRead(b, 300<<10, true) }
 func BenchmarkLatestTodoWriteLarge(b *testing.B) { large(b); benchRead(b, 256<<20, true) }
 
 func BenchmarkLatestTodoWriteNone(b *testing.B) { large(b); benchRead(b, 256<<20, false) }
+
+// benchReadTexts reads the agent's texts of a transcript of size bytes:
+// whole (a phase checker's first stop in a long session) or, with tail,
+// only its last line, from the offset a previous stop kept.
+func benchReadTexts(b *testing.B, size int, tail bool) {
+	path := writeTranscript(b, size, false)
+	st, _ := os.Stat(path)
+	var from int64
+	if tail {
+		from = st.Size() - int64(len(`{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"I am done."}]}}`+"\n"))
+	}
+	b.SetBytes(st.Size() - from)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		n := 0
+		next, _, err := transcript.ReadTexts(path, from, transcript.ReadOptions{SkipSidechain: true}, func(string) { n++ })
+		if err != nil || n != 1 || next != st.Size() {
+			b.Fatalf("texts=%d next=%d of %d err=%v", n, next, st.Size(), err)
+		}
+	}
+}
+
+func BenchmarkReadTextsSmall(b *testing.B) { benchReadTexts(b, 300<<10, false) }
+
+func BenchmarkReadTextsLarge(b *testing.B) { large(b); benchReadTexts(b, 256<<20, false) }
+
+func BenchmarkReadTextsLargeAppended(b *testing.B) { large(b); benchReadTexts(b, 256<<20, true) }

@@ -22,6 +22,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/donegate/donegate/checkers"
@@ -224,6 +225,7 @@ func (r *run) check(ctx context.Context, c *config.Config, reason checkers.StopR
 		StateDir:   r.stateDir(),
 		ReadOnly:   r.opts.DryRun,
 		Templates:  c.Templates,
+		Continued:  sync.OnceValues(r.continued),
 	}
 	// A user's retry template that failed to render was replaced by the
 	// built-in one; say which, once, where the user looks.
@@ -236,6 +238,18 @@ func (r *run) check(ctx context.Context, c *config.Config, reason checkers.StopR
 		return r.explainCheck(ctx, chain, cc)
 	}
 	return chain.Check(ctx, cc)
+}
+
+// continued reads how many times the agent has been continued in the
+// event's prompt at this run's gate, for the iterations checker: before
+// the chain runs, from the state dir, changing nothing (the count is
+// decide's to change).
+func (r *run) continued() (int, error) {
+	s, err := state.Store{Dir: r.stateDir()}.Peek(r.event.SessionID)
+	if err != nil {
+		return 0, fmt.Errorf("block count: %w", err)
+	}
+	return limit.Continued(s.Counters[gateKey(r.event)], r.event.PromptID), nil
 }
 
 // gateKey names the counter a verdict is counted under.

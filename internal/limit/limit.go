@@ -31,6 +31,16 @@ type Counter struct {
 	Touched time.Time `json:"touched"`
 }
 
+// Continued returns how many times the gate of c has been continued in
+// prompt: its blocks, when the count is prompt's; a count of another
+// prompt (or none) is 0, as Open would start it over.
+func Continued(c *Counter, prompt string) int {
+	if c == nil || c.PromptID != prompt {
+		return 0
+	}
+	return c.Blocks
+}
+
 // Limits are the configured bounds.
 type Limits struct {
 	MaxBlocks int           // blocks per gate and prompt; at least 1

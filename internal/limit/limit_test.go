@@ -133,3 +133,22 @@ func TestPrune(t *testing.T) {
 	}
 	assert.Equal(t, []string{"subagent:000", "subagent:001"}, limit.Prune(many, now), "the least recently touched go first")
 }
+
+func TestContinued(t *testing.T) {
+	c := &limit.Counter{PromptID: "p1", Blocks: 3}
+	for _, tt := range []struct {
+		c      *limit.Counter
+		prompt string
+		want   int
+	}{
+		{c, "p1", 3},
+		{c, "p2", 0}, // another prompt's count: Open would start over
+		{nil, "p1", 0},
+		{&limit.Counter{Blocks: 2}, "", 2}, // a host without prompt ids
+		{&limit.Counter{PromptID: "p1", Blocks: 5, Exhausted: true}, "p1", 5},
+	} {
+		if got := limit.Continued(tt.c, tt.prompt); got != tt.want {
+			t.Errorf("Continued(%+v, %q) = %d, want %d", tt.c, tt.prompt, got, tt.want)
+		}
+	}
+}

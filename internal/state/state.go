@@ -1,10 +1,11 @@
 // Package state keeps what donegate remembers per session: the block counts
-// that stop it from trapping an agent, and git-commits' baselines. One small JSON file per session, named by a hash of
-// the session id (ids come from hook input and never become a path), is
-// read and rewritten under an exclusive flock(2) on the file itself, so
-// concurrent hooks of one session (a Stop and SubagentStops together) count
-// exactly. The kernel drops the lock when its holder dies, so a killed hook
-// leaves no stale lock.
+// that stop it from trapping an agent, git-commits' baselines and the
+// phase checker's progress. One small JSON file per session, named by a
+// hash of the session id (ids come from hook input and never become a
+// path), is read and rewritten under an exclusive flock(2) on the file
+// itself, so concurrent hooks of one session (a Stop and SubagentStops
+// together) count exactly. The kernel drops the lock when its holder dies,
+// so a killed hook leaves no stale lock.
 //
 // The record is one line, rewritten in place by a single write at offset 0
 // and then cut to its length: a hook killed in between leaves the old or
@@ -47,6 +48,21 @@ type Session struct {
 	// Baselines are the commits the git-commits checker counts from, the
 	// latest maxBaselines (see Baseline).
 	Baselines []Baseline `json:"baselines,omitempty"`
+	// Phase is the phase checker's record of the session; nil until one
+	// has run.
+	Phase *Phase `json:"phase,omitempty"`
+}
+
+// Phase is how far the phase checker has got in a session: the furthest
+// phase the agent's markers named, and how much of the transcript it has
+// read for them, so that each stop reads only what was appended since.
+type Phase struct {
+	// Reached is the furthest phase marked so far; "" for none.
+	Reached string `json:"reached,omitempty"`
+	// Transcript is the transcript read, and Offset the start of its
+	// first line not read yet.
+	Transcript string `json:"transcript,omitempty"`
+	Offset     int64  `json:"offset,omitempty"`
 }
 
 // Baseline is where git-commits counts from for one prompt in one work

@@ -404,3 +404,23 @@ func TestReadOnlyUpdateWritesNothing(t *testing.T) {
 	}))
 	assert.NoDirExists(t, empty.Dir)
 }
+
+// TestPhaseIsKeptWithTheCounts: the phase checker's record lives in the
+// session's record beside the counts, and a count's update keeps it.
+func TestPhaseIsKeptWithTheCounts(t *testing.T) {
+	s := Store{Dir: t.TempDir()}
+	want := Phase{Reached: "review", Transcript: "/p/s.jsonl", Offset: 4096}
+	require.NoError(t, s.Update("s", func(sess *Session) error {
+		sess.Phase = &Phase{Reached: want.Reached, Transcript: want.Transcript, Offset: want.Offset}
+		return nil
+	}))
+	bump(t, s, "s", "p", "stop")
+	sess, err := s.Peek("s")
+	require.NoError(t, err)
+	require.NotNil(t, sess.Phase)
+	assert.Equal(t, want, *sess.Phase)
+	assert.Equal(t, 1, sess.Counters["stop"].Blocks)
+	data, err := os.ReadFile(filepath.Join(s.Dir, FileName("s")))
+	require.NoError(t, err)
+	assert.Contains(t, string(data), `"phase":{"reached":"review","transcript":"/p/s.jsonl","offset":4096}`)
+}

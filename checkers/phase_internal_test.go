@@ -1,0 +1,38 @@
+package checkers
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/donegate/donegate/internal/state"
+)
+
+// TestMergePhase: two hooks of a session read the transcript outside the
+// lock, from the offset stored when each began; merged under it, the
+// record keeps the furthest phase and the further offset, whatever order
+// they finish in.
+func TestMergePhase(t *testing.T) {
+	rec := func(reached, path string, off int64) state.Phase {
+		return state.Phase{Reached: reached, Transcript: path, Offset: off}
+	}
+	tests := []struct {
+		name      string
+		stored    *state.Phase
+		read      state.Phase
+		restarted bool
+		want      state.Phase
+	}{
+		{"first record", nil, rec("review", "t", 100), false, rec("review", "t", 100)},
+		{"further on", &state.Phase{Reached: "processing", Transcript: "t", Offset: 100}, rec("review", "t", 200), false, rec("review", "t", 200)},
+		{"a slower hook finishing last keeps both maxima", &state.Phase{Reached: "review", Transcript: "t", Offset: 300}, rec("processing", "t", 200), false, rec("review", "t", 300)},
+		{"no marker read: the phase stays", &state.Phase{Reached: "review", Transcript: "t", Offset: 100}, rec("", "t", 150), false, rec("review", "t", 150)},
+		{"a cut transcript's offset is the one read", &state.Phase{Reached: "review", Transcript: "t", Offset: 900}, rec("preparation", "t", 50), true, rec("review", "t", 50)},
+		{"another transcript (a resumed session)", &state.Phase{Reached: "review", Transcript: "t", Offset: 900}, rec("", "u", 40), false, rec("review", "u", 40)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, *mergePhase(tt.stored, tt.read, tt.restarted))
+		})
+	}
+}

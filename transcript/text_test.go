@@ -1,0 +1,145 @@
+package transcript_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/donegate/donegate/transcript"
+)
+
+const (
+	feedbackLine = `{"type":"user","isMeta":true,"message":{"role":"user","content":"Stop hook feedback:\nKeep going"}}` + "\n"
+	resultLine   = `{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"ok"}]}}` + "\n"
+	thinkLine    = `{"type":"assistant","message":{"role":"assistant","content":[{"type":"thinking","thinking":"hmm"}]}}` + "\n"
+	sideLine     = `{"isSidechain":true,"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"sub says"}]}}` + "\n"
+	systemLine   = `{"type":"system","content":"Stop hook ran"}` + "\n"
+	twoTexts     = `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"one"},{"type":"text","text":"two"}]}}` + "\n"
+)
+
+func TestLastText(t *testing.T) {
+	tests := []struct {
+		name    string
+		content string
+		later   string // appended 40 ms after the call
+		opt     transcript.ReadOptions
+		want    string
+		found   bool
+	}{
+		{"the latest text", oldLine + textLine + systemLine, "", transcript.ReadOptions{}, "I am done.", true},
+		{"text blocks of one line are joined", twoTexts, "", transcript.ReadOptions{}, "one\ntwo", true},
+		{"a tool call after the text: the text of the message", textLine + toolLine, "", transcript.ReadOptions{}, "I am done.", true},
+		{"a block after the latest text: not written yet", textLine + feedbackLine, "", transcript.ReadOptions{}, "", false},
+		{"... and then written", textLine + feedbackLine, oldLine, transcript.ReadOptions{}, "Working on it.", true},
+		{"a tool result after the latest text", textLine + toolLine + resultLine, "", transcript.ReadOptions{}, "", false},
+		{"thinking is passed over, back to a user line", resultLine + thinkLine, "", transcript.ReadOptions{}, "", false},
+		{"... until its text comes", resultLine + thinkLine, oldLine, transcript.ReadOptions{}, "Working on it.", true},
+		{"a blob copy does not count", feedbackLine + blobLine, "", transcript.ReadOptions{}, "", false},
+		{"a subagent's line is skipped when asked", oldLine + sideLine, "", transcript.ReadOptions{SkipSidechain: true}, "Working on it.", true},
+		{"... and read in its own transcript", oldLine + sideLine, "", transcript.ReadOptions{}, "sub says", true},
+		{"a half-written last line", oldLine + feedbackLine + textLine[:30], "", transcript.ReadOptions{}, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "t.jsonl")
+			require.NoError(t, os.WriteFile(path, []byte(tt.content), 0o600))
+			if tt.later != "" {
+				done := make(chan struct{})
+				go func() {
+					defer close(done)
+					time.Sleep(40 * time.Millisecond)
+					f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+					if err == nil {
+						_, _ = f.WriteString(tt.later)
+						f.Close()
+					}
+				}()
+				t.Cleanup(func() { <-done })
+			}
+			text, found, err := transcript.LastText(context.Background(), path, tt.opt, transcript.Wait{Max: time.Second, Quiet: 150 * time.Millisecond})
+			require.NoError(t, err)
+			assert.Equal(t, tt.found, found)
+			assert.Equal(t, tt.want, text)
+		})
+	}
+}
+
+func TestLastTextOfNoTranscript(t *testing.T) {
+	text, found, err := transcript.LastText(context.Background(), filepath.Join(t.TempDir(), "none.jsonl"), transcript.ReadOptions{}, short)
+	require.NoError(t, err)
+	assert.False(t, found)
+	assert.Empty(t, text)
+	_, _, err = transcript.LastText(context.Background(), t.TempDir(), transcript.ReadOptions{}, short)
+	assert.ErrorContains(t, err, "not a regular file (a directory)")
+}
+
+func TestReadTexts(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "t.jsonl")
+	read := func(from int64, opt transcript.ReadOptions) ([]string, int64, bool) {
+		t.Helper()
+		var got []string
+		next, restarted, err := transcript.ReadTexts(path, from, opt, func(s string) { got = append(got, s) })
+		require.NoError(t, err)
+		return got, next, restarted
+	}
+
+	// No file: nothing read, the offset kept.
+	got, next, _ := read(7, transcript.ReadOptions{})
+	assert.Empty(t, got)
+	assert.EqualValues(t, 7, next)
+
+	first := userLine + oldLine + toolLine + blobLine + sideLine + resultLine
+	require.NoError(t, os.WriteFile(path, []byte(first+textLine[:25]), 0o600))
+	got, next, restarted := read(0, transcript.ReadOptions{SkipSidechain: true})
+	assert.Equal(t, []string{"Working on it."}, got, "the agent's text only: no tool call, blob copy or subagent line")
+	assert.EqualValues(t, len(first), next, "the half-written last line is left for the next read")
+	assert.False(t, restarted)
+
+	// The line is finished, and more appended: only the new lines are read.
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString(textLine[25:] + twoTexts)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	got, next2, _ := read(next, transcript.ReadOptions{SkipSidechain: true})
+	assert.Equal(t, []string{"I am done.", "one\ntwo"}, got)
+	st, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Equal(t, st.Size(), next2)
+
+	// A subagent's transcript: its lines count.
+	got, _, _ = read(0, transcript.ReadOptions{})
+	assert.Equal(t, []string{"Working on it.", "sub says", "I am done.", "one\ntwo"}, got)
+
+	// Replaced by a shorter file: read from the start.
+	require.NoError(t, os.WriteFile(path, []byte(oldLine), 0o600))
+	got, next, restarted = read(next2, transcript.ReadOptions{})
+	assert.Equal(t, []string{"Working on it."}, got)
+	assert.EqualValues(t, len(oldLine), next)
+	assert.True(t, restarted)
+}
+
+// TestReadTextsSkipsLongLines: a line longer than the reader's buffer is
+// read whole; one longer than MaxLineBytes is skipped, and the offset
+// still counts its bytes.
+func TestReadTextsSkipsLongLines(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	big := func(n int) string {
+		return `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"` + strings.Repeat("x", n) + `"}]}}` + "\n"
+	}
+	long, huge := big(200<<10), big(transcript.MaxLineBytes)
+	content := long + huge + oldLine
+	require.NoError(t, os.WriteFile(path, []byte(content), 0o600))
+	var got []int
+	next, _, err := transcript.ReadTexts(path, 0, transcript.ReadOptions{}, func(s string) { got = append(got, len(s)) })
+	require.NoError(t, err)
+	assert.Equal(t, []int{200 << 10, len("Working on it.")}, got)
+	assert.EqualValues(t, len(content), next)
+}
