@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/donegate/donegate/internal/judge"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -31,16 +32,7 @@ func sessionFlags(fs *flag.FlagSet, o *options) {
 }
 
 // Item is one line of a checklist: a checker's (check) or the judge's.
-type Item struct {
-	ID          string `json:"id" validate:"required"`
-	Description string `json:"description" validate:"required"`
-	// Completed is a pointer so that a judge that leaves it out is caught.
-	Completed *bool  `json:"completed" validate:"required"`
-	Evidence  string `json:"evidence"`
-}
-
-// Done reports whether the item is completed.
-func (it Item) Done() bool { return it.Completed != nil && *it.Completed }
+type Item = judge.Item
 
 // CheckReport is check's answer, and its --json output.
 type CheckReport struct {
