@@ -108,6 +108,9 @@ var loaderOnlyRules = []loaderOnly{
 		`{"checkers": [{"type": "git-commits", "baseline": "--all"}]}`},
 	{"an issue-closed repo is owner/name or host/owner/name", regexp.MustCompile(`^must be "owner/name"`),
 		`{"checkers": [{"type": "issue-closed", "issue": 1, "repo": "not a repo"}]}`},
+	// Exactly one of two keys, neither blank: an OptionsChecker's rule.
+	{"a judge has criteria or criteria_file, one, not blank; its model is no option", regexp.MustCompile(`^(required: the completion criteria|give the criteria as text or as criteria_file, not both|must not be blank|".*" is not a model name)`),
+		`{"checkers": [{"type": "judge"}]}`},
 	// The schema refers to the checker recursively, without a depth.
 	{"composites nest at most 32 deep", regexp.MustCompile(`^(composites nest deeper than|nested deeper than) `),
 		`{"checkers": [` + strings.Repeat(`{"type": "composite", "checkers": [`, 33) + `{"type": "plan"}` + strings.Repeat(`]}`, 33) + `]}`},
@@ -395,6 +398,7 @@ var valid = map[string]string{
 	"git-clean":    `{"type": "git-clean"}`,
 	"git-commits":  `{"type": "git-commits", "min": 2, "baseline": "main"}`,
 	"issue-closed": `{"type": "issue-closed", "issue": 3, "repo": "o/r"}`,
+	"judge":        `{"type": "judge", "criteria": "x", "model": "haiku", "timeout": "1m", "claude": "claude", "cache": false}`,
 	"lint":         `{"type": "lint", "command": "x", "success_when": "empty", "timeout": "1m", "cache": true}`,
 	"plan":         `{"type": "plan"}`,
 	"test":         `{"type": "test", "command": "x", "timeout": "1m", "cache": true}`,

@@ -64,9 +64,9 @@ func (q Question) Prompt() string {
 `)
 	b.WriteString(strings.TrimSpace(q.Criteria))
 	b.WriteString("\n\n## Changes\n\n")
-	b.WriteString(strings.TrimSpace(q.Changes))
+	b.WriteString(clip(strings.TrimSpace(q.Changes)))
 	b.WriteString("\n\n## The agent's plan\n\n")
-	b.WriteString(strings.TrimSpace(q.Plan))
+	b.WriteString(clip(strings.TrimSpace(q.Plan)))
 	b.WriteString("\n\n")
 	if q.Checks != nil {
 		b.WriteString("## Deterministic checks (donegate)\n\n")
@@ -200,6 +200,23 @@ func ShortID(id string) string {
 		return id[:12]
 	}
 	return id
+}
+
+// maxEvidence bounds the changes and the plan in the prompt: the prompt is
+// one argument of claude's, and Linux refuses an argument over 128 KiB
+// (MAX_ARG_STRLEN); a diff stat of a vendored tree can be longer.
+const maxEvidence = 16 << 10
+
+// clip cuts s to maxEvidence bytes at a line's end, saying so.
+func clip(s string) string {
+	if len(s) <= maxEvidence {
+		return s
+	}
+	cut := s[:maxEvidence]
+	if i := strings.LastIndexByte(cut, '\n'); i > 0 {
+		cut = cut[:i]
+	}
+	return fmt.Sprintf("%s\n... (%d more bytes left out; read the project directory)", cut, len(s)-len(cut))
 }
 
 func indent(s, pre string) string {
