@@ -2,6 +2,8 @@ package judge
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/donegate/donegate/transcript"
@@ -41,4 +43,16 @@ func TestPlanText(t *testing.T) {
 	assert.Equal(t, "- [completed] a\n- [pending] b\n", PlanText([]transcript.Item{{Title: "a", Status: "completed"}, {Title: "b", Status: "pending"}}, true, nil))
 	assert.Equal(t, "The agent made no plan.", PlanText(nil, false, nil))
 	assert.Equal(t, "The plan could not be read: boom", PlanText(nil, false, errors.New("boom")))
+}
+
+// The changes and the plan are cut to maxEvidence at a line's end: the
+// prompt is one argument, and Linux refuses one over 128 KiB.
+func TestPromptClipsTheEvidence(t *testing.T) {
+	line := strings.Repeat("x", 99) + "\n"
+	big := strings.Repeat(line, 1000) // 100,000 bytes
+	p := Question{Criteria: "c", Changes: big, Plan: big}.Prompt()
+	assert.Less(t, len(p), 2*maxEvidence+4096)
+	kept := strings.Repeat(line, maxEvidence/len(line))
+	assert.Contains(t, p, "## Changes\n\n"+kept+fmt.Sprintf("... (%d more bytes left out; read the project directory)\n\n## The agent's plan", len(big)-len(kept)))
+	assert.Contains(t, Question{Changes: "small"}.Prompt(), "## Changes\n\nsmall\n\n")
 }
