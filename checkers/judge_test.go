@@ -107,7 +107,7 @@ func TestJudgeChecker(t *testing.T) {
 		{name: "every criterion met", call: judgeResult(t, map[string]any{"structured_output": judgeAnswer(true, "Done.", nil, done, judgeItem("2", "`A` is documented", true, "// A does a."))}),
 			want: true, feedback: []string{"An LLM judge found every completion criterion met: Done."}},
 		{name: "a criterion not met, with the judge's reasons", call: judgeResult(t, map[string]any{"structured_output": judgeAnswer(false, "A lacks its doc comment.", []string{"Document A."}, done, open)}),
-			feedback: []string{"An LLM judge found 1 of 2 completion criteria not met. Do this, then stop again:\n- Document A.\n\nNot met, with the judge's reasons:\n- `A` is documented: A has no doc comment\n\nThe judge's summary: A lacks its doc comment."},
+			feedback: []string{"An LLM judge found 1 of 2 completion criteria not met. Do this, then finish again:\n- Document A.\n\nNot met, with the judge's reasons:\n- `A` is documented: A has no doc comment\n\nThe judge's summary: A lacks its doc comment."},
 			open:     []checkers.JudgeCriterion{{ID: "2", Criterion: "`A` is documented", Reason: "A has no doc comment"}}},
 		{name: "all complete with a criterion open is not complete", call: judgeResult(t, map[string]any{"structured_output": judgeAnswer(true, "Fine.", nil, done, open)}),
 			feedback: []string{"1 of 2 completion criteria not met", "- `A` is documented\n", "Note: the judge said all complete, but item(s) 2 are not."},
@@ -394,5 +394,31 @@ func TestJudgeConfigAtLoad(t *testing.T) {
 			}
 			assert.Equal(t, tt.want, got)
 		})
+	}
+}
+
+// The README shows what the agent is told, rendered by the built-in
+// judge-incomplete template from the parameters the checker gives it.
+func TestJudgeFeedbackInTheREADME(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	require.NoError(t, err)
+	criteria := "- Every new exported function has a doc comment\n- The README documents the --verbose flag\n- No test was deleted or skipped"
+	c := &checkers.Context{}
+	for _, params := range []map[string]any{
+		{
+			"Open":           []checkers.JudgeCriterion{{ID: "1", Criterion: "Every new exported function has a doc comment", Reason: "ParseConfig in config.go has none"}},
+			"Total":          3,
+			"PendingActions": []string{"Add a doc comment to ParseConfig."},
+			"Summary":        "Two of three criteria hold; ParseConfig is undocumented.",
+			"Note":           "", "NoVerdict": "", "Criteria": criteria,
+		},
+		{
+			"Open": []checkers.JudgeCriterion{}, "Total": 0, "PendingActions": []string{}, "Summary": "", "Note": "",
+			"NoVerdict": "claude timed out after 2m0s and was stopped with its process group",
+			"Criteria":  criteria,
+		},
+	} {
+		r := c.Fail("judge-incomplete", params)
+		assert.Contains(t, string(readme), "```\n"+r.Feedback+"\n```\n")
 	}
 }
