@@ -8,8 +8,9 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/donegate/donegate/internal/judge"
 	"github.com/go-playground/validator/v10"
+
+	"github.com/donegate/donegate/internal/judge"
 )
 
 // validate checks the answers of models against their struct tags. One
