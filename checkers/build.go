@@ -45,10 +45,16 @@ func newComposite(any, parallel bool, specs []config.Checker) (Composite, error)
 // Describe says in one line what spec requires, after its label: "unit:
 // `go test ./...` passes".
 func Describe(spec config.Checker) string {
+	return spec.Label() + ": " + requirement(spec)
+}
+
+// requirement says what spec requires in its type's own words, without
+// its label: "`go test ./...` passes".
+func requirement(spec config.Checker) string {
 	if t, ok := LookupType(spec.Type); ok {
-		return spec.Label() + ": " + t.Describe(spec)
+		return t.Describe(spec)
 	}
-	return spec.Label() // config validation makes this unreachable
+	return spec.Type // config validation makes this unreachable
 }
 
 // At returns the checkers of specs that run at reason, with the members
@@ -78,6 +84,9 @@ func runsAt(spec config.Checker, reason string, inherited []string) (config.Chec
 	on := spec.On
 	if on == nil {
 		on = inherited
+	}
+	if t, ok := LookupType(spec.Type); ok && t.Only != nil && !slices.Contains(t.Only, StopReason(reason)) {
+		return spec, false // it cannot run there, whatever is inherited
 	}
 	members := memberLists(spec)
 	if members == nil {

@@ -13,6 +13,9 @@ package checkers
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -29,7 +32,10 @@ type Result struct {
 	Feedback string
 	// Pattern names what failed ("test-failed", see feedback.Patterns),
 	// and Params are its parameters: the data its retry template renders
-	// into Feedback. Both are empty for a complete result.
+	// into Feedback (see Context.Fail). Both are empty for a complete
+	// result. An "any" composite none of whose members is complete
+	// carries those of its most actionable alternative, which its
+	// Feedback tells first, followed by the others.
 	Pattern string
 	Params  map[string]any
 }
@@ -94,6 +100,11 @@ type Context struct {
 	// Templates word failures (see Fail); nil means the built-in ones.
 	Templates *feedback.Set
 
+	// templateErrs are the user templates that failed to render in this
+	// run, which the built-in ones replaced (see TemplateError).
+	templateMu   sync.Mutex
+	templateErrs []error
+
 	// reused counts results taken from the cache (see Reused).
 	reused atomic.Int64
 
@@ -127,13 +138,38 @@ func (c *Context) runner() Runner {
 }
 
 // Fail returns an incomplete result of pattern whose feedback is
-// pattern's template rendered with params.
+// pattern's template rendered with params. A user's template that fails
+// to render is replaced by the built-in one and remembered for
+// TemplateError: checkers do not print.
 func (c *Context) Fail(pattern string, params map[string]any) Result {
 	text, err := c.Templates.Render(pattern, params)
-	if err != nil && text == "" {
+	switch {
+	case err != nil && text == "":
 		// A built-in template that cannot render is our bug; the agent
 		// still gets the pattern's name.
 		text = fmt.Sprintf("%s (donegate could not word it: %v)", pattern, err)
+	case err != nil:
+		c.templateMu.Lock()
+		if !slices.ContainsFunc(c.templateErrs, func(e error) bool { return e.Error() == err.Error() }) {
+			c.templateErrs = append(c.templateErrs, err)
+		}
+		c.templateMu.Unlock()
 	}
 	return Result{Feedback: text, Pattern: pattern, Params: params}
+}
+
+// TemplateError says which of the user's retry templates failed to render
+// in this run (each once), in one line, for the hook to print; nil when
+// none did.
+func (c *Context) TemplateError() error {
+	c.templateMu.Lock()
+	defer c.templateMu.Unlock()
+	if len(c.templateErrs) == 0 {
+		return nil
+	}
+	msgs := make([]string, len(c.templateErrs))
+	for i, e := range c.templateErrs {
+		msgs[i] = e.Error()
+	}
+	return fmt.Errorf("retry template %s", strings.Join(msgs, "; "))
 }

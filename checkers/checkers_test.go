@@ -168,7 +168,7 @@ func TestFiles(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r, err := checkers.Files{Paths: tt.paths}.Check(context.Background(), &checkers.Context{ProjectDir: dir})
 			require.NoError(t, err)
-			assert.Equal(t, checkers.Result{Complete: tt.complete, Feedback: tt.feedback}, r)
+			assertSaid(t, checkers.Result{Complete: tt.complete, Feedback: tt.feedback}, "files-missing", r)
 		})
 	}
 	_, err := checkers.Files{Paths: []string{"[unclosed"}}.Check(context.Background(), &checkers.Context{ProjectDir: dir})
@@ -259,7 +259,7 @@ func TestTestCheckerWithNoBudgetLeft(t *testing.T) {
 		CacheDir: t.TempDir()}
 	r, err := checkers.Test{Command: "make check", Cache: true}.Check(ctx, c)
 	require.NoError(t, err)
-	assert.Equal(t, checkers.Incomplete("The test command `make check` did not run: the hook's time budget (limits.budget 3s) was spent before it could start."), r)
+	assertSaid(t, checkers.Incomplete("The test command `make check` did not run: the hook's time budget (limits.budget 3s) was spent before it could start."), "test-failed", r)
 	assert.Zero(t, runner.runs)
 }
 
@@ -364,7 +364,9 @@ type stub struct {
 }
 
 func (s stub) Check(context.Context, *checkers.Context) (checkers.Result, error) {
-	*s.runs = append(*s.runs, s.name)
+	if s.runs != nil {
+		*s.runs = append(*s.runs, s.name)
+	}
 	return s.r, s.err
 }
 
@@ -417,6 +419,41 @@ func TestComposite(t *testing.T) {
 			}
 			require.NoError(t, err)
 			assert.Equal(t, checkers.Result{Complete: tt.complete, Feedback: tt.feedback}, r)
+		})
+	}
+}
+
+// TestCompositeAnyRanksAlternatives: an "any" composite whose members
+// all fail tells the most actionable first (feedback.Rank), whatever the
+// order of the config, and its result carries that one's pattern.
+func TestCompositeAnyRanksAlternatives(t *testing.T) {
+	fail := func(pattern, text string) checkers.Checker {
+		return stub{r: checkers.Result{Feedback: text, Pattern: pattern, Params: map[string]any{"Text": text}}}
+	}
+	for _, tt := range []struct {
+		name     string
+		members  []checkers.Checker
+		feedback string
+		pattern  string
+	}{
+		{"most actionable first", []checkers.Checker{fail("test-failed", "tests"), fail("issue-open", "issue"), fail("format-error", "format")},
+			"None of these alternatives is done yet; finish any one of them:\n- format\n- tests\n- issue", "format-error"},
+		{"one rank keeps the config's order", []checkers.Checker{fail("test-failed", "unit"), fail("test-failed", "e2e")},
+			"None of these alternatives is done yet; finish any one of them:\n- unit\n- e2e", "test-failed"},
+		{"no pattern ranks last", []checkers.Checker{fail("", "old"), fail("no-commits", "commit")},
+			"None of these alternatives is done yet; finish any one of them:\n- commit\n- old", "no-commits"},
+		{"one alternative is its own result", []checkers.Checker{fail("git-dirty", "dirty")}, "dirty", "git-dirty"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			comp := checkers.Composite{Any: true}
+			for i, m := range tt.members {
+				comp.Members = append(comp.Members, checkers.Member{Label: fmt.Sprint(i), Checker: m})
+			}
+			r, err := comp.Check(context.Background(), &checkers.Context{})
+			require.NoError(t, err)
+			assert.False(t, r.Complete)
+			assert.Equal(t, tt.feedback, r.Feedback)
+			assert.Equal(t, tt.pattern, r.Pattern)
 		})
 	}
 }

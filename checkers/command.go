@@ -84,25 +84,18 @@ func (cm Command) Check(ctx context.Context, c *Context) (Result, error) {
 }
 
 var commandVoice = voice{
-	noun: "command",
+	noun:    "command",
+	pattern: "command-failed",
 	passed: func(k commandCheck) string {
 		return fmt.Sprintf("The command `%s` passed: it had to %s and did.", k.command, k.when.want())
 	},
-	failed: func(k commandCheck, out proc.Outcome, log string) string {
-		return fmt.Sprintf("The command `%s` must %s (success_when \"%s\"), but %s. Fix that and run it again.%s%s",
-			k.command, k.when.want(), k.when.String(), k.when.missed(out), notFound(k, out),
-			logBlock(fmt.Sprintf("Last %d lines of output", tailLines), log))
-	},
 }
 
-// notFound explains exit code 127 when the condition is about exit codes:
-// it is the shell's "command not found", and a checker whose tool is not
+// notFound reports exit code 127 under a condition about exit codes: it
+// is the shell's "command not found", and a checker whose tool is not
 // installed should say so rather than look like failing work.
-func notFound(k commandCheck, out proc.Outcome) string {
-	if out.ExitCode != 127 || k.when.form != condExitCode {
-		return ""
-	}
-	return " Exit code 127 is the shell's \"command not found\": is the tool installed and on PATH?"
+func notFound(k commandCheck, out proc.Outcome) bool {
+	return out.ExitCode == 127 && k.when.form == condExitCode
 }
 
 // commandCheck is the one implementation of every command-running checker
@@ -121,17 +114,16 @@ type commandCheck struct {
 	voice *voice
 }
 
-// A voice words a command checker's outcome in its type's language; the
-// sentences about time (timeouts, the budget) and signals are shared and
-// name the command by noun ("The test command `go test ./...`").
+// A voice is how a command checker's type speaks: the noun that names its
+// command, the failure pattern it reports (whose template words every
+// failure, the shared ones about time and signals included) and how it
+// words a pass.
 type voice struct {
 	noun string
 	// findings names what a failure finds, for descriptions: "type errors".
 	findings string
+	pattern  string
 	passed   func(k commandCheck) string
-	// failed words a run that finished without meeting k.when; log is the
-	// tail of its output.
-	failed func(k commandCheck, out proc.Outcome, log string) string
 }
 
 // check runs the command, through the result cache when it is on.
@@ -158,12 +150,10 @@ func (k commandCheck) check(ctx context.Context, c *Context) (Result, error) {
 // run runs the command once. ended is true when it was stopped by its
 // timeout or the budget, or could not start for want of time.
 func (k commandCheck) run(ctx context.Context, c *Context, own time.Duration, fp fingerprint) (r Result, ended bool, err error) {
-	subject := fmt.Sprintf("The %s `%s`", k.voice.noun, k.command)
 	if ctx.Err() != nil {
 		// Starting it only to kill it at once would report a command
 		// "stopped after 0s" that never ran.
-		return Incomplete(fmt.Sprintf("%s did not run: the hook's time budget (limits.budget %s) was spent before it could start.%s",
-			subject, c.Budget, fp.note(c.Budget, false))), true, nil
+		return k.fail(c, own, proc.Outcome{}, "not-started", fp.note(c.Budget, false)), true, nil
 	}
 	runCtx, cancel, ownFirst := within(ctx, own)
 	defer cancel()
@@ -172,21 +162,67 @@ func (k commandCheck) run(ctx context.Context, c *Context, own time.Duration, fp
 	if err != nil {
 		return Result{}, false, fmt.Errorf("%s %q: %w", k.voice.noun, k.command, err)
 	}
-	log := lastLines(out.Output, tailLines)
 	switch {
 	case out.Ended && ownFirst:
-		return Incomplete(fmt.Sprintf("%s timed out after %s and was stopped.%s",
-			subject, own, logBlock("Last output", log))), true, nil
+		return k.fail(c, own, out, "timeout", ""), true, nil
 	case out.Ended:
-		return Incomplete(fmt.Sprintf("%s did not finish within the hook's time budget (limits.budget %s) and was stopped after %s.%s%s",
-			subject, c.Budget, out.Elapsed.Round(time.Second), fp.note(c.Budget, true), logBlock("Last output", log))), true, nil
+		return k.fail(c, own, out, "budget", fp.note(c.Budget, true)), true, nil
 	case out.Signal != "":
 		// Before the condition: a killed command did not finish, so its
 		// output and exit code say nothing about the work, even when
 		// empty or matching.
-		return Incomplete(fmt.Sprintf("%s was killed by %s.%s", subject, out.Signal, logBlock("Last output", log))), false, nil
+		return k.fail(c, own, out, "signal", ""), false, nil
 	case k.when.met(out):
 		return OK(k.voice.passed(k)), false, nil
 	}
-	return Incomplete(k.voice.failed(k, out, log)), false, nil
+	return k.fail(c, own, out, "", ""), false, nil
+}
+
+// fail reports a run of k that did not pass as its type's pattern. Every
+// command pattern has the same parameters, whatever happened, so that a
+// template may branch on any of them:
+//
+//	Command     the command, as configured or detected
+//	Stopped     "" (it finished), "not-started" (no budget left to start),
+//	            "timeout" (its own timeout), "budget" (the hook's budget)
+//	            or "signal" (killed by one)
+//	ExitCode    its exit code (0 when it did not finish)
+//	Output      the last 40 lines of its output, colour codes removed
+//	SuccessWhen its condition, as a config writes it ("exit_code:0")
+//	Want        what the condition asks, after "it must" ("exit with code 0")
+//	Missed      how the run missed it ("it exited with code 1")
+//	NotFound    exit code 127 under an exit-code condition: the shell's
+//	            "command not found"
+//	Timeout     its own timeout ("5m0s"); Budget the hook's (limits.budget);
+//	            Elapsed how long it ran before the budget stopped it
+//	Signal      the signal that killed it ("killed", "terminated")
+//	CacheNote   what fingerprinting the tree took of the budget, when that
+//	            is worth telling (a sentence, or "")
+//	Fix         a command that fixes what it reports ("gofmt -w ."), or ""
+//	Files       the files a lister (gofmt -l) named, at most 20; More how
+//	            many more it named
+func (k commandCheck) fail(c *Context, own time.Duration, out proc.Outcome, stopped, cacheNote string) Result {
+	var files []string
+	var more int
+	if stopped == "" && k.when.form == condEmpty && out.ExitCode == 0 {
+		files, more = listed(out)
+	}
+	return c.Fail(k.voice.pattern, map[string]any{
+		"Command":     k.command,
+		"Stopped":     stopped,
+		"ExitCode":    out.ExitCode,
+		"Output":      lastLines(out.Output, tailLines),
+		"SuccessWhen": k.when.String(),
+		"Want":        k.when.want(),
+		"Missed":      k.when.missed(out),
+		"NotFound":    stopped == "" && notFound(k, out),
+		"Timeout":     own.String(),
+		"Budget":      c.Budget.String(),
+		"Elapsed":     out.Elapsed.Round(time.Second).String(),
+		"Signal":      out.Signal,
+		"CacheNote":   cacheNote,
+		"Fix":         k.fix,
+		"Files":       append([]string{}, files...),
+		"More":        more,
+	})
 }

@@ -119,7 +119,7 @@ func TestCommandChecker(t *testing.T) {
 				assert.False(t, r.Complete)
 				return
 			}
-			assert.Equal(t, checkers.Result{Complete: tt.complete, Feedback: tt.feedback}, r)
+			assertSaid(t, checkers.Result{Complete: tt.complete, Feedback: tt.feedback}, "command-failed", r)
 		})
 	}
 }

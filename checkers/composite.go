@@ -3,17 +3,20 @@ package checkers
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/donegate/donegate/config"
+	"github.com/donegate/donegate/internal/feedback"
 )
 
 // Composite combines checkers. Mode "all" is complete when every member
 // is; it stops at the first incomplete member and returns its result, so
 // the agent gets one clear thing to do. Mode "any" is complete when one
 // member is; it stops at the first complete one, and when none is, it
-// returns the feedback of every member.
+// returns the feedback of every member, the most actionable first (see
+// feedback.Rank).
 //
 // With Parallel set the members run at once, but the answer is the one the
 // declared order gives: the first failure (all) or success (any) in that
@@ -54,7 +57,17 @@ var CompositeType = register(Type{
 		o := spec.Options.(*CompositeOptions)
 		parts := make([]string, len(o.Checkers))
 		for i, m := range o.Checkers {
+			// A member's type name says nothing the description does
+			// not ("plan: every item of the agent's plan..."): only a
+			// name the user gave it is kept. A composite member is
+			// bracketed, or its "|" would read as the outer one's.
 			parts[i] = Describe(m)
+			if m.Name == "" {
+				parts[i] = requirement(m)
+			}
+			if len(memberLists(m)) > 0 {
+				parts[i] = "(" + parts[i] + ")"
+			}
 		}
 		if o.Mode == "any" {
 			return "any one of: " + strings.Join(parts, " | ")
@@ -86,7 +99,7 @@ func (m Composite) Check(ctx context.Context, c *Context) (Result, error) {
 		defer wait()
 		defer cancel()
 	}
-	var feedback []string
+	var open []Result
 	var firstErr error
 	for i, mem := range m.Members {
 		o := next(i)
@@ -105,18 +118,39 @@ func (m Composite) Check(ctx context.Context, c *Context) (Result, error) {
 		if o.r.Complete == m.Any {
 			return o.r, nil
 		}
-		feedback = append(feedback, o.r.Feedback)
+		open = append(open, o.r)
 	}
 	if m.Any {
 		if firstErr != nil {
 			return Result{}, firstErr
 		}
-		if len(feedback) == 1 {
-			return Incomplete(feedback[0]), nil
-		}
-		return Incomplete("None of these alternatives is done yet; finish any one of them:\n- " + strings.Join(feedback, "\n- ")), nil
+		return anyOpen(open), nil
 	}
-	return OK(strings.Join(feedback, "\n")), nil
+	passed := make([]string, len(open))
+	for i, r := range open {
+		passed[i] = r.Feedback
+	}
+	return OK(strings.Join(passed, "\n")), nil
+}
+
+// anyOpen is the result of an "any" composite none of whose members is
+// complete: every alternative's feedback, the most actionable first (see
+// feedback.Rank; members of one rank keep their order). It carries the
+// pattern and parameters of the first, which is what it reports first.
+func anyOpen(open []Result) Result {
+	slices.SortStableFunc(open, func(a, b Result) int { return feedback.Rank(a.Pattern) - feedback.Rank(b.Pattern) })
+	if len(open) == 1 {
+		return open[0]
+	}
+	texts := make([]string, len(open))
+	for i, r := range open {
+		texts[i] = r.Feedback
+	}
+	return Result{
+		Feedback: "None of these alternatives is done yet; finish any one of them:\n- " + strings.Join(texts, "\n- "),
+		Pattern:  open[0].Pattern,
+		Params:   open[0].Params,
+	}
 }
 
 // sequential runs member i when its outcome is asked for.

@@ -166,10 +166,10 @@ func (e External) check(ctx context.Context, c *Context) (Result, error) {
 		return OK(fmt.Sprintf("The external checker `%s` says the work is complete.", name)), nil
 	case *a.Complete:
 		return OK(feedback), nil
-	case feedback == "":
-		return Incomplete(fmt.Sprintf("The external checker `%s` says the work is not complete (it gave no reason).", name)), nil
 	}
-	return Incomplete(feedback), nil
+	// external-incomplete: Command, the checker program; Feedback, its
+	// own answer's reason, trimmed ("" when it gave none).
+	return c.Fail("external-incomplete", map[string]any{"Command": name, "Feedback": feedback}), nil
 }
 
 // startError says why a checker program could not start, naming the

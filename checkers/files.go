@@ -49,53 +49,58 @@ var FilesType = register(Type{
 
 // Check implements Checker.
 func (f Files) Check(_ context.Context, c *Context) (Result, error) {
-	var missing []string
+	var missing []map[string]any
 	for _, p := range f.Paths {
+		var ok bool
 		var why string
 		var err error
 		if config.IsGlob(p) {
-			why, err = globMissing(c.ProjectDir, p)
+			ok, why, err = globExists(c.ProjectDir, p)
 		} else {
-			why, err = fileMissing(c.ProjectDir, p)
+			ok, why, err = fileExists(c.ProjectDir, p)
 		}
 		if err != nil {
 			return Result{}, err
 		}
-		if why != "" {
-			missing = append(missing, why)
+		if !ok {
+			missing = append(missing, map[string]any{"Path": p, "Why": string(why)})
 		}
 	}
 	if len(missing) > 0 {
-		return Incomplete("Missing required files: " + strings.Join(missing, ", ")), nil
+		// files-missing: Missing, each path (as configured) that is not
+		// there, with Why it does not count ("" when nothing is there, "a
+		// broken symlink", "matches only ..."); Total, the paths required.
+		return c.Fail("files-missing", map[string]any{"Missing": missing, "Total": len(f.Paths)}), nil
 	}
 	return OK(fmt.Sprintf("All %d required file(s) exist.", len(f.Paths))), nil
 }
 
-// fileMissing returns "" if the path p exists, else how to name it in the
-// feedback.
-func fileMissing(projectDir, p string) (string, error) {
+// fileExists reports whether the path p exists, and when it does not but
+// something is there, what ("a broken symlink").
+func fileExists(projectDir, p string) (bool, string, error) {
 	full := p
 	if !filepath.IsAbs(p) {
 		full = filepath.Join(projectDir, p)
 	}
 	kind, err := exists(full)
 	if err != nil {
-		return "", fmt.Errorf("files: %s: %w", p, err)
+		return false, "", fmt.Errorf("files: %s: %w", p, err)
 	}
 	switch kind {
 	case present:
-		return "", nil
+		return true, "", nil
 	case absent:
-		return p, nil
+		return false, "", nil
 	}
-	return fmt.Sprintf("%s (%s)", p, kind), nil
+	return false, string(kind), nil
 }
 
 // maxNamed is how many matches that do not count a glob's feedback names.
 const maxNamed = 3
 
-// globMissing returns "" if the pattern p matches a file that exists, else
-// how to name it in the feedback.
+// globExists reports whether the pattern p matches a file that exists,
+// and when it does not but matches something, what ("matches only a, a
+// broken symlink").
 //
 // The pattern is split into its leading components that hold no
 // metacharacter (* ? [ \), a directory taken literally, and the rest,
@@ -103,7 +108,7 @@ const maxNamed = 3
 // the pattern, as filepath.Glob needs, made the dir's own brackets and
 // backslashes part of the pattern: a project under "client [acme]" had no
 // files at all.
-func globMissing(projectDir, p string) (string, error) {
+func globExists(projectDir, p string) (bool, string, error) {
 	// Clean only drops "." and "a/.." and doubled slashes; filepath.Glob
 	// never matched ".." after a wildcard either.
 	clean := filepath.Clean(p)
@@ -127,20 +132,20 @@ func globMissing(projectDir, p string) (string, error) {
 	if err != nil {
 		// fs.Glob's only error is path.ErrBadPattern; the syntax is
 		// filepath.Match's, whose error the config's check reports.
-		return "", fmt.Errorf("files: pattern %q: %w", p, filepath.ErrBadPattern)
+		return false, "", fmt.Errorf("files: pattern %q: %w", p, filepath.ErrBadPattern)
 	}
 	if len(matches) == 0 {
-		return p, nil
+		return false, "", nil
 	}
 	var dead []string
 	for _, m := range matches {
 		kind, err := exists(filepath.Join(dir, filepath.FromSlash(m)))
 		if err != nil {
-			return "", fmt.Errorf("files: pattern %q: %w", p, err)
+			return false, "", fmt.Errorf("files: pattern %q: %w", p, err)
 		}
 		switch kind {
 		case present:
-			return "", nil
+			return true, "", nil
 		case absent: // removed since the directory was read
 		default:
 			if len(dead) < maxNamed {
@@ -149,9 +154,9 @@ func globMissing(projectDir, p string) (string, error) {
 		}
 	}
 	if len(dead) == 0 {
-		return p, nil
+		return false, "", nil
 	}
-	return fmt.Sprintf("%s (matches only %s)", p, strings.Join(dead, "; ")), nil
+	return false, "matches only " + strings.Join(dead, "; "), nil
 }
 
 // presence is what a path is, for the files checker.

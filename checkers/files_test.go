@@ -93,7 +93,7 @@ func TestFilesInAnyProjectDir(t *testing.T) {
 			t.Run(name+"/"+tt.name, func(t *testing.T) {
 				r, err := checkers.Files{Paths: tt.paths(dir)}.Check(context.Background(), &checkers.Context{ProjectDir: dir})
 				require.NoError(t, err)
-				assert.Equal(t, checkers.Result{Complete: tt.complete, Feedback: tt.feedback}, r)
+				assertSaid(t, checkers.Result{Complete: tt.complete, Feedback: tt.feedback}, "files-missing", r)
 			})
 		}
 	}

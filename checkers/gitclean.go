@@ -60,7 +60,7 @@ func (GitClean) Check(ctx context.Context, c *Context) (Result, error) {
 	if len(changes) == 0 {
 		return OK("The git working tree is clean."), nil
 	}
-	return Incomplete(cleanFeedback(changes)), nil
+	return c.Fail("git-dirty", dirtyParams(changes)), nil
 }
 
 // change is one entry of `git status --porcelain=v1 -z`.
@@ -90,32 +90,25 @@ func parsePorcelain(out []byte) []change {
 	return cs
 }
 
-// cleanFeedback lists what keeps the tree from being clean.
-func cleanFeedback(cs []change) string {
-	var b strings.Builder
-	n := "1 file"
-	if len(cs) != 1 {
-		n = fmt.Sprintf("%d files", len(cs))
+// dirtyParams are git-dirty's parameters: Count, how many files keep the
+// tree from being clean; Files, at most maxListed of them, each its Path
+// (quoted when it holds a control character) and its Change ("untracked",
+// "staged added, unstaged modified", ...); More, how many more there are.
+func dirtyParams(cs []change) map[string]any {
+	files := make([]map[string]any, 0, min(len(cs), maxListed))
+	for _, ch := range cs[:min(len(cs), maxListed)] {
+		files = append(files, map[string]any{"Path": showPath(ch.path), "Change": ch.describe()})
 	}
-	fmt.Fprintf(&b, "The git working tree is not clean: %s changed or untracked. Commit what belongs to the work, delete or .gitignore what does not, then check `git status` again:", n)
-	for i, ch := range cs {
-		if i == maxListed {
-			fmt.Fprintf(&b, "\n- ... and %d more", len(cs)-maxListed)
-			break
-		}
-		fmt.Fprintf(&b, "\n- %s", ch.describe())
-	}
-	return b.String()
+	return map[string]any{"Count": len(cs), "Files": files, "More": len(cs) - len(files)}
 }
 
 // describe says what changed in one entry, staged and unstaged apart.
 func (ch change) describe() string {
-	p := showPath(ch.path)
 	switch {
 	case ch.x == '?':
-		return p + ": untracked"
+		return "untracked"
 	case ch.x == 'U' || ch.y == 'U' || (ch.x == 'A' && ch.y == 'A') || (ch.x == 'D' && ch.y == 'D'):
-		return p + ": unmerged (resolve the conflict)"
+		return "unmerged (resolve the conflict)"
 	}
 	var parts []string
 	if ch.x != ' ' {
@@ -128,7 +121,7 @@ func (ch change) describe() string {
 	if ch.y != ' ' {
 		parts = append(parts, "unstaged "+verb(ch.y))
 	}
-	return p + ": " + strings.Join(parts, ", ")
+	return strings.Join(parts, ", ")
 }
 
 // verb names a porcelain status letter.

@@ -98,7 +98,7 @@ func TestGitClean(t *testing.T) {
 			c := &checkers.Context{ProjectDir: dir}
 			r, err := typedChecker(t, "git-clean", &checkers.GitCleanOptions{}).Check(context.Background(), c)
 			require.NoError(t, err)
-			assert.Equal(t, tt.want, r)
+			assertSaid(t, tt.want, "git-dirty", r)
 		})
 	}
 }

@@ -84,20 +84,27 @@ func (g GitCommits) Check(ctx context.Context, c *Context) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	var since string
-	switch {
-	case g.Baseline != "":
-		since = "`" + g.Baseline + "`"
-	case base != "":
-		since = "`" + short(base) + "`, where HEAD was when this prompt began"
-	default:
-		since = "this prompt began (the repository had no commit then)"
-	}
 	if n >= g.Min {
+		var since string
+		switch {
+		case g.Baseline != "":
+			since = "`" + g.Baseline + "`"
+		case base != "":
+			since = "`" + short(base) + "`, where HEAD was when this prompt began"
+		default:
+			since = "this prompt began (the repository had no commit then)"
+		}
 		return OK(fmt.Sprintf("%s since %s.", capitalize(commits(n)), since)), nil
 	}
-	return Incomplete(fmt.Sprintf("The work is not committed: %s since %s, and at least %d %s required. Commit your changes (`git add` and `git commit`) before you finish.",
-		commits(n), since, g.Min, plural(g.Min, "is", "are"))), nil
+	// no-commits: Count, the commits since the baseline; Min, how many
+	// are required; Baseline, the configured one ("" when none); Head,
+	// HEAD when the prompt began, abbreviated ("" when there was no
+	// commit then, or when Baseline is set).
+	head := ""
+	if g.Baseline == "" {
+		head = short(base)
+	}
+	return c.Fail("no-commits", map[string]any{"Count": n, "Min": g.Min, "Baseline": g.Baseline, "Head": head}), nil
 }
 
 // baseline returns the run's recorded baseline (see state.Session.Baseline),

@@ -113,8 +113,9 @@ func (i IssueClosed) Check(ctx context.Context, c *Context) (Result, error) {
 		}
 		return r, nil
 	case "OPEN":
-		return Incomplete(fmt.Sprintf("GitHub %s is still open. Finish the work it asks for, then close it (`%s`).",
-			i.name(), i.closeCommand())), nil
+		// issue-open: Issue, its number; Repo, "owner/name" as
+		// configured ("": the project's own).
+		return c.Fail("issue-open", map[string]any{"Issue": i.Issue, "Repo": i.Repo}), nil
 	}
 	return Result{}, fmt.Errorf("%s %s: gh says its state is %q; expected OPEN or CLOSED", IssueClosedType.Name, i.name(), state)
 }
@@ -179,11 +180,4 @@ func (i IssueClosed) name() string {
 		return fmt.Sprintf("issue %s#%d", i.Repo, i.Issue)
 	}
 	return fmt.Sprintf("issue #%d", i.Issue)
-}
-
-func (i IssueClosed) closeCommand() string {
-	if i.Repo != "" {
-		return fmt.Sprintf("gh issue close %d --repo %s", i.Issue, i.Repo)
-	}
-	return fmt.Sprintf("gh issue close %d", i.Issue)
 }

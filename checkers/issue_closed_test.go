@@ -138,7 +138,7 @@ func TestIssueClosed(t *testing.T) {
 				return
 			}
 			require.NoError(t, err)
-			assert.Equal(t, tt.want, r)
+			assertSaid(t, tt.want, "issue-open", r)
 			if tt.args != "" {
 				assert.Equal(t, []string{tt.args}, gh.calls(t))
 			}

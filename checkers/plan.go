@@ -3,7 +3,6 @@ package checkers
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/transcript"
@@ -32,9 +31,6 @@ var PlanType = register(Type{
 	},
 })
 
-// maxTitles is how many open items the feedback names.
-const maxTitles = 3
-
 // TranscriptWait bounds the wait for a lagging transcript to hold what
 // the event is about: the agent's last message at a stop, the gated call
 // itself at a gated tool (see transcript.CaughtUp and HoldsToolUse).
@@ -58,14 +54,10 @@ func (Plan) Check(ctx context.Context, c *Context) (Result, error) {
 	if len(open) == 0 {
 		return OK(fmt.Sprintf("All %d task(s) in the %s are completed.", len(items), source)), nil
 	}
-	titles := open
-	if len(titles) > maxTitles {
-		titles = append(titles[:maxTitles:maxTitles], "...")
-	}
-	return Incomplete(fmt.Sprintf("You have %d incomplete task(s) out of %d. "+
-		"Please either complete all remaining tasks or update the plan to remove tasks "+
-		"that are no longer needed before producing output: %s",
-		len(open), len(items), strings.Join(titles, ", "))), nil
+	// plan-incomplete: Open, every open item's title, in the plan's
+	// order; Total, how many items the plan has; Source, where it was
+	// read ("task list", "todo list", "subagent's todo list").
+	return c.Fail("plan-incomplete", map[string]any{"Open": open, "Total": len(items), "Source": source}), nil
 }
 
 // readPlan returns the plan and a name for where it came from, "" if none.

@@ -96,7 +96,7 @@ var presets = map[string]*preset{
 			{command: "mypy .", signs: []sign{pyprojectTable("mypy"), file("mypy.ini"), file(".mypy.ini")}},
 			{command: "cargo check", signs: []sign{file("Cargo.toml")}},
 		},
-		voice: presetVoice("type check", "type errors"),
+		voice: presetVoice("type check", "type errors", "type-error"),
 	},
 	"lint": {
 		name: "lint",
@@ -106,7 +106,7 @@ var presets = map[string]*preset{
 			{command: "cargo clippy -- -D warnings", signs: []sign{file("Cargo.toml")}},
 			{command: "npx --no-install eslint .", signs: eslintSigns()},
 		},
-		voice: presetVoice("lint command", "lint errors"),
+		voice: presetVoice("lint command", "lint errors", "lint-error"),
 	},
 	"format": {
 		name: "format",
@@ -317,41 +317,17 @@ func eslintSigns() []sign {
 	}})
 }
 
-// presetVoice words a type check's or a linter's outcome: what it found
-// are findings ("type errors"), to be fixed.
-func presetVoice(noun, findings string) voice {
+// presetVoice is how a type check or a linter speaks: what it finds are
+// findings ("type errors"), reported as pattern.
+func presetVoice(noun, findings, pattern string) voice {
 	return voice{
 		noun:     noun,
 		findings: findings,
+		pattern:  pattern,
 		passed: func(k commandCheck) string {
 			return fmt.Sprintf("The %s `%s` passed.", noun, k.command)
 		},
-		failed: func(k commandCheck, out proc.Outcome, log string) string {
-			if s := toolMissing(k, out, noun); s != "" {
-				return s + logBlock("Output", log)
-			}
-			return fmt.Sprintf("`%s` reports %s%s. Fix them and run it again.%s",
-				k.command, findings, detail(k, out), logBlock(fmt.Sprintf("Last %d lines of output", tailLines), log))
-		},
 	}
-}
-
-// detail says how a preset's command failed: its exit code, or, under a
-// condition of the config's choosing, the condition and how it was missed.
-func detail(k commandCheck, out proc.Outcome) string {
-	if k.when.isDefault() {
-		return fmt.Sprintf(" (exit code %d)", out.ExitCode)
-	}
-	return fmt.Sprintf(": it must %s (success_when \"%s\"), but %s", k.when.want(), k.when.String(), k.when.missed(out))
-}
-
-// toolMissing words exit code 127 under an exit-code condition: the shell
-// did not find the tool, which is no finding about the code.
-func toolMissing(k commandCheck, out proc.Outcome, noun string) string {
-	if notFound(k, out) == "" {
-		return ""
-	}
-	return fmt.Sprintf("The %s `%s` could not run: exit code 127 is the shell's \"command not found\". Install the tool, or set \"command\" to the one the project uses.", noun, k.command)
 }
 
 // maxUnformatted bounds the files a format failure names.
@@ -360,35 +336,15 @@ const maxUnformatted = 20
 var formatVoice = voice{
 	noun:     "format check",
 	findings: "unformatted files",
+	pattern:  "format-error",
 	passed: func(k commandCheck) string {
 		return fmt.Sprintf("The format check `%s` passed.", k.command)
 	},
-	failed: func(k commandCheck, out proc.Outcome, log string) string {
-		if s := toolMissing(k, out, "format check"); s != "" {
-			return s + logBlock("Output", log)
-		}
-		fix := " Format the code and run it again."
-		if k.fix != "" {
-			fix = fmt.Sprintf(" Run `%s`, then check again.", k.fix)
-		}
-		switch {
-		case k.when.form == condEmpty && out.ExitCode == 0:
-			// A lister such as gofmt -l: its output is the files.
-			return fmt.Sprintf("`%s` lists files that are not formatted: %s.%s", k.command, listed(out), fix)
-		case k.when.form == condEmpty:
-			// Its output may be a list or errors: gofmt -l exits 2 on a
-			// file it cannot parse, prettier --list-different exits 1
-			// with a list. Say both and show it.
-			return fmt.Sprintf("`%s` printed output and exited with code %d; it must print nothing. Fix what it reports (files that are not formatted, or errors that kept it from checking) and run it again.%s",
-				k.command, out.ExitCode, logBlock(fmt.Sprintf("Last %d lines of output", tailLines), log))
-		}
-		return fmt.Sprintf("`%s` finds code that is not formatted%s.%s%s",
-			k.command, detail(k, out), fix, logBlock(fmt.Sprintf("Last %d lines of output", tailLines), log))
-	},
 }
 
-// listed names the files a lister printed, one a line, at most maxUnformatted.
-func listed(out proc.Outcome) string {
+// listed returns the files a lister printed, one a line, at most
+// maxUnformatted, and how many more it printed.
+func listed(out proc.Outcome) ([]string, int) {
 	var files []string
 	for _, l := range strings.Split(plainOutput(out), "\n") {
 		if l = strings.TrimSpace(l); l != "" {
@@ -396,9 +352,9 @@ func listed(out proc.Outcome) string {
 		}
 	}
 	if len(files) > maxUnformatted {
-		return fmt.Sprintf("%s and %d more", strings.Join(files[:maxUnformatted], ", "), len(files)-maxUnformatted)
+		return files[:maxUnformatted], len(files) - maxUnformatted
 	}
-	return strings.Join(files, ", ")
+	return files, 0
 }
 
 // DetectPreset returns the commands the preset checker type kind

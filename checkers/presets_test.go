@@ -204,7 +204,8 @@ func TestPresetFeedback(t *testing.T) {
 				assert.False(t, r.Complete)
 				return
 			}
-			assert.Equal(t, checkers.Result{Complete: tt.complete, Feedback: tt.feedback}, r)
+			pattern := map[string]string{"type-check": "type-error", "lint": "lint-error", "format": "format-error"}[tt.typ]
+			assertSaid(t, checkers.Result{Complete: tt.complete, Feedback: tt.feedback}, pattern, r)
 		})
 	}
 }

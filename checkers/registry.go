@@ -24,6 +24,10 @@ type Type struct {
 	Options any
 	// DefaultOn lists the events it runs at unless its config says "on".
 	DefaultOn []StopReason
+	// Only lists the only events a checker of the type can run at (nil:
+	// any): an "on" naming another is refused at load, and At leaves the
+	// checker out there whatever the composites around it say.
+	Only []StopReason
 	// New builds a checker from its config; spec.Options is a pointer to
 	// the options struct, decoded and valid.
 	New func(spec config.Checker) (Checker, error)
@@ -44,13 +48,21 @@ func register(t Type) *Type {
 	if opts == nil || opts.Kind() != reflect.Pointer || t.New == nil || t.Describe == nil || t.Summary == "" {
 		panic(fmt.Sprintf("checkers: type %q needs Options (a nil pointer to its options struct), New, Describe and Summary", t.Name))
 	}
-	on := make([]string, len(t.DefaultOn))
-	for i, r := range t.DefaultOn {
-		on[i] = string(r)
-	}
-	config.RegisterType(config.CheckerType{Name: t.Name, Options: opts.Elem(), DefaultOn: on})
+	config.RegisterType(config.CheckerType{Name: t.Name, Options: opts.Elem(), DefaultOn: events(t.DefaultOn), Only: events(t.Only)})
 	types[t.Name] = &t
 	return &t
+}
+
+// events returns rs as the config's event names; nil stays nil.
+func events(rs []StopReason) []string {
+	if rs == nil {
+		return nil
+	}
+	on := make([]string, len(rs))
+	for i, r := range rs {
+		on[i] = string(r)
+	}
+	return on
 }
 
 // LookupType returns the registered type called name.
@@ -75,3 +87,7 @@ var allReasons = []StopReason{ReasonStop, ReasonSubagentStop, ReasonToolUse, Rea
 // Most types look at the project, not at one agent: they do not run when
 // a subagent stops (every subagent would run the test suite).
 var projectReasons = []StopReason{ReasonStop, ReasonToolUse, ReasonManual}
+
+// The structured output's checkers read the gated tool's input, which
+// only a tool_use event carries.
+var toolReasons = []StopReason{ReasonToolUse}

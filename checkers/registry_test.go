@@ -159,13 +159,15 @@ func TestDescribe(t *testing.T) {
 		{"type":"plan"},
 		{"type":"files","name":"report","paths":["r.md","dist/*.pdf"]},
 		{"type":"test","command":"go test ./..."},
-		{"type":"composite","name":"either","mode":"any","checkers":[{"type":"files","paths":["a"]},{"type":"composite","checkers":[{"type":"plan"},{"type":"test","command":"make"}]}]}]}`), "t.json")
+		{"type":"composite","name":"either","mode":"any","checkers":[{"type":"files","paths":["a"]},{"type":"composite","checkers":[{"type":"plan"},{"type":"test","name":"build","command":"make"}]}]}]}`), "t.json")
 	require.NoError(t, err)
 	want := []string{
 		"plan: every item of the agent's plan is completed",
 		"report: required files exist: r.md, dist/*.pdf",
 		"test: `go test ./...` passes",
-		"either: any one of: files: required files exist: a | composite: all of: plan: every item of the agent's plan is completed | test: `make` passes",
+		// A member is named only when the config names it; a composite
+		// member is bracketed.
+		"either: any one of: required files exist: a | (all of: every item of the agent's plan is completed | build: `make` passes)",
 	}
 	for i, spec := range c.Checkers {
 		assert.Equal(t, want[i], checkers.Describe(spec))

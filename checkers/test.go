@@ -10,7 +10,7 @@ import (
 
 	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/hookio"
-	"github.com/donegate/donegate/internal/proc"
+	"github.com/donegate/donegate/internal/feedback"
 	"github.com/donegate/donegate/internal/treecache"
 )
 
@@ -71,16 +71,13 @@ func (t Test) Check(ctx context.Context, c *Context) (Result, error) {
 	return commandCheck{kind: "test", command: t.Command, timeout: t.Timeout, cache: t.Cache, voice: &testVoice}.check(ctx, c)
 }
 
-// testVoice words a test command's outcome. Scripts and the end-to-end
-// tests match these sentences: keep them.
+// testVoice is how a test checker speaks. Scripts and the end-to-end
+// tests match the sentences of its template (test-failed): keep them.
 var testVoice = voice{
-	noun: "test command",
+	noun:    "test command",
+	pattern: "test-failed",
 	passed: func(k commandCheck) string {
 		return fmt.Sprintf("The test command `%s` passed.", k.command)
-	},
-	failed: func(k commandCheck, out proc.Outcome, log string) string {
-		return fmt.Sprintf("The test command `%s` failed with exit code %d. Fix the failures and run it again.%s",
-			k.command, out.ExitCode, logBlock(fmt.Sprintf("Last %d lines of output", tailLines), log))
 	},
 }
 
@@ -117,9 +114,15 @@ func cached(ctx context.Context, c *Context, own time.Duration, parts []string,
 	key := treecache.Key(append(parts, c.ProjectDir, state)...)
 	if e, ok := cache.Get(key); ok {
 		c.reused.Add(1)
-		return Result{Complete: e.Complete, Feedback: e.Feedback + fmt.Sprintf(
-			"\n(donegate reused the result of the run at %s: the working tree has not changed since.)",
-			e.At.UTC().Format(time.RFC3339))}, nil
+		r := Result{Complete: e.Complete, Feedback: e.Feedback}
+		if !e.Complete && e.Pattern != "" {
+			// Worded again with today's templates, from what the run found:
+			// a template changed since (or a user's) applies to it too.
+			r = c.Fail(e.Pattern, feedback.Normalize(e.Params))
+		}
+		r.Feedback += fmt.Sprintf("\n(donegate reused the result of the run at %s: the working tree has not changed since.)",
+			e.At.UTC().Format(time.RFC3339))
+		return r, nil
 	}
 	r, ended, err := run(ctx, fingerprint{took: time.Since(start)})
 	if err != nil || ended {
@@ -132,7 +135,7 @@ func cached(ctx context.Context, c *Context, own time.Duration, parts []string,
 	// run's shared look stale, so this is a new look, which the next
 	// cached checker of the chain then reuses.
 	if after, err := c.treeState(ctx, own); err == nil && after == state {
-		_ = cache.Put(key, treecache.Entry{Complete: r.Complete, Feedback: r.Feedback, At: time.Now()})
+		_ = cache.Put(key, treecache.Entry{Complete: r.Complete, Feedback: r.Feedback, Pattern: r.Pattern, Params: r.Params, At: time.Now()})
 	}
 	return r, nil
 }

@@ -26,7 +26,9 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/donegate/donegate/internal/feedback"
 	"github.com/donegate/donegate/internal/jsondepth"
+	"github.com/donegate/donegate/internal/paths"
 	"github.com/donegate/donegate/internal/regular"
 )
 
@@ -60,9 +62,22 @@ type Config struct {
 	// GateTools are the tools whose use posttooluse-hook gates. Left out:
 	// ["StructuredOutput"].
 	GateTools []string `json:"gate_tools" validate:"dive,required"`
+	// CompletionSignal, when set, says when a gated tool call declares
+	// the work complete: when any one of these conditions holds on the
+	// tool's input. A call that declares nothing (an honest "blocked")
+	// passes at once, unchecked. Left out: every gated call is checked.
+	CompletionSignal []Condition `json:"completion_signal,omitempty" validate:"omitempty,min=1,dive"`
+	// RetryTemplates is a directory of retry templates, <pattern>.tmpl
+	// (text/template), that word failures in place of the built-in ones;
+	// relative to the config file's directory, ~/ for the home. Left out:
+	// the built-in templates alone.
+	RetryTemplates string `json:"retry_templates"`
 
 	// Source is the file the config came from, or DefaultSource.
 	Source string `json:"-"`
+	// Templates are the retry templates, those of RetryTemplates loaded
+	// and parsed with the config; nil for the built-in ones alone.
+	Templates *feedback.Set `json:"-"`
 }
 
 // Limits keep donegate from trapping an agent.
@@ -306,11 +321,31 @@ func Parse(r io.Reader, source string) (*Config, error) {
 			problems = append(problems, p)
 		}
 	}
+	if len(problems) == 0 && c.RetryTemplates != "" {
+		// A template that does not parse is a config error, found when
+		// the config is read and not when a failure is worded.
+		set, err := feedback.Load(templateDir(c.RetryTemplates, source))
+		if err != nil {
+			problems = append(problems, Problem{Path: "retry_templates", Message: err.Error()})
+		}
+		c.Templates = set
+	}
 	if len(problems) > 0 {
 		return nil, &Error{Source: source, Problems: problems, OnError: onErrorOf(data)}
 	}
 	c.Source = source
 	return c, nil
+}
+
+// templateDir resolves retry_templates: ~/ against the home, a relative
+// path against the directory of the config file source (a config that is
+// no file, the default or stdin, has the working directory).
+func templateDir(dir, source string) string {
+	dir = paths.Expand(os.Getenv, dir)
+	if filepath.IsAbs(dir) || source == DefaultSource || source == "" || source == "-" {
+		return dir
+	}
+	return filepath.Join(filepath.Dir(source), dir)
 }
 
 // onErrorOf reads the on_error of a broken config leniently, from the

@@ -154,12 +154,18 @@ func nestedComposites(n int, inner string) string {
 	return `{"checkers":[` + strings.Repeat(`{"type":"composite","checkers":[`, n) + inner + strings.Repeat(`]}`, n) + `]}`
 }
 
+// nestedClaims returns a config of n claims checkers, each the checker of
+// the one claim of the one around it, the innermost holding inner.
+func nestedClaims(n int, inner string) string {
+	return `{"checkers":[` + strings.Repeat(`{"type":"claims","claims":[{"path":"a","checker":`, n) + inner + strings.Repeat(`}]}`, n) + `]}`
+}
+
 // TestParseBoundsNesting: composites nest at most maxCompositeDepth deep,
 // and a file nested deeper than any valid config is refused before
 // anything reads it level by level. A 1 MB config of 30,000 composites
 // took 162 s to refuse when the depth was not bounded.
 func TestParseBoundsNesting(t *testing.T) {
-	tooDeep := []config.Problem{{Message: "nested deeper than 68 levels of JSON (composites may nest at most 32 deep)"}}
+	tooDeep := []config.Problem{{Message: "nested deeper than 117 levels of JSON (composites may nest at most 32 deep)"}}
 	tests := []struct {
 		name string
 		json string
@@ -170,10 +176,21 @@ func TestParseBoundsNesting(t *testing.T) {
 			Path:    "checkers[0].checkers[0].…(29 more)….checkers[0].checkers[0]",
 			Message: "composites nest deeper than 32 levels (this one starts at line 2, column 1040)",
 		}}},
-		{"a 33rd composite with members", nestedComposites(33, `{"type":"plan"}`), tooDeep},
+		{"a 33rd composite with members", nestedComposites(33, `{"type":"plan"}`), []config.Problem{{
+			Path:    "checkers[0].checkers[0].…(29 more)….checkers[0].checkers[0]",
+			Message: "composites nest deeper than 32 levels (this one starts at line 1, column 1038)",
+		}}},
+		{"60 composites with members", nestedComposites(60, `{"type":"plan"}`), tooDeep},
+		// A claim's checker is a member: claims nest as composites do, one
+		// level of JSON deeper each.
+		{"32 claims", nestedClaims(32, `{"type":"output","conditions":[{"path":"a","equals":`+strings.Repeat("[", 16)+strings.Repeat("]", 16)+`}]}`), nil},
+		{"a 33rd claims", nestedClaims(33, `{"type":"plan"}`), []config.Problem{{
+			Path:    "checkers[0].claims[0].…(61 more)….claims[0].checker",
+			Message: "composites nest deeper than 32 levels (this one starts at line 1, column 1582)",
+		}}},
 		{"30,000 composites (1 MB)", nestedComposites(30_000, `{"type":"plan"}`), tooDeep},
 		{"nothing but brackets (1 MB)", strings.Repeat("[", 1<<20), tooDeep},
-		{"deep where no array belongs", `{"limits":{"budget":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}}`, tooDeep},
+		{"deep where no array belongs", `{"limits":{"budget":` + strings.Repeat("[", 200) + strings.Repeat("]", 200) + `}}`, tooDeep},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -486,7 +503,7 @@ func TestKeyTablesMatchTypes(t *testing.T) {
 		typ  reflect.Type
 		keys map[string]string
 	}{
-		{reflect.TypeFor[config.Config](), map[string]string{"$schema": "a string", "dialect": "a string", "checkers": "an array of checkers", "limits": "an object", "on_error": "a string", "gate_tools": "an array of strings"}},
+		{reflect.TypeFor[config.Config](), map[string]string{"$schema": "a string", "dialect": "a string", "checkers": "an array of checkers", "limits": "an object", "on_error": "a string", "gate_tools": "an array of strings", "completion_signal": "an array of objects", "retry_templates": "a string"}},
 		{reflect.TypeFor[config.Limits](), map[string]string{"max_blocks": "a whole number", "deadline": `a duration string such as "90s"`, "budget": `a duration string such as "90s"`}},
 		{reflect.TypeFor[config.Checker](), map[string]string{"type": "a string", "name": "a string", "on": "an array of strings"}},
 		{reflect.TypeFor[checkers.PlanOptions](), map[string]string{}},
@@ -533,6 +550,7 @@ func FuzzDecodeMatchesEncodingJSON(f *testing.F) {
 	f.Add([]byte(`{"limits":{"max_blocks":9007199254740993},"dialect":"a","dialect":"b"}`))
 	f.Add([]byte(`{"checkers":[{"type":"test","cache":true,"command":"x","cache":false}]}`))
 	f.Add([]byte(`{"checkers":[{"type":"files","typ\u0065":"test","paths":["a"]}]}`))
+	f.Add([]byte(`{"completion_signal":[{"path":"status","equals":"completed"},{"path":"a","equals":null},{"path":"b","exists":false},{"path":"c","matches":"^x"}],"checkers":[{"type":"output","conditions":[{"path":"n","equals":{"b":[1, 2.0],"a":{}}}]},{"type":"claims","claims":[{"path":"v.t","checker":{"type":"test","command":"x","on":["stop"]}},{"path":"v.c","checker":{"type":"claims","claims":[{"path":"x","checker":{"type":"plan"}}]}}]}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got := config.Defaults()
 		problems, _ := config.Decode(data, got)

@@ -54,9 +54,9 @@ func CheckerKeys(name string) []string { return checkerKeys(types[name]) }
 // RegisterForTest registers ct for the length of the test t: a type that
 // stays registered would change the lists of types other tests expect.
 func RegisterForTest(t testing.TB, ct CheckerType) {
-	depth := memberDepth
+	depth, step := memberDepth, compositeStep
 	RegisterType(ct)
-	t.Cleanup(func() { delete(types, ct.Name); memberDepth = depth })
+	t.Cleanup(func() { delete(types, ct.Name); memberDepth, compositeStep = depth, step })
 }
 
 // MaxJSONDepth is maxJSONDepth, for tests.

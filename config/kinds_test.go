@@ -152,16 +152,37 @@ func TestAnyTypeWithCheckersIsAComposite(t *testing.T) {
 	require.NoError(t, err)
 }
 
-// TestJSONDepthFollowsTheTypes: with the shipped types the bound is 68
-// levels (a files checker's paths under 32 composites); it grows with a
-// type whose options nest deeper, and shrinks back when that type goes.
+// TestJSONDepthFollowsTheTypes: with the shipped types the bound is 117
+// levels (an output checker's conditions, holding any JSON, under 32
+// claims checkers, each three levels: its object, its claims, a claim);
+// it grows with a type whose options nest deeper or whose members lie
+// deeper, and shrinks back when that type goes.
 func TestJSONDepthFollowsTheTypes(t *testing.T) {
-	assert.Equal(t, 68, config.MaxJSONDepth())
+	const shipped = 2 + 3*32 + 19
+	assert.Equal(t, shipped, config.MaxJSONDepth())
 	t.Run("with deeper options", func(t *testing.T) {
-		registerKinds(t)
-		assert.Greater(t, config.MaxJSONDepth(), 68)
+		type deepRaw struct {
+			Steps []struct {
+				Extra struct {
+					Raw json.RawMessage `json:"raw"`
+				} `json:"extra"`
+			} `json:"steps"`
+		}
+		config.RegisterForTest(t, config.CheckerType{Name: "deep", Options: reflect.TypeFor[deepRaw]()})
+		assert.Equal(t, shipped+1, config.MaxJSONDepth())
 	})
-	assert.Equal(t, 68, config.MaxJSONDepth())
+	t.Run("with members deeper", func(t *testing.T) {
+		type deepMembers struct {
+			Groups []struct {
+				Members []config.Checker `json:"members"`
+			} `json:"groups"`
+		}
+		config.RegisterForTest(t, config.CheckerType{Name: "deep", Options: reflect.TypeFor[deepMembers]()})
+		assert.Equal(t, shipped+32, config.MaxJSONDepth())
+		ct, _ := config.LookupType("deep")
+		assert.True(t, ct.Composite())
+	})
+	assert.Equal(t, shipped, config.MaxJSONDepth())
 }
 
 // TestRegisterTypeRefusesMistakes: a type the config could not decode is
@@ -181,6 +202,7 @@ func TestRegisterTypeRefusesMistakes(t *testing.T) {
 		{"twice", config.CheckerType{Name: "plan", Options: reflect.TypeFor[struct{}]()}, `config: checker type "plan" registered twice or unnamed`},
 		{"not a struct", config.CheckerType{Name: "x", Options: reflect.TypeFor[string]()}, `config: checker type "x": options must be a struct type, got string`},
 		{"an event that is not one", config.CheckerType{Name: "x", Options: reflect.TypeFor[struct{}](), DefaultOn: []string{"stopp"}}, `config: checker type "x": unknown event "stopp" in DefaultOn`},
+		{"an Only event that is not one", config.CheckerType{Name: "x", Options: reflect.TypeFor[struct{}](), Only: []string{"tool"}}, `config: checker type "x": unknown event "tool" in Only`},
 		{"a field it cannot decode", config.CheckerType{Name: "x", Options: reflect.TypeFor[withMap]()}, `config: checker type "x": field M: a config cannot hold a map[string]string`},
 		{"a key every checker has", config.CheckerType{Name: "x", Options: reflect.TypeFor[withName]()}, `config: checker type "x": option "name" is a key every checker has`},
 	}

@@ -22,16 +22,23 @@ type CheckerType struct {
 	// json name are the keys the type takes besides type, name and on;
 	// their Go types say what JSON each key holds (see kindOf); their
 	// validate tags, the go-playground/validator tags that validate.go
-	// applies, are the value rules. A field of type []Checker makes the
-	// type a composite of others. A pointer to the struct may implement
+	// applies, are the value rules. A field of type []Checker or Checker,
+	// at any depth (a claim's checker), makes the type a composite of
+	// others. A pointer to the struct may implement
 	// OptionsChecker for rules tags cannot say.
 	Options reflect.Type
 	// DefaultOn lists the events a checker of the type runs at when its
 	// config says nothing: Events' values.
 	DefaultOn []string
+	// Only lists the only events a checker of the type can run at, nil
+	// for all: an output checker reads the gated tool's input, which
+	// only tool_use has. An "on" that names another event is refused at
+	// load.
+	Only []string
 
 	// composite is set for a type whose options hold other checkers (a
-	// field of type []Checker): the decoder bounds how deep they nest.
+	// field of type []Checker or Checker, at any depth of its options):
+	// the decoder bounds how deep they nest.
 	composite bool
 }
 
@@ -71,9 +78,14 @@ func RegisterType(t CheckerType) {
 	if t.Options == nil || t.Options.Kind() != reflect.Struct {
 		panic(fmt.Sprintf("config: checker type %q: options must be a struct type, got %v", t.Name, t.Options))
 	}
-	for _, e := range t.DefaultOn {
-		if !slices.Contains(Events, e) {
-			panic(fmt.Sprintf("config: checker type %q: unknown event %q in DefaultOn", t.Name, e))
+	for _, l := range []struct {
+		what   string
+		events []string
+	}{{"DefaultOn", t.DefaultOn}, {"Only", t.Only}} {
+		for _, e := range l.events {
+			if !slices.Contains(Events, e) {
+				panic(fmt.Sprintf("config: checker type %q: unknown event %q in %s", t.Name, e, l.what))
+			}
 		}
 	}
 	if err := checkOptionsType(t.Options); err != nil {
@@ -92,10 +104,45 @@ func RegisterType(t CheckerType) {
 			// would write it twice.
 			panic(fmt.Sprintf("config: checker type %q: option %q is a key every checker has", t.Name, name))
 		}
-		t.composite = t.composite || f.Type == reflect.TypeFor[[]Checker]()
 	}
+	step := memberStep(t.Options)
+	t.composite = step > 0
+	compositeStep = max(compositeStep, step)
 	memberDepth = max(memberDepth, 1+optionsDepth(t.Options))
 	types[t.Name] = &t
+}
+
+// compositeStep is how many levels of JSON one composite adds, from a
+// checker's object to a member's: 2 for a composite ({"checkers": [{...}]}),
+// 3 for claims ({"claims": [{"checker": {...}}]}). See maxJSONDepth.
+var compositeStep = 2
+
+// memberStep is how many levels of JSON lie between the object holding
+// the keys of the struct t and the object of a checker held in them; 0
+// when t holds no checker.
+func memberStep(t reflect.Type) int {
+	s := 0
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if jsonName(f) == "" || !f.IsExported() {
+			continue
+		}
+		switch k, _ := kindOf(f.Type); k {
+		case kCheckers:
+			s = max(s, 2)
+		case kChecker:
+			s = max(s, 1)
+		case kObject:
+			if n := memberStep(f.Type); n > 0 {
+				s = max(s, 1+n)
+			}
+		case kObjects:
+			if n := memberStep(f.Type.Elem()); n > 0 {
+				s = max(s, 2+n)
+			}
+		}
+	}
+	return s
 }
 
 // memberDepth is how deeply the deepest registered checker nests in JSON,
@@ -209,6 +256,8 @@ func kindOf(t reflect.Type) (kind, error) {
 		return kRaw, nil
 	case reflect.TypeOf([]Checker(nil)):
 		return kCheckers, nil
+	case reflect.TypeOf(Checker{}):
+		return kChecker, nil
 	case reflect.TypeOf([]string(nil)):
 		return kStrings, nil
 	}

@@ -36,10 +36,11 @@ const (
 	kObjects // an array of objects
 	kRaw     // any JSON value
 	kArgv    // a string, or an array of strings
+	kChecker // one checker, held in a type's options (a claim's)
 )
 
 func (k kind) String() string {
-	return [...]string{"a string", "a whole number", "true or false", "a duration string such as \"90s\"", "an array of strings", "an array of strings", "an array of checkers", "an object", "an array of objects", "a JSON value", "a command string or an array of strings"}[k]
+	return [...]string{"a string", "a whole number", "true or false", "a duration string such as \"90s\"", "an array of strings", "an array of strings", "an array of checkers", "an object", "an array of objects", "a JSON value", "a command string or an array of strings", "a checker object"}[k]
 }
 
 // field is a key of a JSON object: the struct field it decodes into and
@@ -104,15 +105,16 @@ func checkerFields() fields { return fieldsOf(reflect.TypeFor[Checker]()) }
 const maxCompositeDepth = 32
 
 // maxJSONDepth is the deepest a valid config nests: the top object and
-// its checkers array, a checker object and its checkers array for each of
-// maxCompositeDepth composites, and the deepest registered checker (a
-// files checker and its paths array: 68 in all with the types of
+// its checkers array, the levels each of maxCompositeDepth composites
+// adds (compositeStep: a claims checker's object, its claims array and a
+// claim's object), and the deepest registered checker (an output
+// checker's conditions holding any JSON: 117 in all with the types of
 // 2026-11-23). It is worked out from the registered types, so a type
 // whose options nest deeper (arrays of objects, any JSON) raises it. A
 // file that nests deeper is refused at once, before any reader that
 // recurses per level (gjson's validator, encoding/json) or rescans per
 // level sees it.
-func maxJSONDepth() int { return 2 + 2*maxCompositeDepth + memberDepth }
+func maxJSONDepth() int { return 2 + compositeStep*maxCompositeDepth + memberDepth }
 
 // decode reads data into c in one pass that checks syntax, unknown and
 // duplicate keys and the JSON type of every value, so each problem can
@@ -353,7 +355,9 @@ func (d *decoder) value(v gjson.Result, path *jsonPath, want kind, dst reflect.V
 			return
 		}
 		ms, _ := d.members(v, path)
+		before := len(d.problems)
 		d.object(ms, path, dst, depth)
+		d.checkObject(path, dst, before)
 	case kObjects:
 		if !v.IsArray() {
 			bad()
@@ -368,10 +372,14 @@ func (d *decoder) value(v gjson.Result, path *jsonPath, want kind, dst reflect.V
 				return true
 			}
 			ms, _ := d.members(e, at)
+			before := len(d.problems)
 			d.object(ms, at, objs.Index(objs.Len()-1), depth)
+			d.checkObject(at, objs.Index(objs.Len()-1), before)
 			return true
 		})
 		dst.Set(objs)
+	case kChecker:
+		d.checker(v, path, dst.Addr().Interface().(*Checker), depth)
 	case kCheckers:
 		if !v.IsArray() {
 			bad()
@@ -384,6 +392,20 @@ func (d *decoder) value(v gjson.Result, path *jsonPath, want kind, dst reflect.V
 			return true
 		})
 		dst.Set(reflect.ValueOf(cs))
+	}
+}
+
+// checkObject runs the rules tags cannot say (OptionsChecker) on the
+// object decoded into dst at path, when decoding it found no problem
+// (none after the first before): a Condition's "exactly one test".
+func (d *decoder) checkObject(path *jsonPath, dst reflect.Value, before int) {
+	oc, ok := dst.Addr().Interface().(OptionsChecker)
+	if !ok || len(d.problems) > before {
+		return
+	}
+	for _, p := range oc.CheckOptions() {
+		p.Path = joinPath(path.String(), p.Path)
+		d.problems = append(d.problems, p)
 	}
 }
 
@@ -502,6 +524,11 @@ func (d *decoder) checker(v gjson.Result, path *jsonPath, dst *Checker, depth in
 		for _, p := range oc.CheckOptions() {
 			p.Path = joinPath(path.String(), p.Path)
 			d.problems = append(d.problems, p)
+		}
+	}
+	for i, e := range dst.On {
+		if typ.Only != nil && slices.Contains(Events, e) && !slices.Contains(typ.Only, e) {
+			d.report(path.key("on").at(i), fmt.Sprintf("a %q checker cannot run at %q, only at %s", typ.Name, e, strings.Join(typ.Only, ", ")))
 		}
 	}
 }

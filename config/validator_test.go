@@ -89,7 +89,12 @@ func validConfig() *config.Config {
 				{Type: "composite", Options: &checkers.CompositeOptions{Checkers: []config.Checker{
 					{Type: "files", On: []string{"tool_use"}, Options: &checkers.FilesOptions{Paths: config.Patterns{"x"}}}}}},
 			}}},
+			{Type: "output", Options: &checkers.OutputOptions{Conditions: []config.Condition{{Path: "status", Equals: []byte(`"completed"`)}, {Path: "evidence", Exists: &no}}}},
+			{Type: "claims", Options: &checkers.ClaimsOptions{Claims: []checkers.Claim{
+				{Path: "validation.tests_passed", Checker: config.Checker{Type: "test", Options: &checkers.TestOptions{Command: "go test ./..."}}},
+				{Path: "validation.git_clean", Checker: config.Checker{Type: "git-clean", On: []string{"stop"}, Options: &checkers.GitCleanOptions{}}}}}},
 		},
+		CompletionSignal: []config.Condition{{Path: "status", Equals: []byte(`"completed"`)}, {Path: "next_action.action", Matches: "^complete$"}},
 	}
 }
 
@@ -138,6 +143,24 @@ func TestRulesMatchValidator(t *testing.T) {
 			optionsOf[checkers.FilesOptions](t, inner.Checkers[0]).Paths = config.Patterns{""}
 			inner.Checkers = append(inner.Checkers, spec(t, "test", nil))
 		}, []string{"checkers[3].checkers[1].checkers[0].paths[0]: required", "checkers[3].checkers[1].checkers[1].command: required"}},
+		{"a condition without a path", func(c *config.Config) { c.CompletionSignal[1].Path = "" }, []string{"completion_signal[1].path: required"}},
+		{"an empty completion_signal", func(c *config.Config) { c.CompletionSignal = []config.Condition{} }, []string{"completion_signal: must not be empty"}},
+		{"no completion_signal", func(c *config.Config) { c.CompletionSignal = nil }, nil},
+		{"output without conditions", func(c *config.Config) { optionsOf[checkers.OutputOptions](t, c.Checkers[4]).Conditions = nil }, []string{"checkers[4].conditions: must not be empty"}},
+		{"output condition without a path", func(c *config.Config) { optionsOf[checkers.OutputOptions](t, c.Checkers[4]).Conditions[1].Path = "" }, []string{"checkers[4].conditions[1].path: required"}},
+		{"claims without claims", func(c *config.Config) {
+			optionsOf[checkers.ClaimsOptions](t, c.Checkers[5]).Claims = []checkers.Claim{}
+		}, []string{"checkers[5].claims: must not be empty"}},
+		{"a claim without a checker", func(c *config.Config) {
+			optionsOf[checkers.ClaimsOptions](t, c.Checkers[5]).Claims[1].Checker = config.Checker{}
+		}, []string{"checkers[5].claims[1].checker: required"}},
+		{"a claim's checker broken", func(c *config.Config) {
+			cl := optionsOf[checkers.ClaimsOptions](t, c.Checkers[5]).Claims
+			cl[0].Path = ""
+			cl[0].Checker.Options.(*checkers.TestOptions).Command = ""
+			cl[1].Checker.On = []string{"Stop"}
+		}, []string{"checkers[5].claims[0].path: required", "checkers[5].claims[0].checker.command: required",
+			`checkers[5].claims[1].checker.on[0]: must be one of stop, subagent_stop, tool_use, manual, got "Stop"`}},
 		{"on, unknown event", func(c *config.Config) { c.Checkers[0].On[1] = "subagent" }, []string{`checkers[0].on[1]: must be one of stop, subagent_stop, tool_use, manual, got "subagent"`}},
 		{"on, empty", func(c *config.Config) { c.Checkers[3].On = []string{} }, []string{"checkers[3].on: must not be empty"}},
 		{"on, left out", func(c *config.Config) { c.Checkers[0].On = nil }, nil},

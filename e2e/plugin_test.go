@@ -213,16 +213,18 @@ func validate(t *testing.T, path string) pluginValidation {
 
 // The built plugin (what make plugin and the release archives hold) and
 // the plugin/ source a marketplace install reads both pass the real CLI's
-// strict validation with no warning, and register the four hooks through
-// the wrapper. The one plugin-directory finding left, a missing icon, is
+// strict validation with no warning, and register the hooks through the
+// wrapper. The one plugin-directory finding left, a missing icon, is
 // about a catalog listing, not the plugin (see the README's plugin section).
 func TestPluginValidates(t *testing.T) {
 	wrapper := `sh "${CLAUDE_PLUGIN_ROOT}/bin/donegate-hook" `
 	want := []string{
 		"PostToolUse StructuredOutput " + wrapper + "posttooluse-hook",
 		"PreToolUse StructuredOutput " + wrapper + "posttooluse-hook",
+		"SessionStart  " + wrapper + "stop-hook --criteria",
 		"Stop  " + wrapper + "stop-hook",
 		"SubagentStop  " + wrapper + "stop-hook",
+		"UserPromptSubmit  " + wrapper + "stop-hook --criteria",
 	}
 	for name, dir := range map[string]string{
 		"built":  builtPlugin(t, true),
@@ -317,7 +319,9 @@ func TestPluginWrapperFallbacks(t *testing.T) {
 		} `json:"hooks"`
 	}
 	readJSON(t, filepath.Join(repoRoot(t), "plugin", "hooks", "hooks.json"), &hooks)
-	binaryFor := map[string]string{"Stop": "stop-hook", "SubagentStop": "stop-hook", "PreToolUse": "posttooluse-hook", "PostToolUse": "posttooluse-hook"}
+	binaryFor := map[string]string{"Stop": "stop-hook", "SubagentStop": "stop-hook", "PreToolUse": "posttooluse-hook", "PostToolUse": "posttooluse-hook",
+		"SessionStart": "stop-hook", "UserPromptSubmit": "stop-hook"}
+	flagsFor := map[string]string{"SessionStart": "--criteria", "UserPromptSubmit": "--criteria"}
 	require.Len(t, hooks.Hooks, len(binaryFor))
 
 	// fake writes a stand-in for a hook binary that names itself, its
@@ -386,7 +390,8 @@ func TestPluginWrapperFallbacks(t *testing.T) {
 				}
 				assert.Equal(t, tt.wantCode, code, "stderr: %s", stderr.String())
 				if tt.wantCode == 0 {
-					assert.Equal(t, strings.Replace(tt.wantStdout, "%s", name, 1), stdout.String())
+					// The stand-in echoes its name and arguments.
+					assert.Equal(t, strings.Replace(tt.wantStdout, "%s ", name+" "+flagsFor[event], 1), stdout.String())
 					assert.Empty(t, stderr.String())
 					return
 				}

@@ -42,6 +42,10 @@ type Verdict struct {
 	Reason string
 	// SystemMessage is shown to the person, never to the model.
 	SystemMessage string
+	// Context is told to the model as additional context; only a
+	// SessionStart or UserPromptSubmit answer carries it (Claude Code adds
+	// it to the model's context as "<event> hook additional context: ...").
+	Context string
 }
 
 type hookSpecific struct {
@@ -91,6 +95,14 @@ func WriteAnswer(w io.Writer, eventName string, d Dialect, v Verdict) error {
 			}
 		default:
 			return fmt.Errorf("cannot block a %q event", eventName)
+		}
+	}
+	if v.Context != "" {
+		switch eventName {
+		case EventSessionStart, EventUserPromptSubmit:
+			a.HookSpecificOutput = &hookSpecific{HookEventName: eventName, AdditionalContext: CleanText(v.Context)}
+		default:
+			return fmt.Errorf("cannot give context to the model in a %q answer", eventName)
 		}
 	}
 	enc := json.NewEncoder(w)

@@ -36,6 +36,12 @@ const (
 	EventSubagentStop = "SubagentStop"
 	EventPreToolUse   = "PreToolUse"
 	EventPostToolUse  = "PostToolUse"
+	// SessionStart (with "source": startup, resume, clear or compact) and
+	// UserPromptSubmit (with the "prompt") are answered only with context
+	// for the model: stop-hook --criteria tells the agent up front what
+	// will be checked. Neither carries anything the answer depends on.
+	EventSessionStart     = "SessionStart"
+	EventUserPromptSubmit = "UserPromptSubmit"
 )
 
 // ErrBadEvent is wrapped by every error about malformed input, so callers

@@ -36,6 +36,11 @@ func TestWriteAnswer(t *testing.T) {
 		{"tool done", EventPostToolUse, DialectClaudeCode, Verdict{}, `{}`},
 		{"no HTML escaping", EventStop, DialectClaudeCode, Verdict{Block: true, Reason: "a < b && c > d"}, `{"decision":"block","reason":"a < b && c > d"}`},
 		{"reason cleaned", EventStop, DialectClaudeCode, Verdict{Block: true, Reason: "\x1b[31mFAIL\x1b[0m\x07 x"}, `{"decision":"block","reason":"FAIL x"}`},
+		{"session start context", EventSessionStart, DialectClaudeCode, Verdict{Context: "This session ends when: `go test ./...` passes."}, `{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"This session ends when: ` + "`go test ./...`" + ` passes."}}`},
+		{"user prompt submit context, sdk", EventUserPromptSubmit, DialectSDK, Verdict{Context: "ends when: x"}, `{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"ends when: x"}}`},
+		{"context cleaned", EventSessionStart, DialectClaudeCode, Verdict{Context: "\x1b[1mx\x1b[0m"}, `{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"x"}}`},
+		{"session start, nothing to tell", EventSessionStart, DialectClaudeCode, Verdict{}, `{}`},
+		{"session start, only for the person", EventSessionStart, DialectClaudeCode, Verdict{SystemMessage: "config broken"}, `{"systemMessage":"config broken"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -51,6 +56,15 @@ func TestWriteAnswerRefusesToBlockOtherEvents(t *testing.T) {
 	err := WriteAnswer(&b, "UserPromptSubmit", DialectClaudeCode, Verdict{Block: true, Reason: "x"})
 	require.ErrorContains(t, err, `cannot block a "UserPromptSubmit" event`)
 	assert.Empty(t, b.String(), "nothing may be written when the answer is refused")
+}
+
+func TestWriteAnswerRefusesContextOnOtherEvents(t *testing.T) {
+	for _, ev := range []string{EventStop, EventSubagentStop, EventPreToolUse, EventPostToolUse} {
+		var b bytes.Buffer
+		err := WriteAnswer(&b, ev, DialectClaudeCode, Verdict{Context: "x"})
+		require.ErrorContains(t, err, `cannot give context to the model in a "`+ev+`" answer`)
+		assert.Empty(t, b.String(), "nothing may be written when the answer is refused")
+	}
 }
 
 func TestParseDialect(t *testing.T) {
@@ -115,6 +129,12 @@ func TestParseRecordedEvents(t *testing.T) {
 				assert.False(t, e.IsStop())
 				assert.NotEmpty(t, e.ToolName)
 				assert.NotNil(t, e.ToolInput)
+			case EventSessionStart:
+				assert.False(t, e.IsStop())
+				assert.Empty(t, e.PromptID, "no prompt yet at session start")
+			case EventUserPromptSubmit:
+				assert.False(t, e.IsStop())
+				assert.NotEmpty(t, e.PromptID)
 			default:
 				t.Fatalf("unexpected event %q", e.HookEventName)
 			}

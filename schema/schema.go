@@ -183,6 +183,19 @@ func (g *generator) checkerDefs() error {
 			props[k] = v
 		}
 		props["type"] = obj{"const": t.Name}
+		if t.Only != nil {
+			// The events the type can run at, not all four.
+			on := obj{}
+			for k, v := range props["on"].(obj) {
+				on[k] = v
+			}
+			var only []any
+			for _, e := range t.Only {
+				only = append(only, string(e))
+			}
+			on["items"] = obj{"enum": only}
+			props["on"] = on
+		}
 		opts["required"] = union(common["required"], opts["required"])
 		opts["description"] = fmt.Sprintf("A checker of type %q, complete when %s.", t.Name, unquote(t.Summary))
 		g.defs["checker-"+t.Name] = opts
@@ -354,6 +367,8 @@ func required(s obj, t reflect.Type) error {
 		s["not"] = obj{"const": 0}
 	case t.Kind() == reflect.Slice, t.Kind() == reflect.Pointer:
 		// Set when given: [] is not nil.
+	case t == reflect.TypeFor[config.Checker]():
+		// A checker given is not zero: its own schema requires "type".
 	default:
 		return fmt.Errorf("rule \"required\" on a %v", t)
 	}
@@ -379,6 +394,8 @@ func (g *generator) kind(t reflect.Type, absent reflect.Value) (obj, error) {
 		return obj{}, nil
 	case reflect.TypeFor[[]config.Checker]():
 		return obj{"type": "array", "items": obj{"$ref": checkerRef}}, nil
+	case reflect.TypeFor[config.Checker]():
+		return obj{"$ref": checkerRef}, nil
 	}
 	switch t.Kind() {
 	case reflect.String:

@@ -108,6 +108,19 @@ var loaderOnlyRules = []loaderOnly{
 		`{"checkers": [{"type": "git-commits", "baseline": "--all"}]}`},
 	{"an issue-closed repo is owner/name or host/owner/name", regexp.MustCompile(`^must be "owner/name"`),
 		`{"checkers": [{"type": "issue-closed", "issue": 1, "repo": "not a repo"}]}`},
+	// A condition's path must be one gjson reads as meant (see
+	// config.CheckPath): brackets that close, no empty key; and its
+	// regular expression must compile.
+	{"a condition's path is a gjson path", regexp.MustCompile(`^(".*" (has an empty key|ends in a lone)|".*": (a .* is never closed|a quote is not closed|.* closes nothing open|gjson has no modifier)|must not be empty$)`),
+		`{"completion_signal": [{"path": "next_action..action", "equals": "complete"}]}`},
+	{"a condition has exactly one test", regexp.MustCompile(`^give (one|only one) of "equals"`),
+		`{"completion_signal": [{"path": "status", "equals": "completed", "exists": true}]}`},
+	{"a condition's regular expression compiles", regexp.MustCompile(`^invalid regular expression`),
+		`{"checkers": [{"type": "output", "conditions": [{"path": "summary", "matches": "(ok"}]}]}`},
+	// Files are beyond a schema: the directory must be there, each
+	// template in it parse and be named after a pattern.
+	{"retry_templates is a directory of templates that parse", regexp.MustCompile(`(: no such file or directory|\.tmpl: line [0-9]+: |\.tmpl: no failure pattern is called )`),
+		`{"retry_templates": "/nonexistent/donegate-retry-templates"}`},
 	// Exactly one of two keys, neither blank: an OptionsChecker's rule.
 	{"a judge has criteria or criteria_file, one, not blank; its model is no option", regexp.MustCompile(`^(required: the completion criteria|give the criteria as text or as criteria_file, not both|must not be blank|".*" is not a model name)`),
 		`{"checkers": [{"type": "judge"}]}`},
@@ -129,7 +142,18 @@ var loaderOnlyRules = []loaderOnly{
 // problems returns the loader's problems with data, nil when it takes it.
 func problems(t *testing.T, data []byte) []config.Problem {
 	t.Helper()
-	_, err := config.Parse(bytes.NewReader(data), "test")
+	// retry_templates names a directory relative to the config file: the
+	// file is put in a directory of its own where that one exists, empty,
+	// so that a relative name is no problem (the schema cannot know the
+	// file system; loaderOnlyRules has the rule).
+	dir := t.TempDir()
+	var top struct {
+		RetryTemplates string `json:"retry_templates"`
+	}
+	if json.Unmarshal(data, &top) == nil && top.RetryTemplates != "" && !filepath.IsAbs(top.RetryTemplates) && !strings.HasPrefix(top.RetryTemplates, "~") {
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, top.RetryTemplates), 0o755))
+	}
+	_, err := config.Parse(bytes.NewReader(data), filepath.Join(dir, config.FileName))
 	if err == nil {
 		return nil
 	}
@@ -355,17 +379,24 @@ var invalid = []struct{ keyword, config string }{
 	{"required", `{"checkers": [{"type": "composite"}]}`},
 	{"required", `{"checkers": [{"type": "issue-closed"}]}`},
 	{"required", `{"checkers": [{"type": "external"}]}`},
+	{"required", `{"checkers": [{"type": "output"}]}`},
+	{"required", `{"checkers": [{"type": "output", "conditions": [{"equals": 1}]}]}`},
+	{"required", `{"checkers": [{"type": "claims", "claims": [{"path": "a"}]}]}`},
+	{"required", `{"completion_signal": [{"exists": true}]}`},
 	{"minLength", `{"checkers": [{"type": "command", "command": ""}]}`},
 	{"minLength", `{"checkers": [{"type": "files", "paths": [""]}]}`},
 	{"minLength", `{"gate_tools": [""]}`},
 	{"oneOf", `{"checkers": [{"type": "external", "command": ""}]}`},
 	{"oneOf", `{"checkers": [{"type": "external", "command": 5}]}`},
 	{"minItems", `{"checkers": []}`},
+	{"minItems", `{"completion_signal": []}`},
+	{"minItems", `{"checkers": [{"type": "claims", "claims": []}]}`},
 	{"minItems", `{"checkers": [{"type": "plan", "on": []}]}`},
 	{"minItems", `{"checkers": [{"type": "composite", "checkers": []}]}`},
 	{"minItems", `{"checkers": [{"type": "files", "paths": []}]}`},
 	{"minItems", `{"checkers": [{"type": "external", "command": []}]}`},
 	{"enum", `{"dialect": "cc"}`},
+	{"enum", `{"checkers": [{"type": "output", "on": ["stop"], "conditions": [{"path": "status", "exists": true}]}]}`},
 	{"enum", `{"on_error": "maybe"}`},
 	{"enum", `{"checkers": [{"type": "nope"}]}`},
 	{"enum", `{"checkers": [{"type": "plan", "on": ["stop", "stopp"]}]}`},
@@ -385,6 +416,7 @@ var invalid = []struct{ keyword, config string }{
 	{"pattern", `{"checkers": [{"type": "lint", "timeout": ""}]}`},
 	{"allOf", `{"checkers": [{"type": "format", "mode": "all"}]}`},
 	{"allOf", `{"checkers": [{"type": "composite", "checkers": [{"type": "plan", "paths": []}]}]}`},
+	{"allOf", `{"checkers": [{"type": "claims", "claims": [{"path": "a", "checker": {"type": "test"}}]}]}`},
 }
 
 // valid holds a checker of each type that breaks no rule, for
@@ -400,6 +432,8 @@ var valid = map[string]string{
 	"issue-closed": `{"type": "issue-closed", "issue": 3, "repo": "o/r"}`,
 	"judge":        `{"type": "judge", "criteria": "x", "model": "haiku", "timeout": "1m", "claude": "claude", "cache": false}`,
 	"lint":         `{"type": "lint", "command": "x", "success_when": "empty", "timeout": "1m", "cache": true}`,
+	"output":       `{"type": "output", "on": ["tool_use"], "conditions": [{"path": "status", "equals": "completed"}, {"path": "a.b", "exists": true}, {"path": "c", "matches": "^ok"}]}`,
+	"claims":       `{"type": "claims", "claims": [{"path": "validation.tests_passed", "checker": {"type": "test", "command": "x"}}]}`,
 	"plan":         `{"type": "plan"}`,
 	"test":         `{"type": "test", "command": "x", "timeout": "1m", "cache": true}`,
 	"type-check":   `{"type": "type-check", "command": "x", "success_when": "empty", "timeout": "1m", "cache": true}`,

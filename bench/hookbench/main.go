@@ -3,7 +3,9 @@
 // and prints {}), and checks donegate's performance targets:
 //
 //  1. stop-hook on a small transcript ≤ 1.5× the floor; posttooluse-hook on
-//     an ungated tool ≤ 1.3× the floor;
+//     an ungated tool ≤ 1.3× the floor; stop-hook --criteria at
+//     SessionStart ≤ 1.3× the floor, with a project config whose checkers
+//     would take 0.5 s and a 256 MiB transcript it must not read;
 //  2. the plan check on a 256 MiB transcript ≤ 2× the small one, and the
 //     worst case (no TodoWrite in 256 MiB) reported against `cat`;
 //  3. a cached test result on an unchanged tree well under 100 ms;
@@ -120,10 +122,19 @@ func run(bin string, runs int, largeSize int64) (bool, error) {
 		"tool_input": map[string]any{"command": "ls"}, "tool_use_id": "toolu_1",
 	})
 	floor := &bcase{name: "floor", argv: []string{filepath.Join(bin, "floor")}, stdin: bashEvent, env: baseEnv, dir: project, expect: "{}"}
+	// The criteria are told from the config alone: the transcript is the
+	// large one and the config's test checker sleeps, so a hook that read
+	// or ran either would show.
+	startEvent, _ := json.Marshal(map[string]any{
+		"session_id": "bench-criteria", "transcript_path": large, "cwd": cached,
+		"hook_event_name": "SessionStart", "source": "startup",
+	})
 	cases := []*bcase{
 		floor,
 		stop("small", small, project, "incomplete task"),
 		{name: "bash", argv: []string{filepath.Join(bin, "posttooluse-hook")}, stdin: bashEvent, env: baseEnv, dir: project, expect: "{}"},
+		{name: "criteria", argv: []string{filepath.Join(bin, "stop-hook"), "--criteria", "--state-dir", filepath.Join(work, "state-criteria")},
+			stdin: startEvent, env: baseEnv, dir: cached, expect: "This session ends when: `sleep 0.5` passes."},
 		stop("large", large, project, "incomplete task"),
 		stop("none", none, project, "{}"),
 		{name: "cat", argv: []string{"sh", "-c", "cat \"$0\" > /dev/null", none}, env: baseEnv, dir: project},
@@ -165,6 +176,7 @@ func run(bin string, runs int, largeSize int64) (bool, error) {
 		{"floor: read stdin, print {}", ms(median(by["floor"].times)), "(baseline)", true},
 		{"stop-hook, embedded default, 300 KB transcript", fmt.Sprintf("%s = %.2f× floor", ms(median(by["small"].times)), ratio("small", "floor")), "≤ 1.5× floor", ratio("small", "floor") <= 1.5},
 		{"posttooluse-hook, ungated tool (PreToolUse Bash)", fmt.Sprintf("%s = %.2f× floor", ms(median(by["bash"].times)), ratio("bash", "floor")), "≤ 1.3× floor", ratio("bash", "floor") <= 1.3},
+		{"stop-hook --criteria, SessionStart, project config", fmt.Sprintf("%s = %.2f× floor", ms(median(by["criteria"].times)), ratio("criteria", "floor")), "≤ 1.3× floor", ratio("criteria", "floor") <= 1.3},
 		{fmt.Sprintf("plan check, %d MiB transcript, TodoWrite near the end", largeSize>>20), fmt.Sprintf("%s = %.2f× the 300 KB one", ms(median(by["large"].times)), ratio("large", "small")), "≤ 2× the 300 KB one", ratio("large", "small") <= 2},
 		{fmt.Sprintf("worst case: no TodoWrite in %d MiB", largeSize>>20), fmt.Sprintf("%s, %.0f MB/s (cat: %.0f MB/s, %.2f× cat's time)", ms(median(by["none"].times)), mb/secs(median(by["none"].times)), mb/secs(median(by["cat"].times)), ratio("none", "cat")), "I/O-bound (reported)", true},
 		{"test checker, cached result, unchanged git tree", ms(median(by["cached"].times)), "< 100 ms", median(by["cached"].times) < 100*time.Millisecond},

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -12,7 +13,7 @@ import (
 	"github.com/donegate/donegate/checkers"
 	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/hookio"
-	"github.com/donegate/donegate/internal/judge"
+	"github.com/donegate/donegate/internal/feedback"
 	"github.com/donegate/donegate/internal/paths"
 )
 
@@ -32,7 +33,19 @@ func sessionFlags(fs *flag.FlagSet, o *options) {
 }
 
 // Item is one line of a checklist: a checker's (check) or the judge's.
-type Item = judge.Item
+type Item struct {
+	ID          string `json:"id" validate:"required"`
+	Description string `json:"description" validate:"required"`
+	// Completed is a pointer so that a judge that leaves it out is caught.
+	Completed *bool  `json:"completed" validate:"required"`
+	Evidence  string `json:"evidence"`
+	// Pattern names what failed (a retry template's pattern, such as
+	// "test-failed"); empty for a completed item or the judge's.
+	Pattern string `json:"pattern,omitempty"`
+}
+
+// Done reports whether the item is completed.
+func (it Item) Done() bool { return it.Completed != nil && *it.Completed }
 
 // CheckReport is check's answer, and its --json output.
 type CheckReport struct {
@@ -114,6 +127,12 @@ func (r *runCtx) check(ctx context.Context) (CheckReport, error) {
 	if err != nil {
 		return CheckReport{}, err
 	}
+	cc.Templates = cfg.Templates
+	defer func() {
+		if err := cc.TemplateError(); err != nil {
+			fmt.Fprintf(r.stderr, "closer: %v\n", err)
+		}
+	}()
 	ctx, cancel := context.WithTimeout(ctx, cfg.Limits.Budget.D())
 	defer cancel()
 	rep := CheckReport{AllComplete: true, Checklist: []Item{}, PendingActions: []string{}}
@@ -123,7 +142,7 @@ func (r *runCtx) check(ctx context.Context) (CheckReport, error) {
 			res = checkers.Incomplete(fmt.Sprintf("The check could not run: %v", err))
 		}
 		done := res.Complete
-		rep.Checklist = append(rep.Checklist, Item{ID: fi.id, Description: fi.description, Completed: &done, Evidence: res.Feedback})
+		rep.Checklist = append(rep.Checklist, Item{ID: fi.id, Description: fi.description, Completed: &done, Evidence: res.Feedback, Pattern: res.Pattern})
 		if !done {
 			rep.AllComplete = false
 			rep.PendingActions = append(rep.PendingActions, fi.description+" — "+firstLine(res.Feedback))
@@ -134,20 +153,23 @@ func (r *runCtx) check(ctx context.Context) (CheckReport, error) {
 }
 
 // retryPrompt is what an outer loop tells the agent next: every pending
-// action, with the evidence.
+// action, with the evidence — the feedback its retry template worded, as
+// a hook tells it — the most actionable first (see feedback.Rank).
 func retryPrompt(rep CheckReport) string {
 	if rep.AllComplete {
 		return ""
 	}
+	var open []Item
+	for _, it := range rep.Checklist {
+		if !it.Done() {
+			open = append(open, it)
+		}
+	}
+	slices.SortStableFunc(open, func(a, b Item) int { return feedback.Rank(a.Pattern) - feedback.Rank(b.Pattern) })
 	var b strings.Builder
 	fmt.Fprintf(&b, "The task is not done yet: %d check(s) still fail. Continue working until each of these passes:\n", len(rep.PendingActions))
-	n := 0
-	for _, it := range rep.Checklist {
-		if it.Done() {
-			continue
-		}
-		n++
-		fmt.Fprintf(&b, "\n%d. %s\n%s\n", n, it.Description, indent(it.Evidence, "   "))
+	for i, it := range open {
+		fmt.Fprintf(&b, "\n%d. %s\n%s\n", i+1, it.Description, indent(it.Evidence, "   "))
 	}
 	b.WriteString("\nWhen everything passes, commit your work and stop.")
 	return b.String()

@@ -298,12 +298,12 @@ func (r *runCtx) pluginRegistrations(rep *DoctorReport, claudeDir, name string) 
 	} else {
 		rep.add("settings", statusWarn, "", "%s is enabled but not in %s: assuming the hooks it registers, with the binaries on PATH", source, filepath.Join(claudeDir, "plugins", "installed_plugins.json"))
 	}
-	// What plugin/hooks/hooks.json registers: the same four entries.
+	// What plugin/hooks/hooks.json registers: init's entries.
 	var regs []registration
 	for _, e := range registrations {
 		regs = append(regs, registration{source: source, event: e.event, matcher: e.matcher,
-			command: `sh "${CLAUDE_PLUGIN_ROOT}/bin/donegate-hook" ` + e.program, timeout: defaultHookTimeout,
-			hook: e.program, program: e.program})
+			command: `sh "${CLAUDE_PLUGIN_ROOT}/bin/donegate-hook" ` + regCommand(e.program, e.flags), timeout: defaultHookTimeout,
+			hook: e.program, program: e.program, flags: strings.Fields(e.flags)})
 	}
 	return regs
 }
@@ -351,10 +351,11 @@ func (r *runCtx) registrations(source string, hooks map[string][]hookMatcher, pl
 	}
 	// In the order of the README's table, then any other event by name.
 	rank := func(ev string) int {
-		if i := slices.Index([]string{"Stop", "SubagentStop", "PreToolUse", "PostToolUse"}, ev); i >= 0 {
+		order := []string{"Stop", "SubagentStop", "PreToolUse", "PostToolUse", "SessionStart", "UserPromptSubmit"}
+		if i := slices.Index(order, ev); i >= 0 {
 			return i
 		}
-		return 4
+		return len(order)
 	}
 	slices.SortFunc(events, func(a, b string) int {
 		if d := rank(a) - rank(b); d != 0 {
@@ -531,14 +532,29 @@ func (r *runCtx) doctorRegistrations(rep *DoctorReport, regs []registration, cfg
 			dialect = c.Dialect
 			sdkConfigUsed = sdkConfigUsed || (c == cfg && c.Dialect == "sdk")
 		}
-		where := fmt.Sprintf("%s at %s", reg.hook, reg.event)
+		// stop-hook --criteria only reads the config and answers the same
+		// in either dialect: no budget to outlast, no dialect to get wrong.
+		criteria := reg.hook == "stop-hook" && slices.Contains(reg.flags, criteriaFlag)
+		name := reg.hook
+		if criteria {
+			name += " " + criteriaFlag
+		}
+		where := fmt.Sprintf("%s at %s", name, reg.event)
 		if reg.matcher != "" {
 			where += " (matcher " + strconv.Quote(reg.matcher) + ")"
 		}
 		where += " in " + reg.source
 		bad := false
 		switch {
-		case reg.hook == "stop-hook" && reg.event != "Stop" && reg.event != "SubagentStop",
+		case criteria && reg.event != "SessionStart" && reg.event != "UserPromptSubmit":
+			rep.add("settings", statusFail, "register stop-hook --criteria at SessionStart and UserPromptSubmit, stop-hook without it at Stop and SubagentStop; see settings.example.json",
+				"%s: stop-hook --criteria answers only SessionStart and UserPromptSubmit, so it checks nothing here", where)
+			bad = true
+		case !criteria && reg.hook == "stop-hook" && (reg.event == "SessionStart" || reg.event == "UserPromptSubmit"):
+			rep.add("settings", statusFail, "add --criteria to the command: stop-hook --criteria tells the agent what will be checked",
+				"%s: the hook does not answer that event without --criteria", where)
+			bad = true
+		case !criteria && reg.hook == "stop-hook" && reg.event != "Stop" && reg.event != "SubagentStop",
 			reg.hook == "posttooluse-hook" && reg.event != "PreToolUse" && reg.event != "PostToolUse":
 			rep.add("settings", statusFail, "register stop-hook at Stop and SubagentStop, posttooluse-hook at PreToolUse (and PostToolUse) with the matcher StructuredOutput; see settings.example.json",
 				"%s: the hook does not answer that event", where)
@@ -548,12 +564,13 @@ func (r *runCtx) doctorRegistrations(rep *DoctorReport, regs []registration, cfg
 				"%s: the matcher matches none of the gated tools (%s), so this hook gates nothing", where, strings.Join(gateTools, ", "))
 			bad = true
 		}
-		if reg.timeout <= budget {
+		if !criteria && reg.timeout <= budget {
 			rep.add("settings", statusFail, fmt.Sprintf(`raise the entry's "timeout" above %d (seconds), or lower limits.budget below %s`, int(budget.Seconds()), reg.timeout),
 				"%s: its timeout (%s) is not above limits.budget (%s): Claude Code kills the hook before donegate decides, and the agent stops", where, reg.timeout, budget)
 			bad = true
 		}
 		switch {
+		case criteria:
 		case set && dialect == "sdk":
 			rep.add("settings", statusFail, "remove --dialect sdk from the command", "%s: --dialect sdk: Claude Code ignores the sdk answers and lets the agent stop", where)
 			bad = true
@@ -565,14 +582,14 @@ func (r *runCtx) doctorRegistrations(rep *DoctorReport, regs []registration, cfg
 			rep.add("settings", statusOK, "", "%s", where)
 		}
 		switch {
-		case reg.hook == "stop-hook" && reg.event == "Stop":
+		case reg.hook == "stop-hook" && reg.event == "Stop" && !criteria:
 			stop++
 		case reg.hook == "posttooluse-hook" && reg.event == "PreToolUse":
 			preGate++
 		case reg.hook == "posttooluse-hook" && reg.event == "PostToolUse":
 			postGate++
 		}
-		k := reg.hook + " at " + reg.event
+		k := name + " at " + reg.event
 		if _, seen := count[k]; !seen {
 			keys = append(keys, k)
 		}

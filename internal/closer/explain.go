@@ -25,7 +25,9 @@ checker's verdict, time and feedback (the hook's chain stops at the first
 checker not done; explain runs the rest after it, for the record, and
 marks the one the hook reports), then the answer the hook would print and
 why. The hook follows from the event's hook_event_name (Stop and
-SubagentStop: stop-hook; PreToolUse and PostToolUse: posttooluse-hook).
+SubagentStop: stop-hook; PreToolUse and PostToolUse: posttooluse-hook;
+SessionStart and UserPromptSubmit: stop-hook --criteria, which checks
+nothing and tells the agent what will be checked).
 As the hook does, explain takes the project dir from $CLAUDE_PROJECT_DIR,
 else the event's cwd, unless --dir is given; run it with the environment
 the hook had.
@@ -84,6 +86,9 @@ func runExplain(ctx context.Context, r *runCtx) (verdict, error) {
 		return incomplete, errorf(ErrUsage, "--hook %q: want %s or %s", hook, gate.StopHookName, gate.ToolHookName)
 	}
 	opts := gate.Options{ConfigPath: r.opts.configPath, Dialect: o.dialect, StateDir: o.stateDir, DryRun: true, Explain: true}
+	// stop-hook answers these events only as stop-hook --criteria, which
+	// is how settings.example.json registers it there.
+	opts.Criteria = hook == gate.StopHookName && gate.CriteriaEvent(hookio.Peek(raw).Event)
 	if r.opts.dir != "" {
 		opts.ProjectDir = r.dir
 	}
@@ -126,7 +131,12 @@ func (r *runCtx) readEvent() ([]byte, error) {
 func (r *runCtx) printExplain(rep gate.Report, stderr []string) error {
 	p := r.printer()
 	ev := rep.Event
-	head := fmt.Sprintf("%s on %s", rep.Hook, ev.HookEventName)
+	criteria := rep.Decision.Kind == gate.KindCriteria || gate.CriteriaEvent(ev.HookEventName)
+	hook := rep.Hook
+	if criteria {
+		hook += " --criteria"
+	}
+	head := fmt.Sprintf("%s on %s", hook, ev.HookEventName)
 	if ev.ToolName != "" {
 		head += " of " + ev.ToolName
 	}
@@ -145,7 +155,14 @@ func (r *runCtx) printExplain(rep gate.Report, stderr []string) error {
 	}
 	p.line("project dir: " + rep.ProjectDir)
 	p.line("state dir: " + rep.StateDir + " (read, not written)")
-	if len(rep.Checkers) == 0 && (rep.Decision.Kind == gate.KindComplete || rep.Decision.Kind == gate.KindBlocked && rep.ConfigErr == nil && rep.Decision.Err == nil) {
+	if criteria {
+		told := "nothing"
+		if rep.Criteria != "" {
+			told = rep.Criteria
+		}
+		p.line("The agent would be told (no checker runs): " + told)
+	}
+	if !criteria && len(rep.Checkers) == 0 && (rep.Decision.Kind == gate.KindComplete || rep.Decision.Kind == gate.KindBlocked && rep.ConfigErr == nil && rep.Decision.Err == nil) {
 		p.line("no checker runs at " + ev.HookEventName)
 	}
 	for _, o := range rep.Checkers {
@@ -197,6 +214,8 @@ func why(rep gate.Report) string {
 		}
 	case gate.KindNotGated:
 		s = "not gated: tool " + rep.Event.ToolName
+	case gate.KindNotDeclared:
+		s = "not checked: the call declares no completion (completion_signal: " + d.Why + ")"
 	case gate.KindGuarded:
 		s = "not checked: the hook runs inside donegate's own check of this session"
 	case gate.KindConfigBroken:
@@ -205,6 +224,14 @@ func why(rep gate.Report) string {
 		s = "a checker could not run, on_error allow: " + oneLine(d.Err.Error())
 	case gate.KindStateFailed:
 		s = "let through: the block count could not be kept: " + oneLine(d.Err.Error())
+	case gate.KindCriteria:
+		s = "criteria told up front, nothing checked"
+		if rep.Criteria == "" {
+			s = "nothing runs at a stop: nothing to tell"
+		}
+		if rep.ConfigErr != nil {
+			s = "config broken, on_error block: the agent is told to fix it"
+		}
 	default:
 		s = string(d.Kind)
 	}
@@ -234,9 +261,11 @@ type explainReport struct {
 	Dialect     string           `json:"dialect"`
 	Checkers    []explainChecker `json:"checkers"`
 	Stderr      []string         `json:"stderr"`
-	Answer      json.RawMessage  `json:"answer"`
-	Decision    explainDecision  `json:"decision"`
-	Why         string           `json:"why"`
+	// Criteria is what stop-hook --criteria tells the agent.
+	Criteria string          `json:"criteria,omitempty"`
+	Answer   json.RawMessage `json:"answer"`
+	Decision explainDecision `json:"decision"`
+	Why      string          `json:"why"`
 }
 
 type explainChecker struct {
@@ -265,7 +294,7 @@ func explainJSON(rep gate.Report, stderr []string) explainReport {
 		Session: rep.Event.SessionID, Prompt: rep.Event.PromptID,
 		Config: rep.ConfigPath, ProjectDir: rep.ProjectDir, StateDir: rep.StateDir,
 		Dialect: string(rep.Dialect), Checkers: []explainChecker{}, Stderr: stderr,
-		Answer: json.RawMessage(bytes.TrimSpace(rep.Answer)),
+		Answer: json.RawMessage(bytes.TrimSpace(rep.Answer)), Criteria: rep.Criteria,
 		Decision: explainDecision{
 			Kind: string(rep.Decision.Kind), Block: rep.Verdict.Block, Limit: rep.Decision.Limit,
 			Blocks: rep.Decision.Blocks, MaxBlocks: rep.Decision.MaxBlocks, Error: errText(rep.Decision.Err),

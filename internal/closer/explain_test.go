@@ -69,7 +69,11 @@ func (e explainEnv) hook(t *testing.T, hook string, event []byte, args ...string
 func (e explainEnv) same(t *testing.T, event []byte, args ...string) explainReport {
 	t.Helper()
 	code, rep := e.explain(t, event, args...)
-	stdout, stderr := e.hook(t, rep.Hook, event, args...)
+	hookArgs := args
+	if gate.CriteriaEvent(rep.Event) {
+		hookArgs = append([]string{"--criteria"}, args...)
+	}
+	stdout, stderr := e.hook(t, rep.Hook, event, hookArgs...)
 	assert.JSONEq(t, stdout, string(rep.Answer))
 	assert.Equal(t, lines(stderr), rep.Stderr)
 	assert.Equal(t, rep.Decision.Block, code == ExitIncomplete, "exit code")
@@ -126,6 +130,8 @@ func TestExplainRecordedEvents(t *testing.T) {
 		"posttooluse-structuredoutput-open.json":    {"blocked: 1 of 5 continuations used"},
 		"stop-tasks-open.json":                      {"blocked: 1 of 5 continuations used"},
 		"subagentstop-open.json":                    {"blocked: 1 of 5 continuations used"},
+		"sessionstart-startup.json":                 {"criteria told up front, nothing checked", "criteria told up front, nothing checked"},
+		"userpromptsubmit.json":                     {"criteria told up front, nothing checked"},
 		"(every file in testdata/events is listed)": nil,
 	}
 	for _, f := range files {
@@ -140,6 +146,11 @@ func TestExplainRecordedEvents(t *testing.T) {
 				assert.Equal(t, w, rep.Why, "stop %d", i+1)
 				if rep.Decision.Kind == string(gate.KindNotGated) {
 					assert.Empty(t, rep.Checkers)
+					continue
+				}
+				if rep.Decision.Kind == string(gate.KindCriteria) {
+					assert.Empty(t, rep.Checkers, "--criteria runs no checker")
+					assert.Equal(t, "This session ends when: every item of the agent's plan is completed. donegate checks this each time you stop and, while something is missing, keeps you working and tells you what.", rep.Criteria)
 					continue
 				}
 				require.Len(t, rep.Checkers, 1, "the default chain: plan")
@@ -311,8 +322,8 @@ func TestExplainUsage(t *testing.T) {
 		wantErr string
 	}{
 		{"no event", nil, "", "closer explain: event: "},
-		{"an event no hook answers", nil, `{"session_id":"s","hook_event_name":"UserPromptSubmit"}`,
-			`no donegate hook answers a "UserPromptSubmit" event; give --hook stop-hook or posttooluse-hook`},
+		{"an event no hook answers", nil, `{"session_id":"s","hook_event_name":"Notification"}`,
+			`no donegate hook answers a "Notification" event; give --hook stop-hook or posttooluse-hook`},
 		{"the wrong hook", []string{"--hook", "stop-hook"}, `{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash"}`,
 			"stop-hook would answer nothing and exit 1: got a PreToolUse event; register stop-hook for Stop and SubagentStop only"},
 		{"an unknown hook", []string{"--hook", "pre-hook"}, `{}`, `--hook "pre-hook": want stop-hook or posttooluse-hook`},

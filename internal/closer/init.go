@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/pmezard/go-difflib/difflib"
@@ -59,13 +60,29 @@ const hookTimeout = 600
 
 // registrations are the hook entries of settings.example.json (and of the
 // plugin's hooks.json, which doctor assumes when it cannot read them).
+// A registration with flags runs program with them, and only a command
+// with them counts as that registration: stop-hook at SessionStart tells
+// the criteria only with --criteria.
 var registrations = []struct {
-	event, matcher, program string
+	event, matcher, program, flags string
 }{
-	{"Stop", "", "stop-hook"},
-	{"SubagentStop", "", "stop-hook"},
-	{"PreToolUse", "StructuredOutput", "posttooluse-hook"},
-	{"PostToolUse", "StructuredOutput", "posttooluse-hook"},
+	{"Stop", "", "stop-hook", ""},
+	{"SubagentStop", "", "stop-hook", ""},
+	{"PreToolUse", "StructuredOutput", "posttooluse-hook", ""},
+	{"PostToolUse", "StructuredOutput", "posttooluse-hook", ""},
+	{"SessionStart", "", "stop-hook", criteriaFlag},
+	{"UserPromptSubmit", "", "stop-hook", criteriaFlag},
+}
+
+// criteriaFlag makes stop-hook tell the agent what will be checked.
+const criteriaFlag = "--criteria"
+
+// regCommand is the command that registers program with flags.
+func regCommand(program, flags string) string {
+	if flags == "" {
+		return program
+	}
+	return program + " " + flags
 }
 
 // executable is os.Executable; tests replace it to put hook binaries
@@ -558,7 +575,7 @@ func mergeHooks(data []byte, commands map[string]string) ([]byte, error) {
 		} else if groups.kind != '[' {
 			return nil, fmt.Errorf(`"hooks.%s" is %s, not an array`, reg.event, groups.typeName())
 		}
-		if registered(groups, reg.program) {
+		if registered(groups, reg.program, reg.flags) {
 			continue
 		}
 		g := newObject()
@@ -567,7 +584,7 @@ func mergeHooks(data []byte, commands map[string]string) ([]byte, error) {
 		}
 		h := newObject()
 		h.set("type", newScalar("command"))
-		h.set("command", newScalar(commands[reg.program]))
+		h.set("command", newScalar(regCommand(commands[reg.program], reg.flags)))
 		h.set("timeout", newScalar(hookTimeout))
 		g.set("hooks", &jnode{kind: '[', items: []*jnode{h}})
 		groups.items = append(groups.items, g)
@@ -580,22 +597,31 @@ func mergeHooks(data []byte, commands map[string]string) ([]byte, error) {
 	return root.encode(indent), nil
 }
 
-// registered reports whether an event's matcher groups run program.
+// registered reports whether an event's matcher groups run program, with
+// flags when it has them ("--criteria"), without them when not: a stop-hook
+// at SessionStart without --criteria is not the registration init adds
+// (doctor says it answers nothing there), nor is one with it at Stop.
 // Entries of shapes Claude Code would not take are skipped, not refused:
 // they are the user's to fix, and they do not stop us adding ours.
-func registered(groups *jnode, program string) bool {
+func registered(groups *jnode, program, flags string) bool {
 	for _, g := range groups.items {
 		hs := g.get("hooks")
 		if hs == nil || hs.kind != '[' {
 			continue
 		}
 		for _, h := range hs.items {
-			if c, ok := h.get("command").str(); ok && isOurs(c, program) {
+			c, ok := h.get("command").str()
+			if ok && isOurs(c, program) && hasWord(c, criteriaFlag) == (flags == criteriaFlag) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// hasWord reports whether word is one of command's words.
+func hasWord(command, word string) bool {
+	return slices.Contains(strings.Fields(command), word)
 }
 
 // diff is a unified diff of the change, as --dry-run prints it.

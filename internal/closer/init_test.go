@@ -233,6 +233,28 @@ const (
           }
         ]
       }
+    ],
+    "SessionStart": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "stop-hook --criteria",
+            "timeout": 600
+          }
+        ]
+      }
+    ],
+    "UserPromptSubmit": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "stop-hook --criteria",
+            "timeout": 600
+          }
+        ]
+      }
     ]
   },
   "permissions": {"allow": ["Bash(ls)"]},
@@ -255,7 +277,17 @@ func TestInitMergesTheHooks(t *testing.T) {
 		{name: "other hooks and settings keep their order and text", settings: settingsOthers, want: settingsOthersMerged},
 		{name: "ours already, as in settings.example.json", settings: string(example)},
 		{name: "ours already, through the plugin's wrapper", settings: string(plugin)},
-		{name: "ours already, by absolute path and tab-indented", settings: "{\n\t\"hooks\": {\n\t\t\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/stop-hook\"}]}],\n\t\t\"SubagentStop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/stop-hook\"}]}],\n\t\t\"PreToolUse\": [{\"matcher\": \"StructuredOutput\", \"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/posttooluse-hook\"}]}],\n\t\t\"PostToolUse\": [{\"matcher\": \"StructuredOutput\", \"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/posttooluse-hook\"}]}]\n\t}\n}\n"},
+		{name: "ours already, by absolute path and tab-indented", settings: "{\n\t\"hooks\": {\n\t\t\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/stop-hook\"}]}],\n\t\t\"SubagentStop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/stop-hook\"}]}],\n\t\t\"PreToolUse\": [{\"matcher\": \"StructuredOutput\", \"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/posttooluse-hook\"}]}],\n\t\t\"PostToolUse\": [{\"matcher\": \"StructuredOutput\", \"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/posttooluse-hook\"}]}],\n\t\t\"SessionStart\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/stop-hook --criteria\"}]}],\n\t\t\"UserPromptSubmit\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/stop-hook --criteria --config x.json\"}]}]\n\t}\n}\n"},
+		{
+			name:     "the four of an install from before --criteria: only the criteria are added",
+			settings: "{\n  \"hooks\": {\n    \"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"stop-hook\", \"timeout\": 600}]}],\n    \"SubagentStop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"stop-hook\", \"timeout\": 600}]}],\n    \"PreToolUse\": [{\"matcher\": \"StructuredOutput\", \"hooks\": [{\"type\": \"command\", \"command\": \"posttooluse-hook\", \"timeout\": 600}]}],\n    \"PostToolUse\": [{\"matcher\": \"StructuredOutput\", \"hooks\": [{\"type\": \"command\", \"command\": \"posttooluse-hook\", \"timeout\": 600}]}]\n  }\n}\n",
+			contains: []string{"\"PostToolUse\": [{\"matcher\": \"StructuredOutput\", \"hooks\": [{\"type\": \"command\", \"command\": \"posttooluse-hook\", \"timeout\": 600}]}],\n    \"SessionStart\": [\n      {\n        \"hooks\": [\n          {\n            \"type\": \"command\",\n            \"command\": \"stop-hook --criteria\","},
+		},
+		{
+			name:     "stop-hook without --criteria at SessionStart is not the criteria, nor --criteria at Stop the gate",
+			settings: `{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "stop-hook"}]}], "Stop": [{"hooks": [{"type": "command", "command": "stop-hook --criteria"}]}]}}`,
+			contains: []string{`"command": "stop-hook"}]},`, `"command": "stop-hook --criteria"}]},`},
+		},
 		{
 			name:     "Stop only: the other three are added, Stop is not doubled, tabs kept",
 			settings: "{\n\t\"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"stop-hook\", \"timeout\": 600}]}]}\n}\n",
@@ -263,8 +295,8 @@ func TestInitMergesTheHooks(t *testing.T) {
 		},
 		{
 			name:     "a hooks key holding other events only",
-			settings: `{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "date"}]}]}}`,
-			contains: []string{"\"SessionStart\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"date\"}]}],\n    \"Stop\": [\n"},
+			settings: `{"hooks": {"Notification": [{"hooks": [{"type": "command", "command": "date"}]}]}}`,
+			contains: []string{"\"Notification\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"date\"}]}],\n    \"Stop\": [\n"},
 		},
 		{
 			name:     "entries of odd shapes are skipped, not refused",
@@ -308,7 +340,7 @@ func TestInitMergesTheHooks(t *testing.T) {
 				n := 0
 				for _, g := range gjson.GetBytes(got, "hooks."+reg.event).Array() {
 					for _, h := range g.Get("hooks").Array() {
-						if h.Get("command").Str == reg.program {
+						if h.Get("command").Str == regCommand(reg.program, reg.flags) {
 							n++
 							assert.Equal(t, reg.matcher, g.Get("matcher").Str)
 							assert.Equal(t, int64(hookTimeout), h.Get("timeout").Int())

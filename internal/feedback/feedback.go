@@ -5,6 +5,11 @@
 // file of the same name in the directory the config's retry_templates
 // names (see Load).
 //
+// Parameters are JSON values — strings, ints, bools, lists and maps of
+// them — because a result remembered in the result cache is rendered
+// again from its stored parameters (see Normalize): a template must see
+// the same values either way.
+//
 // It imports nothing of donegate's, so that the config (which checks a
 // user's templates at load) and the checkers (which render them) can both
 // use it.
@@ -18,14 +23,21 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"text/template"
 )
 
 // Patterns are the failure patterns, most actionable first: when several
-// failures are told at once, they are told in this order (see Rank).
+// failures are told at once, they are told in this order (see Rank). What
+// the agent can fix at once and locally comes first (a formatter run, a
+// missing file, its own plan, its own answer), then what it must work at
+// (type errors, lint, tests, a command), then bookkeeping that follows
+// the work (commits, the issue), and last what only more turns or an
+// outside judge settle.
 var Patterns = []string{
 	"format-error",
 	"files-missing",
@@ -59,65 +71,142 @@ func Rank(pattern string) int {
 var builtinFS embed.FS
 
 // Funcs are the functions every template may call, built-in or a user's.
+// They take lists and numbers as Normalize leaves them, and as checkers
+// build them ([]string, []map[string]any, int).
 var Funcs = template.FuncMap{
-	// join joins a list with a separator: {{join .Missing ", "}}.
-	"join": func(list []string, sep string) string { return strings.Join(list, sep) },
-	// bullets writes one "- item" line per item.
-	"bullets": func(list []string) string {
-		var b strings.Builder
-		for i, s := range list {
-			if i > 0 {
-				b.WriteByte('\n')
-			}
-			b.WriteString("- ")
-			b.WriteString(s)
+	// join joins a list of strings: {{join .Missing ", "}}.
+	"join": func(list any, sep string) string { return strings.Join(toStrings(list), sep) },
+	// bullets writes one "- item" line per item of a list of strings.
+	"bullets": func(list any) string {
+		items := toStrings(list)
+		for i, s := range items {
+			items[i] = "- " + s
 		}
-		return b.String()
+		return strings.Join(items, "\n")
+	},
+	// head is the first n items of a list (all of it when shorter):
+	// {{join (head 3 .Open) ", "}}.
+	"head": func(n int, list any) (any, error) {
+		v := reflect.ValueOf(list)
+		if v.Kind() != reflect.Slice {
+			return nil, fmt.Errorf("head: %T is not a list", list)
+		}
+		return v.Slice(0, min(max(n, 0), v.Len())).Interface(), nil
 	},
 	// plural returns one when n is 1, else many: {{plural .Count "task" "tasks"}}.
-	"plural": func(n int, one, many string) string {
-		if n == 1 {
+	"plural": func(n any, one, many string) string {
+		if i, ok := n.(int); ok && i == 1 {
 			return one
 		}
 		return many
 	},
 }
 
-// Set is a template per pattern.
+// toStrings reads a list of strings as a checker builds it ([]string) or
+// as JSON decodes it ([]any); other items are printed with %v.
+func toStrings(list any) []string {
+	switch l := list.(type) {
+	case []string:
+		return slices.Clone(l)
+	case []any:
+		out := make([]string, len(l))
+		for i, v := range l {
+			out[i] = fmt.Sprint(v)
+		}
+		return out
+	case nil:
+		return nil
+	}
+	return []string{fmt.Sprint(list)}
+}
+
+// Normalize turns parameters decoded from JSON back into the values a
+// checker builds: a whole number is an int (not float64, which {{eq
+// .ExitCode 1}} would refuse to compare), a list of strings a []string.
+// The result cache stores parameters as JSON and renders them again with
+// the templates of the day.
+func Normalize(params map[string]any) map[string]any {
+	if params == nil {
+		return nil
+	}
+	out := make(map[string]any, len(params))
+	for k, v := range params {
+		out[k] = normalize(v)
+	}
+	return out
+}
+
+func normalize(v any) any {
+	switch x := v.(type) {
+	case float64:
+		if x == float64(int(x)) {
+			return int(x)
+		}
+	case map[string]any:
+		return Normalize(x)
+	case []any:
+		strs := make([]string, 0, len(x))
+		for _, e := range x {
+			s, ok := e.(string)
+			if !ok {
+				break
+			}
+			strs = append(strs, s)
+		}
+		if len(strs) == len(x) {
+			return strs
+		}
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = normalize(e)
+		}
+		return out
+	}
+	return v
+}
+
+// Set is a template per pattern: a user's, where one was loaded, else the
+// built-in one. The zero Set and nil are the built-in templates.
 type Set struct {
-	byPattern map[string]*template.Template
-	// files names where each overridden template came from, for errors.
+	user map[string]*template.Template
+	// files names where each user template came from, for errors.
 	files map[string]string
 }
 
-// Builtin returns the built-in templates. They are parsed on first use:
-// most hook runs render nothing.
-var Builtin = sync.OnceValue(func() *Set {
+// Builtin returns the built-in templates alone (as nil does).
+func Builtin() *Set { return &Set{} }
+
+// builtin parses the built-in templates on first use: most hook runs
+// render nothing, and parsing costs allocations a hook pays at every call
+// otherwise.
+var builtin = sync.OnceValue(func() map[string]*template.Template {
+	builtinParsed.Store(true)
 	s, err := parseFS(builtinFS, "templates", nil)
 	if err != nil {
 		panic(fmt.Sprintf("feedback: built-in templates: %v", err)) // tested
 	}
-	return s
+	return s.user
 })
 
-// Load returns the built-in templates with those in dir put in their
-// place. A file of dir named <pattern>.tmpl overrides that pattern; other
+// builtinParsed records that the built-in templates were parsed, for a
+// test that they are not at start-up nor by Load.
+var builtinParsed atomic.Bool
+
+// Load returns the templates with those in dir in place of the built-in
+// ones. A file of dir named <pattern>.tmpl overrides that pattern; other
 // names ending in .tmpl are an error (a misspelt pattern would otherwise
 // never be used), as is a template that does not parse: the error names
-// the file and the line.
+// the file and the line. Other files are ignored.
 func Load(dir string) (*Set, error) {
-	over, err := parseFS(os.DirFS(dir), ".", func(name string) string { return filepath.Join(dir, name) })
-	if err != nil {
-		return nil, err
+	return parseFS(os.DirFS(dir), ".", func(name string) string { return filepath.Join(dir, name) })
+}
+
+// File is the file pattern's template was loaded from, "" for a built-in.
+func (s *Set) File(pattern string) string {
+	if s == nil {
+		return ""
 	}
-	s := &Set{byPattern: map[string]*template.Template{}, files: over.files}
-	for p, t := range Builtin().byPattern {
-		s.byPattern[p] = t
-	}
-	for p, t := range over.byPattern {
-		s.byPattern[p] = t
-	}
-	return s, nil
+	return s.files[pattern]
 }
 
 // parseFS parses every .tmpl file in dir of fsys. shown names a file in
@@ -128,9 +217,15 @@ func parseFS(fsys fs.FS, dir string, shown func(string) string) (*Set, error) {
 	}
 	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
-		return nil, fmt.Errorf("retry templates: %w", err)
+		var pe *fs.PathError
+		if errors.As(err, &pe) && dir == "." {
+			// os.DirFS names the directory "."; the caller's name is the
+			// one a user recognises.
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("%s: %w", shown("."), err)
 	}
-	s := &Set{byPattern: map[string]*template.Template{}, files: map[string]string{}}
+	s := &Set{user: map[string]*template.Template{}, files: map[string]string{}}
 	for _, e := range entries {
 		name := e.Name()
 		pattern, ok := strings.CutSuffix(name, ".tmpl")
@@ -148,14 +243,16 @@ func parseFS(fsys fs.FS, dir string, shown func(string) string) (*Set, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", shown(name), stripPrefix(err))
 		}
-		s.byPattern[pattern] = t
+		s.user[pattern] = t
 		s.files[pattern] = shown(name)
 	}
 	return s, nil
 }
 
 // stripPrefix turns text/template's `template: NAME:LINE: msg` into
-// `line LINE: msg`: the caller names the file.
+// `line LINE: msg`: the caller names the file. An execution error's
+// `template: NAME:LINE:COL: executing "NAME" at <.X>: msg` keeps its
+// column and place.
 func stripPrefix(err error) error {
 	msg := err.Error()
 	rest, ok := strings.CutPrefix(msg, "template: ")
@@ -171,27 +268,44 @@ func stripPrefix(err error) error {
 }
 
 // Render renders pattern's template with params. When a user's template
-// fails to render (a key its pattern does not have), the built-in one is
-// used and the error returned with the text, naming the file.
+// fails to render (a key its pattern does not have, a function given the
+// wrong kind of value), the built-in one is used, and the error comes
+// back with the text, naming the file: text and error both set.
 func (s *Set) Render(pattern string, params map[string]any) (string, error) {
-	if s == nil {
-		s = Builtin()
+	var t *template.Template
+	if s != nil {
+		t = s.user[pattern]
 	}
-	t, ok := s.byPattern[pattern]
+	if t == nil {
+		return renderBuiltin(pattern, params)
+	}
+	text, err := execute(t, params)
+	if err == nil {
+		return text, nil
+	}
+	text, berr := renderBuiltin(pattern, params)
+	if berr != nil {
+		return "", berr
+	}
+	return text, fmt.Errorf("%s: %w; the built-in template was used", s.files[pattern], stripPrefix(err))
+}
+
+func renderBuiltin(pattern string, params map[string]any) (string, error) {
+	t, ok := builtin()[pattern]
 	if !ok {
 		return "", fmt.Errorf("no template for failure pattern %q", pattern)
 	}
+	text, err := execute(t, params)
+	if err != nil {
+		return "", fmt.Errorf("built-in template %s: %w", pattern, err)
+	}
+	return text, nil
+}
+
+func execute(t *template.Template, params map[string]any) (string, error) {
 	var b bytes.Buffer
-	err := t.Execute(&b, params)
-	if err == nil {
-		return strings.TrimSpace(b.String()), nil
+	if err := t.Execute(&b, params); err != nil {
+		return "", err
 	}
-	if file, user := s.files[pattern]; user {
-		text, berr := Builtin().Render(pattern, params)
-		if berr != nil {
-			return "", berr
-		}
-		return text, fmt.Errorf("%s: %w; the built-in template was used", file, stripPrefix(err))
-	}
-	return "", fmt.Errorf("built-in template %s: %w", pattern, err)
+	return strings.TrimSpace(b.String()), nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/donegate/donegate/checkers"
@@ -27,8 +28,16 @@ func HookFor(eventName string) string {
 		return StopHookName
 	case hookio.EventPreToolUse, hookio.EventPostToolUse:
 		return ToolHookName
+	case hookio.EventSessionStart, hookio.EventUserPromptSubmit:
+		return StopHookName // with --criteria: see CriteriaEvent
 	}
 	return ""
+}
+
+// CriteriaEvent reports whether stop-hook --criteria answers events named
+// eventName (and stop-hook without it does not).
+func CriteriaEvent(eventName string) bool {
+	return eventName == hookio.EventSessionStart || eventName == hookio.EventUserPromptSubmit
 }
 
 // Kind is what decided a run's answer.
@@ -40,17 +49,20 @@ const (
 	KindBlocked      Kind = "blocked"       // open work, within the limits
 	KindLetGo        Kind = "let through"   // open work, but a limit is spent
 	KindNotGated     Kind = "not gated"     // a tool the config does not gate
+	KindNotDeclared  Kind = "not declared"  // a gated call that declares no completion (completion_signal)
 	KindGuarded      Kind = "guarded"       // inside donegate's own check of the session
 	KindConfigBroken Kind = "config broken" // no config, on_error allow
 	KindCheckFailed  Kind = "check failed"  // a checker could not run, on_error allow
 	KindStateFailed  Kind = "state failed"  // the block count could not be kept
+	KindCriteria     Kind = "criteria"      // stop-hook --criteria: told, nothing checked
 )
 
 // Decision says why a run answered as it did.
 type Decision struct {
 	Kind Kind
 	// Limit is, for KindLetGo, the limit that let the agent go
-	// ("max_blocks" or "deadline"), and Why its words for it.
+	// ("max_blocks" or "deadline"), and Why its words for it; for
+	// KindNotDeclared, Why names the completion_signal that did not hold.
 	Limit, Why string
 	// Blocks is the gate's count of continuations after this run
 	// (KindBlocked: this one included); MaxBlocks is limits.max_blocks.
@@ -98,6 +110,9 @@ type Report struct {
 	Result checkers.Result
 	// Checkers are the top-level checkers' outcomes (Options.Explain).
 	Checkers []Outcome
+	// Criteria is what stop-hook --criteria tells the agent ("" for
+	// nothing; see checkers.Criteria).
+	Criteria string
 }
 
 // Evaluate decides the answer of hook (StopHookName or ToolHookName) to
@@ -111,8 +126,13 @@ func Evaluate(ctx context.Context, hook string, opts Options, env Env, raw []byt
 		return Report{}, err
 	}
 	var reason checkers.StopReason
-	switch hook {
-	case StopHookName:
+	switch {
+	case hook == StopHookName && opts.Criteria:
+		if !CriteriaEvent(ev.HookEventName) {
+			return Report{}, fmt.Errorf("got a %s event; register stop-hook --criteria for SessionStart and UserPromptSubmit only", ev.HookEventName)
+		}
+		return criteria(hook, opts, env, ev, stderr)
+	case hook == StopHookName:
 		if !ev.IsStop() {
 			return Report{}, fmt.Errorf("got a %s event; register stop-hook for Stop and SubagentStop only", ev.HookEventName)
 		}
@@ -120,7 +140,7 @@ func Evaluate(ctx context.Context, hook string, opts Options, env Env, raw []byt
 		if ev.HookEventName == hookio.EventSubagentStop {
 			reason = checkers.ReasonSubagentStop
 		}
-	case ToolHookName:
+	case hook == ToolHookName:
 		if ev.HookEventName != hookio.EventPreToolUse && ev.HookEventName != hookio.EventPostToolUse {
 			return Report{}, fmt.Errorf("got a %s event; register posttooluse-hook for PreToolUse and PostToolUse only", ev.HookEventName)
 		}
@@ -180,9 +200,35 @@ func (r *run) evaluate(ctx context.Context, reason checkers.StopReason, c *confi
 		v, d := r.decide(fallback, checkers.Result{}, err)
 		return r.dialect(nil), v, checkers.Result{}, d
 	}
+	if reason == checkers.ReasonToolUse && c.CompletionSignal != nil && !declaresCompletion(c.CompletionSignal, r.event.ToolInput) {
+		// The agent hands in an answer that says the work is not done
+		// ("blocked", "failed"): an honest answer, let through unchecked
+		// and uncounted.
+		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindNotDeclared, Why: signalWords(c.CompletionSignal)}
+	}
 	res, err := r.check(ctx, c, reason)
 	v, d := r.decide(c, res, err)
 	return r.dialect(c), v, res, d
+}
+
+// declaresCompletion reports whether any condition of the config's
+// completion_signal holds on the gated tool's input.
+func declaresCompletion(signal []config.Condition, input []byte) bool {
+	for i := range signal {
+		if ok, _ := signal[i].Holds(input); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// signalWords says what completion_signal looks for, for explain.
+func signalWords(signal []config.Condition) string {
+	parts := make([]string, len(signal))
+	for i := range signal {
+		parts[i] = signal[i].String()
+	}
+	return strings.Join(parts, " or ")
 }
 
 // explainCheck runs chain as check does, recording each top-level

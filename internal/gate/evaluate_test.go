@@ -84,11 +84,60 @@ func TestHookFor(t *testing.T) {
 		{"SubagentStop", gate.StopHookName},
 		{"PreToolUse", gate.ToolHookName},
 		{"PostToolUse", gate.ToolHookName},
-		{"UserPromptSubmit", ""},
+		{"SessionStart", gate.StopHookName},
+		{"UserPromptSubmit", gate.StopHookName},
+		{"Notification", ""},
 		{"", ""},
 	} {
 		t.Run(tt.event, func(t *testing.T) {
 			assert.Equal(t, tt.want, gate.HookFor(tt.event))
+			// stop-hook answers these only with --criteria.
+			assert.Equal(t, tt.event == "SessionStart" || tt.event == "UserPromptSubmit", gate.CriteriaEvent(tt.event))
+		})
+	}
+}
+
+// completion_signal: a gated call whose output declares no completion
+// passes at once, unchecked and uncounted; one that declares it, a call
+// under a config without the key, and a Stop are checked as ever.
+func TestCompletionSignal(t *testing.T) {
+	dir := t.TempDir()
+	signal := `"completion_signal":[{"path":"status","equals":"completed"},{"path":"next_action.action","matches":"^(complete|closing)$"}],`
+	tool := func(input string) string {
+		return `{"session_id":"s","cwd":"` + dir + `","prompt_id":"p","hook_event_name":"PreToolUse","tool_name":"StructuredOutput","tool_input":` + input + `}`
+	}
+	tests := []struct {
+		name, config, hook, event string
+		want                      gate.Kind
+	}{
+		{"blocked", signal, gate.ToolHookName, tool(`{"status":"blocked"}`), gate.KindNotDeclared},
+		{"no input", signal, gate.ToolHookName, tool(`{}`), gate.KindNotDeclared},
+		{"completed", signal, gate.ToolHookName, tool(`{"status":"completed"}`), gate.KindBlocked},
+		{"closing", signal, gate.ToolHookName, tool(`{"status":"in_progress","next_action":{"action":"closing"}}`), gate.KindBlocked},
+		{"completed, but in an array", signal, gate.ToolHookName, tool(`{"status":["completed"]}`), gate.KindNotDeclared},
+		{"no signal configured", "", gate.ToolHookName, tool(`{"status":"blocked"}`), gate.KindBlocked},
+		{"at Stop", signal, gate.StopHookName, `{"session_id":"s","cwd":"` + dir + `","prompt_id":"p","hook_event_name":"Stop"}`, gate.KindBlocked},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := filepath.Join(t.TempDir(), "donegate.json")
+			require.NoError(t, os.WriteFile(cfg, []byte(`{`+tt.config+`"checkers":[{"type":"files","paths":["a"]}]}`), 0o644))
+			stateDir := t.TempDir()
+			env := gate.Env{Getenv: func(k string) string { return map[string]string{"HOME": dir}[k] }, Now: time.Now}
+			var stderr bytes.Buffer
+			rep, err := gate.Evaluate(context.Background(), tt.hook, gate.Options{ConfigPath: cfg, StateDir: stateDir, Explain: true}, env, []byte(tt.event), &stderr)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, rep.Decision.Kind)
+			files, _ := filepath.Glob(filepath.Join(stateDir, "*"))
+			if tt.want == gate.KindNotDeclared {
+				assert.Equal(t, "{}\n", string(rep.Answer))
+				assert.Empty(t, rep.Checkers, "no checker ran")
+				assert.Empty(t, files, "nothing counted")
+				assert.Equal(t, "`status` equals \"completed\" or `next_action.action` matches \"^(complete|closing)$\"", rep.Decision.Why)
+			} else {
+				assert.Len(t, rep.Checkers, 1)
+				assert.NotEmpty(t, files, "the block is counted")
+			}
 		})
 	}
 }

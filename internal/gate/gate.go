@@ -69,6 +69,9 @@ type Options struct {
 	// Explain records every top-level checker's outcome in the Report and
 	// runs, after the hook's chain, those the chain stopped before.
 	Explain bool
+	// Criteria (stop-hook --criteria) answers SessionStart and
+	// UserPromptSubmit with what will be checked, instead of checking.
+	Criteria bool
 }
 
 // parseFlags parses args. done is true when the run is over (help,
@@ -81,6 +84,9 @@ func parseFlags(name, summary string, args []string, stdout, stderr io.Writer) (
 	fs.StringVar(&opts.ConfigPath, "config", "", "config `file` (default: $DONEGATE_CONFIG, $CLAUDE_PROJECT_DIR/.claude/donegate.json, <cwd>/.claude/donegate.json, embedded default)")
 	fs.StringVar(&opts.Dialect, "dialect", "", "answer `dialect`: claude-code or sdk (overrides the config)")
 	fs.StringVar(&opts.StateDir, "state-dir", "", "`dir` for block counts (default: $DONEGATE_STATE_DIR, $XDG_STATE_HOME/donegate, ~/.local/state/donegate)")
+	if name == StopHookName {
+		fs.BoolVar(&opts.Criteria, "criteria", false, "at SessionStart and UserPromptSubmit: tell the agent what will be checked before it may stop (register it for those events); checks nothing")
+	}
 	version := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: %s [flags] < event.json\n\n%s\n\nFlags:\n", name, summary)
@@ -217,7 +223,15 @@ func (r *run) check(ctx context.Context, c *config.Config, reason checkers.StopR
 		CacheDir:   filepath.Join(r.stateDir(), "results"),
 		StateDir:   r.stateDir(),
 		ReadOnly:   r.opts.DryRun,
+		Templates:  c.Templates,
 	}
+	// A user's retry template that failed to render was replaced by the
+	// built-in one; say which, once, where the user looks.
+	defer func() {
+		if err := cc.TemplateError(); err != nil {
+			fmt.Fprintf(r.stderr, "%s: %v\n", r.name, err)
+		}
+	}()
 	if r.opts.Explain {
 		return r.explainCheck(ctx, chain, cc)
 	}

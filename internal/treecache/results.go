@@ -27,11 +27,16 @@ func Key(parts ...string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// Entry is a remembered result.
+// Entry is a remembered result. A failure keeps its pattern and
+// parameters (see package feedback), so that it is worded again with the
+// templates of the day when it is reused; Feedback is what it said when
+// it ran (and all an entry written before patterns has).
 type Entry struct {
-	Complete bool      `json:"complete"`
-	Feedback string    `json:"feedback"`
-	At       time.Time `json:"at"`
+	Complete bool           `json:"complete"`
+	Feedback string         `json:"feedback"`
+	Pattern  string         `json:"pattern,omitempty"`
+	Params   map[string]any `json:"params,omitempty"`
+	At       time.Time      `json:"at"`
 }
 
 // Cache is a directory of entries, one file per key, and of the stat

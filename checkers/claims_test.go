@@ -1,0 +1,116 @@
+package checkers_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/donegate/donegate/checkers"
+)
+
+// TestClaims: a claim of true is checked by its checker, one of false or
+// none is not; each refuted claim is named with the checker's evidence.
+func TestClaims(t *testing.T) {
+	// Each claim's checker leaves a mark when it runs, so the test sees
+	// which ran.
+	claim := func(path, name, cmd string) string {
+		return `{"path":"` + path + `","checker":{"type":"command","name":"` + name + `","on":["stop"],"command":"touch ran-` + name + `; ` + cmd + `"}}`
+	}
+	tests := []struct {
+		name, output string
+		claims       []string
+		complete     bool
+		ran          []string
+		feedback     []string // in order
+	}{
+		{"true claims that hold", "completed-all-claims",
+			[]string{claim("validation.tests_passed", "tests", "true"), claim("validation.git_clean", "clean", "true")},
+			true, []string{"clean", "tests"}, []string{"the structured output's claims hold: validation.tests_passed, validation.git_clean"}},
+		{"a false claim", "completed-all-claims",
+			[]string{claim("validation.tests_passed", "tests", "echo 'FAIL: TestParse (0.00s)'; exit 1"), claim("validation.git_clean", "clean", "true")},
+			false, []string{"clean", "tests"}, []string{
+				"Your StructuredOutput output claims what is not so. Make each claim below true (fix the work) or report it as false, then call StructuredOutput again.\n\n- validation.tests_passed is true, but ",
+				"FAIL: TestParse (0.00s)"}},
+		{"every false claim, together", "completed-all-claims",
+			[]string{claim("validation.tests_passed", "tests", "echo tests-broken; exit 1"), claim("validation.lint_passed", "lint", "echo lint-broken; exit 3"), claim("validation.git_clean", "clean", "true")},
+			false, []string{"clean", "lint", "tests"}, []string{"- validation.tests_passed is true, but ", "tests-broken", "- validation.lint_passed is true, but ", "lint-broken"}},
+		{"claims of false and absent claims are not checked", "blocked",
+			[]string{claim("validation.tests_passed", "tests", "exit 1"), claim("validation.lint_passed", "lint", "exit 1")},
+			true, nil, []string{"the structured output makes none of the claims donegate verifies"}},
+		{"only the true claim is checked", "completed-lint-false",
+			[]string{claim("validation.tests_passed", "tests", "true"), claim("validation.lint_passed", "lint", "exit 1")},
+			true, []string{"tests"}, []string{"the structured output's claims hold: validation.tests_passed"}},
+		{"a string is not a claim of true", "completed-all-claims",
+			[]string{claim("summary", "summary", "exit 1")},
+			true, nil, []string{"the structured output makes none"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			ch := build(t, `{"type":"claims","claims":[`+strings.Join(tt.claims, ",")+`]}`)
+			c := &checkers.Context{Event: structured(t, tt.output), Reason: checkers.ReasonToolUse, ProjectDir: dir}
+			r, err := ch.Check(context.Background(), c)
+			require.NoError(t, err)
+			assert.Equal(t, tt.complete, r.Complete, r.Feedback)
+			last := 0
+			for _, f := range tt.feedback {
+				i := strings.Index(r.Feedback[last:], f)
+				require.GreaterOrEqual(t, i, 0, "%q after %d in:\n%s", f, last, r.Feedback)
+				last += i + len(f)
+			}
+			var ran []string
+			marks, _ := filepath.Glob(filepath.Join(dir, "ran-*"))
+			for _, m := range marks {
+				ran = append(ran, strings.TrimPrefix(filepath.Base(m), "ran-"))
+			}
+			assert.Equal(t, tt.ran, ran, "the checkers that ran")
+			if !tt.complete {
+				assert.Equal(t, "claim-false", r.Pattern)
+			}
+		})
+	}
+}
+
+// TestClaimsRunTogether: the claims' checkers run at once, so three slow
+// ones take the time of one.
+func TestClaimsRunTogether(t *testing.T) {
+	var claims []string
+	for _, p := range []string{"validation.tests_passed", "validation.lint_passed", "validation.git_clean"} {
+		claims = append(claims, `{"path":"`+p+`","checker":{"type":"command","command":"sleep 0.4; exit 1"}}`)
+	}
+	ch := build(t, `{"type":"claims","claims":[`+strings.Join(claims, ",")+`]}`)
+	start := time.Now()
+	r, err := ch.Check(context.Background(), &checkers.Context{Event: structured(t, "completed-all-claims"), ProjectDir: t.TempDir()})
+	require.NoError(t, err)
+	assert.False(t, r.Complete)
+	assert.Less(t, time.Since(start), 1100*time.Millisecond, "run one after another they take 1.2 s")
+	assert.Equal(t, 3, strings.Count(r.Feedback, " is true, but "), r.Feedback)
+}
+
+// TestClaimsUnchecked: a claim whose checker cannot run is an error of
+// the check, unless another claim is refuted: then that is the finding,
+// and the unverified claim is named beside it.
+func TestClaimsUnchecked(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "broken.sh"), []byte("#!/bin/sh\necho not json\n"), 0o755))
+	broken := `{"path":"validation.git_clean","checker":{"type":"external","command":["./broken.sh"]}}`
+	ev := structured(t, "completed-all-claims")
+
+	ch := build(t, `{"type":"claims","claims":[`+broken+`]}`)
+	_, err := ch.Check(context.Background(), &checkers.Context{Event: ev, ProjectDir: dir})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "claims checker: claim validation.git_clean: external:")
+
+	ch = build(t, `{"type":"claims","claims":[`+broken+`,{"path":"validation.tests_passed","checker":{"type":"command","command":"echo red; exit 1"}}]}`)
+	r, err := ch.Check(context.Background(), &checkers.Context{Event: ev, ProjectDir: dir})
+	require.NoError(t, err)
+	assert.False(t, r.Complete)
+	assert.Contains(t, r.Feedback, "- validation.tests_passed is true, but ")
+	assert.Contains(t, r.Feedback, "Not verified, the checker could not run: validation.git_clean (external could not run: ")
+}

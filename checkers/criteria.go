@@ -1,0 +1,45 @@
+package checkers
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/donegate/donegate/config"
+)
+
+// Criteria is the paragraph that stop-hook --criteria tells the agent up
+// front: what the checkers that run when it stops require, each in its
+// type's own words (Type.Describe, so a new type needs nothing here), and,
+// when the gated tools (StructuredOutput) are held to something else, what
+// that is. It is "" when nothing is checked at either.
+//
+// It only describes: no checker is built or run, nothing is read. The
+// hook that prints it runs at every session start and prompt, so it must
+// cost no more than reading the config.
+func Criteria(c *config.Config) string {
+	stop := describeAll(At(c.Checkers, ReasonStop))
+	tool := describeAll(At(c.Checkers, ReasonToolUse))
+	var parts []string
+	if len(stop) > 0 {
+		parts = append(parts, "This session ends when: "+strings.Join(stop, "; ")+
+			". donegate checks this each time you stop and, while something is missing, keeps you working and tells you what.")
+	}
+	// The same list twice would only be longer; a different one is what
+	// an agent handing in its final structured output must know.
+	if len(tool) > 0 && !slices.Equal(stop, tool) && len(c.GateTools) > 0 {
+		parts = append(parts, "Your final output ("+strings.Join(c.GateTools, ", ")+") is accepted only when: "+strings.Join(tool, "; ")+".")
+	}
+	return strings.Join(parts, " ")
+}
+
+// describeAll says what each of specs requires, without its label: the
+// agent is told what must hold, not what the config calls it.
+func describeAll(specs []config.Checker) []string {
+	out := make([]string, 0, len(specs))
+	for _, s := range specs {
+		// One sentence holds them all: a description's own full stop
+		// would end it early.
+		out = append(out, strings.TrimRight(strings.TrimSpace(requirement(s)), "."))
+	}
+	return out
+}

@@ -1,0 +1,80 @@
+package checkers
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/donegate/donegate/config"
+)
+
+// OutputOptions are the options of an output checker.
+type OutputOptions struct {
+	// Conditions must all hold on the structured output handed to the
+	// gated tool (its tool_input): each a "path" with one of "equals"
+	// (any JSON value), "exists" (true or false) or "matches" (a regular
+	// expression).
+	Conditions []config.Condition `json:"conditions" validate:"min=1,dive"`
+}
+
+// OutputType is the output checker's type. It runs at tool_use only: no
+// other event carries a structured output.
+var OutputType = register(Type{
+	Name:      "output",
+	Summary:   "every condition (`path` with `equals`, `exists` or `matches`) holds on the structured output handed to the gated tool",
+	Options:   (*OutputOptions)(nil),
+	DefaultOn: toolReasons,
+	Only:      toolReasons,
+	New: func(spec config.Checker) (Checker, error) {
+		return Output{Conditions: spec.Options.(*OutputOptions).Conditions}, nil
+	},
+	Describe: func(spec config.Checker) string {
+		conds := spec.Options.(*OutputOptions).Conditions
+		parts := make([]string, len(conds))
+		for i := range conds {
+			parts[i] = conds[i].String()
+		}
+		return "in the structured output, " + strings.Join(parts, " and ")
+	},
+})
+
+// Output holds the structured output an agent hands in to conditions of
+// its shape: a status, a field that must be there, a summary of a form.
+type Output struct {
+	Conditions []config.Condition
+}
+
+// Check implements Checker. Every condition is tested, so the agent
+// learns of all it must correct at once.
+func (o Output) Check(_ context.Context, c *Context) (Result, error) {
+	doc, err := toolInput(c, OutputType.Name)
+	if err != nil {
+		return Result{}, err
+	}
+	var failed []map[string]string
+	for i := range o.Conditions {
+		cond := &o.Conditions[i]
+		if ok, found := cond.Holds(doc); !ok {
+			failed = append(failed, map[string]string{"Condition": cond.String(), "Path": cond.Path, "Found": found})
+		}
+	}
+	if len(failed) > 0 {
+		return c.Fail("output-mismatch", map[string]any{"Tool": c.Event.ToolName, "Failed": failed}), nil
+	}
+	return OK(fmt.Sprintf("the structured output meets its %d %s", len(o.Conditions), plural(len(o.Conditions), "condition", "conditions"))), nil
+}
+
+// toolInput returns the gated tool's input, the structured output the
+// checker named checks. An event without one is a check that cannot
+// run: At keeps such checkers to tool_use, so only a checker built by
+// hand (or a claims checker's, at a tool_use event that has none) meets it.
+func toolInput(c *Context, checker string) ([]byte, error) {
+	if c.Event == nil || c.Event.ToolInput == nil {
+		event := "this"
+		if c.Event != nil && c.Event.HookEventName != "" {
+			event = "the " + c.Event.HookEventName
+		}
+		return nil, fmt.Errorf("%s checker: %s event carries no structured output (no tool_input); it checks gated tool calls only (on: tool_use)", checker, event)
+	}
+	return c.Event.ToolInput, nil
+}

@@ -1,0 +1,51 @@
+package gate
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/donegate/donegate/checkers"
+	"github.com/donegate/donegate/config"
+	"github.com/donegate/donegate/hookio"
+)
+
+// criteria is stop-hook --criteria at SessionStart or UserPromptSubmit:
+// the config is found and loaded as the hooks do it, and the agent is
+// told what will be checked before it may stop (checkers.Criteria). No
+// transcript is read, no checker is built or run and nothing is written
+// under the state dir: it runs at every session start and every prompt,
+// so it may cost no more than reading the config (bench/hookbench holds
+// it to the start-up floor).
+func criteria(hook string, opts Options, env Env, ev *hookio.Event, stderr io.Writer) (Report, error) {
+	r := newRun(hook, opts, env, ev, stderr)
+	c, err := r.loadConfig()
+	rep := Report{Hook: hook, Event: r.event, ProjectDir: r.projectDir(), StateDir: r.stateDir(), ConfigErr: err, Dialect: r.dialect(c)}
+	if opts.Explain {
+		rep.ConfigPath, _ = config.Find(lookup(r.opts, r.env, r.event.Cwd))
+	}
+	switch {
+	case r.guarded():
+		// As the Stop hook checks nothing inside donegate's own check of
+		// this session, there is nothing to announce there either.
+		fmt.Fprintf(r.stderr, "%s: running inside donegate's own check of session %s; not telling the criteria\n", r.name, r.event.SessionID)
+		rep.Decision = Decision{Kind: KindGuarded}
+	case err != nil && config.BlockOnError(err):
+		// on_error "block": the Stop hook will hold the agent until the
+		// config loads, so that is what it must hear now.
+		fmt.Fprintf(r.stderr, "%s: %v\n", r.name, err)
+		rep.Criteria = fmt.Sprintf("This session ends when donegate's config loads and what it requires holds; the config is broken now, so fix it before you finish: %v", err)
+		rep.Verdict = hookio.Verdict{Context: rep.Criteria}
+		rep.Decision = Decision{Kind: KindCriteria, Err: err}
+	case err != nil:
+		// What the agent would be held to is unknown, and the Stop hook
+		// will let it go: the model hears nothing, the person hears why
+		// (as at every stop) and the session goes on.
+		rep.Verdict = r.configFailure(err)
+		rep.Decision = Decision{Kind: KindConfigBroken, Err: err}
+	default:
+		rep.Criteria = checkers.Criteria(c)
+		rep.Verdict = hookio.Verdict{Context: rep.Criteria}
+		rep.Decision = Decision{Kind: KindCriteria}
+	}
+	return rep, rep.write()
+}
