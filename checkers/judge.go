@@ -184,13 +184,7 @@ func (j Judge) Check(ctx context.Context, c *Context) (Result, error) {
 	// The tree state is in the key by cached; the rest of what the judge
 	// is told, and who judges, is here. The diff stat is not: the tree
 	// state decides it.
-	r, err := cached(ctx, c, own, []string{JudgeType.Name, j.bin(c), j.Model, criteria, q.Plan}, run)
-	if err == nil && !r.Complete && r.Pattern == "" {
-		// A remembered failure keeps its worded feedback; the judge
-		// fails in one pattern only.
-		r.Pattern = "judge-incomplete"
-	}
-	return r, err
+	return cached(ctx, c, own, []string{JudgeType.Name, j.bin(c), j.Model, criteria, q.Plan}, run)
 }
 
 // criteria returns the criteria text, reading criteria_file.

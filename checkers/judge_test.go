@@ -228,8 +228,10 @@ func TestJudgeCheckerCache(t *testing.T) {
 		calls    int
 		complete bool
 		reused   bool
+		// noVerdict: the judge answered garbage
+		noVerdict bool
 	}{
-		{name: "no verdict", checker: build(checkers.JudgeOptions{Criteria: "x"}), calls: 1},
+		{name: "no verdict", checker: build(checkers.JudgeOptions{Criteria: "x"}), calls: 1, noVerdict: true},
 		{name: "no verdict is not remembered", checker: build(checkers.JudgeOptions{Criteria: "x"}), calls: 2},
 		{name: "a verdict is", checker: build(checkers.JudgeOptions{Criteria: "x"}), calls: 2, reused: true},
 		{name: "other criteria", checker: build(checkers.JudgeOptions{Criteria: "y"}), calls: 3, complete: true},
@@ -251,8 +253,14 @@ func TestJudgeCheckerCache(t *testing.T) {
 		assert.Equal(t, s.complete, r.Complete, "%s: %s", s.name, r.Feedback)
 		assert.Equal(t, s.calls, judgeCalls(t, fake), s.name)
 		assert.Equal(t, s.reused, strings.Contains(r.Feedback, "donegate reused the result"), s.name)
+		if s.noVerdict {
+			assert.Contains(t, r.Feedback, "The judge gave no verdict: ", s.name)
+			continue
+		}
 		if !r.Complete {
 			assert.Equal(t, "judge-incomplete", r.Pattern, s.name)
+			// A remembered verdict is worded again from its parameters.
+			assert.Contains(t, r.Feedback, "Not met, with the judge's reasons:\n- x: no\n", s.name)
 		}
 	}
 }

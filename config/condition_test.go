@@ -180,7 +180,7 @@ func TestBadConditionsAreRefusedAtLoad(t *testing.T) {
 				`checkers[0].claims[1].checker.success_when: "matches:(": the regular expression does not compile: error parsing regexp: missing closing ): ` + "`(`",
 				`checkers[0].claims[0].checker.command: required`}},
 		{"a claim's checker of no type", `{"checkers":[{"type":"claims","claims":[{"path":"a","checker":{"typ":"test"}}]}]}`,
-			[]string{`checkers[0].claims[0].checker.type: missing (valid: claims, command, composite, external, files, format, git-clean, git-commits, issue-closed, lint, output, plan, test, type-check)`}},
+			[]string{`checkers[0].claims[0].checker.type: missing (valid: claims, command, composite, external, files, format, git-clean, git-commits, issue-closed, judge, lint, output, plan, test, type-check)`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
