@@ -133,6 +133,9 @@ var loaderOnlyRules = []loaderOnly{
 	// (the default's too), which may be anywhere else in the file.
 	{"iterations' min is within limits.max_blocks", regexp.MustCompile(`^\d+ continuations can never be reached: limits\.max_blocks`),
 		`{"checkers": [{"type": "iterations", "min": 6}]}`},
+	// Exactly one of two keys, neither blank: an OptionsChecker's rule.
+	{"a judge has criteria or criteria_file, one, not blank; its model is no option", regexp.MustCompile(`^(required: the completion criteria|give the criteria as text or as criteria_file, not both|must not be blank|".*" is not a model name)`),
+		`{"checkers": [{"type": "judge"}]}`},
 	// The schema refers to the checker recursively, without a depth.
 	{"composites nest at most 32 deep", regexp.MustCompile(`^(composites nest deeper than|nested deeper than) `),
 		`{"checkers": [` + strings.Repeat(`{"type": "composite", "checkers": [`, 33) + `{"type": "plan"}` + strings.Repeat(`]}`, 33) + `]}`},
@@ -444,6 +447,7 @@ var valid = map[string]string{
 	"issue-closed": `{"type": "issue-closed", "issue": 3, "repo": "o/r"}`,
 	"iterations":   `{"type": "iterations", "min": 2}`,
 	"keyword":      `{"type": "keyword", "keyword": "DONE"}`,
+	"judge":        `{"type": "judge", "criteria": "x", "model": "haiku", "timeout": "1m", "claude": "claude", "cache": false}`,
 	"lint":         `{"type": "lint", "command": "x", "success_when": "empty", "timeout": "1m", "cache": true}`,
 	"output":       `{"type": "output", "on": ["tool_use"], "conditions": [{"path": "status", "equals": "completed"}, {"path": "a.b", "exists": true}, {"path": "c", "matches": "^ok"}]}`,
 	"claims":       `{"type": "claims", "claims": [{"path": "validation.tests_passed", "checker": {"type": "test", "command": "x"}}]}`,

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/go-playground/validator/v10"
+
+	"github.com/donegate/donegate/internal/judge"
 )
 
 // validate checks the answers of models against their struct tags. One
@@ -75,87 +77,10 @@ func jsonPath(ns string) string {
 }
 
 // findAnswer finds the JSON object in a model's text answer and decodes it
-// into v: the whole text, else a block fenced with ```, else the first
-// object in the prose that decodes and validates. The error is the one of
-// the first candidate that looked like an answer.
+// into v, checked with validator (see judge.FindJSON).
 func findAnswer(text string, v any) error {
-	var firstErr error
-	try := func(candidate string) bool {
-		candidate = strings.TrimSpace(candidate)
-		if !strings.HasPrefix(candidate, "{") {
-			return false
-		}
-		// A candidate that failed must leave nothing behind in v:
-		// encoding/json keeps fields a later candidate leaves out.
-		reflect.ValueOf(v).Elem().SetZero()
-		err := decodeAnswer([]byte(candidate), v)
-		if err == nil {
-			return true
-		}
-		if firstErr == nil {
-			firstErr = err
-		}
-		return false
-	}
-	if try(text) {
-		return nil
-	}
-	for _, block := range fencedBlocks(text) {
-		if try(block) {
-			return nil
-		}
-	}
-	for i := 0; i < len(text); i++ {
-		if text[i] != '{' {
-			continue
-		}
-		var raw json.RawMessage
-		if json.NewDecoder(strings.NewReader(text[i:])).Decode(&raw) != nil {
-			continue
-		}
-		if try(string(raw)) {
-			return nil
-		}
-		i += len(raw) - 1
-	}
-	if firstErr != nil {
-		return firstErr
-	}
-	if strings.TrimSpace(text) == "" {
-		return errors.New("the answer is empty")
-	}
-	return fmt.Errorf("no JSON object in the answer %q", preview(text))
-}
-
-// fencedBlocks returns the contents of the ``` fences in text.
-func fencedBlocks(text string) []string {
-	var out []string
-	for {
-		i := strings.Index(text, "```")
-		if i < 0 {
-			return out
-		}
-		rest := text[i+3:]
-		// Skip the info string (```json).
-		nl := strings.IndexByte(rest, '\n')
-		if nl < 0 {
-			return out
-		}
-		body := rest[nl+1:]
-		j := strings.Index(body, "```")
-		if j < 0 {
-			return out
-		}
-		out = append(out, body[:j])
-		text = body[j+3:]
-	}
+	return judge.FindJSON(text, v, decodeAnswer)
 }
 
 // preview is the start of s, for messages.
-func preview(s string) string {
-	s = oneLine(s)
-	if len(s) > 120 {
-		return s[:120] + "..."
-	}
-	return s
-}
+func preview(s string) string { return judge.Preview(s) }

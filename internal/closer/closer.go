@@ -7,10 +7,12 @@
 // circuit breaker) and explain (what a hook would answer to an event, and
 // why, through package gate's own Evaluate).
 //
-// Answers from a model are decoded into Go types and checked with
-// go-playground/validator/v10 struct tags. The hooks must never import this
-// package: validator's initialisation alone costs a hook process 4.5 ms
-// (see startup_test.go).
+// Answers from a model are decoded into Go types and checked against their
+// go-playground/validator/v10 struct tags: the status probe's by validator
+// itself, the judge's by package judge, which the judge checker shares and
+// so checks them by hand (validator stays their reference in a test). The
+// hooks must never import this package: validator's initialisation alone
+// costs a hook process 4.5 ms (see startup_test.go).
 //
 // Exit codes are an API, mapped in one place (exitCode): 0 complete,
 // 1 incomplete (or no verdict could be had from the judge or the probe),

@@ -2,9 +2,9 @@ package closer
 
 import (
 	"context"
-	"errors"
 	"flag"
-	"fmt"
+	"github.com/donegate/donegate/internal/judge"
+	"github.com/donegate/donegate/internal/proc"
 	"os"
 	"strings"
 	"time"
@@ -34,26 +34,10 @@ Complete only when every item of the checklist is.`,
 
 // JudgeAnswer is what the judge model answers, and judge's --json output
 // (with Reason when no answer could be had or it was corrected).
-type JudgeAnswer struct {
-	Checklist      []Item   `json:"checklist" validate:"required,min=1,dive"`
-	AllComplete    bool     `json:"allComplete"`
-	Summary        string   `json:"summary" validate:"required"`
-	PendingActions []string `json:"pendingActions"`
-	// Reason says why the verdict is not the judge's own: no answer, a
-	// malformed one, or "all complete" with an open item.
-	Reason string `json:"reason,omitempty" validate:"-"`
-}
+type JudgeAnswer = judge.Answer
 
 // judgeSchema is the --json-schema claude must answer with.
-const judgeSchema = `{"type":"object","additionalProperties":false,` +
-	`"required":["checklist","allComplete","summary","pendingActions"],` +
-	`"properties":{` +
-	`"checklist":{"type":"array","minItems":1,"items":{"type":"object","additionalProperties":false,` +
-	`"required":["id","description","completed","evidence"],` +
-	`"properties":{"id":{"type":"string"},"description":{"type":"string"},"completed":{"type":"boolean"},"evidence":{"type":"string"}}}},` +
-	`"allComplete":{"type":"boolean"},` +
-	`"summary":{"type":"string"},` +
-	`"pendingActions":{"type":"array","items":{"type":"string"}}}}`
+const judgeSchema = judge.Schema
 
 func runJudge(ctx context.Context, r *runCtx) (verdict, error) {
 	o := r.opts
@@ -85,76 +69,21 @@ func runJudge(ctx context.Context, r *runCtx) (verdict, error) {
 	if err != nil {
 		return incomplete, err
 	}
-	prompt := judgePrompt(criteria, diff, r.planText(), rep)
-	args := []string{"-p", prompt, "--output-format", "json", "--json-schema", judgeSchema, "--settings", noHooks}
-	if o.model != "" {
-		args = append(args, "--model", o.model)
-	}
-	ans := judge(ctx, o.claude, r.dir, o.timeout, args)
-	if ans.err != nil {
-		return incomplete, ans.err
-	}
-	return r.printJudge(ans.JudgeAnswer)
-}
-
-type judged struct {
-	JudgeAnswer
-	err error // closer could not ask (no claude, interrupted)
-}
-
-// judge runs the judge and reads its answer: the structured output, else
-// a JSON object in the result text. No answer, or a malformed one, is
-// incomplete with the reason.
-func judge(ctx context.Context, bin, dir string, timeout time.Duration, args []string) judged {
-	cr, err := runClaude(ctx, bin, dir, timeout, args...)
-	var nv *noVerdict
-	switch {
-	case errors.As(err, &nv):
-		return judged{JudgeAnswer: noAnswer("the judge gave no verdict: " + nv.reason)}
-	case err != nil:
-		return judged{err: err}
-	}
-	var ans JudgeAnswer
-	switch {
-	case len(cr.StructuredOutput) > 0 && string(cr.StructuredOutput) != "null":
-		err = decodeAnswer(cr.StructuredOutput, &ans)
-	default:
-		err = findAnswer(cr.Result, &ans)
-	}
+	q := judge.Question{Criteria: criteria, Changes: diff, Plan: r.planText(), Checks: judgeChecks(rep), Model: o.model}
+	ans, err := judge.Ask(ctx, proc.Run, judge.Claude{Bin: o.claude, Dir: r.dir, Timeout: o.timeout}, q)
 	if err != nil {
-		return judged{JudgeAnswer: noAnswer("the judge's answer cannot be used: " + err.Error())}
+		return incomplete, claudeError(ctx, o.claude, err)
 	}
-	ans.recompute()
-	return judged{JudgeAnswer: ans}
+	return r.printJudge(ans)
 }
 
-func noAnswer(reason string) JudgeAnswer {
-	return JudgeAnswer{Checklist: []Item{}, PendingActions: []string{}, Reason: reason}
-}
-
-// recompute derives allComplete from the checklist: a judge that says
-// "all complete" with an open item is incomplete.
-func (a *JudgeAnswer) recompute() {
-	var open []string
-	for _, it := range a.Checklist {
-		if !it.Done() {
-			open = append(open, it.ID)
-		}
+// judgeChecks are the configured checkers' results, for the judge.
+func judgeChecks(rep CheckReport) []judge.Check {
+	cs := make([]judge.Check, len(rep.Checklist))
+	for i, it := range rep.Checklist {
+		cs[i] = judge.Check{Passed: it.Done(), Description: it.Description, Evidence: it.Evidence}
 	}
-	if a.AllComplete && len(open) > 0 {
-		a.Reason = fmt.Sprintf("the judge said all complete, but item(s) %s are not", strings.Join(open, ", "))
-	}
-	a.AllComplete = len(open) == 0
-	if a.PendingActions == nil {
-		a.PendingActions = []string{}
-	}
-	if !a.AllComplete && len(a.PendingActions) == 0 {
-		for _, it := range a.Checklist {
-			if !it.Done() {
-				a.PendingActions = append(a.PendingActions, it.Description)
-			}
-		}
-	}
+	return cs
 }
 
 func (r *runCtx) printJudge(a JudgeAnswer) (verdict, error) {
@@ -202,44 +131,24 @@ func (r *runCtx) diffStat(ctx context.Context, baseline string) (string, error) 
 		}
 		base = h
 	}
-	var b strings.Builder
+	c := judge.Changes{Base: base}
 	if base != "" {
 		stat, err := git(ctx, r.dir, "diff", "--stat", base, "--")
 		if err != nil {
 			return "", err
 		}
-		fmt.Fprintf(&b, "git diff --stat %s (the working tree against the baseline):\n", shortID(base))
-		if strings.TrimSpace(stat) == "" {
-			b.WriteString("(no changes to tracked files)\n")
-		} else {
-			b.WriteString(stat)
-		}
+		c.Stat = stat
 	}
 	ch, err := changes(ctx, r.dir)
 	if err != nil {
 		return "", err
 	}
-	if base == "" {
-		b.WriteString("The repository has no commit yet. Changed files:\n")
-		for _, f := range append(ch.Staged, ch.Unstaged...) {
-			b.WriteString(" " + f + "\n")
-		}
-	}
-	if len(ch.Untracked) > 0 {
-		b.WriteString("Untracked files:\n")
-		for _, f := range ch.Untracked {
-			b.WriteString(" " + f + "\n")
-		}
-	}
-	return b.String(), nil
+	c.Changed = append(ch.Staged, ch.Unstaged...)
+	c.Untracked = ch.Untracked
+	return c.String(), nil
 }
 
-func shortID(id string) string {
-	if len(id) > 12 {
-		return id[:12]
-	}
-	return id
-}
+func shortID(id string) string { return judge.ShortID(id) }
 
 // planText lists the session's plan (--session, --transcript) for the
 // prompt, or says there is none.
@@ -252,43 +161,5 @@ func (r *runCtx) planText() string {
 	if err == nil && !found && cc.Event.TranscriptPath != "" {
 		items, found, err = transcript.LatestTodoWrite(cc.Event.TranscriptPath, transcript.ReadOptions{SkipSidechain: true})
 	}
-	switch {
-	case err != nil:
-		return fmt.Sprintf("The plan could not be read: %v", err)
-	case !found:
-		return "The agent made no plan."
-	}
-	var b strings.Builder
-	for _, it := range items {
-		fmt.Fprintf(&b, "- [%s] %s\n", it.Status, it.Title)
-	}
-	return b.String()
-}
-
-// judgePrompt is the verification prompt.
-func judgePrompt(criteria, diff, plan string, rep CheckReport) string {
-	var b strings.Builder
-	b.WriteString(`You are a strict reviewer. Decide whether a coding agent's task is really done, judged against the completion criteria below. Do not change any file. Use only the evidence here and what you read in the project directory.
-
-## Completion criteria
-
-`)
-	b.WriteString(strings.TrimSpace(criteria))
-	b.WriteString("\n\n## Changes\n\n")
-	b.WriteString(strings.TrimSpace(diff))
-	b.WriteString("\n\n## The agent's plan\n\n")
-	b.WriteString(strings.TrimSpace(plan))
-	b.WriteString("\n\n## Deterministic checks (donegate)\n\n")
-	for _, it := range rep.Checklist {
-		mark := "PASS"
-		if !it.Done() {
-			mark = "FAIL"
-		}
-		fmt.Fprintf(&b, "- %s %s\n%s\n", mark, it.Description, indent(it.Evidence, "    "))
-	}
-	b.WriteString(`
-## Your answer
-
-Give one checklist item per criterion: an id, the criterion as the description, completed (true only when the evidence shows it done; a failing check above means not done), and the evidence for your decision. Set allComplete to true only when every item is completed. List in pendingActions what the agent must still do, one action each, and say in summary, in one sentence, where the work stands.`)
-	return b.String()
+	return judge.PlanText(items, found, err)
 }

@@ -173,7 +173,7 @@ func (r *runCtx) iteration(ctx context.Context, i int, prompt string, start time
 	var nv *noVerdict
 	switch {
 	case errors.As(err, &nv):
-		ev.ClaudeError = nv.reason
+		ev.ClaudeError = nv.Reason
 	case err != nil:
 		return ev, err
 	}

@@ -207,7 +207,7 @@ func (r *runCtx) smartCheck(ctx context.Context, baseline, session string) (Smar
 		var nv *noVerdict
 		switch {
 		case errors.As(err, &nv):
-			return finish(StatusProbeError, "the status probe gave no answer: "+nv.reason)
+			return finish(StatusProbeError, "the status probe gave no answer: "+nv.Reason)
 		case err != nil:
 			return rep, err
 		}
@@ -278,7 +278,7 @@ func (r *runCtx) probe(ctx context.Context, session string) (*Probe, string, err
 	}
 	var p Probe
 	if err := findAnswer(cr.Result, &p); err != nil {
-		return nil, cr.SessionID, &noVerdict{"the answer cannot be used: " + err.Error()}
+		return nil, cr.SessionID, &noVerdict{Reason: "the answer cannot be used: " + err.Error()}
 	}
 	return &p, cr.SessionID, nil
 }
