@@ -24,12 +24,34 @@ func Criteria(c *config.Config) string {
 		parts = append(parts, "This session ends when: "+strings.Join(stop, "; ")+
 			". donegate checks this each time you stop and, while something is missing, keeps you working and tells you what.")
 	}
-	// The same list twice would only be longer; a different one is what
-	// an agent handing in its final structured output must know.
-	if len(tool) > 0 && !slices.Equal(stop, tool) && len(c.GateTools) > 0 {
-		parts = append(parts, "Your final output ("+strings.Join(c.GateTools, ", ")+") is accepted only when: "+strings.Join(tool, "; ")+".")
+	if len(tool) == 0 || len(c.GateTools) == 0 {
+		return strings.Join(parts, " ")
+	}
+	output := "Your final output (" + strings.Join(c.GateTools, ", ") + ")"
+	switch {
+	case len(c.CompletionSignal) > 0:
+		// The agent must know that an honest "blocked" is let through:
+		// otherwise it may dress up unfinished work as complete, or keep
+		// working at what it cannot finish.
+		parts = append(parts, output+", when it declares the work complete ("+signal(c.CompletionSignal)+
+			"), is accepted only when: "+strings.Join(tool, "; ")+
+			"; one that declares anything else, such as that you are blocked, is accepted as it is.")
+	case !slices.Equal(stop, tool):
+		// The same list twice would only be longer; a different one is
+		// what an agent handing in its final structured output must know.
+		parts = append(parts, output+" is accepted only when: "+strings.Join(tool, "; ")+".")
 	}
 	return strings.Join(parts, " ")
+}
+
+// signal says when a gated call declares completion: any one of the
+// conditions.
+func signal(conds []config.Condition) string {
+	s := make([]string, len(conds))
+	for i, c := range conds {
+		s[i] = c.String()
+	}
+	return strings.Join(s, ", or ")
 }
 
 // describeAll says what each of specs requires, without its label: the

@@ -3,12 +3,13 @@ package closer
 import (
 	"context"
 	"flag"
-	"github.com/donegate/donegate/internal/judge"
-	"github.com/donegate/donegate/internal/proc"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/donegate/donegate/checkers"
+	"github.com/donegate/donegate/internal/judge"
+	"github.com/donegate/donegate/internal/proc"
 	"github.com/donegate/donegate/transcript"
 )
 
@@ -65,7 +66,10 @@ func runJudge(ctx context.Context, r *runCtx) (verdict, error) {
 	if err != nil {
 		return incomplete, err
 	}
-	rep, err := r.check(ctx)
+	// A judge checker of the config would ask a model the question this
+	// command is about to ask: that would be two model sessions, and a
+	// verdict on a verdict.
+	rep, err := r.check(ctx, checkers.JudgeType.Name)
 	if err != nil {
 		return incomplete, err
 	}

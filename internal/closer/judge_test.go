@@ -1,9 +1,8 @@
 package closer
 
 import (
-	"github.com/donegate/donegate/internal/proctest"
-
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/donegate/donegate/internal/proctest"
 )
 
 func TestJudge(t *testing.T) {
@@ -68,6 +69,27 @@ func TestJudge(t *testing.T) {
 			assert.Equal(t, []string{"--output-format", "json", "--json-schema", judgeSchema, "--settings", noHooks}, args[2:])
 		})
 	}
+}
+
+// A judge checker in the config is not run by closer judge: it would ask
+// a model the question closer judge asks, a second session for one
+// verdict. The other checkers still reach the judge's prompt.
+func TestJudgeDoesNotRunTheConfigsJudge(t *testing.T) {
+	repo, _ := newRepo(t)
+	claude, calls := fakeClaude(t, map[string]string{"1.json": recorded(t, "result-structured.json", nil)})
+	cfg := fmt.Sprintf(`{"checkers": [
+		{"type": "judge", "criteria": "the config's own criterion", "claude": %q},
+		{"type": "files", "paths": ["NOTES.md"]}]}`, claude)
+	require.NoError(t, os.MkdirAll(filepath.Join(repo, ".claude"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(repo, ".claude", "donegate.json"), []byte(cfg), 0o644))
+	code, out, stderr := run(t, "judge", "--dir", repo, "--claude", claude, "--criteria-text", "it works", "--json")
+	assert.Equal(t, 1, code, "stdout: %s\nstderr: %s", out, stderr)
+	count, err := os.ReadFile(filepath.Join(calls, "count"))
+	require.NoError(t, err)
+	assert.Equal(t, "1\n", string(count), "claude was asked once, by closer judge")
+	prompt := callArgs(t, calls, "1")[1]
+	assert.Contains(t, prompt, "NOTES.md", "the files checker's result is in the prompt")
+	assert.NotContains(t, prompt, "the config's own criterion")
 }
 
 func replaceClaude(s, claude string) string {
