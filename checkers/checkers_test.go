@@ -443,6 +443,8 @@ func TestCompositeAnyRanksAlternatives(t *testing.T) {
 		{"no pattern ranks last", []checkers.Checker{fail("", "old"), fail("no-commits", "commit")},
 			"None of these alternatives is done yet; finish any one of them:\n- commit\n- old", "no-commits"},
 		{"one alternative is its own result", []checkers.Checker{fail("git-dirty", "dirty")}, "dirty", "git-dirty"},
+		{"lines of an alternative stay under its bullet", []checkers.Checker{fail("keyword-missing", "Say it.\n\nYour last message ended: \"x\""), fail("test-failed", "Tests fail.\nLast 40 lines of output:\nFAIL")},
+			"None of these alternatives is done yet; finish any one of them:\n- Say it.\n\n  Your last message ended: \"x\"\n- Tests fail.\n  Last 40 lines of output:\n  FAIL", "keyword-missing"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			comp := checkers.Composite{Any: true}

@@ -144,7 +144,17 @@ func anyOpen(open []Result) Result {
 	}
 	texts := make([]string, len(open))
 	for i, r := range open {
-		texts[i] = r.Feedback
+		// An alternative's feedback may run over several lines and
+		// paragraphs (a test's output, keyword's and phase's two
+		// paragraphs): indent them under its bullet, or its second
+		// paragraph reads as the next alternative's preamble.
+		lines := strings.Split(strings.TrimSpace(r.Feedback), "\n")
+		for j := 1; j < len(lines); j++ {
+			if lines[j] != "" {
+				lines[j] = "  " + lines[j]
+			}
+		}
+		texts[i] = strings.Join(lines, "\n")
 	}
 	return Result{
 		Feedback: "None of these alternatives is done yet; finish any one of them:\n- " + strings.Join(texts, "\n- "),

@@ -67,9 +67,15 @@ func runCheck(ctx context.Context, r *runCtx) (verdict, error) {
 	for _, it := range rep.Checklist {
 		p.item(it.Done(), it.ID+". "+it.Description, it.Evidence)
 	}
-	if rep.AllComplete {
+	switch {
+	case rep.AllComplete && len(rep.Checklist) == 0:
+		// keyword, iterations, phase, output and claims run at the
+		// hooks' events by default: "every check passes" of no check
+		// would read as if they had.
+		p.line(p.green("Complete: none of the configured checkers runs under closer check (see their \"on\"), so nothing was checked."))
+	case rep.AllComplete:
 		p.line(p.green("Complete: every check passes."))
-	} else {
+	default:
 		p.line(p.red(fmt.Sprintf("Incomplete: %d of %d checks open.", len(rep.PendingActions), len(rep.Checklist))) + " Next: finish what the ✗ lines say, then run closer check again.")
 	}
 	return verdict(rep.AllComplete), p.err

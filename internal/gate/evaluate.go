@@ -133,6 +133,11 @@ func Evaluate(ctx context.Context, hook string, opts Options, env Env, raw []byt
 		}
 		return criteria(hook, opts, env, ev, stderr)
 	case hook == StopHookName:
+		if CriteriaEvent(ev.HookEventName) {
+			// Most likely an entry that lost its flag: say which one
+			// answers this event rather than only where this one belongs.
+			return Report{}, fmt.Errorf("got a %s event without --criteria; register stop-hook --criteria for SessionStart and UserPromptSubmit, stop-hook for Stop and SubagentStop", ev.HookEventName)
+		}
 		if !ev.IsStop() {
 			return Report{}, fmt.Errorf("got a %s event; register stop-hook for Stop and SubagentStop only", ev.HookEventName)
 		}

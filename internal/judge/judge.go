@@ -79,9 +79,15 @@ func (q Question) Prompt() string {
 		}
 		b.WriteString("\n")
 	}
+	// The judge checker's prompt has no checks section: pointing at "a
+	// failing check above" there sends the model looking for one.
+	done := "true only when the evidence shows it done"
+	if q.Checks != nil {
+		done += "; a failing check above means not done"
+	}
 	b.WriteString(`## Your answer
 
-Give one checklist item per criterion: an id, the criterion as the description, completed (true only when the evidence shows it done; a failing check above means not done), and the evidence for your decision. Set allComplete to true only when every item is completed. List in pendingActions what the agent must still do, one action each, and say in summary, in one sentence, where the work stands.`)
+Give one checklist item per criterion: an id, the criterion as the description, completed (` + done + `), and the evidence for your decision. Set allComplete to true only when every item is completed. List in pendingActions what the agent must still do, one action each, and say in summary, in one sentence, where the work stands.`)
 	return b.String()
 }
 

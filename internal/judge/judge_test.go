@@ -15,8 +15,10 @@ func TestPrompt(t *testing.T) {
 	p := q.Prompt()
 	assert.Contains(t, p, "## Completion criteria\n\n1. it builds\n2. it is documented\n\n## Changes\n\ngit diff --stat ...\n\n## The agent's plan\n\n- [completed] write it\n\n## Your answer\n")
 	assert.NotContains(t, p, "Deterministic checks", "the checker has no checks to show")
+	assert.NotContains(t, p, "a failing check above", "nor a check to point at")
 
 	q.Checks = []Check{{Passed: true, Description: "`go test` passes", Evidence: "ok\nall"}, {Description: "the plan is done"}}
+	assert.Contains(t, q.Prompt(), "completed (true only when the evidence shows it done; a failing check above means not done)")
 	assert.Contains(t, q.Prompt(), "## Deterministic checks (donegate)\n\n- PASS `go test` passes\n    ok\n    all\n- FAIL the plan is done\n\n\n## Your answer\n")
 	assert.Equal(t, []string{"-p", q.Prompt(), "--output-format", "json", "--json-schema", Schema, "--settings", NoHooks}, q.Args())
 	q.Model = "haiku"
