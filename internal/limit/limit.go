@@ -68,11 +68,11 @@ func Open(c Counter, prompt string, l Limits, now time.Time) (d Decision, next C
 	switch {
 	case c.Exhausted || c.Blocks >= l.MaxBlocks:
 		d.Limit = "max_blocks"
-		d.Why = fmt.Sprintf("still incomplete after %d continuations", c.Blocks)
+		d.Why = fmt.Sprintf("still incomplete after %s", continuations(c.Blocks))
 	case l.Deadline > 0 && c.Blocks > 0 && now.Sub(c.FirstBlock) >= l.Deadline:
 		d.Limit = "deadline"
-		d.Why = fmt.Sprintf("still incomplete after %d continuations and %s (limits.deadline %s)",
-			c.Blocks, now.Sub(c.FirstBlock).Round(time.Second), l.Deadline)
+		d.Why = fmt.Sprintf("still incomplete after %s and %s (limits.deadline %s)",
+			continuations(c.Blocks), now.Sub(c.FirstBlock).Round(time.Second), l.Deadline)
 	default:
 		if c.Blocks == 0 {
 			c.FirstBlock = now
@@ -124,4 +124,12 @@ func Prune(counts map[string]*Counter, now time.Time) []string {
 		live = append(live[:oldest], live[oldest+1:]...)
 	}
 	return drop
+}
+
+// continuations counts them in words: "1 continuation", "5 continuations".
+func continuations(n int) string {
+	if n == 1 {
+		return "1 continuation"
+	}
+	return fmt.Sprintf("%d continuations", n)
 }

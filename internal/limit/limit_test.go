@@ -44,7 +44,7 @@ func TestOpen(t *testing.T) {
 		{
 			name: "spent stays spent for the prompt",
 			c:    limit.Counter{PromptID: "p", Blocks: 1, FirstBlock: t0, Exhausted: true}, prompt: "p", l: three, now: t0,
-			want:     limit.Decision{Limit: "max_blocks", Why: "still incomplete after 1 continuations"},
+			want:     limit.Decision{Limit: "max_blocks", Why: "still incomplete after 1 continuation"},
 			wantNext: limit.Counter{PromptID: "p", Blocks: 1, FirstBlock: t0, Touched: t0, Exhausted: true}, wantKeep: true,
 		},
 		{
