@@ -18,6 +18,7 @@ import (
 
 	"github.com/donegate/donegate/checkers"
 	"github.com/donegate/donegate/config"
+	"github.com/donegate/donegate/internal/judge"
 	"github.com/donegate/donegate/internal/paths"
 )
 
@@ -158,7 +159,57 @@ func (r *runCtx) doctorConfig(rep *DoctorReport) *config.Config {
 	for i, s := range c.Checkers {
 		rep.add("config", statusOK, "", "checker %d: %s", i+1, checkers.Describe(s))
 	}
+	r.doctorJudges(rep, c)
 	return c
+}
+
+// doctorJudges checks what a judge checker needs beyond a valid config:
+// a claude to run, and time to run it in. A judge whose claude is missing
+// cannot run at any stop (a checker error, on_error decides), and one
+// whose timeout outlasts the budget is cut off by it with no verdict.
+func (r *runCtx) doctorJudges(rep *DoctorReport, c *config.Config) {
+	budget := c.Limits.Budget.D()
+	eachChecker(c.Checkers, func(spec config.Checker) {
+		o, ok := spec.Options.(*checkers.JudgeOptions)
+		if !ok {
+			return
+		}
+		bin := o.Claude
+		if bin == "" {
+			bin = "claude"
+		}
+		if strings.ContainsRune(bin, '/') && !filepath.IsAbs(bin) {
+			bin = filepath.Join(r.dir, bin) // as the checker resolves it
+		}
+		if _, err := exec.LookPath(bin); err != nil {
+			rep.add("config", statusFail, `install Claude Code, or set the judge's "claude" to its executable`,
+				"%s: cannot run %s: %v; the check fails at every stop", spec.Label(), bin, err)
+		}
+		timeout := o.Timeout.D()
+		if timeout <= 0 {
+			timeout = judge.DefaultTimeout
+		}
+		if timeout >= budget {
+			rep.add("config", statusWarn, fmt.Sprintf(`lower the judge's "timeout" below %s, or raise limits.budget`, budget),
+				"%s: its timeout (%s) is not below limits.budget (%s): the budget stops a slow judge first, with no verdict", spec.Label(), timeout, budget)
+		}
+	})
+}
+
+// eachChecker calls f with every checker of specs, the members of
+// composites and the checkers of claims included.
+func eachChecker(specs []config.Checker, f func(config.Checker)) {
+	for _, s := range specs {
+		f(s)
+		switch o := s.Options.(type) {
+		case *checkers.CompositeOptions:
+			eachChecker(o.Checkers, f)
+		case *checkers.ClaimsOptions:
+			for _, cl := range o.Claims {
+				eachChecker([]config.Checker{cl.Checker}, f)
+			}
+		}
+	}
 }
 
 // regConfig is the config a registered hook runs with: the file its own

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -356,6 +357,25 @@ func TestDoctor(t *testing.T) {
 			},
 			code: ExitComplete,
 			want: []string{`^✓ config: checker 1: plan: `, "^✓ config: checker 2: unit: `go test \\./\\.\\.\\.` passes$"},
+		},
+		{
+			name: "a judge whose claude does not exist, nested in a composite",
+			setup: func(t *testing.T, s *doctorSetup) {
+				s.write(t, filepath.Join(s.proj, ".claude", "donegate.json"), `{"checkers": [{"type": "composite", "checkers": [
+					{"type": "judge", "name": "review", "criteria": "- A", "claude": "tools/claude"}]}]}`)
+			},
+			code: ExitIncomplete,
+			want: []string{`^✗ config: review: cannot run .*/proj/tools/claude: .*; the check fails at every stop$`},
+		},
+		{
+			name: "a judge whose timeout outlasts the budget",
+			setup: func(t *testing.T, s *doctorSetup) {
+				s.write(t, filepath.Join(s.proj, ".claude", "donegate.json"), fmt.Sprintf(`{"limits": {"budget": "90s"}, "checkers": [
+					{"type": "judge", "criteria": "- A", "claude": %q}]}`, s.claude))
+			},
+			code: ExitComplete,
+			want: []string{`^! config: judge: its timeout \(2m0s\) is not below limits\.budget \(1m30s\): the budget stops a slow judge first, with no verdict$`},
+			not:  []string{`cannot run`},
 		},
 		{
 			name:  "a state dir that cannot be written",
