@@ -3,12 +3,12 @@ package closer
 import (
 	"context"
 	"flag"
-	"github.com/donegate/donegate/internal/judge"
-	"github.com/donegate/donegate/internal/proc"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/donegate/donegate/internal/judge"
+	"github.com/donegate/donegate/internal/proc"
 	"github.com/donegate/donegate/transcript"
 )
 

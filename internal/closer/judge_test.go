@@ -1,8 +1,6 @@
 package closer
 
 import (
-	"github.com/donegate/donegate/internal/proctest"
-
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -12,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/donegate/donegate/internal/proctest"
 )
 
 func TestJudge(t *testing.T) {
