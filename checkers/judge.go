@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/internal/judge"
@@ -102,16 +101,11 @@ func describeJudge(o *JudgeOptions) string {
 	if len(lines) == 0 {
 		return "an LLM judge agrees that your work meets the criteria"
 	}
-	first := lines[0]
-	if utf8.RuneCountInString(first) > 100 {
-		first = string([]rune(first)[:100]) + "..."
-	}
-	switch n := len(lines) - 1; n {
-	case 0:
-		return "an LLM judge agrees that: " + first
-	default:
+	first := judge.Preview(lines[0])
+	if n := len(lines) - 1; n > 0 {
 		return fmt.Sprintf("an LLM judge agrees that: %s (and %d more %s)", first, n, plural(n, "criterion", "criteria"))
 	}
+	return "an LLM judge agrees that: " + first
 }
 
 // trimListMarker drops a leading "- ", "* ", "1. " or "1) ".

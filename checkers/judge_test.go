@@ -346,7 +346,7 @@ func TestJudgeOptionsCheckOptions(t *testing.T) {
 }
 
 func TestJudgeDescribe(t *testing.T) {
-	long := strings.Repeat("x", 120)
+	long := strings.Repeat("é", 130) // cut between runes, at 120
 	tests := []struct {
 		o    checkers.JudgeOptions
 		want string
@@ -354,7 +354,7 @@ func TestJudgeDescribe(t *testing.T) {
 		{checkers.JudgeOptions{Criteria: "The API is versioned"}, "an LLM judge agrees that: The API is versioned"},
 		{checkers.JudgeOptions{Criteria: "\n1. The API is versioned\n2. Errors are logged\n\n- It is documented\n"}, "an LLM judge agrees that: The API is versioned (and 2 more criteria)"},
 		{checkers.JudgeOptions{Criteria: "* one\n* two"}, "an LLM judge agrees that: one (and 1 more criterion)"},
-		{checkers.JudgeOptions{Criteria: long}, "an LLM judge agrees that: " + long[:100] + "..."},
+		{checkers.JudgeOptions{Criteria: long}, "an LLM judge agrees that: " + strings.Repeat("é", 120) + "..."},
 		{checkers.JudgeOptions{CriteriaFile: "docs/DONE.md"}, "an LLM judge agrees that every criterion in `docs/DONE.md` holds"},
 	}
 	ty, ok := checkers.LookupType("judge")
