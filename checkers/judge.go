@@ -73,12 +73,8 @@ var JudgeType = register(Type{
 	DefaultOn: projectReasons,
 	New: func(spec config.Checker) (Checker, error) {
 		o := spec.Options.(*JudgeOptions)
-		bin := o.Claude
-		if bin == "" {
-			bin = "claude"
-		}
 		return Judge{Criteria: o.Criteria, CriteriaFile: o.CriteriaFile, Model: o.Model,
-			Timeout: o.Timeout.D(), Claude: bin, Cache: cacheOn(o.Cache)}, nil
+			Timeout: o.Timeout.D(), Claude: o.Claude, Cache: cacheOn(o.Cache)}, nil
 	},
 	Describe: func(spec config.Checker) string {
 		return describeJudge(spec.Options.(*JudgeOptions))
