@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/donegate/donegate/checkers"
+	"github.com/donegate/donegate/internal/feedback"
 )
 
 // TestClaims: a claim of true is checked by its checker, one of false or
@@ -113,4 +114,43 @@ func TestClaimsUnchecked(t *testing.T) {
 	assert.False(t, r.Complete)
 	assert.Contains(t, r.Feedback, "- validation.tests_passed is true, but ")
 	assert.Contains(t, r.Feedback, "Not verified, the checker could not run: validation.git_clean (external could not run: ")
+}
+
+// TestClaimsShareTheContext: the claims' checkers run at once on the one
+// Context of the run: its look at the tree, its result cache, the
+// session's state (a baseline, a phase) and the record of the user's
+// templates that failed to render. The race detector (make test runs
+// with -race) sees any of them written unguarded; the broken template,
+// failing in two claims at once, is reported once.
+func TestClaimsShareTheContext(t *testing.T) {
+	dir := gitRepo(t, map[string]string{"a.txt": "a"})
+	tmpl := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(tmpl, "command-failed.tmpl"), []byte("{{.NoSuchParam}}"), 0o600))
+	set, err := feedback.Load(tmpl)
+	require.NoError(t, err)
+	claims := []string{
+		`{"path":"validation.tests_passed","checker":{"type":"test","command":"exit 0"}}`,
+		`{"path":"validation.git_clean","checker":{"type":"git-clean"}}`,
+		`{"path":"validation.lint_passed","checker":{"type":"git-commits"}}`,
+		`{"path":"validation.type_check_passed","checker":{"type":"command","command":"echo one; exit 1"}}`,
+		`{"path":"validation.format_check_passed","checker":{"type":"command","command":"echo two; exit 1"}}`,
+		`{"path":"status","checker":{"type":"phase"}}`,
+	}
+	ch := build(t, `{"type":"claims","claims":[`+strings.Join(claims, ",")+`]}`)
+	ev := *structured(t, "completed-all-claims")
+	ev.ToolInput = []byte(`{"status":true,"validation":{"tests_passed":true,"git_clean":true,"lint_passed":true,"type_check_passed":true,"format_check_passed":true}}`)
+	state := t.TempDir()
+	c := &checkers.Context{Event: &ev, Reason: checkers.ReasonToolUse, ProjectDir: dir, StateDir: state,
+		CacheDir: filepath.Join(state, "results"), Templates: set}
+	r, err := ch.Check(context.Background(), c)
+	require.NoError(t, err)
+	assert.Equal(t, "claim-false", r.Pattern, r.Feedback)
+	for _, refuted := range []string{"validation.lint_passed", "validation.type_check_passed", "validation.format_check_passed", "status"} {
+		assert.Contains(t, r.Feedback, "- "+refuted+" is true, but ")
+	}
+	assert.NotContains(t, r.Feedback, "- validation.tests_passed is true")
+	assert.NotContains(t, r.Feedback, "- validation.git_clean is true")
+	terr := c.TemplateError()
+	require.Error(t, terr)
+	assert.Equal(t, 1, strings.Count(terr.Error(), "NoSuchParam\""), terr.Error())
 }
