@@ -107,7 +107,7 @@ func (cs Claims) Check(ctx context.Context, c *Context) (Result, error) {
 		}
 	}
 	if len(made) == 0 {
-		return OK("the structured output makes none of the claims donegate verifies"), nil
+		return OK("The structured output makes none of the claims donegate verifies."), nil
 	}
 	results := make([]outcome, len(made))
 	var wg sync.WaitGroup
@@ -142,5 +142,5 @@ func (cs Claims) Check(ctx context.Context, c *Context) (Result, error) {
 	for i, cl := range made {
 		paths[i] = cl.path
 	}
-	return OK("the structured output's claims hold: " + strings.Join(paths, ", ")), nil
+	return OK("The structured output's claims hold: " + strings.Join(paths, ", ") + "."), nil
 }

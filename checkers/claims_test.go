@@ -32,7 +32,7 @@ func TestClaims(t *testing.T) {
 	}{
 		{"true claims that hold", "completed-all-claims",
 			[]string{claim("validation.tests_passed", "tests", "true"), claim("validation.git_clean", "clean", "true")},
-			true, []string{"clean", "tests"}, []string{"the structured output's claims hold: validation.tests_passed, validation.git_clean"}},
+			true, []string{"clean", "tests"}, []string{"The structured output's claims hold: validation.tests_passed, validation.git_clean."}},
 		{"a false claim", "completed-all-claims",
 			[]string{claim("validation.tests_passed", "tests", "echo 'FAIL: TestParse (0.00s)'; exit 1"), claim("validation.git_clean", "clean", "true")},
 			false, []string{"clean", "tests"}, []string{
@@ -43,13 +43,13 @@ func TestClaims(t *testing.T) {
 			false, []string{"clean", "lint", "tests"}, []string{"- validation.tests_passed is true, but ", "tests-broken", "- validation.lint_passed is true, but ", "lint-broken"}},
 		{"claims of false and absent claims are not checked", "blocked",
 			[]string{claim("validation.tests_passed", "tests", "exit 1"), claim("validation.lint_passed", "lint", "exit 1")},
-			true, nil, []string{"the structured output makes none of the claims donegate verifies"}},
+			true, nil, []string{"The structured output makes none of the claims donegate verifies."}},
 		{"only the true claim is checked", "completed-lint-false",
 			[]string{claim("validation.tests_passed", "tests", "true"), claim("validation.lint_passed", "lint", "exit 1")},
-			true, []string{"tests"}, []string{"the structured output's claims hold: validation.tests_passed"}},
+			true, []string{"tests"}, []string{"The structured output's claims hold: validation.tests_passed."}},
 		{"a string is not a claim of true", "completed-all-claims",
 			[]string{claim("summary", "summary", "exit 1")},
-			true, nil, []string{"the structured output makes none"}},
+			true, nil, []string{"The structured output makes none"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

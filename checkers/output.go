@@ -61,7 +61,7 @@ func (o Output) Check(_ context.Context, c *Context) (Result, error) {
 	if len(failed) > 0 {
 		return c.Fail("output-mismatch", map[string]any{"Tool": c.Event.ToolName, "Failed": failed}), nil
 	}
-	return OK(fmt.Sprintf("the structured output meets its %d %s", len(o.Conditions), plural(len(o.Conditions), "condition", "conditions"))), nil
+	return OK(fmt.Sprintf("The structured output meets its %d %s.", len(o.Conditions), plural(len(o.Conditions), "condition", "conditions"))), nil
 }
 
 // toolInput returns the gated tool's input, the structured output the
