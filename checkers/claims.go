@@ -55,7 +55,7 @@ var ClaimsType = register(Type{
 			if err != nil {
 				return nil, fmt.Errorf("claim %s: %w", cl.Path, err)
 			}
-			cs.Claims[i] = claim{path: cl.Path, label: cl.Checker.Label(), requires: describeOwn(cl.Checker), checker: ch}
+			cs.Claims[i] = claim{path: cl.Path, label: cl.Checker.Label(), requires: requirement(cl.Checker), checker: ch}
 		}
 		return cs, nil
 	},
@@ -63,19 +63,11 @@ var ClaimsType = register(Type{
 		o := spec.Options.(*ClaimsOptions)
 		parts := make([]string, len(o.Claims))
 		for i, cl := range o.Claims {
-			parts[i] = fmt.Sprintf("`%s` only if %s", cl.Path, describeOwn(cl.Checker))
+			parts[i] = fmt.Sprintf("`%s` only if %s", cl.Path, requirement(cl.Checker))
 		}
 		return "what the structured output claims is true: " + strings.Join(parts, "; ")
 	},
 })
-
-// describeOwn is what a checker requires, without its label.
-func describeOwn(spec config.Checker) string {
-	if t, ok := LookupType(spec.Type); ok {
-		return t.Describe(spec)
-	}
-	return spec.Label() // config validation makes this unreachable
-}
 
 // Claims verifies the claims of a structured output.
 type Claims struct {
