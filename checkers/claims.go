@@ -128,7 +128,7 @@ func (cs Claims) Check(ctx context.Context, c *Context) (Result, error) {
 		return c.Fail("claim-false", map[string]any{"Tool": c.Event.ToolName, "Claims": refuted, "Unchecked": unchecked}), nil
 	}
 	if len(errs) > 0 {
-		return Result{}, fmt.Errorf("%s checker: %w", ClaimsType.Name, errors.Join(errs...))
+		return Result{}, fmt.Errorf("%s: %w", ClaimsType.Name, errors.Join(errs...))
 	}
 	paths := make([]string, len(made))
 	for i, cl := range made {

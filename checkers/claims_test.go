@@ -106,7 +106,7 @@ func TestClaimsUnchecked(t *testing.T) {
 	ch := build(t, `{"type":"claims","claims":[`+broken+`]}`)
 	_, err := ch.Check(context.Background(), &checkers.Context{Event: ev, ProjectDir: dir})
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "claims checker: claim validation.git_clean: external:")
+	assert.Contains(t, err.Error(), "claims: claim validation.git_clean: external:")
 
 	ch = build(t, `{"type":"claims","claims":[`+broken+`,{"path":"validation.tests_passed","checker":{"type":"command","command":"echo red; exit 1"}}]}`)
 	r, err := ch.Check(context.Background(), &checkers.Context{Event: ev, ProjectDir: dir})

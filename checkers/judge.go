@@ -159,7 +159,7 @@ type JudgeCriterion struct {
 func (j Judge) Check(ctx context.Context, c *Context) (Result, error) {
 	criteria, err := j.criteria(c)
 	if err != nil {
-		return Result{}, fmt.Errorf("%s checker: %w", JudgeType.Name, err)
+		return Result{}, fmt.Errorf("%s: %w", JudgeType.Name, err)
 	}
 	own := j.Timeout
 	if own <= 0 {
@@ -230,7 +230,7 @@ func (j Judge) ask(ctx context.Context, c *Context, q judge.Question, own time.D
 		if ctx.Err() != nil {
 			return j.noVerdict(c, q, fmt.Sprintf("the hook's time budget (limits.budget %s) was spent before it could start", c.Budget)), true, nil
 		}
-		return Result{}, false, fmt.Errorf("%s checker: %w", JudgeType.Name, err)
+		return Result{}, false, fmt.Errorf("%s: %w", JudgeType.Name, err)
 	}
 	q.Changes = changes
 	bin := j.bin(c)
@@ -241,9 +241,9 @@ func (j Judge) ask(ctx context.Context, c *Context, q judge.Question, own time.D
 		return j.noVerdict(c, q, fmt.Sprintf("it did not finish within the hook's time budget (limits.budget %s) and was stopped after %s.%s",
 			c.Budget, time.Since(start).Round(time.Second), fp.note(c.Budget, true))), true, nil
 	case errors.Is(err, judge.ErrNotFound):
-		return Result{}, false, fmt.Errorf("%s checker: claude: executable %q not found (install Claude Code, or set the checker's \"claude\" to its path)", JudgeType.Name, bin)
+		return Result{}, false, fmt.Errorf("%s: claude: executable %q not found (install Claude Code, or set the checker's \"claude\" to its path)", JudgeType.Name, bin)
 	case err != nil:
-		return Result{}, false, fmt.Errorf("%s checker: %w", JudgeType.Name, err)
+		return Result{}, false, fmt.Errorf("%s: %w", JudgeType.Name, err)
 	case ans.AllComplete:
 		return OK("An LLM judge found every completion criterion met: " + ans.Summary), false, nil
 	case len(ans.Checklist) == 0:

@@ -275,8 +275,8 @@ func TestJudgeCheckerCriteriaFile(t *testing.T) {
 	assert.Contains(t, judgeArgs(t, fake, 1)[1], "## Completion criteria\n\n- the API is versioned\n\n")
 
 	for name, tt := range map[string]struct{ file, content, want string }{
-		"missing": {"nope.md", "", "judge checker: criteria_file: open " + filepath.Join(c.ProjectDir, "nope.md") + ": no such file or directory"},
-		"empty":   {"empty.md", " \n", "judge checker: criteria_file: " + filepath.Join(c.ProjectDir, "empty.md") + " is empty"},
+		"missing": {"nope.md", "", "judge: criteria_file: open " + filepath.Join(c.ProjectDir, "nope.md") + ": no such file or directory"},
+		"empty":   {"empty.md", " \n", "judge: criteria_file: " + filepath.Join(c.ProjectDir, "empty.md") + " is empty"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if tt.content != "" {
@@ -300,7 +300,7 @@ func TestJudgeCheckerWithoutClaude(t *testing.T) {
 		if bin == "bin/claude" {
 			want = filepath.Join(c.ProjectDir, bin) // relative to the project dir
 		}
-		assert.Equal(t, `judge checker: claude: executable "`+want+`" not found (install Claude Code, or set the checker's "claude" to its path)`, err.Error())
+		assert.Equal(t, `judge: claude: executable "`+want+`" not found (install Claude Code, or set the checker's "claude" to its path)`, err.Error())
 	}
 }
 

@@ -74,7 +74,7 @@ func toolInput(c *Context, checker string) ([]byte, error) {
 		if c.Event != nil && c.Event.HookEventName != "" {
 			event = "the " + c.Event.HookEventName
 		}
-		return nil, fmt.Errorf("%s checker: %s event carries no structured output (no tool_input); it checks gated tool calls only (on: tool_use)", checker, event)
+		return nil, fmt.Errorf("%s: %s event carries no structured output (no tool_input); it checks gated tool calls only (on: tool_use)", checker, event)
 	}
 	return c.Event.ToolInput, nil
 }

@@ -84,7 +84,7 @@ func TestOutputWithoutToolInput(t *testing.T) {
 	ch := build(t, `{"type":"output","conditions":[{"path":"status","exists":true}]}`)
 	_, err := ch.Check(context.Background(), &checkers.Context{Event: &hookio.Event{HookEventName: "Stop"}, Reason: checkers.ReasonStop})
 	require.Error(t, err)
-	assert.Equal(t, "output checker: the Stop event carries no structured output (no tool_input); it checks gated tool calls only (on: tool_use)", err.Error())
+	assert.Equal(t, "output: the Stop event carries no structured output (no tool_input); it checks gated tool calls only (on: tool_use)", err.Error())
 
 	c, err := config.Parse(strings.NewReader(`{"checkers":[
 		{"type":"plan"},
