@@ -15,11 +15,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/donegate/donegate/internal/proctest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/donegate/donegate/internal/limit"
+	"github.com/donegate/donegate/internal/proctest"
 	"github.com/donegate/donegate/internal/state"
 )
 

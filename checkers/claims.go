@@ -55,7 +55,7 @@ var ClaimsType = register(Type{
 			if err != nil {
 				return nil, fmt.Errorf("claim %s: %w", cl.Path, err)
 			}
-			cs.Claims[i] = claim{path: cl.Path, label: cl.Checker.Label(), requires: describeOwn(cl.Checker), checker: ch}
+			cs.Claims[i] = claim{path: cl.Path, label: cl.Checker.Label(), requires: requirement(cl.Checker), checker: ch}
 		}
 		return cs, nil
 	},
@@ -63,19 +63,11 @@ var ClaimsType = register(Type{
 		o := spec.Options.(*ClaimsOptions)
 		parts := make([]string, len(o.Claims))
 		for i, cl := range o.Claims {
-			parts[i] = fmt.Sprintf("`%s` only if %s", cl.Path, describeOwn(cl.Checker))
+			parts[i] = fmt.Sprintf("`%s` only if %s", cl.Path, requirement(cl.Checker))
 		}
 		return "what the structured output claims is true: " + strings.Join(parts, "; ")
 	},
 })
-
-// describeOwn is what a checker requires, without its label.
-func describeOwn(spec config.Checker) string {
-	if t, ok := LookupType(spec.Type); ok {
-		return t.Describe(spec)
-	}
-	return spec.Label() // config validation makes this unreachable
-}
 
 // Claims verifies the claims of a structured output.
 type Claims struct {
@@ -107,7 +99,7 @@ func (cs Claims) Check(ctx context.Context, c *Context) (Result, error) {
 		}
 	}
 	if len(made) == 0 {
-		return OK("the structured output makes none of the claims donegate verifies"), nil
+		return OK("The structured output makes none of the claims donegate verifies."), nil
 	}
 	results := make([]outcome, len(made))
 	var wg sync.WaitGroup
@@ -136,11 +128,11 @@ func (cs Claims) Check(ctx context.Context, c *Context) (Result, error) {
 		return c.Fail("claim-false", map[string]any{"Tool": c.Event.ToolName, "Claims": refuted, "Unchecked": unchecked}), nil
 	}
 	if len(errs) > 0 {
-		return Result{}, fmt.Errorf("%s checker: %w", ClaimsType.Name, errors.Join(errs...))
+		return Result{}, fmt.Errorf("%s: %w", ClaimsType.Name, errors.Join(errs...))
 	}
 	paths := make([]string, len(made))
 	for i, cl := range made {
 		paths[i] = cl.path
 	}
-	return OK("the structured output's claims hold: " + strings.Join(paths, ", ")), nil
+	return OK("The structured output's claims hold: " + strings.Join(paths, ", ") + "."), nil
 }

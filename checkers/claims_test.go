@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/donegate/donegate/checkers"
+	"github.com/donegate/donegate/internal/feedback"
 )
 
 // TestClaims: a claim of true is checked by its checker, one of false or
@@ -31,7 +32,7 @@ func TestClaims(t *testing.T) {
 	}{
 		{"true claims that hold", "completed-all-claims",
 			[]string{claim("validation.tests_passed", "tests", "true"), claim("validation.git_clean", "clean", "true")},
-			true, []string{"clean", "tests"}, []string{"the structured output's claims hold: validation.tests_passed, validation.git_clean"}},
+			true, []string{"clean", "tests"}, []string{"The structured output's claims hold: validation.tests_passed, validation.git_clean."}},
 		{"a false claim", "completed-all-claims",
 			[]string{claim("validation.tests_passed", "tests", "echo 'FAIL: TestParse (0.00s)'; exit 1"), claim("validation.git_clean", "clean", "true")},
 			false, []string{"clean", "tests"}, []string{
@@ -42,13 +43,13 @@ func TestClaims(t *testing.T) {
 			false, []string{"clean", "lint", "tests"}, []string{"- validation.tests_passed is true, but ", "tests-broken", "- validation.lint_passed is true, but ", "lint-broken"}},
 		{"claims of false and absent claims are not checked", "blocked",
 			[]string{claim("validation.tests_passed", "tests", "exit 1"), claim("validation.lint_passed", "lint", "exit 1")},
-			true, nil, []string{"the structured output makes none of the claims donegate verifies"}},
+			true, nil, []string{"The structured output makes none of the claims donegate verifies."}},
 		{"only the true claim is checked", "completed-lint-false",
 			[]string{claim("validation.tests_passed", "tests", "true"), claim("validation.lint_passed", "lint", "exit 1")},
-			true, []string{"tests"}, []string{"the structured output's claims hold: validation.tests_passed"}},
+			true, []string{"tests"}, []string{"The structured output's claims hold: validation.tests_passed."}},
 		{"a string is not a claim of true", "completed-all-claims",
 			[]string{claim("summary", "summary", "exit 1")},
-			true, nil, []string{"the structured output makes none"}},
+			true, nil, []string{"The structured output makes none"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -105,7 +106,7 @@ func TestClaimsUnchecked(t *testing.T) {
 	ch := build(t, `{"type":"claims","claims":[`+broken+`]}`)
 	_, err := ch.Check(context.Background(), &checkers.Context{Event: ev, ProjectDir: dir})
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "claims checker: claim validation.git_clean: external:")
+	assert.Contains(t, err.Error(), "claims: claim validation.git_clean: external:")
 
 	ch = build(t, `{"type":"claims","claims":[`+broken+`,{"path":"validation.tests_passed","checker":{"type":"command","command":"echo red; exit 1"}}]}`)
 	r, err := ch.Check(context.Background(), &checkers.Context{Event: ev, ProjectDir: dir})
@@ -113,4 +114,43 @@ func TestClaimsUnchecked(t *testing.T) {
 	assert.False(t, r.Complete)
 	assert.Contains(t, r.Feedback, "- validation.tests_passed is true, but ")
 	assert.Contains(t, r.Feedback, "Not verified, the checker could not run: validation.git_clean (external could not run: ")
+}
+
+// TestClaimsShareTheContext: the claims' checkers run at once on the one
+// Context of the run: its look at the tree, its result cache, the
+// session's state (a baseline, a phase) and the record of the user's
+// templates that failed to render. The race detector (make test runs
+// with -race) sees any of them written unguarded; the broken template,
+// failing in two claims at once, is reported once.
+func TestClaimsShareTheContext(t *testing.T) {
+	dir := gitRepo(t, map[string]string{"a.txt": "a"})
+	tmpl := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(tmpl, "command-failed.tmpl"), []byte("{{.NoSuchParam}}"), 0o600))
+	set, err := feedback.Load(tmpl)
+	require.NoError(t, err)
+	claims := []string{
+		`{"path":"validation.tests_passed","checker":{"type":"test","command":"exit 0"}}`,
+		`{"path":"validation.git_clean","checker":{"type":"git-clean"}}`,
+		`{"path":"validation.lint_passed","checker":{"type":"git-commits"}}`,
+		`{"path":"validation.type_check_passed","checker":{"type":"command","command":"echo one; exit 1"}}`,
+		`{"path":"validation.format_check_passed","checker":{"type":"command","command":"echo two; exit 1"}}`,
+		`{"path":"status","checker":{"type":"phase"}}`,
+	}
+	ch := build(t, `{"type":"claims","claims":[`+strings.Join(claims, ",")+`]}`)
+	ev := *structured(t, "completed-all-claims")
+	ev.ToolInput = []byte(`{"status":true,"validation":{"tests_passed":true,"git_clean":true,"lint_passed":true,"type_check_passed":true,"format_check_passed":true}}`)
+	state := t.TempDir()
+	c := &checkers.Context{Event: &ev, Reason: checkers.ReasonToolUse, ProjectDir: dir, StateDir: state,
+		CacheDir: filepath.Join(state, "results"), Templates: set}
+	r, err := ch.Check(context.Background(), c)
+	require.NoError(t, err)
+	assert.Equal(t, "claim-false", r.Pattern, r.Feedback)
+	for _, refuted := range []string{"validation.lint_passed", "validation.type_check_passed", "validation.format_check_passed", "status"} {
+		assert.Contains(t, r.Feedback, "- "+refuted+" is true, but ")
+	}
+	assert.NotContains(t, r.Feedback, "- validation.tests_passed is true")
+	assert.NotContains(t, r.Feedback, "- validation.git_clean is true")
+	terr := c.TemplateError()
+	require.Error(t, terr)
+	assert.Equal(t, 1, strings.Count(terr.Error(), "NoSuchParam\""), terr.Error())
 }

@@ -53,17 +53,6 @@ func TestCommandOptionsCheckOptions(t *testing.T) {
 	}
 }
 
-// buildRegistered builds a checker of a registered type from its options, as
-// FromConfig will once the config decodes registered types.
-func buildRegistered(t *testing.T, typ string, opts any) checkers.Checker {
-	t.Helper()
-	ty, ok := checkers.LookupType(typ)
-	require.True(t, ok, "type %q is registered", typ)
-	ch, err := ty.New(config.Checker{Type: typ, Options: opts})
-	require.NoError(t, err)
-	return ch
-}
-
 func TestCommandChecker(t *testing.T) {
 	no := false
 	tests := []struct {
@@ -108,7 +97,7 @@ func TestCommandChecker(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := &checkers.Context{Event: &hookio.Event{SessionID: "s1"}, ProjectDir: t.TempDir(), Budget: time.Minute}
-			r, err := buildRegistered(t, "command", &tt.opts).Check(context.Background(), c)
+			r, err := typedChecker(t, "command", &tt.opts).Check(context.Background(), c)
 			require.NoError(t, err)
 			if strings.Contains(tt.feedback, "not found") {
 				// Shells word "not found" differently (dash: "sh: 1: x: not found",
@@ -188,9 +177,9 @@ func TestCommandResultsAreCachedByTypeAndCondition(t *testing.T) {
 		runs    int
 		reused  bool
 	}{
-		{name: "first run", checker: buildRegistered(t, "command", &checkers.CommandOptions{Command: command, SuccessWhen: "contains:ALL OK"}), runs: 1},
-		{name: "same tree, same condition", checker: buildRegistered(t, "command", &checkers.CommandOptions{Command: command, SuccessWhen: "contains:ALL OK"}), runs: 1, reused: true},
-		{name: "another condition", checker: buildRegistered(t, "command", &checkers.CommandOptions{Command: command}), runs: 2},
+		{name: "first run", checker: typedChecker(t, "command", &checkers.CommandOptions{Command: command, SuccessWhen: "contains:ALL OK"}), runs: 1},
+		{name: "same tree, same condition", checker: typedChecker(t, "command", &checkers.CommandOptions{Command: command, SuccessWhen: "contains:ALL OK"}), runs: 1, reused: true},
+		{name: "another condition", checker: typedChecker(t, "command", &checkers.CommandOptions{Command: command}), runs: 2},
 		{name: "a test checker", checker: checkers.Test{Command: command, Cache: true}, runs: 3},
 		{name: "the test checker again", checker: checkers.Test{Command: command, Cache: true}, runs: 3, reused: true},
 	}
@@ -219,7 +208,7 @@ func TestCommandThatCannotStart(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.typ, func(t *testing.T) {
 			c := &checkers.Context{Event: &hookio.Event{SessionID: "s1"}, ProjectDir: "/proj", Runner: &fakeRunner{err: errors.New("no shell")}}
-			_, err := buildRegistered(t, tt.typ, tt.opts).Check(context.Background(), c)
+			_, err := typedChecker(t, tt.typ, tt.opts).Check(context.Background(), c)
 			require.EqualError(t, err, tt.want)
 		})
 	}

@@ -17,17 +17,6 @@ import (
 	"github.com/donegate/donegate/internal/proc"
 )
 
-// newChecker builds a checker of the registered type name from opts, as
-// the config will once its decoder uses the registry.
-func newChecker(t *testing.T, name string, opts any) checkers.Checker {
-	t.Helper()
-	typ, ok := checkers.LookupType(name)
-	require.True(t, ok, "type %q is registered", name)
-	ch, err := typ.New(config.Checker{Type: name, Options: opts})
-	require.NoError(t, err)
-	return ch
-}
-
 func TestExternalAnswers(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "not-executable"), []byte("#!/bin/sh\n"), 0o644))
@@ -93,7 +82,7 @@ func TestExternalAnswers(t *testing.T) {
 				ctx, cancel = context.WithTimeout(ctx, tt.budget)
 				defer cancel()
 			}
-			ch := newChecker(t, "external", &checkers.ExternalOptions{Command: tt.command, Timeout: config.Duration(tt.timeout)})
+			ch := typedChecker(t, "external", &checkers.ExternalOptions{Command: tt.command, Timeout: config.Duration(tt.timeout)})
 			project := dir
 			if tt.dir != "" {
 				project = tt.dir
@@ -140,7 +129,7 @@ func TestExternalInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ch := newChecker(t, "external", &checkers.ExternalOptions{Command: config.Argv{
+			ch := typedChecker(t, "external", &checkers.ExternalOptions{Command: config.Argv{
 				Shell: `cat > input.json; printf %s "$` + proc.GuardEnv + `" > guard; echo '{"complete": true}'`}})
 			c := &checkers.Context{Event: tt.event, RawEvent: []byte(tt.raw + "\n"), ProjectDir: dir, Reason: tt.reason}
 			_, err := ch.Check(context.Background(), c)
@@ -153,7 +142,7 @@ func TestExternalInput(t *testing.T) {
 			assert.Equal(t, tt.guard, string(guard))
 		})
 	}
-	_, err := newChecker(t, "external", &checkers.ExternalOptions{Command: config.Argv{Shell: "true"}}).
+	_, err := typedChecker(t, "external", &checkers.ExternalOptions{Command: config.Argv{Shell: "true"}}).
 		Check(context.Background(), &checkers.Context{RawEvent: []byte("{oops"), ProjectDir: dir})
 	require.ErrorContains(t, err, "the event is not valid JSON")
 }
@@ -198,7 +187,7 @@ func TestExternalExamples(t *testing.T) {
 				require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755))
 				require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644))
 			}
-			ch := newChecker(t, "external", &checkers.ExternalOptions{Command: tt.command})
+			ch := typedChecker(t, "external", &checkers.ExternalOptions{Command: tt.command})
 			r, err := ch.Check(context.Background(), &checkers.Context{ProjectDir: dir, Reason: checkers.ReasonManual})
 			if tt.err != nil {
 				require.Error(t, err)

@@ -126,7 +126,7 @@ func TestIssueClosed(t *testing.T) {
 				ctx, cancel = context.WithTimeout(ctx, 300*time.Millisecond)
 				defer cancel()
 			}
-			ch := newChecker(t, "issue-closed", &checkers.IssueClosedOptions{Issue: 12, Repo: tt.repo})
+			ch := typedChecker(t, "issue-closed", &checkers.IssueClosedOptions{Issue: 12, Repo: tt.repo})
 			c := &checkers.Context{ProjectDir: t.TempDir(), Reason: checkers.ReasonStop, Budget: 300 * time.Millisecond,
 				Event: &hookio.Event{SessionID: "s1"}, CacheDir: t.TempDir()}
 			r, err := ch.Check(ctx, c)
@@ -151,7 +151,7 @@ func TestIssueClosed(t *testing.T) {
 
 func TestIssueClosedWithoutGh(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
-	ch := newChecker(t, "issue-closed", &checkers.IssueClosedOptions{Issue: 3})
+	ch := typedChecker(t, "issue-closed", &checkers.IssueClosedOptions{Issue: 3})
 	_, err := ch.Check(context.Background(), &checkers.Context{ProjectDir: t.TempDir()})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "issue-closed issue #3: gh, the GitHub CLI, is not installed (not found in PATH)")
@@ -163,7 +163,7 @@ func TestIssueClosedWithoutGh(t *testing.T) {
 func TestIssueClosedAsksAgainUntilClosed(t *testing.T) {
 	gh := newFakeGh(t)
 	cache, project := t.TempDir(), t.TempDir()
-	ch := newChecker(t, "issue-closed", &checkers.IssueClosedOptions{Issue: 7, Repo: "acme/app"})
+	ch := typedChecker(t, "issue-closed", &checkers.IssueClosedOptions{Issue: 7, Repo: "acme/app"})
 	check := func(session, cacheDir string) checkers.Result {
 		t.Helper()
 		r, err := ch.Check(context.Background(), &checkers.Context{ProjectDir: project, Event: &hookio.Event{SessionID: session}, CacheDir: cacheDir})
@@ -201,7 +201,7 @@ func TestIssueClosedAsksAgainUntilClosed(t *testing.T) {
 func TestIssueClosedFailureIsNotRemembered(t *testing.T) {
 	gh := newFakeGh(t)
 	c := &checkers.Context{ProjectDir: t.TempDir(), Event: &hookio.Event{SessionID: "s1"}, CacheDir: t.TempDir()}
-	ch := newChecker(t, "issue-closed", &checkers.IssueClosedOptions{Issue: 7})
+	ch := typedChecker(t, "issue-closed", &checkers.IssueClosedOptions{Issue: 7})
 	gh.answer(t, "", ghNoLogin, 4)
 	_, err := ch.Check(context.Background(), c)
 	require.Error(t, err)

@@ -40,7 +40,7 @@ func TestIterations(t *testing.T) {
 			Reason:    checkers.ReasonStop,
 			Continued: func() (int, error) { asked++; return tt.continued, nil },
 		}
-		r, err := checkerFrom(t, `{"type":"iterations","min":`+strconv.Itoa(tt.min)+`}`).Check(context.Background(), c)
+		r, err := build(t, `{"type":"iterations","min":`+strconv.Itoa(tt.min)+`}`).Check(context.Background(), c)
 		require.NoError(t, err)
 		assert.Equal(t, 1, asked)
 		assert.Equal(t, tt.complete, r.Complete, "min %d, continued %d", tt.min, tt.continued)
@@ -56,7 +56,7 @@ func TestIterations(t *testing.T) {
 // TestIterationsWithoutACount: a check from the command line has no
 // count, and a count that cannot be read is an error, never a pass.
 func TestIterationsWithoutACount(t *testing.T) {
-	ch := checkerFrom(t, `{"type":"iterations","min":1}`)
+	ch := build(t, `{"type":"iterations","min":1}`)
 	_, err := ch.Check(context.Background(), &checkers.Context{Reason: checkers.ReasonManual})
 	assert.ErrorContains(t, err, "iterations: there is no count of continuations to read")
 	_, err = ch.Check(context.Background(), &checkers.Context{Reason: checkers.ReasonStop, Continued: func() (int, error) {

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/internal/judge"
@@ -74,12 +73,8 @@ var JudgeType = register(Type{
 	DefaultOn: projectReasons,
 	New: func(spec config.Checker) (Checker, error) {
 		o := spec.Options.(*JudgeOptions)
-		bin := o.Claude
-		if bin == "" {
-			bin = "claude"
-		}
 		return Judge{Criteria: o.Criteria, CriteriaFile: o.CriteriaFile, Model: o.Model,
-			Timeout: o.Timeout.D(), Claude: bin, Cache: cacheOn(o.Cache)}, nil
+			Timeout: o.Timeout.D(), Claude: o.Claude, Cache: cacheOn(o.Cache)}, nil
 	},
 	Describe: func(spec config.Checker) string {
 		return describeJudge(spec.Options.(*JudgeOptions))
@@ -102,16 +97,11 @@ func describeJudge(o *JudgeOptions) string {
 	if len(lines) == 0 {
 		return "an LLM judge agrees that your work meets the criteria"
 	}
-	first := lines[0]
-	if utf8.RuneCountInString(first) > 100 {
-		first = string([]rune(first)[:100]) + "..."
-	}
-	switch n := len(lines) - 1; n {
-	case 0:
-		return "an LLM judge agrees that: " + first
-	default:
+	first := judge.Preview(lines[0])
+	if n := len(lines) - 1; n > 0 {
 		return fmt.Sprintf("an LLM judge agrees that: %s (and %d more %s)", first, n, plural(n, "criterion", "criteria"))
 	}
+	return "an LLM judge agrees that: " + first
 }
 
 // trimListMarker drops a leading "- ", "* ", "1. " or "1) ".
@@ -169,7 +159,7 @@ type JudgeCriterion struct {
 func (j Judge) Check(ctx context.Context, c *Context) (Result, error) {
 	criteria, err := j.criteria(c)
 	if err != nil {
-		return Result{}, fmt.Errorf("%s checker: %w", JudgeType.Name, err)
+		return Result{}, fmt.Errorf("%s: %w", JudgeType.Name, err)
 	}
 	own := j.Timeout
 	if own <= 0 {
@@ -240,7 +230,7 @@ func (j Judge) ask(ctx context.Context, c *Context, q judge.Question, own time.D
 		if ctx.Err() != nil {
 			return j.noVerdict(c, q, fmt.Sprintf("the hook's time budget (limits.budget %s) was spent before it could start", c.Budget)), true, nil
 		}
-		return Result{}, false, fmt.Errorf("%s checker: %w", JudgeType.Name, err)
+		return Result{}, false, fmt.Errorf("%s: %w", JudgeType.Name, err)
 	}
 	q.Changes = changes
 	bin := j.bin(c)
@@ -251,9 +241,9 @@ func (j Judge) ask(ctx context.Context, c *Context, q judge.Question, own time.D
 		return j.noVerdict(c, q, fmt.Sprintf("it did not finish within the hook's time budget (limits.budget %s) and was stopped after %s.%s",
 			c.Budget, time.Since(start).Round(time.Second), fp.note(c.Budget, true))), true, nil
 	case errors.Is(err, judge.ErrNotFound):
-		return Result{}, false, fmt.Errorf("%s checker: claude: executable %q not found (install Claude Code, or set the checker's \"claude\" to its path)", JudgeType.Name, bin)
+		return Result{}, false, fmt.Errorf("%s: claude: executable %q not found (install Claude Code, or set the checker's \"claude\" to its path)", JudgeType.Name, bin)
 	case err != nil:
-		return Result{}, false, fmt.Errorf("%s checker: %w", JudgeType.Name, err)
+		return Result{}, false, fmt.Errorf("%s: %w", JudgeType.Name, err)
 	case ans.AllComplete:
 		return OK("An LLM judge found every completion criterion met: " + ans.Summary), false, nil
 	case len(ans.Checklist) == 0:

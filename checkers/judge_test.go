@@ -275,8 +275,8 @@ func TestJudgeCheckerCriteriaFile(t *testing.T) {
 	assert.Contains(t, judgeArgs(t, fake, 1)[1], "## Completion criteria\n\n- the API is versioned\n\n")
 
 	for name, tt := range map[string]struct{ file, content, want string }{
-		"missing": {"nope.md", "", "judge checker: criteria_file: open " + filepath.Join(c.ProjectDir, "nope.md") + ": no such file or directory"},
-		"empty":   {"empty.md", " \n", "judge checker: criteria_file: " + filepath.Join(c.ProjectDir, "empty.md") + " is empty"},
+		"missing": {"nope.md", "", "judge: criteria_file: open " + filepath.Join(c.ProjectDir, "nope.md") + ": no such file or directory"},
+		"empty":   {"empty.md", " \n", "judge: criteria_file: " + filepath.Join(c.ProjectDir, "empty.md") + " is empty"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if tt.content != "" {
@@ -300,7 +300,7 @@ func TestJudgeCheckerWithoutClaude(t *testing.T) {
 		if bin == "bin/claude" {
 			want = filepath.Join(c.ProjectDir, bin) // relative to the project dir
 		}
-		assert.Equal(t, `judge checker: claude: executable "`+want+`" not found (install Claude Code, or set the checker's "claude" to its path)`, err.Error())
+		assert.Equal(t, `judge: claude: executable "`+want+`" not found (install Claude Code, or set the checker's "claude" to its path)`, err.Error())
 	}
 }
 
@@ -346,7 +346,7 @@ func TestJudgeOptionsCheckOptions(t *testing.T) {
 }
 
 func TestJudgeDescribe(t *testing.T) {
-	long := strings.Repeat("x", 120)
+	long := strings.Repeat("é", 130) // cut between runes, at 120
 	tests := []struct {
 		o    checkers.JudgeOptions
 		want string
@@ -354,7 +354,7 @@ func TestJudgeDescribe(t *testing.T) {
 		{checkers.JudgeOptions{Criteria: "The API is versioned"}, "an LLM judge agrees that: The API is versioned"},
 		{checkers.JudgeOptions{Criteria: "\n1. The API is versioned\n2. Errors are logged\n\n- It is documented\n"}, "an LLM judge agrees that: The API is versioned (and 2 more criteria)"},
 		{checkers.JudgeOptions{Criteria: "* one\n* two"}, "an LLM judge agrees that: one (and 1 more criterion)"},
-		{checkers.JudgeOptions{Criteria: long}, "an LLM judge agrees that: " + long[:100] + "..."},
+		{checkers.JudgeOptions{Criteria: long}, "an LLM judge agrees that: " + strings.Repeat("é", 120) + "..."},
 		{checkers.JudgeOptions{CriteriaFile: "docs/DONE.md"}, "an LLM judge agrees that every criterion in `docs/DONE.md` holds"},
 	}
 	ty, ok := checkers.LookupType("judge")
@@ -394,13 +394,7 @@ func TestJudgeConfigAtLoad(t *testing.T) {
 				require.NoError(t, err)
 				return
 			}
-			var cerr *config.Error
-			require.ErrorAs(t, err, &cerr)
-			var got []string
-			for _, p := range cerr.Problems {
-				got = append(got, p.String())
-			}
-			assert.Equal(t, tt.want, got)
+			assert.Equal(t, tt.want, configProblems(t, `{"checkers":[`+tt.checker+`]}`))
 		})
 	}
 }

@@ -60,17 +60,6 @@ func upTo(t *testing.T, mark string, n int) string {
 	return path
 }
 
-// checkerFrom decodes one checker's JSON as a config file holds it and
-// builds it.
-func checkerFrom(t *testing.T, spec string) checkers.Checker {
-	t.Helper()
-	c, err := config.Parse(strings.NewReader(`{"checkers":[`+spec+`]}`), "t.json")
-	require.NoError(t, err)
-	ch, err := checkers.New(c.Checkers[0])
-	require.NoError(t, err)
-	return ch
-}
-
 // configProblems returns the problems config.Parse finds in cfg.
 func configProblems(t *testing.T, cfg string) []string {
 	t.Helper()
@@ -223,7 +212,7 @@ func TestKeyword(t *testing.T) {
 					appendAfter(t, path, 40*time.Millisecond, tt.later)
 				}
 			}
-			r, err := checkerFrom(t, tt.spec).Check(context.Background(), &checkers.Context{Event: ev, Reason: reason})
+			r, err := build(t, tt.spec).Check(context.Background(), &checkers.Context{Event: ev, Reason: reason})
 			require.NoError(t, err)
 			assert.Equal(t, tt.complete, r.Complete, r.Feedback)
 			switch {
@@ -255,7 +244,7 @@ func sidechainText(text string) string {
 }
 
 func TestKeywordParams(t *testing.T) {
-	r, err := checkerFrom(t, `{"type":"keyword","promise":" ALL\tDONE "}`).Check(context.Background(), &checkers.Context{
+	r, err := build(t, `{"type":"keyword","promise":" ALL\tDONE "}`).Check(context.Background(), &checkers.Context{
 		Event:  &hookio.Event{HookEventName: hookio.EventStop, LastAssistantMessage: "Phase: preparation\nOne more look.\n<promise>not yet</promise>"},
 		Reason: checkers.ReasonStop,
 	})

@@ -61,7 +61,7 @@ func (o Output) Check(_ context.Context, c *Context) (Result, error) {
 	if len(failed) > 0 {
 		return c.Fail("output-mismatch", map[string]any{"Tool": c.Event.ToolName, "Failed": failed}), nil
 	}
-	return OK(fmt.Sprintf("the structured output meets its %d %s", len(o.Conditions), plural(len(o.Conditions), "condition", "conditions"))), nil
+	return OK(fmt.Sprintf("The structured output meets its %d %s.", len(o.Conditions), plural(len(o.Conditions), "condition", "conditions"))), nil
 }
 
 // toolInput returns the gated tool's input, the structured output the
@@ -74,7 +74,7 @@ func toolInput(c *Context, checker string) ([]byte, error) {
 		if c.Event != nil && c.Event.HookEventName != "" {
 			event = "the " + c.Event.HookEventName
 		}
-		return nil, fmt.Errorf("%s checker: %s event carries no structured output (no tool_input); it checks gated tool calls only (on: tool_use)", checker, event)
+		return nil, fmt.Errorf("%s: %s event carries no structured output (no tool_input); it checks gated tool calls only (on: tool_use)", checker, event)
 	}
 	return c.Event.ToolInput, nil
 }

@@ -48,7 +48,7 @@ func TestOutput(t *testing.T) {
 		complete              bool
 		feedback              string
 	}{
-		{"every condition holds", seeds, "completed-all-claims", true, "the structured output meets its 4 conditions"},
+		{"every condition holds", seeds, "completed-all-claims", true, "The structured output meets its 4 conditions."},
 		{"each failed condition with the value found", seeds, "blocked", false,
 			"Your StructuredOutput output does not meet its completion conditions. Correct it and call StructuredOutput again:\n" +
 				"- `status` equals \"completed\"; found \"blocked\"\n" +
@@ -58,7 +58,7 @@ func TestOutput(t *testing.T) {
 			"Your StructuredOutput output does not meet its completion condition. Correct it and call StructuredOutput again:\n" +
 				"- `validation.lint_passed` equals true; found false"},
 		{"object compared as JSON", `{"type":"output","conditions":[{"path":"next_action","equals":{"reason":"all tasks done","action":"complete"}}]}`, "completed-all-claims", true,
-			"the structured output meets its 1 condition"},
+			"The structured output meets its 1 condition."},
 		{"exists false", `{"type":"output","conditions":[{"path":"next_action","exists":false}]}`, "closing", false,
 			"Your StructuredOutput output does not meet its completion condition. Correct it and call StructuredOutput again:\n" +
 				"- `next_action` is absent; found {\"action\":\"closing\"}"},
@@ -84,7 +84,7 @@ func TestOutputWithoutToolInput(t *testing.T) {
 	ch := build(t, `{"type":"output","conditions":[{"path":"status","exists":true}]}`)
 	_, err := ch.Check(context.Background(), &checkers.Context{Event: &hookio.Event{HookEventName: "Stop"}, Reason: checkers.ReasonStop})
 	require.Error(t, err)
-	assert.Equal(t, "output checker: the Stop event carries no structured output (no tool_input); it checks gated tool calls only (on: tool_use)", err.Error())
+	assert.Equal(t, "output: the Stop event carries no structured output (no tool_input); it checks gated tool calls only (on: tool_use)", err.Error())
 
 	c, err := config.Parse(strings.NewReader(`{"checkers":[
 		{"type":"plan"},

@@ -21,7 +21,7 @@ import (
 func phaseCheck(t *testing.T, spec, stateDir string, ev hookio.Event, reason checkers.StopReason, readOnly bool) checkers.Result {
 	t.Helper()
 	ev.SessionID = "s"
-	r, err := checkerFrom(t, spec).Check(context.Background(), &checkers.Context{Event: &ev, Reason: reason, StateDir: stateDir, ReadOnly: readOnly})
+	r, err := build(t, spec).Check(context.Background(), &checkers.Context{Event: &ev, Reason: reason, StateDir: stateDir, ReadOnly: readOnly})
 	require.NoError(t, err)
 	return r
 }
@@ -179,7 +179,7 @@ func TestPhaseFeedback(t *testing.T) {
 // TestPhaseCannotRunWithoutASession: there is no phase to follow without
 // a session and a state dir; the check cannot run, it never passes.
 func TestPhaseCannotRunWithoutASession(t *testing.T) {
-	ch := checkerFrom(t, `{"type":"phase"}`)
+	ch := build(t, `{"type":"phase"}`)
 	_, err := ch.Check(context.Background(), &checkers.Context{Reason: checkers.ReasonManual, StateDir: t.TempDir()})
 	assert.EqualError(t, err, "phase: no session to follow the phase of (a check from the command line)")
 	_, err = ch.Check(context.Background(), &checkers.Context{Event: &hookio.Event{SessionID: "s"}, Reason: checkers.ReasonStop})

@@ -105,7 +105,7 @@ func TestPresetDetection(t *testing.T) {
 			dir := fixtureProject(t, tt.files)
 			runner := &recordingRunner{}
 			c := &checkers.Context{Event: &hookio.Event{SessionID: "s1"}, ProjectDir: dir, Runner: runner, Budget: time.Minute}
-			r, err := buildRegistered(t, tt.typ, &checkers.PresetOptions{Command: tt.command}).Check(context.Background(), c)
+			r, err := typedChecker(t, tt.typ, &checkers.PresetOptions{Command: tt.command}).Check(context.Background(), c)
 			if tt.err != "" {
 				require.EqualError(t, err, strings.ReplaceAll(tt.err, "DIR", dir))
 				assert.Empty(t, runner.shell, "nothing runs")
@@ -126,7 +126,7 @@ func TestPresetDetection(t *testing.T) {
 func TestPresetDetectionCannotReadAManifest(t *testing.T) {
 	dir := fixtureProject(t, map[string]string{"pyproject.toml/": ""})
 	c := &checkers.Context{Event: &hookio.Event{SessionID: "s1"}, ProjectDir: dir, Runner: &recordingRunner{}, Budget: time.Minute}
-	_, err := buildRegistered(t, "lint", &checkers.PresetOptions{}).Check(context.Background(), c)
+	_, err := typedChecker(t, "lint", &checkers.PresetOptions{}).Check(context.Background(), c)
 	require.Error(t, err)
 	assert.Regexp(t, `^lint: detecting the project's linter: open .*/pyproject.toml: not a regular file \(a directory\)$`, err.Error())
 }
@@ -196,7 +196,7 @@ func TestPresetFeedback(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := &checkers.Context{Event: &hookio.Event{SessionID: "s1"}, ProjectDir: fixtureProject(t, tt.files), Budget: time.Minute, Env: fakeToolsOnPath(t, tt.tools)}
-			r, err := buildRegistered(t, tt.typ, &tt.opts).Check(context.Background(), c)
+			r, err := typedChecker(t, tt.typ, &tt.opts).Check(context.Background(), c)
 			require.NoError(t, err)
 			if strings.HasSuffix(tt.feedback, "\nOutput:\n") {
 				// The shell's own words for "not found" vary (dash, bash).

@@ -3,7 +3,6 @@ package checkers_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -20,16 +19,7 @@ import (
 // rendered from its stored pattern and parameters with the templates of
 // the run that reuses it, not replayed as it was worded.
 func TestReusedFailureIsWordedAgain(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
-	dir := t.TempDir()
-	for _, args := range [][]string{{"init", "-q"}, {"-c", "user.email=a@b", "-c", "user.name=n", "commit", "-q", "--allow-empty", "-m", "init"}} {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		out, err := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...).CombinedOutput()
-		cancel()
-		require.NoError(t, err, "%s", out)
-	}
+	dir := gitRepo(t, nil)
 	cacheDir := t.TempDir()
 	check := checkers.Test{Command: "echo boom; exit 3", Timeout: 30 * time.Second, Cache: true}
 	run := func(templates *feedback.Set) *checkers.Context {

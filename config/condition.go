@@ -150,12 +150,12 @@ var closer = map[byte]byte{'(': ')', '[': ']', '{': '}'}
 // in words, for feedback: "\"blocked\"", "nothing".
 func (c Condition) Holds(doc []byte) (bool, string) {
 	r := gjson.GetBytes(doc, c.Path)
-	found := Found(r)
+	found := foundWords(r)
 	switch {
 	case c.Exists != nil:
 		return r.Exists() == *c.Exists, found
 	case c.Equals != nil:
-		return r.Exists() && JSONEqual([]byte(r.Raw), c.Equals), found
+		return r.Exists() && jsonEqual([]byte(r.Raw), c.Equals), found
 	case c.Matches != "":
 		re, err := regexp.Compile(c.Matches)
 		if err != nil || !r.Exists() {
@@ -173,9 +173,9 @@ func (c Condition) Holds(doc []byte) (bool, string) {
 // maxFound bounds the value a Condition's feedback shows.
 const maxFound = 200
 
-// Found shows the value r in feedback: its JSON on one line, cut at maxFound
+// foundWords shows the value r in feedback: its JSON on one line, cut at maxFound
 // characters, or "nothing" when the path holds none.
-func Found(r gjson.Result) string {
+func foundWords(r gjson.Result) string {
 	if !r.Exists() {
 		return "nothing"
 	}
@@ -209,10 +209,10 @@ func (c Condition) String() string {
 	return fmt.Sprintf("`%s` matches %s", c.Path, strconv.Quote(c.Matches))
 }
 
-// JSONEqual reports whether the JSON values a and b are equal as JSON:
+// jsonEqual reports whether the JSON values a and b are equal as JSON:
 // numbers by value (1, 1.0 and 1e0 are equal), objects whatever the order
 // of their keys, everything else exactly. Invalid JSON equals nothing.
-func JSONEqual(a, b []byte) bool {
+func jsonEqual(a, b []byte) bool {
 	va, ok := decodeValue(a)
 	if !ok {
 		return false

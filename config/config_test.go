@@ -136,20 +136,27 @@ func TestParseReportsAllAtOnce(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := config.Parse(strings.NewReader(tt.json), "t.json")
-			var cerr *config.Error
-			require.ErrorAs(t, err, &cerr)
-			var got []string
-			for _, p := range cerr.Problems {
-				got = append(got, p.String())
-			}
-			assert.Equal(t, tt.want, got)
+			assert.Equal(t, tt.want, problems(t, tt.json))
 		})
 	}
 }
 
 // nestedComposites returns a config of n composites, each the only member
 // of the one around it, the innermost holding inner.
+// problems returns the problems config.Parse reports in the config doc,
+// each as its message reads.
+func problems(t *testing.T, doc string) []string {
+	t.Helper()
+	_, err := config.Parse(strings.NewReader(doc), "t.json")
+	var cerr *config.Error
+	require.ErrorAs(t, err, &cerr)
+	var got []string
+	for _, p := range cerr.Problems {
+		got = append(got, p.String())
+	}
+	return got
+}
+
 func nestedComposites(n int, inner string) string {
 	return `{"checkers":[` + strings.Repeat(`{"type":"composite","checkers":[`, n) + inner + strings.Repeat(`]}`, n) + `]}`
 }

@@ -16,6 +16,8 @@ var (
 	GlobError = globError
 	// JSONName is jsonName.
 	JSONName = jsonName
+	// JSONEqual is jsonEqual, how a condition's equals compares.
+	JSONEqual = jsonEqual
 )
 
 // MaxCompositeDepth is maxCompositeDepth.

@@ -100,13 +100,7 @@ func TestDecodeEveryKind(t *testing.T) {
 			doc := `{"checkers":[` + tt.checker + `]}`
 			c, err := config.Parse(strings.NewReader(doc), "t.json")
 			if tt.want == nil {
-				var cerr *config.Error
-				require.ErrorAs(t, err, &cerr)
-				var got []string
-				for _, p := range cerr.Problems {
-					got = append(got, p.String())
-				}
-				assert.Equal(t, tt.errs, got)
+				assert.Equal(t, tt.errs, problems(t, doc))
 				return
 			}
 			require.NoError(t, err)

@@ -208,22 +208,13 @@ func (w Wait) look(path string, from *int64, prev fileState, found probe) (cur f
 func lastTextIs(r io.ReaderAt, size int64, want string) (bool, error) {
 	match := false
 	err := eachLineBackward(r, size, func(line []byte) bool {
-		if !bytes.Contains(line, assistantMark) || gjson.GetBytes(line, "type").Str != "assistant" || !gjson.ValidBytes(line) {
-			return true
-		}
-		var texts []string
-		gjson.GetBytes(line, "message.content").ForEach(func(_, b gjson.Result) bool {
-			if b.Get("type").Str == "text" {
-				texts = append(texts, b.Get("text").Str)
-			}
-			return true
-		})
-		if len(texts) == 0 {
-			return true // a tool call or thinking line: look further back
+		text, ok := lineText(line, ReadOptions{})
+		if !ok {
+			return true // not the agent's text (a tool call or thinking line): look further back
 		}
 		// Whole texts only: a suffix test took an earlier "done." for the
 		// new "All done." and a white-space-only text for anything.
-		got := strings.TrimSpace(strings.Join(texts, "\n"))
+		got := strings.TrimSpace(text)
 		match = got != "" && got == want
 		return false
 	})

@@ -7,13 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"strings"
 
 	"github.com/tidwall/gjson"
 
 	"github.com/donegate/donegate/internal/jsondepth"
-	"github.com/donegate/donegate/internal/regular"
 )
 
 // What the agent says, as opposed to what it plans: the keyword and phase
@@ -65,16 +63,9 @@ var userMark = []byte(`"user"`)
 //
 // A path that is not a regular file is an error, as for LatestTodoWrite.
 func LastText(ctx context.Context, path string, opt ReadOptions, w Wait) (text string, found bool, err error) {
-	f, err := regular.Open(path)
-	if err != nil {
-		var pe *fs.PathError
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			return "", false, nil
-		case errors.Is(err, regular.ErrNotRegular) && errors.As(err, &pe):
-			return "", false, fmt.Errorf("transcript %s: %w", path, pe.Err)
-		}
-		return "", false, fmt.Errorf("transcript: %w", err)
+	f, err := open(path)
+	if err != nil || f == nil { // f is nil for a file that does not exist
+		return "", false, err
 	}
 	f.Close()
 	w.until(ctx, path, func(r io.ReaderAt, size int64) (bool, error) {
@@ -113,16 +104,9 @@ func LastText(ctx context.Context, path string, opt ReadOptions, w Wait) (text s
 // does not exist has nothing to read: next is from. Lines longer than
 // MaxLineBytes or nested deeper than MaxLineDepth are skipped.
 func ReadTexts(path string, from int64, opt ReadOptions, fn func(text string)) (next int64, restarted bool, err error) {
-	f, err := regular.Open(path)
-	if err != nil {
-		var pe *fs.PathError
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			return from, false, nil
-		case errors.Is(err, regular.ErrNotRegular) && errors.As(err, &pe):
-			return from, false, fmt.Errorf("transcript %s: %w", path, pe.Err)
-		}
-		return from, false, fmt.Errorf("transcript: %w", err)
+	f, err := open(path)
+	if err != nil || f == nil { // f is nil for a file that does not exist
+		return from, false, err
 	}
 	defer f.Close()
 	st, err := f.Stat()

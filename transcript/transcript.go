@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 
 	"github.com/tidwall/gjson"
 
@@ -86,16 +87,9 @@ var (
 // blocking, since opening a FIFO to read waits for a writer that may never
 // come, and the host would kill the hook with nothing decided.
 func LatestTodoWrite(path string, opt ReadOptions) (items []Item, found bool, err error) {
-	f, err := regular.Open(path)
-	if err != nil {
-		var pe *fs.PathError
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			return nil, false, nil
-		case errors.Is(err, regular.ErrNotRegular) && errors.As(err, &pe):
-			return nil, false, fmt.Errorf("transcript %s: %w", path, pe.Err)
-		}
-		return nil, false, fmt.Errorf("transcript: %w", err)
+	f, err := open(path)
+	if err != nil || f == nil { // f is nil for a file that does not exist
+		return nil, false, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
@@ -114,6 +108,26 @@ func LatestTodoWrite(path string, opt ReadOptions) (items []Item, found bool, er
 		return nil, false, fmt.Errorf("transcript %s: %w", path, err)
 	}
 	return items, found, nil
+}
+
+// open opens the transcript at path for the readers above. A file that
+// does not exist is no error and no file (nil, nil): a session that has
+// not written one yet has said nothing. One that is not a regular file is
+// an error that names it and wraps regular.ErrNotRegular, without
+// blocking on a FIFO (see LatestTodoWrite).
+func open(path string) (*os.File, error) {
+	f, err := regular.Open(path)
+	if err == nil {
+		return f, nil
+	}
+	var pe *fs.PathError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case errors.Is(err, regular.ErrNotRegular) && errors.As(err, &pe):
+		return nil, fmt.Errorf("transcript %s: %w", path, pe.Err)
+	}
+	return nil, fmt.Errorf("transcript: %w", err)
 }
 
 // latestTodoWrite is LatestTodoWrite on the first size bytes of r.

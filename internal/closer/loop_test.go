@@ -1,8 +1,6 @@
 package closer
 
 import (
-	"github.com/donegate/donegate/internal/proctest"
-
 	"bytes"
 	"context"
 	"encoding/json"
@@ -15,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/donegate/donegate/internal/proctest"
 )
 
 // jsonLines decodes loop's --json output.

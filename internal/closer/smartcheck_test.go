@@ -2,13 +2,11 @@ package closer
 
 import (
 	"context"
-
-	"time"
-
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

@@ -173,9 +173,6 @@ type Set struct {
 	files map[string]string
 }
 
-// Builtin returns the built-in templates alone (as nil does).
-func Builtin() *Set { return &Set{} }
-
 // builtin parses the built-in templates on first use: most hook runs
 // render nothing, and parsing costs allocations a hook pays at every call
 // otherwise.
@@ -199,14 +196,6 @@ var builtinParsed atomic.Bool
 // the file and the line. Other files are ignored.
 func Load(dir string) (*Set, error) {
 	return parseFS(os.DirFS(dir), ".", func(name string) string { return filepath.Join(dir, name) })
-}
-
-// File is the file pattern's template was loaded from, "" for a built-in.
-func (s *Set) File(pattern string) string {
-	if s == nil {
-		return ""
-	}
-	return s.files[pattern]
 }
 
 // parseFS parses every .tmpl file in dir of fsys. shown names a file in

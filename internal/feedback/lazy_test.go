@@ -19,10 +19,13 @@ func TestBuiltinsParsedOnlyToRender(t *testing.T) {
 	if os.Getenv("FEEDBACK_LAZY_CHILD") == "" {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestBuiltinsParsedOnlyToRender$", "-test.count=1")
+		cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestBuiltinsParsedOnlyToRender$", "-test.count=1", "-test.v")
 		cmd.Env = append(os.Environ(), "FEEDBACK_LAZY_CHILD=1")
 		out, err := cmd.CombinedOutput()
 		require.NoError(t, err, "%s", out)
+		// A -test.run that matches nothing passes too: the child must have
+		// run this test.
+		require.Contains(t, string(out), "--- PASS: TestBuiltinsParsedOnlyToRender", "%s", out)
 		return
 	}
 	require.False(t, builtinParsed.Load(), "parsed at start-up")

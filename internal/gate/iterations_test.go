@@ -59,6 +59,13 @@ func TestIterationsSeesTheGatesCount(t *testing.T) {
 			if tt.left != "" {
 				assert.Contains(t, string(rep.Answer), tt.left)
 			}
+			if tt.dry {
+				// The work is done, which a hook would record by clearing
+				// the count: a dry run leaves it.
+				s, err := state.Store{Dir: stateDir}.Peek("s")
+				require.NoError(t, err)
+				assert.Equal(t, 2, s.Counters["stop"].Blocks)
+			}
 		})
 	}
 }

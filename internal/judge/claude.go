@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/donegate/donegate/internal/proc"
 )
@@ -109,13 +110,18 @@ func decodeResult(out []byte) (Result, error) {
 	return Result{}, fmt.Errorf("output %q is not a result object", Preview(trimmed))
 }
 
-// Preview is the start of s on one line, for messages.
+// previewRunes bounds a Preview.
+const previewRunes = 120
+
+// Preview is the start of s on one line, at most previewRunes runes of it,
+// marked with "..." when cut, for messages. It cuts between runes: a cut
+// inside one would put invalid UTF-8 in the feedback the agent reads.
 func Preview(s string) string {
 	s = oneLine(s)
-	if len(s) > 120 {
-		return s[:120] + "..."
+	if utf8.RuneCountInString(s) <= previewRunes {
+		return s
 	}
-	return s
+	return string([]rune(s)[:previewRunes]) + "..."
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
 
 	"github.com/donegate/donegate/transcript"
-	"github.com/stretchr/testify/assert"
 )
 
 func TestPrompt(t *testing.T) {
@@ -57,4 +59,20 @@ func TestPromptClipsTheEvidence(t *testing.T) {
 	kept := strings.Repeat(line, maxEvidence/len(line))
 	assert.Contains(t, p, "## Changes\n\n"+kept+fmt.Sprintf("... (%d more bytes left out; read the project directory)\n\n## The agent's plan", len(big)-len(kept)))
 	assert.Contains(t, Question{Changes: "small"}.Prompt(), "## Changes\n\nsmall\n\n")
+}
+
+// Preview cuts between runes: a cut inside one would put invalid UTF-8
+// into the feedback the agent reads.
+func TestPreview(t *testing.T) {
+	for _, tt := range []struct{ name, in, want string }{
+		{"short", "exit\n  status 1", "exit status 1"},
+		{"at the bound", strings.Repeat("a", previewRunes), strings.Repeat("a", previewRunes)},
+		{"multi-byte", "a" + strings.Repeat("é", 200), "a" + strings.Repeat("é", previewRunes-1) + "..."},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Preview(tt.in)
+			assert.Equal(t, tt.want, got)
+			assert.True(t, utf8.ValidString(got))
+		})
+	}
 }

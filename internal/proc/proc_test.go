@@ -11,9 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/donegate/donegate/internal/proctest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/donegate/donegate/internal/proctest"
 )
 
 func TestRunOutcomes(t *testing.T) {
