@@ -1,6 +1,6 @@
 // Copyright 2011 The Go Authors. All rights reserved.
 // Use of this source code is governed by a BSD-style
-// license that can be found in the LICENSE file.
+// license that can be found in Go's LICENSE file (https://go.dev/LICENSE).
 
 // This file is text/template's built-in functions (funcs.go of Go 1.26)
 // for the executor in exec.go; urlquery escapes as net/url's QueryEscape
