@@ -28,7 +28,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"text/template"
 )
 
 // Patterns are the failure patterns, most actionable first: when several
@@ -70,10 +69,14 @@ func Rank(pattern string) int {
 //go:embed templates/*.tmpl
 var builtinFS embed.FS
 
-// Funcs are the functions every template may call, built-in or a user's.
-// They take lists and numbers as Normalize leaves them, and as checkers
-// build them ([]string, []map[string]any, int).
-var Funcs = template.FuncMap{
+// Funcs are the functions every template may call, built-in or a user's,
+// besides text/template's own (and, len, printf, ...). They take lists and
+// numbers as Normalize leaves them, and as checkers build them ([]string,
+// []map[string]any, int). The templates are text/template's syntax, parsed
+// by text/template/parse and run by this package's copy of its executor
+// (exec.go), which calls no method: text/template itself would cost each
+// hook 0.9 MB and up to a millisecond of start-up (see startup_test.go).
+var Funcs = map[string]any{
 	// join joins a list of strings: {{join .Missing ", "}}.
 	"join": func(list any, sep string) string { return strings.Join(toStrings(list), sep) },
 	// bullets writes one "- item" line per item of a list of strings.
@@ -168,7 +171,7 @@ func normalize(v any) any {
 // Set is a template per pattern: a user's, where one was loaded, else the
 // built-in one. The zero Set and nil are the built-in templates.
 type Set struct {
-	user map[string]*template.Template
+	user map[string]*Template
 	// files names where each user template came from, for errors.
 	files map[string]string
 }
@@ -176,7 +179,7 @@ type Set struct {
 // builtin parses the built-in templates on first use: most hook runs
 // render nothing, and parsing costs allocations a hook pays at every call
 // otherwise.
-var builtin = sync.OnceValue(func() map[string]*template.Template {
+var builtin = sync.OnceValue(func() map[string]*Template {
 	builtinParsed.Store(true)
 	s, err := parseFS(builtinFS, "templates", nil)
 	if err != nil {
@@ -214,7 +217,7 @@ func parseFS(fsys fs.FS, dir string, shown func(string) string) (*Set, error) {
 		}
 		return nil, fmt.Errorf("%s: %w", shown("."), err)
 	}
-	s := &Set{user: map[string]*template.Template{}, files: map[string]string{}}
+	s := &Set{user: map[string]*Template{}, files: map[string]string{}}
 	for _, e := range entries {
 		name := e.Name()
 		pattern, ok := strings.CutSuffix(name, ".tmpl")
@@ -228,7 +231,7 @@ func parseFS(fsys fs.FS, dir string, shown func(string) string) (*Set, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", shown(name), err)
 		}
-		t, err := template.New(name).Funcs(Funcs).Option("missingkey=error").Parse(string(text))
+		t, err := parseTemplate(name, string(text))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", shown(name), stripPrefix(err))
 		}
@@ -261,7 +264,7 @@ func stripPrefix(err error) error {
 // wrong kind of value), the built-in one is used, and the error comes
 // back with the text, naming the file: text and error both set.
 func (s *Set) Render(pattern string, params map[string]any) (string, error) {
-	var t *template.Template
+	var t *Template
 	if s != nil {
 		t = s.user[pattern]
 	}
@@ -291,9 +294,9 @@ func renderBuiltin(pattern string, params map[string]any) (string, error) {
 	return text, nil
 }
 
-func execute(t *template.Template, params map[string]any) (string, error) {
+func execute(t *Template, params map[string]any) (string, error) {
 	var b bytes.Buffer
-	if err := t.Execute(&b, params); err != nil {
+	if err := t.execute(&b, params); err != nil {
 		return "", err
 	}
 	return strings.TrimSpace(b.String()), nil
