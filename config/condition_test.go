@@ -229,3 +229,29 @@ func FuzzCondition(f *testing.F) {
 		}
 	})
 }
+
+// TestEachCheckerFindsHeldCheckers: every checker a config holds is
+// visited with its path, a claim's checker and a composite's members
+// included, so that a rule across the config (iterations' min against
+// limits.max_blocks) reaches them all.
+func TestEachCheckerFindsHeldCheckers(t *testing.T) {
+	c, err := config.Parse(strings.NewReader(`{"checkers": [
+		{"type": "plan"},
+		{"type": "composite", "checkers": [{"type": "files", "paths": ["a"]},
+			{"type": "claims", "claims": [{"path": "x", "checker": {"type": "composite", "mode": "any", "checkers": [{"type": "test", "command": "t"}]}}]}]}]}`), "t.json")
+	require.NoError(t, err)
+	var got []string
+	config.EachChecker(c.Checkers, func(path string, ch config.Checker) { got = append(got, path+" "+ch.Type) })
+	assert.Equal(t, []string{
+		"checkers[0] plan",
+		"checkers[1] composite",
+		"checkers[1].checkers[0] files",
+		"checkers[1].checkers[1] claims",
+		"checkers[1].checkers[1].claims[0].checker composite",
+		"checkers[1].checkers[1].claims[0].checker.checkers[0] test",
+	}, got)
+
+	assert.Equal(t, []string{
+		"checkers[0].claims[0].checker.min: 6 continuations can never be reached: limits.max_blocks (5) lets the agent stop after 5; raise limits.max_blocks to at least 6, or lower min",
+	}, problems(t, `{"checkers": [{"type": "claims", "claims": [{"path": "x", "checker": {"type": "iterations", "min": 6}}]}]}`))
+}

@@ -362,30 +362,60 @@ func checkLimits(c *Config, problems []Problem) []Problem {
 		return nil
 	}
 	var out []Problem
-	var walk func(cs []Checker, at *jsonPath)
-	walk = func(cs []Checker, at *jsonPath) {
-		for i, ch := range cs {
-			path := at.at(i)
-			if ch.Options == nil {
-				continue
+	EachChecker(c.Checkers, func(path string, ch Checker) {
+		if lc, ok := ch.Options.(LimitsChecker); ok && !coversAny(bad, path) {
+			for _, p := range lc.CheckLimits(c.Limits) {
+				p.Path = joinPath(path, p.Path)
+				out = append(out, p)
 			}
-			if lc, ok := ch.Options.(LimitsChecker); ok && !coversAny(bad, path.String()) {
-				for _, p := range lc.CheckLimits(c.Limits) {
-					p.Path = joinPath(path.String(), p.Path)
-					out = append(out, p)
-				}
-			}
-			opts := reflect.ValueOf(ch.Options).Elem()
-			for j := range opts.NumField() {
-				f := opts.Type().Field(j)
-				if name := jsonName(f); name != "" && f.Type == reflect.TypeFor[[]Checker]() {
-					walk(opts.Field(j).Interface().([]Checker), path.key(name))
-				}
+		}
+	})
+	return out
+}
+
+// EachChecker calls f with every checker of specs and, after each, every
+// checker its options hold — a composite's members, a claim's checker —
+// however deep, with its path in the file ("checkers[0].claims[1].checker").
+func EachChecker(specs []Checker, f func(path string, c Checker)) {
+	eachChecker(specs, (*jsonPath)(nil).key("checkers"), f)
+}
+
+func eachChecker(specs []Checker, at *jsonPath, f func(string, Checker)) {
+	for i, c := range specs {
+		visitChecker(c, at.at(i), f)
+	}
+}
+
+func visitChecker(c Checker, at *jsonPath, f func(string, Checker)) {
+	f(at.String(), c)
+	if c.Options != nil {
+		checkersIn(reflect.ValueOf(c.Options).Elem(), at, f)
+	}
+}
+
+// checkersIn finds the checkers held by the struct v, in its fields and
+// in the objects its fields hold.
+func checkersIn(v reflect.Value, at *jsonPath, f func(string, Checker)) {
+	for i := range v.NumField() {
+		field := v.Type().Field(i)
+		name := jsonName(field)
+		if name == "" || !field.IsExported() {
+			continue
+		}
+		fv := v.Field(i)
+		switch t := field.Type; {
+		case t == reflect.TypeFor[[]Checker]():
+			eachChecker(fv.Interface().([]Checker), at.key(name), f)
+		case t == reflect.TypeFor[Checker]():
+			visitChecker(fv.Interface().(Checker), at.key(name), f)
+		case t.Kind() == reflect.Struct:
+			checkersIn(fv, at.key(name), f)
+		case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct:
+			for j := range fv.Len() {
+				checkersIn(fv.Index(j), at.key(name).at(j), f)
 			}
 		}
 	}
-	walk(c.Checkers, (*jsonPath)(nil).key("checkers"))
-	return out
 }
 
 // coversAny reports whether a path in s is at or under path.

@@ -169,7 +169,7 @@ func (r *runCtx) doctorConfig(rep *DoctorReport) *config.Config {
 // whose timeout outlasts the budget is cut off by it with no verdict.
 func (r *runCtx) doctorJudges(rep *DoctorReport, c *config.Config) {
 	budget := c.Limits.Budget.D()
-	eachChecker(c.Checkers, func(spec config.Checker) {
+	config.EachChecker(c.Checkers, func(_ string, spec config.Checker) {
 		o, ok := spec.Options.(*checkers.JudgeOptions)
 		if !ok {
 			return
@@ -194,22 +194,6 @@ func (r *runCtx) doctorJudges(rep *DoctorReport, c *config.Config) {
 				"%s: its timeout (%s) is not below limits.budget (%s): the budget stops a slow judge first, with no verdict", spec.Label(), timeout, budget)
 		}
 	})
-}
-
-// eachChecker calls f with every checker of specs, the members of
-// composites and the checkers of claims included.
-func eachChecker(specs []config.Checker, f func(config.Checker)) {
-	for _, s := range specs {
-		f(s)
-		switch o := s.Options.(type) {
-		case *checkers.CompositeOptions:
-			eachChecker(o.Checkers, f)
-		case *checkers.ClaimsOptions:
-			for _, cl := range o.Claims {
-				eachChecker([]config.Checker{cl.Checker}, f)
-			}
-		}
-	}
 }
 
 // regConfig is the config a registered hook runs with: the file its own
