@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
@@ -58,7 +59,7 @@ func (c *Condition) CheckOptions() []Problem {
 		ps = append(ps, Problem{Message: `give only one of "equals", "exists" and "matches"; for several tests of one path, write several conditions`})
 	}
 	if c.Matches != "" {
-		if _, err := regexp.Compile(c.Matches); err != nil {
+		if _, err := compiled(c.Matches); err != nil {
 			ps = append(ps, Problem{Path: "matches", Message: fmt.Sprintf("invalid regular expression %q: %v", c.Matches, strings.TrimPrefix(err.Error(), "error parsing regexp: "))})
 		}
 	}
@@ -157,7 +158,7 @@ func (c Condition) Holds(doc []byte) (bool, string) {
 	case c.Equals != nil:
 		return r.Exists() && jsonEqual([]byte(r.Raw), c.Equals), found
 	case c.Matches != "":
-		re, err := regexp.Compile(c.Matches)
+		re, err := compiled(c.Matches)
 		if err != nil || !r.Exists() {
 			return false, found // CheckOptions refused such a pattern at load
 		}
@@ -168,6 +169,23 @@ func (c Condition) Holds(doc []byte) (bool, string) {
 		return re.MatchString(text), found
 	}
 	return false, found
+}
+
+// regexps holds the conditions' regular expressions, compiled when the
+// config is checked at load: a gated call then tests them without
+// compiling each again.
+var regexps sync.Map // string → *regexp.Regexp
+
+func compiled(pattern string) (*regexp.Regexp, error) {
+	if re, ok := regexps.Load(pattern); ok {
+		return re.(*regexp.Regexp), nil
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, err
+	}
+	regexps.Store(pattern, re)
+	return re, nil
 }
 
 // maxFound bounds the value a Condition's feedback shows.
