@@ -367,38 +367,6 @@ func TestJudgeDescribe(t *testing.T) {
 	}
 }
 
-// Bad judge config is refused when the config loads, with the field named.
-func TestJudgeConfigAtLoad(t *testing.T) {
-	tests := []struct {
-		name    string
-		checker string
-		want    []string // problems; nil: valid
-	}{
-		{"criteria", `{"type":"judge","criteria":"- it works\n- it is documented","model":"haiku","timeout":"90s"}`, nil},
-		{"criteria_file", `{"type":"judge","criteria_file":"docs/DONE.md","claude":"/usr/local/bin/claude","cache":false}`, nil},
-		{"neither", `{"type":"judge"}`, []string{"checkers[0].criteria: required: the completion criteria the judge checks, as text (or a file, with criteria_file)"}},
-		{"both", `{"type":"judge","criteria":"x","criteria_file":"y"}`, []string{"checkers[0].criteria: give the criteria as text or as criteria_file, not both"}},
-		{"empty criteria", `{"type":"judge","criteria":""}`, []string{"checkers[0].criteria: required: the completion criteria the judge checks, as text (or a file, with criteria_file)"}},
-		{"blank criteria", `{"type":"judge","criteria":"  \n"}`, []string{"checkers[0].criteria: must not be blank"}},
-		{"blank criteria_file", `{"type":"judge","criteria_file":" "}`, []string{"checkers[0].criteria_file: must not be blank"}},
-		{"negative timeout", `{"type":"judge","criteria":"x","timeout":"-1s"}`, []string{`checkers[0].timeout: duration "-1s" is negative`}},
-		{"criteria not text", `{"type":"judge","criteria":["a","b"]}`, []string{"checkers[0].criteria: expected a string, got an array"}},
-		{"a test's key", `{"type":"judge","criteria":"x","command":"go test"}`, []string{`checkers[0].command: not used by a "judge" checker (only by command, external, format, lint, test, type-check)`}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			c, err := config.Parse(strings.NewReader(`{"checkers":[`+tt.checker+`]}`), "t.json")
-			if tt.want == nil {
-				require.NoError(t, err)
-				_, err = checkers.FromConfig(c, checkers.ReasonStop)
-				require.NoError(t, err)
-				return
-			}
-			assert.Equal(t, tt.want, configProblems(t, `{"checkers":[`+tt.checker+`]}`))
-		})
-	}
-}
-
 // The README shows what the agent is told, rendered by the built-in
 // judge-incomplete template from the parameters the checker gives it.
 func TestJudgeFeedbackInTheREADME(t *testing.T) {

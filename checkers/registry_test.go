@@ -193,6 +193,17 @@ func TestEveryTypeDecodes(t *testing.T) {
 		{"issue-closed, bad repo", `{"type":"issue-closed","issue":12,"repo":"acme app"}`, []string{`checkers[0].repo: must be "owner/name" (or "host/owner/name"), got "acme app"`}},
 		{"issue-closed, no issue", `{"type":"issue-closed"}`, []string{"checkers[0].issue: required"}},
 		{"issue-closed, a files key", `{"type":"issue-closed","issue":1,"paths":["x"]}`, []string{`checkers[0].paths: not used by a "issue-closed" checker (only by files)`}},
+		// Bad judge config is refused when the config loads, with the field named.
+		{"judge, criteria", `{"type":"judge","criteria":"- it works\n- it is documented","model":"haiku","timeout":"90s"}`, nil},
+		{"judge, criteria_file", `{"type":"judge","criteria_file":"docs/DONE.md","claude":"/usr/local/bin/claude","cache":false}`, nil},
+		{"judge, neither", `{"type":"judge"}`, []string{"checkers[0].criteria: required: the completion criteria the judge checks, as text (or a file, with criteria_file)"}},
+		{"judge, both", `{"type":"judge","criteria":"x","criteria_file":"y"}`, []string{"checkers[0].criteria: give the criteria as text or as criteria_file, not both"}},
+		{"judge, empty criteria", `{"type":"judge","criteria":""}`, []string{"checkers[0].criteria: required: the completion criteria the judge checks, as text (or a file, with criteria_file)"}},
+		{"judge, blank criteria", `{"type":"judge","criteria":"  \n"}`, []string{"checkers[0].criteria: must not be blank"}},
+		{"judge, blank criteria_file", `{"type":"judge","criteria_file":" "}`, []string{"checkers[0].criteria_file: must not be blank"}},
+		{"judge, negative timeout", `{"type":"judge","criteria":"x","timeout":"-1s"}`, []string{`checkers[0].timeout: duration "-1s" is negative`}},
+		{"judge, criteria not text", `{"type":"judge","criteria":["a","b"]}`, []string{"checkers[0].criteria: expected a string, got an array"}},
+		{"judge, a test's key", `{"type":"judge","criteria":"x","command":"go test"}`, []string{`checkers[0].command: not used by a "judge" checker (only by command, external, format, lint, test, type-check)`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
