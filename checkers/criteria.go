@@ -33,7 +33,7 @@ func Criteria(c *config.Config) string {
 		// The agent must know that an honest "blocked" is let through:
 		// otherwise it may dress up unfinished work as complete, or keep
 		// working at what it cannot finish.
-		parts = append(parts, output+", when it declares the work complete ("+signal(c.CompletionSignal)+
+		parts = append(parts, output+", when it declares the work complete ("+config.DescribeConditions(c.CompletionSignal, ", or ")+
 			"), is accepted only when: "+strings.Join(tool, "; ")+
 			"; one that declares anything else, such as that you are blocked, is accepted as it is.")
 	case !slices.Equal(stop, tool):
@@ -42,16 +42,6 @@ func Criteria(c *config.Config) string {
 		parts = append(parts, output+" is accepted only when: "+strings.Join(tool, "; ")+".")
 	}
 	return strings.Join(parts, " ")
-}
-
-// signal says when a gated call declares completion: any one of the
-// conditions.
-func signal(conds []config.Condition) string {
-	s := make([]string, len(conds))
-	for i, c := range conds {
-		s[i] = c.String()
-	}
-	return strings.Join(s, ", or ")
 }
 
 // describeAll says what each of specs requires, without its label: the

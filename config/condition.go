@@ -208,6 +208,16 @@ func foundWords(r gjson.Result) string {
 	return raw
 }
 
+// DescribeConditions says what each of conds requires, joined by sep:
+// "`status` equals \"completed\" or `next_action.action` matches ...".
+func DescribeConditions(conds []Condition, sep string) string {
+	parts := make([]string, len(conds))
+	for i, c := range conds {
+		parts[i] = c.String()
+	}
+	return strings.Join(parts, sep)
+}
+
 // String says what the condition requires, for feedback and the criteria
 // told up front: "`status` equals \"completed\"".
 func (c Condition) String() string {

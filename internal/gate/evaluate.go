@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/donegate/donegate/checkers"
@@ -209,7 +208,7 @@ func (r *run) evaluate(ctx context.Context, reason checkers.StopReason, c *confi
 		// The agent hands in an answer that says the work is not done
 		// ("blocked", "failed"): an honest answer, let through unchecked
 		// and uncounted.
-		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindNotDeclared, Why: signalWords(c.CompletionSignal)}
+		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindNotDeclared, Why: config.DescribeConditions(c.CompletionSignal, " or ")}
 	}
 	res, err := r.check(ctx, c, reason)
 	v, d := r.decide(c, res, err)
@@ -225,15 +224,6 @@ func declaresCompletion(signal []config.Condition, input []byte) bool {
 		}
 	}
 	return false
-}
-
-// signalWords says what completion_signal looks for, for explain.
-func signalWords(signal []config.Condition) string {
-	parts := make([]string, len(signal))
-	for i := range signal {
-		parts[i] = signal[i].String()
-	}
-	return strings.Join(parts, " or ")
 }
 
 // explainCheck runs chain as check does, recording each top-level
