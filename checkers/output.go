@@ -3,7 +3,6 @@ package checkers
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/donegate/donegate/config"
 )
@@ -29,12 +28,7 @@ var OutputType = register(Type{
 		return Output{Conditions: spec.Options.(*OutputOptions).Conditions}, nil
 	},
 	Describe: func(spec config.Checker) string {
-		conds := spec.Options.(*OutputOptions).Conditions
-		parts := make([]string, len(conds))
-		for i := range conds {
-			parts[i] = conds[i].String()
-		}
-		return "in the structured output, " + strings.Join(parts, " and ")
+		return "in the structured output, " + config.DescribeConditions(spec.Options.(*OutputOptions).Conditions, " and ")
 	},
 })
 
