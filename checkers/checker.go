@@ -99,6 +99,10 @@ type Context struct {
 	ReadOnly bool
 	// Templates word failures (see Fail); nil means the built-in ones.
 	Templates *feedback.Set
+	// RenderBy is when a user's template must have rendered: the end of
+	// the chain's budget (zero: feedback's own bound). See
+	// feedback.Set.RenderBy.
+	RenderBy time.Time
 	// Continued returns how many times the agent has been continued in
 	// the event's prompt at the gate this run decides for (the main
 	// agent's stop, this subagent's, this gated tool): the block count
@@ -150,7 +154,7 @@ func (c *Context) runner() Runner {
 // to render is replaced by the built-in one and remembered for
 // TemplateError: checkers do not print.
 func (c *Context) Fail(pattern string, params map[string]any) Result {
-	text, err := c.Templates.Render(pattern, params)
+	text, err := c.Templates.RenderBy(c.RenderBy, pattern, params)
 	switch {
 	case err != nil && text == "":
 		// A built-in template that cannot render is our bug; the agent

@@ -10,7 +10,7 @@
 // again from its stored parameters (see Normalize): a template must see
 // the same values either way.
 //
-// It imports nothing of donegate's, so that the config (which checks a
+// It imports nothing of donegate's but internal/regular, so that the config (which checks a
 // user's templates at load) and the checkers (which render them) can both
 // use it.
 package feedback
@@ -20,6 +20,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -28,6 +29,10 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"text/template"
+	"time"
+
+	"github.com/donegate/donegate/internal/regular"
 )
 
 // Patterns are the failure patterns, most actionable first: when several
@@ -72,11 +77,9 @@ var builtinFS embed.FS
 // Funcs are the functions every template may call, built-in or a user's,
 // besides text/template's own (and, len, printf, ...). They take lists and
 // numbers as Normalize leaves them, and as checkers build them ([]string,
-// []map[string]any, int). The templates are text/template's syntax, parsed
-// by text/template/parse and run by this package's copy of its executor
-// (exec.go), which calls no method: text/template itself would cost each
-// hook 0.9 MB and up to a millisecond of start-up (see startup_test.go).
-var Funcs = map[string]any{
+// []map[string]any, int). The templates are text/template's, run with
+// missingkey=error and within bounds (see bound.go).
+var Funcs = template.FuncMap{
 	// join joins a list of strings: {{join .Missing ", "}}.
 	"join": func(list any, sep string) string { return strings.Join(toStrings(list), sep) },
 	// bullets writes one "- item" line per item of a list of strings.
@@ -171,7 +174,7 @@ func normalize(v any) any {
 // Set is a template per pattern: a user's, where one was loaded, else the
 // built-in one. The zero Set and nil are the built-in templates.
 type Set struct {
-	user map[string]*Template
+	user map[string]*template.Template
 	// files names where each user template came from, for errors.
 	files map[string]string
 }
@@ -179,7 +182,7 @@ type Set struct {
 // builtin returns pattern's built-in template, parsed on its first use:
 // most hook runs render nothing, and a run that words a failure words one
 // or two; parsing all seventeen cost a blocking stop 0.5 ms.
-func builtin(pattern string) (*Template, bool) {
+func builtin(pattern string) (*template.Template, bool) {
 	once, ok := builtinTemplates()[pattern]
 	if !ok {
 		return nil, false
@@ -189,10 +192,10 @@ func builtin(pattern string) (*Template, bool) {
 
 // builtinTemplates holds a parse-once function per pattern, made on
 // first use too: a hook that words nothing does not even build the map.
-var builtinTemplates = sync.OnceValue(func() map[string]func() *Template {
-	m := make(map[string]func() *Template, len(Patterns))
+var builtinTemplates = sync.OnceValue(func() map[string]func() *template.Template {
+	m := make(map[string]func() *template.Template, len(Patterns))
 	for _, p := range Patterns {
-		m[p] = sync.OnceValue(func() *Template {
+		m[p] = sync.OnceValue(func() *template.Template {
 			builtinParsed.Store(true)
 			name := p + ".tmpl"
 			text, err := builtinFS.ReadFile("templates/" + name)
@@ -213,53 +216,86 @@ var builtinTemplates = sync.OnceValue(func() map[string]func() *Template {
 // test that they are not at start-up nor by Load.
 var builtinParsed atomic.Bool
 
+// parseTemplate parses text as a retry template called name and checks
+// that it can be run within bounds (see checkBounds).
+func parseTemplate(name, text string) (*template.Template, error) {
+	t, err := template.New(name).Funcs(Funcs).Option("missingkey=error").Parse(text)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkBounds(t); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// maxTemplateBytes bounds a template file: the built-in ones are under
+// 2 KB, and a user's that is larger is a mistake (or /dev/zero behind a
+// link, which regular refuses anyway).
+const maxTemplateBytes = 1 << 20
+
 // Load returns the templates with those in dir in place of the built-in
 // ones. A file of dir named <pattern>.tmpl overrides that pattern; other
 // names ending in .tmpl are an error (a misspelt pattern would otherwise
-// never be used), as is a template that does not parse: the error names
-// the file and the line. Other files are ignored.
+// never be used), as is a template that does not parse, one that is not
+// a regular file (a FIFO would block the read of every hook), and one
+// that could not be run within bounds (see checkBounds): the error names
+// the file and, for a parse error, the line. Other files are ignored.
 func Load(dir string) (*Set, error) {
-	return parseFS(os.DirFS(dir), ".", func(name string) string { return filepath.Join(dir, name) })
-}
-
-// parseFS parses every .tmpl file in dir of fsys. shown names a file in
-// errors (nil: its name in fsys).
-func parseFS(fsys fs.FS, dir string, shown func(string) string) (*Set, error) {
-	if shown == nil {
-		shown = func(name string) string { return name }
-	}
-	entries, err := fs.ReadDir(fsys, dir)
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		var pe *fs.PathError
-		if errors.As(err, &pe) && dir == "." {
-			// os.DirFS names the directory "."; the caller's name is the
-			// one a user recognises.
+		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		return nil, fmt.Errorf("%s: %w", shown("."), err)
+		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
-	s := &Set{user: map[string]*Template{}, files: map[string]string{}}
+	s := &Set{user: map[string]*template.Template{}, files: map[string]string{}}
 	for _, e := range entries {
 		name := e.Name()
 		pattern, ok := strings.CutSuffix(name, ".tmpl")
 		if !ok || e.IsDir() {
 			continue
 		}
+		path := filepath.Join(dir, name)
 		if !slices.Contains(Patterns, pattern) {
-			return nil, fmt.Errorf("%s: no failure pattern is called %q (known: %s)", shown(name), pattern, strings.Join(Patterns, ", "))
+			return nil, fmt.Errorf("%s: no failure pattern is called %q (known: %s)", path, pattern, strings.Join(Patterns, ", "))
 		}
-		text, err := fs.ReadFile(fsys, filepath.ToSlash(filepath.Join(dir, name)))
+		text, err := readTemplate(path)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", shown(name), err)
+			return nil, err
 		}
-		t, err := parseTemplate(name, string(text))
+		t, err := parseTemplate(name, text)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", shown(name), stripPrefix(err))
+			return nil, fmt.Errorf("%s: %w", path, stripPrefix(err))
 		}
 		s.user[pattern] = t
-		s.files[pattern] = shown(name)
+		s.files[pattern] = path
 	}
 	return s, nil
+}
+
+// readTemplate reads a template file as donegate reads every file a
+// repository may hold: through regular, so that a FIFO or a device
+// (a link to /dev/zero) is refused rather than read for ever.
+func readTemplate(path string) (string, error) {
+	f, err := regular.Open(path)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxTemplateBytes+1))
+	if err != nil {
+		return "", fmt.Errorf("%s: read: %w", path, err)
+	}
+	if len(data) > maxTemplateBytes {
+		return "", fmt.Errorf("%s: larger than %d KiB", path, maxTemplateBytes>>10)
+	}
+	return string(data), nil
 }
 
 // stripPrefix turns text/template's `template: NAME:LINE: msg` into
@@ -280,19 +316,31 @@ func stripPrefix(err error) error {
 	return errors.New(rest)
 }
 
-// Render renders pattern's template with params. When a user's template
-// fails to render (a key its pattern does not have, a function given the
-// wrong kind of value), the built-in one is used, and the error comes
-// back with the text, naming the file: text and error both set.
+// Render renders pattern's template with params, a user's template
+// within maxRenderTime (see RenderBy).
 func (s *Set) Render(pattern string, params map[string]any) (string, error) {
-	var t *Template
+	return s.RenderBy(time.Time{}, pattern, params)
+}
+
+// RenderBy renders pattern's template with params. A user's template must
+// finish by deadline (the end of the hook's budget; zero: maxRenderTime
+// from now), within maxRenderBytes, and render some text. When it does
+// not, or fails to render (a key its pattern does not have, a function
+// given the wrong kind of value), the built-in one is used, and the error
+// comes back with the text, naming the file: text and error both set.
+func (s *Set) RenderBy(deadline time.Time, pattern string, params map[string]any) (string, error) {
+	var t *template.Template
 	if s != nil {
 		t = s.user[pattern]
 	}
 	if t == nil {
 		return renderBuiltin(pattern, params)
 	}
-	text, err := execute(t, params)
+	text, err := executeBounded(t, params, renderDeadline(time.Now(), deadline))
+	if err == nil && text == "" {
+		// An empty reason would be a block the agent is told nothing of.
+		err = errors.New("renders nothing")
+	}
 	if err == nil {
 		return text, nil
 	}
@@ -308,17 +356,10 @@ func renderBuiltin(pattern string, params map[string]any) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("no template for failure pattern %q", pattern)
 	}
-	text, err := execute(t, params)
-	if err != nil {
-		return "", fmt.Errorf("built-in template %s: %w", pattern, err)
-	}
-	return text, nil
-}
-
-func execute(t *Template, params map[string]any) (string, error) {
+	// The built-in templates are ours and bounded: they run inline.
 	var b bytes.Buffer
-	if err := t.execute(&b, params); err != nil {
-		return "", err
+	if err := t.Execute(&b, params); err != nil {
+		return "", fmt.Errorf("built-in template %s: %w", pattern, err)
 	}
 	return strings.TrimSpace(b.String()), nil
 }

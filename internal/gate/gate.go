@@ -227,6 +227,8 @@ func (r *run) check(ctx context.Context, c *config.Config, reason checkers.StopR
 		Templates:  c.Templates,
 		Continued:  sync.OnceValues(r.continued),
 	}
+	// A user's retry template renders within what is left of the budget.
+	cc.RenderBy, _ = ctx.Deadline()
 	// A user's retry template that failed to render was replaced by the
 	// built-in one; say which, once, where the user looks.
 	defer func() {
