@@ -157,7 +157,9 @@ func (b *bounder) node(n parse.Node) (bounded, error) {
 		}
 		return r, nil
 	case *parse.ActionNode:
-		return b.nested(n.Pipe)
+		r, err := b.node(n.Pipe)
+		r.depth++
+		return r, err
 	case *parse.IfNode, *parse.WithNode, *parse.RangeNode:
 		var br *parse.BranchNode
 		times := int64(1)
@@ -181,7 +183,8 @@ func (b *bounder) node(n parse.Node) (bounded, error) {
 		if err != nil {
 			return r, err
 		}
-		cr.steps = mulSteps(cr.steps, times)
+		// Each time round costs a step, even with an empty body.
+		cr.steps = mulSteps(addSteps(cr.steps, 1), times)
 		add(cr)
 		r.depth++
 		r.steps = addSteps(r.steps, 1)
@@ -206,7 +209,7 @@ func (b *bounder) node(n parse.Node) (bounded, error) {
 		}
 		for _, cmd := range n.Cmds {
 			for _, arg := range cmd.Args {
-				cr, err := b.node(arg)
+				cr, err := b.nested(arg)
 				if err != nil {
 					return r, err
 				}
