@@ -80,9 +80,3 @@ func TestStartupDoesNoNeedlessWork(t *testing.T) {
 		})
 	}
 }
-
-// lastLines is the last n lines of s.
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	return strings.Join(lines[max(len(lines)-n, 0):], "\n")
-}
