@@ -2,6 +2,7 @@ package donegate_test
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -36,6 +37,13 @@ var heavyAtStartup = []string{
 	// benchmark runs of one binary differ by.
 }
 
+// linkedThrough are packages under a heavy prefix that a hook may link:
+// text/template links net/url (for urlquery), which links net/netip;
+// their initialisers allocate 728 bytes in 18 allocations (0.04 ms of
+// clock, 2026-11-24). What is costly under "net" is the resolver of net
+// itself, which they do not link.
+var linkedThrough = []string{"net/url", "net/netip"}
+
 // maxInitBytes bounds what all package initialisers of a hook allocate
 // together (about 39 KB on 2026-11-23, 33 KB before issue 13's six
 // checker types; the checker registry 12 KB of it, unicode's tables 11 KB;
@@ -69,6 +77,9 @@ func TestStartupDoesNoNeedlessWork(t *testing.T) {
 				}
 				inits++
 				for _, heavy := range heavyAtStartup {
+					if slices.Contains(linkedThrough, m[1]) {
+						break
+					}
 					assert.False(t, m[1] == heavy || strings.HasPrefix(m[1], heavy+"/"), "%s initialises %s", tt.hook, m[1])
 				}
 				n, err := strconv.Atoi(m[2])
