@@ -84,7 +84,8 @@ func checkBounds(t *template.Template) error {
 }
 
 // bounded is what a node costs: how deep actions nest in it and how many
-// it runs, both saturating past their bound.
+// it runs (saturating at math.MaxInt64: a chain of calls can count past
+// it).
 type bounded struct {
 	depth int
 	steps int64
@@ -135,7 +136,7 @@ func (b *bounder) template(name string) (bounded, error) {
 // node is what running n costs.
 func (b *bounder) node(n parse.Node) (bounded, error) {
 	var r bounded
-	// add runs c after what r runs, nested one level below n.
+	// add counts c, a part of n, in r.
 	add := func(c bounded) {
 		r.depth = max(r.depth, c.depth)
 		r.steps = addSteps(r.steps, c.steps)
@@ -152,8 +153,7 @@ func (b *bounder) node(n parse.Node) (bounded, error) {
 			if err != nil {
 				return r, err
 			}
-			r.depth = max(r.depth, cr.depth)
-			r.steps = addSteps(r.steps, cr.steps)
+			add(cr)
 		}
 		return r, nil
 	case *parse.ActionNode:
