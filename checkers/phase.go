@@ -149,11 +149,11 @@ func (c *Context) phase(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	var from int64
+	var from transcript.Position
 	if rec := sess.Phase; rec != nil {
 		furthest = max(furthest, slices.Index(Phases, rec.Reached))
 		if rec.Transcript == path {
-			from = rec.Offset
+			from = rec.Position
 		}
 	}
 	next, restarted := from, false
@@ -165,7 +165,7 @@ func (c *Context) phase(ctx context.Context) (int, error) {
 			return 0, err
 		}
 	}
-	read := state.Phase{Transcript: path, Offset: next}
+	read := state.Phase{Transcript: path, Position: next}
 	if furthest >= 0 {
 		read.Reached = Phases[furthest]
 	}
@@ -182,11 +182,11 @@ func (c *Context) phase(ctx context.Context) (int, error) {
 
 // mergePhase merges what a hook read into the stored record, which another
 // hook of the session may have moved on since it was read: the furthest
-// phase of both, and the further offset in the same transcript. Both hooks
-// read from the stored offset or before it to where they stopped, so the
-// lines up to the further one have been read. A transcript that was cut
-// or replaced (restarted) was read from its start: its offset is the one
-// read, or every stop would read it whole again.
+// phase of both, and the further position in the same file. Both hooks
+// read from the stored position or before it to where they stopped, so
+// the lines up to the further one have been read. A transcript that was
+// cut or replaced (restarted, or another file) was read from its start:
+// its position is the one read, or every stop would read it whole again.
 func mergePhase(stored *state.Phase, read state.Phase, restarted bool) *state.Phase {
 	if stored == nil {
 		return &read
@@ -195,8 +195,8 @@ func mergePhase(stored *state.Phase, read state.Phase, restarted bool) *state.Ph
 	if slices.Index(Phases, read.Reached) > slices.Index(Phases, m.Reached) {
 		m.Reached = read.Reached
 	}
-	if m.Transcript != read.Transcript || read.Offset > m.Offset || restarted {
-		m.Transcript, m.Offset = read.Transcript, read.Offset
+	if m.Transcript != read.Transcript || !m.SameFile(read.Position) || read.Offset > m.Offset || restarted {
+		m.Transcript, m.Position = read.Transcript, read.Position
 	}
 	return &m
 }

@@ -6,7 +6,10 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/donegate/donegate/internal/state"
+	"github.com/donegate/donegate/transcript"
 )
+
+func ptr[T any](v T) *T { return &v }
 
 // TestMergePhase: two hooks of a session read the transcript outside the
 // lock, from the offset stored when each began; merged under it, the
@@ -14,8 +17,9 @@ import (
 // they finish in.
 func TestMergePhase(t *testing.T) {
 	rec := func(reached, path string, off int64) state.Phase {
-		return state.Phase{Reached: reached, Transcript: path, Offset: off}
+		return state.Phase{Reached: reached, Transcript: path, Position: transcript.Position{Offset: off, Ino: 1}}
 	}
+	other := func(p state.Phase) state.Phase { p.Ino = 2; return p }
 	tests := []struct {
 		name      string
 		stored    *state.Phase
@@ -24,11 +28,12 @@ func TestMergePhase(t *testing.T) {
 		want      state.Phase
 	}{
 		{"first record", nil, rec("review", "t", 100), false, rec("review", "t", 100)},
-		{"further on", &state.Phase{Reached: "processing", Transcript: "t", Offset: 100}, rec("review", "t", 200), false, rec("review", "t", 200)},
-		{"a slower hook finishing last keeps both maxima", &state.Phase{Reached: "review", Transcript: "t", Offset: 300}, rec("processing", "t", 200), false, rec("review", "t", 300)},
-		{"no marker read: the phase stays", &state.Phase{Reached: "review", Transcript: "t", Offset: 100}, rec("", "t", 150), false, rec("review", "t", 150)},
-		{"a cut transcript's offset is the one read", &state.Phase{Reached: "review", Transcript: "t", Offset: 900}, rec("preparation", "t", 50), true, rec("review", "t", 50)},
-		{"another transcript (a resumed session)", &state.Phase{Reached: "review", Transcript: "t", Offset: 900}, rec("", "u", 40), false, rec("review", "u", 40)},
+		{"further on", ptr(rec("processing", "t", 100)), rec("review", "t", 200), false, rec("review", "t", 200)},
+		{"a slower hook finishing last keeps both maxima", ptr(rec("review", "t", 300)), rec("processing", "t", 200), false, rec("review", "t", 300)},
+		{"no marker read: the phase stays", ptr(rec("review", "t", 100)), rec("", "t", 150), false, rec("review", "t", 150)},
+		{"a cut transcript's offset is the one read", ptr(rec("review", "t", 900)), rec("preparation", "t", 50), true, rec("review", "t", 50)},
+		{"another file at the same path: its position, though nearer the start", ptr(rec("review", "t", 900)), other(rec("", "t", 40)), false, other(rec("review", "t", 40))},
+		{"another transcript (a resumed session)", ptr(rec("review", "t", 900)), rec("", "u", 40), false, rec("review", "u", 40)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	"github.com/donegate/donegate/checkers"
 	"github.com/donegate/donegate/hookio"
 	"github.com/donegate/donegate/internal/state"
+	"github.com/donegate/donegate/transcript"
 )
 
 // phaseCheck runs a phase checker of spec at a Stop of session "s" whose
@@ -92,36 +93,95 @@ func TestPhaseFollowsTheRecordedSession(t *testing.T) {
 		sess, err := state.Store{Dir: stateDir}.Peek("s")
 		require.NoError(t, err)
 		require.NotNil(t, sess.Phase)
-		assert.Equal(t, state.Phase{Reached: st.want, Transcript: path, Offset: int64(len(data))}, *sess.Phase, "stop %d", i)
+		assert.Equal(t, st.want, sess.Phase.Reached, "stop %d", i)
+		assert.Equal(t, path, sess.Phase.Transcript, "stop %d", i)
+		assert.EqualValues(t, len(data), sess.Phase.Offset, "stop %d", i)
 	}
 }
 
 // TestPhaseReadsOnlyNewLines: a line before the recorded offset is not
 // read again (the transcript can be hundreds of MB): here, a marker put
-// in place of the old lines changes nothing, and the next appended one
-// does.
+// in place of an old line changes nothing, and the next appended one
+// does. Only the last transcript.TailBytes before the offset are compared
+// with what was read; the marker is before them.
 func TestPhaseReadsOnlyNewLines(t *testing.T) {
 	stateDir := t.TempDir()
 	path := filepath.Join(t.TempDir(), "session.jsonl")
-	old := promptLine + textLine("Phase: processing")
+	old := textLine("Phase: processing") + promptLine + promptLine
+	require.Greater(t, 2*len(promptLine), transcript.TailBytes)
 	require.NoError(t, os.WriteFile(path, []byte(old), 0o600))
 	ev := hookio.Event{HookEventName: hookio.EventStop, TranscriptPath: path}
 	assert.Equal(t, "processing", reached(phaseCheck(t, `{"type":"phase"}`, stateDir, ev, checkers.ReasonStop, false)))
 
-	// The same bytes' length, another marker: a reader that starts over
-	// would see it.
+	// The same bytes' length, another marker, in the same file: a reader
+	// that starts over would see it.
 	rewritten := strings.Replace(old, "Phase: processing", "Phase: complete  ", 1)
 	require.Len(t, rewritten, len(old))
-	require.NoError(t, os.WriteFile(path, []byte(rewritten+textLine("Phase: review")), 0o600))
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString(rewritten + textLine("Phase: review"))
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
 	assert.Equal(t, "review", reached(phaseCheck(t, `{"type":"phase"}`, stateDir, ev, checkers.ReasonStop, false)))
 
 	// Replaced by a shorter file: read from its start, and the phase
 	// stays where it was.
-	require.NoError(t, os.WriteFile(path, []byte(textLine("Phase: preparation")), 0o600))
+	replace(t, path, textLine("Phase: preparation"))
 	assert.Equal(t, "review", reached(phaseCheck(t, `{"type":"phase"}`, stateDir, ev, checkers.ReasonStop, false)))
 	sess, err := state.Store{Dir: stateDir}.Peek("s")
 	require.NoError(t, err)
 	assert.EqualValues(t, len(textLine("Phase: preparation")), sess.Phase.Offset)
+}
+
+// replace puts a new file with content at path, renamed over the old one
+// as an editor or a restored backup does.
+func replace(t *testing.T, path, content string) {
+	t.Helper()
+	tmp := path + ".new"
+	require.NoError(t, os.WriteFile(tmp, []byte(content), 0o600))
+	require.NoError(t, os.Rename(tmp, path))
+}
+
+// TestPhaseOfAReplacedTranscript: the transcript read is replaced by
+// another, longer file. Its lines are read from its start, not from the
+// offset kept in the old one. Until 2026-11-24 they were read from that
+// offset: a marker before it was missed (a stale phase), and reading
+// began inside a line, where a malformed line of the new file looked
+// whole from there on (a false pass).
+func TestPhaseOfAReplacedTranscript(t *testing.T) {
+	first := promptLine + textLine("Phase: processing")
+	// malformed is a line that is no JSON from its start, and a whole
+	// agent's line from len(first) on.
+	junk := strings.Repeat("x", len(first)-len(promptLine)-1)
+	malformed := promptLine + "{" + junk + textLine("Phase: complete")
+	require.Len(t, malformed, len(first)+len(textLine("Phase: complete")))
+	tests := []struct {
+		name, replacement, want string
+	}{
+		{"a marker before the old offset", promptLine + textLine("Phase: review") + strings.Repeat(promptLine, 4), "review"},
+		{"a malformed line across the old offset", malformed + promptLine, "processing"},
+		{"in place, the marker in the bytes before the old offset", promptLine + textLine("Phase: review    ") + promptLine, "review"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			require.Greater(t, len(tt.replacement), len(first))
+			stateDir := t.TempDir()
+			path := filepath.Join(t.TempDir(), "session.jsonl")
+			require.NoError(t, os.WriteFile(path, []byte(first), 0o600))
+			ev := hookio.Event{HookEventName: hookio.EventStop, TranscriptPath: path}
+			require.Equal(t, "processing", reached(phaseCheck(t, `{"type":"phase"}`, stateDir, ev, checkers.ReasonStop, false)))
+
+			if strings.HasPrefix(tt.name, "in place") {
+				require.NoError(t, os.WriteFile(path, []byte(tt.replacement), 0o600))
+			} else {
+				replace(t, path, tt.replacement)
+			}
+			assert.Equal(t, tt.want, reached(phaseCheck(t, `{"type":"phase"}`, stateDir, ev, checkers.ReasonStop, false)))
+			sess, err := state.Store{Dir: stateDir}.Peek("s")
+			require.NoError(t, err)
+			assert.EqualValues(t, len(tt.replacement), sess.Phase.Offset, "the new file was read to its end")
+		})
+	}
 }
 
 // TestPhaseWaitsForTheTranscript: at a gated tool call the text before

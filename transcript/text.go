@@ -93,17 +93,19 @@ func LastText(ctx context.Context, path string, opt ReadOptions, w Wait) (text s
 }
 
 // ReadTexts calls fn with what the agent said in each of its text lines
-// (see lineText) of the transcript at path, in order, from the byte offset
-// from to the last whole line, and returns the offset just past that line:
-// where the next call goes on. A hook that keeps the offset reads each
-// line of a transcript of hundreds of MB once, not at every stop. A last
-// line without its newline is being written: it is left for the next call.
+// (see lineText) of the transcript at path, in order, from the position
+// from to the last whole line, and returns the position just past that
+// line: where the next call goes on. A hook that keeps the position reads
+// each line of a transcript of hundreds of MB once, not at every stop. A
+// last line without its newline is being written: it is left for the
+// next call. The zero Position is the start of the file.
 //
-// A file shorter than from was replaced or cut (Claude Code only appends
-// to it): it is read from the start, and restarted is true. A file that
-// does not exist has nothing to read: next is from. Lines longer than
-// MaxLineBytes or nested deeper than MaxLineDepth are skipped.
-func ReadTexts(path string, from int64, opt ReadOptions, fn func(text string)) (next int64, restarted bool, err error) {
+// A file that is not the one from was taken in, or was cut, or holds
+// other bytes before from's offset (see Position) is read from the start,
+// and restarted is true. A file that does not exist has nothing to read:
+// next is from. Lines longer than MaxLineBytes or nested deeper than
+// MaxLineDepth are skipped.
+func ReadTexts(path string, from Position, opt ReadOptions, fn func(text string)) (next Position, restarted bool, err error) {
 	f, err := open(path)
 	if err != nil || f == nil { // f is nil for a file that does not exist
 		return from, false, err
@@ -114,22 +116,31 @@ func ReadTexts(path string, from int64, opt ReadOptions, fn func(text string)) (
 		return from, false, fmt.Errorf("transcript %s: %w", path, err)
 	}
 	size := st.Size()
-	if from < 0 || size < from {
-		from, restarted = 0, true
+	start := from.Offset
+	tail, ok := from.resume(f, st)
+	if !ok {
+		start, tail, restarted = 0, make([]byte, 0, TailBytes), true
 	}
-	next, err = readTexts(io.NewSectionReader(f, from, size-from), from, opt, fn)
+	next.Dev, next.Ino = fileID(st)
+	next.Size = size
+	next.Offset, tail, err = readTexts(io.NewSectionReader(f, start, size-start), start, tail, opt, fn)
+	h := tailHash(tail)
+	next.Tail = string(h[:])
 	if err != nil {
 		return next, restarted, fmt.Errorf("transcript %s: %w", path, err)
 	}
 	return next, restarted, nil
 }
 
-// readTexts is ReadTexts on r, which starts at offset base of the file.
-func readTexts(r io.Reader, base int64, opt ReadOptions, fn func(string)) (int64, error) {
+// readTexts is ReadTexts on r, which starts at offset base of the file,
+// after the bytes tail. It returns the offset past the last whole line
+// and the TailBytes bytes before it.
+func readTexts(r io.Reader, base int64, tail []byte, opt ReadOptions, fn func(string)) (int64, []byte, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	next := base
 	var long []byte // a line longer than the reader's buffer, so far
 	var read int64  // bytes of the current line before chunk
+	var longTail []byte
 	skipping := false
 	for {
 		chunk, err := br.ReadSlice('\n')
@@ -141,6 +152,7 @@ func readTexts(r io.Reader, base int64, opt ReadOptions, fn func(string)) (int64
 				skipping = true
 			}
 			read += int64(len(chunk))
+			longTail = keepTail(longTail, chunk)
 			if !skipping && len(long)+len(chunk) <= MaxLineBytes {
 				long = append(long, chunk...)
 			} else {
@@ -149,9 +161,9 @@ func readTexts(r io.Reader, base int64, opt ReadOptions, fn func(string)) (int64
 			continue
 		case errors.Is(err, io.EOF):
 			// A half-written last line, or nothing: next stays at its start.
-			return next, nil
+			return next, tail, nil
 		case err != nil:
-			return next, err
+			return next, tail, err
 		}
 		n := read + int64(len(chunk))
 		line := chunk
@@ -164,6 +176,11 @@ func readTexts(r io.Reader, base int64, opt ReadOptions, fn func(string)) (int64
 			}
 		}
 		next += n
+		if read > 0 {
+			tail = keepTail(tail, longTail)
+			longTail = longTail[:0]
+		}
+		tail = keepTail(tail, chunk)
 		long, read, skipping = nil, 0, false
 	}
 }

@@ -82,7 +82,7 @@ func TestLastTextOfNoTranscript(t *testing.T) {
 func TestReadTexts(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "t.jsonl")
-	read := func(from int64, opt transcript.ReadOptions) ([]string, int64, bool) {
+	read := func(from transcript.Position, opt transcript.ReadOptions) ([]string, transcript.Position, bool) {
 		t.Helper()
 		var got []string
 		next, restarted, err := transcript.ReadTexts(path, from, opt, func(s string) { got = append(got, s) })
@@ -90,16 +90,16 @@ func TestReadTexts(t *testing.T) {
 		return got, next, restarted
 	}
 
-	// No file: nothing read, the offset kept.
-	got, next, _ := read(7, transcript.ReadOptions{})
+	// No file: nothing read, the position kept.
+	got, next, _ := read(transcript.Position{Offset: 7}, transcript.ReadOptions{})
 	assert.Empty(t, got)
-	assert.EqualValues(t, 7, next)
+	assert.Equal(t, transcript.Position{Offset: 7}, next)
 
 	first := userLine + oldLine + toolLine + blobLine + sideLine + resultLine
 	require.NoError(t, os.WriteFile(path, []byte(first+textLine[:25]), 0o600))
-	got, next, restarted := read(0, transcript.ReadOptions{SkipSidechain: true})
+	got, next, restarted := read(transcript.Position{}, transcript.ReadOptions{SkipSidechain: true})
 	assert.Equal(t, []string{"Working on it."}, got, "the agent's text only: no tool call, blob copy or subagent line")
-	assert.EqualValues(t, len(first), next, "the half-written last line is left for the next read")
+	assert.EqualValues(t, len(first), next.Offset, "the half-written last line is left for the next read")
 	assert.False(t, restarted)
 
 	// The line is finished, and more appended: only the new lines are read.
@@ -108,22 +108,159 @@ func TestReadTexts(t *testing.T) {
 	_, err = f.WriteString(textLine[25:] + twoTexts)
 	require.NoError(t, err)
 	require.NoError(t, f.Close())
-	got, next2, _ := read(next, transcript.ReadOptions{SkipSidechain: true})
+	got, next2, restarted := read(next, transcript.ReadOptions{SkipSidechain: true})
 	assert.Equal(t, []string{"I am done.", "one\ntwo"}, got)
+	assert.False(t, restarted)
 	st, err := os.Stat(path)
 	require.NoError(t, err)
-	assert.Equal(t, st.Size(), next2)
+	assert.Equal(t, st.Size(), next2.Offset)
 
 	// A subagent's transcript: its lines count.
-	got, _, _ = read(0, transcript.ReadOptions{})
+	got, _, _ = read(transcript.Position{}, transcript.ReadOptions{})
 	assert.Equal(t, []string{"Working on it.", "sub says", "I am done.", "one\ntwo"}, got)
 
 	// Replaced by a shorter file: read from the start.
 	require.NoError(t, os.WriteFile(path, []byte(oldLine), 0o600))
 	got, next, restarted = read(next2, transcript.ReadOptions{})
 	assert.Equal(t, []string{"Working on it."}, got)
-	assert.EqualValues(t, len(oldLine), next)
+	assert.EqualValues(t, len(oldLine), next.Offset)
 	assert.True(t, restarted)
+}
+
+// TestReadTextsGoesOnOnlyInTheFileRead: a position is gone on from only
+// in the file it was taken in, with the same bytes before it; any other
+// file at the path is read from its start. Until 2026-11-24 only a file
+// shorter than the offset was: a longer file renamed over the transcript
+// was read from the middle of a line.
+func TestReadTextsGoesOnOnlyInTheFileRead(t *testing.T) {
+	first := userLine + oldLine
+	tests := []struct {
+		name string
+		// change makes the file at path what the second read sees.
+		change        func(t *testing.T, path string)
+		from          func(p transcript.Position) transcript.Position
+		want          []string
+		wantRestarted bool
+	}{
+		{
+			name:   "appended to: only the new line",
+			change: func(t *testing.T, path string) { appendTo(t, path, textLine) },
+			want:   []string{"I am done."},
+		},
+		{
+			name:   "nothing appended: nothing read",
+			change: func(*testing.T, string) {},
+		},
+		{
+			name:          "a longer file renamed over it",
+			change:        func(t *testing.T, path string) { renameOver(t, path, textLine+userLine+oldLine) },
+			want:          []string{"I am done.", "Working on it."},
+			wantRestarted: true,
+		},
+		{
+			name:          "rewritten in place, longer, other bytes before the offset",
+			change:        func(t *testing.T, path string) { writeFile(t, path, userLine+textLine+oldLine) },
+			want:          []string{"I am done.", "Working on it."},
+			wantRestarted: true,
+		},
+		{
+			// As when its inode is reused by a new file.
+			name:          "the same file number, other bytes before the offset",
+			change:        func(t *testing.T, path string) { appendTo(t, path, textLine) },
+			from:          func(p transcript.Position) transcript.Position { p.Tail = "0000000000000000"; return p },
+			want:          []string{"Working on it.", "I am done."},
+			wantRestarted: true,
+		},
+		{
+			name:          "cut below the size read, though not below the offset",
+			change:        func(t *testing.T, path string) { require.NoError(t, os.Truncate(path, int64(len(first)))) },
+			from:          func(p transcript.Position) transcript.Position { p.Size += 10; return p },
+			want:          []string{"Working on it."},
+			wantRestarted: true,
+		},
+		{
+			name:          "a record with an offset alone (before 2026-11-24)",
+			change:        func(t *testing.T, path string) { appendTo(t, path, textLine) },
+			from:          func(p transcript.Position) transcript.Position { return transcript.Position{Offset: p.Offset} },
+			want:          []string{"Working on it.", "I am done."},
+			wantRestarted: true,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "t.jsonl")
+			writeFile(t, path, first)
+			pos, restarted, err := transcript.ReadTexts(path, transcript.Position{}, transcript.ReadOptions{}, func(string) {})
+			require.NoError(t, err)
+			require.False(t, restarted)
+			require.EqualValues(t, len(first), pos.Offset)
+			if tt.from != nil {
+				pos = tt.from(pos)
+			}
+			tt.change(t, path)
+			var got []string
+			next, restarted, err := transcript.ReadTexts(path, pos, transcript.ReadOptions{}, func(s string) { got = append(got, s) })
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+			assert.Equal(t, tt.wantRestarted, restarted)
+			st, err := os.Stat(path)
+			require.NoError(t, err)
+			assert.Equal(t, st.Size(), next.Offset)
+			assert.Equal(t, st.Size(), next.Size)
+		})
+	}
+}
+
+// TestReadTextsTailAcrossLongLines: the bytes kept before a position
+// are the file's, whatever the lines before it (lines shorter than
+// TailBytes, a line longer than the reader's buffer, a skipped one):
+// the next read goes on from there.
+func TestReadTextsTailAcrossLongLines(t *testing.T) {
+	long := `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"` + strings.Repeat("y", 300<<10) + `"}]}}` + "\n"
+	blob := `{"type":"api-request-blob","text":"` + strings.Repeat("z", 200<<10) + `"}` + "\n"
+	for name, content := range map[string]string{
+		"short lines":                        "{}\n{}\n" + "\n\n" + "{}\n",
+		"a long line":                        userLine + long,
+		"a long line, a short one after it":  long + "{}\n",
+		"a skipped blob":                     oldLine + blob,
+		"a skipped blob, a short line after": blob + "\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "t.jsonl")
+			writeFile(t, path, content)
+			pos, _, err := transcript.ReadTexts(path, transcript.Position{}, transcript.ReadOptions{}, func(string) {})
+			require.NoError(t, err)
+			require.EqualValues(t, len(content), pos.Offset)
+			appendTo(t, path, textLine)
+			var got []string
+			_, restarted, err := transcript.ReadTexts(path, pos, transcript.ReadOptions{}, func(s string) { got = append(got, s) })
+			require.NoError(t, err)
+			assert.False(t, restarted)
+			assert.Equal(t, []string{"I am done."}, got)
+		})
+	}
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	require.NoError(t, os.WriteFile(path, []byte(content), 0o600))
+}
+
+func appendTo(t *testing.T, path, content string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString(content)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+}
+
+// renameOver puts a new file with content at path, renamed over the old
+// one.
+func renameOver(t *testing.T, path, content string) {
+	t.Helper()
+	writeFile(t, path+".new", content)
+	require.NoError(t, os.Rename(path+".new", path))
 }
 
 // TestReadTextsSkipsLongLines: a line longer than the reader's buffer is
@@ -138,8 +275,8 @@ func TestReadTextsSkipsLongLines(t *testing.T) {
 	content := long + huge + oldLine
 	require.NoError(t, os.WriteFile(path, []byte(content), 0o600))
 	var got []int
-	next, _, err := transcript.ReadTexts(path, 0, transcript.ReadOptions{}, func(s string) { got = append(got, len(s)) })
+	next, _, err := transcript.ReadTexts(path, transcript.Position{}, transcript.ReadOptions{}, func(s string) { got = append(got, len(s)) })
 	require.NoError(t, err)
 	assert.Equal(t, []int{200 << 10, len("Working on it.")}, got)
-	assert.EqualValues(t, len(content), next)
+	assert.EqualValues(t, len(content), next.Offset)
 }

@@ -83,17 +83,33 @@ func BenchmarkLatestTodoWriteNone(b *testing.B) { large(b); benchRead(b, 256<<20
 func benchReadTexts(b *testing.B, size int, tail bool) {
 	path := writeTranscript(b, size, false)
 	st, _ := os.Stat(path)
-	var from int64
+	var from transcript.Position
 	if tail {
-		from = st.Size() - int64(len(`{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"I am done."}]}}`+"\n"))
+		// The position a previous stop kept, before the last line.
+		last := `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"I am done."}]}}` + "\n"
+		if err := os.Truncate(path, st.Size()-int64(len(last))); err != nil {
+			b.Fatal(err)
+		}
+		var err error
+		if from, _, err = transcript.ReadTexts(path, from, transcript.ReadOptions{SkipSidechain: true}, func(string) {}); err != nil {
+			b.Fatal(err)
+		}
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := f.WriteString(last); err != nil {
+			b.Fatal(err)
+		}
+		f.Close()
 	}
-	b.SetBytes(st.Size() - from)
+	b.SetBytes(st.Size() - from.Offset)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		n := 0
-		next, _, err := transcript.ReadTexts(path, from, transcript.ReadOptions{SkipSidechain: true}, func(string) { n++ })
-		if err != nil || n != 1 || next != st.Size() {
-			b.Fatalf("texts=%d next=%d of %d err=%v", n, next, st.Size(), err)
+		next, restarted, err := transcript.ReadTexts(path, from, transcript.ReadOptions{SkipSidechain: true}, func(string) { n++ })
+		if err != nil || n != 1 || next.Offset != st.Size() || restarted {
+			b.Fatalf("texts=%d next=%d of %d restarted=%v err=%v", n, next.Offset, st.Size(), restarted, err)
 		}
 	}
 }
@@ -103,3 +119,8 @@ func BenchmarkReadTextsSmall(b *testing.B) { benchReadTexts(b, 300<<10, false) }
 func BenchmarkReadTextsLarge(b *testing.B) { large(b); benchReadTexts(b, 256<<20, false) }
 
 func BenchmarkReadTextsLargeAppended(b *testing.B) { large(b); benchReadTexts(b, 256<<20, true) }
+
+// BenchmarkReadTextsSmallAppended is the stop of a phase checker in a
+// session it has followed: the kept position is checked (one read of
+// TailBytes) and the line appended since is read.
+func BenchmarkReadTextsSmallAppended(b *testing.B) { benchReadTexts(b, 300<<10, true) }

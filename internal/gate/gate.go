@@ -258,7 +258,7 @@ func (r *run) continued() (int, error) {
 func gateKey(ev *hookio.Event) string {
 	switch {
 	case ev.HookEventName == hookio.EventSubagentStop:
-		return "subagent:" + ev.AgentID
+		return limit.SubagentPrefix + ev.AgentID
 	case ev.ToolName != "":
 		return "tool:" + ev.ToolName
 	}
@@ -295,7 +295,7 @@ func (r *run) decide(c *config.Config, res checkers.Result, checkErr error) (hoo
 	key := gateKey(r.event)
 	var d limit.Decision
 	count := func(s *state.Session) error {
-		for _, k := range limit.Prune(s.Counters, now) {
+		for _, k := range limit.Prune(s.Counters, key, r.event.PromptID, now) {
 			delete(s.Counters, k)
 		}
 		var cur limit.Counter

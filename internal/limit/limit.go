@@ -13,7 +13,10 @@
 package limit
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -96,34 +99,77 @@ func Open(c Counter, prompt string, l Limits, now time.Time) (d Decision, next C
 // reused: each subagent has its own id).
 const MaxAge = 24 * time.Hour
 
-// MaxCounters bounds the counts kept for one session; the least recently
-// touched go first.
+// MaxCounters bounds the counts kept for one session, the one being
+// counted included. A subagent's count is about 180 bytes of JSON (with
+// a UUID prompt id; measured 2026-11-24), so the record stays under 50 KB
+// however many subagents a session starts.
 const MaxCounters = 256
 
-// Prune returns the keys of counts to drop: those untouched for MaxAge,
-// then the oldest while more than MaxCounters remain.
-func Prune(counts map[string]*Counter, now time.Time) []string {
+// SubagentPrefix begins the key of a subagent's count: "subagent:<agent
+// id>". Every other count is the main agent's (its stop, a gated tool),
+// and there are only as many of those as the config gates.
+const SubagentPrefix = "subagent:"
+
+// Prune returns the keys of counts to drop before the count of key, for
+// a stop of prompt, is taken: those untouched for MaxAge, then, while the
+// counts (key's among them) would be more than MaxCounters, the stalest
+// first:
+//
+//  1. spent subagent counts: the limit let the subagent stop, so it has
+//     finished and its gate is never counted again (each subagent has an
+//     id of its own);
+//  2. subagent counts of another prompt than this stop's;
+//  3. the other subagent counts;
+//  4. the main agent's counts, last: there are a handful, and dropping
+//     one gives the main agent a fresh max_blocks in the prompt it is in.
+//
+// Each group goes least recently touched first. key's own count is never
+// dropped: dropping the count being taken would start it over at every
+// stop. Until 2026-11-24 the least recently touched went first whatever
+// they were, so 300 subagents stopping between two main stops dropped
+// the main agent's count and it was blocked max_blocks more times.
+func Prune(counts map[string]*Counter, key, prompt string, now time.Time) []string {
 	var drop []string
-	live := make([]string, 0, len(counts))
+	candidates := make([]string, 0, len(counts))
+	kept := 0
 	for k, c := range counts {
-		if c == nil || now.Sub(c.Touched) > MaxAge {
+		switch {
+		case k == key:
+			kept++
+		case c == nil || now.Sub(c.Touched) > MaxAge:
 			drop = append(drop, k)
-			continue
+		default:
+			candidates = append(candidates, k)
+			kept++
 		}
-		live = append(live, k)
 	}
-	for len(live) > MaxCounters {
-		oldest := 0
-		for i, k := range live {
-			if counts[k].Touched.Before(counts[live[oldest]].Touched) ||
-				(counts[k].Touched.Equal(counts[live[oldest]].Touched) && k < live[oldest]) {
-				oldest = i
-			}
+	if _, ok := counts[key]; !ok {
+		kept++ // the count about to be taken
+	}
+	excess := kept - MaxCounters
+	if excess <= 0 {
+		return drop
+	}
+	rank := func(k string) int {
+		c := counts[k]
+		switch {
+		case !strings.HasPrefix(k, SubagentPrefix):
+			return 3
+		case c.Exhausted:
+			return 0
+		case c.PromptID != prompt:
+			return 1
 		}
-		drop = append(drop, live[oldest])
-		live = append(live[:oldest], live[oldest+1:]...)
+		return 2
 	}
-	return drop
+	slices.SortFunc(candidates, func(a, b string) int {
+		return cmp.Or(
+			cmp.Compare(rank(a), rank(b)),
+			counts[a].Touched.Compare(counts[b].Touched),
+			strings.Compare(a, b),
+		)
+	})
+	return append(drop, candidates[:min(excess, len(candidates))]...)
 }
 
 // continuations counts them in words: "1 continuation", "5 continuations".

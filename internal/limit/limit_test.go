@@ -119,19 +119,118 @@ func TestInterleavedPromptsNeverExceedTheLimit(t *testing.T) {
 
 func TestPrune(t *testing.T) {
 	now := t0.Add(48 * time.Hour)
-	counts := map[string]*limit.Counter{
-		"fresh":      {Touched: now.Add(-time.Hour)},
-		"stale":      {Touched: now.Add(-limit.MaxAge - time.Second)},
-		"borderline": {Touched: now.Add(-limit.MaxAge)},
-		"nil":        nil,
+	ago := func(d time.Duration) time.Time { return now.Add(-d) }
+	// subagents returns n live subagent counts of prompt p, touched from
+	// the given age on, a millisecond apart, the oldest first.
+	subagents := func(counts map[string]*limit.Counter, n int, p string, age time.Duration) {
+		for i := range n {
+			counts[fmt.Sprintf("subagent:%s-%03d", p, i)] = &limit.Counter{PromptID: p, Blocks: 1, Touched: ago(age - time.Duration(i)*time.Millisecond)}
+		}
 	}
-	assert.ElementsMatch(t, []string{"stale", "nil"}, limit.Prune(counts, now))
-
-	many := map[string]*limit.Counter{}
-	for i := range limit.MaxCounters + 2 {
-		many[fmt.Sprintf("subagent:%03d", i)] = &limit.Counter{Touched: now.Add(time.Duration(i) * time.Millisecond)}
+	tests := []struct {
+		name   string
+		counts func() map[string]*limit.Counter
+		key    string
+		want   []string
+	}{
+		{
+			name: "untouched for MaxAge, or nil: dropped, under the cap too",
+			counts: func() map[string]*limit.Counter {
+				return map[string]*limit.Counter{
+					"fresh":      {Touched: ago(time.Hour)},
+					"stale":      {Touched: ago(limit.MaxAge + time.Second)},
+					"borderline": {Touched: ago(limit.MaxAge)},
+					"nil":        nil,
+				}
+			},
+			key:  "stop",
+			want: []string{"stale", "nil"},
+		},
+		{
+			name: "at the cap with the counted gate's count there: nothing",
+			counts: func() map[string]*limit.Counter {
+				c := map[string]*limit.Counter{}
+				subagents(c, limit.MaxCounters, "p", time.Hour)
+				return c
+			},
+			key: "subagent:p-000",
+		},
+		{
+			name: "a new count at the cap makes room for itself: the least recently touched subagent goes",
+			counts: func() map[string]*limit.Counter {
+				c := map[string]*limit.Counter{}
+				subagents(c, limit.MaxCounters, "p", time.Hour)
+				return c
+			},
+			key:  "subagent:new",
+			want: []string{"subagent:p-000"},
+		},
+		{
+			// The scenario of issue 18: the main agent's count is the
+			// least recently touched, and stays.
+			name: "the main agent's counts go last, however old",
+			counts: func() map[string]*limit.Counter {
+				c := map[string]*limit.Counter{
+					"stop":                  {PromptID: "p", Blocks: 2, Touched: ago(2 * time.Hour)},
+					"tool:StructuredOutput": {PromptID: "p", Blocks: 1, Touched: ago(3 * time.Hour)},
+				}
+				subagents(c, limit.MaxCounters, "p", time.Hour)
+				return c
+			},
+			key:  "subagent:new",
+			want: []string{"subagent:p-000", "subagent:p-001", "subagent:p-002"},
+		},
+		{
+			name: "spent subagents first, then other prompts', then the least recently touched",
+			counts: func() map[string]*limit.Counter {
+				c := map[string]*limit.Counter{
+					"stop":             {PromptID: "p", Blocks: 2, Touched: ago(2 * time.Hour)},
+					"subagent:spent":   {PromptID: "p", Blocks: 3, Exhausted: true, Touched: ago(time.Minute)},
+					"subagent:older-p": {PromptID: "old", Blocks: 1, Touched: ago(2 * time.Minute)},
+				}
+				subagents(c, limit.MaxCounters-1, "p", time.Hour)
+				return c
+			},
+			key:  "subagent:new",
+			want: []string{"subagent:spent", "subagent:older-p", "subagent:p-000"},
+		},
+		{
+			name: "the counted gate's count is never dropped, even the stalest",
+			counts: func() map[string]*limit.Counter {
+				c := map[string]*limit.Counter{"subagent:mine": {PromptID: "p", Blocks: 2, Exhausted: true, Touched: ago(limit.MaxAge + time.Hour)}}
+				subagents(c, limit.MaxCounters, "p", time.Hour)
+				return c
+			},
+			key:  "subagent:mine",
+			want: []string{"subagent:p-000"},
+		},
+		{
+			name: "only main-agent counts besides the counted one: the oldest of them go",
+			counts: func() map[string]*limit.Counter {
+				c := map[string]*limit.Counter{}
+				for i := range limit.MaxCounters {
+					c[fmt.Sprintf("tool:T%03d", i)] = &limit.Counter{PromptID: "p", Touched: ago(time.Hour - time.Duration(i)*time.Millisecond)}
+				}
+				return c
+			},
+			key:  "stop",
+			want: []string{"tool:T000"},
+		},
 	}
-	assert.Equal(t, []string{"subagent:000", "subagent:001"}, limit.Prune(many, now), "the least recently touched go first")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			counts := tt.counts()
+			got := limit.Prune(counts, tt.key, "p", now)
+			assert.ElementsMatch(t, tt.want, got)
+			for _, k := range got {
+				delete(counts, k)
+			}
+			if _, ok := counts[tt.key]; !ok {
+				counts[tt.key] = &limit.Counter{}
+			}
+			assert.LessOrEqual(t, len(counts), limit.MaxCounters, "counts kept, the counted gate's included")
+		})
+	}
 }
 
 func TestContinued(t *testing.T) {

@@ -35,6 +35,7 @@ import (
 
 	"github.com/donegate/donegate/internal/limit"
 	"github.com/donegate/donegate/internal/regular"
+	"github.com/donegate/donegate/transcript"
 )
 
 // Session is what is stored for one session: a count per gate (the main
@@ -59,10 +60,12 @@ type Session struct {
 type Phase struct {
 	// Reached is the furthest phase marked so far; "" for none.
 	Reached string `json:"reached,omitempty"`
-	// Transcript is the transcript read, and Offset the start of its
-	// first line not read yet.
+	// Transcript is the transcript read, and Position how far, in which
+	// file: the start of its first line not read yet, and what tells that
+	// the file there is still the one read. A record of before 2026-11-24
+	// has an offset alone, and its transcript is read once from the start.
 	Transcript string `json:"transcript,omitempty"`
-	Offset     int64  `json:"offset,omitempty"`
+	transcript.Position
 }
 
 // Baseline is where git-commits counts from for one prompt in one work

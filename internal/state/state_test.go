@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/donegate/donegate/internal/limit"
+	"github.com/donegate/donegate/transcript"
 )
 
 func bump(t *testing.T, s Store, session, prompt, gate string) int {
@@ -409,9 +410,9 @@ func TestReadOnlyUpdateWritesNothing(t *testing.T) {
 // session's record beside the counts, and a count's update keeps it.
 func TestPhaseIsKeptWithTheCounts(t *testing.T) {
 	s := Store{Dir: t.TempDir()}
-	want := Phase{Reached: "review", Transcript: "/p/s.jsonl", Offset: 4096}
+	want := Phase{Reached: "review", Transcript: "/p/s.jsonl", Position: transcript.Position{Offset: 4096, Dev: 2049, Ino: 77, Size: 5000, Tail: "00ff"}}
 	require.NoError(t, s.Update("s", func(sess *Session) error {
-		sess.Phase = &Phase{Reached: want.Reached, Transcript: want.Transcript, Offset: want.Offset}
+		sess.Phase = &Phase{Reached: want.Reached, Transcript: want.Transcript, Position: want.Position}
 		return nil
 	}))
 	bump(t, s, "s", "p", "stop")
@@ -422,5 +423,5 @@ func TestPhaseIsKeptWithTheCounts(t *testing.T) {
 	assert.Equal(t, 1, sess.Counters["stop"].Blocks)
 	data, err := os.ReadFile(filepath.Join(s.Dir, FileName("s")))
 	require.NoError(t, err)
-	assert.Contains(t, string(data), `"phase":{"reached":"review","transcript":"/p/s.jsonl","offset":4096}`)
+	assert.Contains(t, string(data), `"phase":{"reached":"review","transcript":"/p/s.jsonl","offset":4096,"dev":2049,"ino":77,"size":5000,"tail":"00ff"}`)
 }
