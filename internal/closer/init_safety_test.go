@@ -94,6 +94,16 @@ func TestInitNeverWritesThroughALink(t *testing.T) {
 			want: "not a regular file (a FIFO)",
 		},
 		{
+			// Old init failed writing this .bak after it had created
+			// donegate.json, and left it.
+			name: "a directory at settings.json.bak",
+			setup: func(t *testing.T, dir, victim string) {
+				require.NoError(t, os.WriteFile(filepath.Join(dir, ".claude", "settings.json"), []byte(`{}`), 0o644))
+				require.NoError(t, os.Mkdir(filepath.Join(dir, ".claude", "settings.json.bak"), 0o755))
+			},
+			want: "not a regular file (a directory)",
+		},
+		{
 			name: "a directory at settings.json",
 			setup: func(t *testing.T, dir, victim string) {
 				require.NoError(t, os.Mkdir(filepath.Join(dir, ".claude", "settings.json"), 0o755))
@@ -202,4 +212,61 @@ func TestInitBackupIsNeverWiderThanTheFile(t *testing.T) {
 			assert.Equal(t, os.FileMode(0o600), st.Mode().Perm(), "the file keeps its mode")
 		})
 	}
+}
+
+// TestInitRefusesWhatItMustNotWrite: init refuses, with exit 2 and every
+// file as it was, a settings file its owner made read-only (issue 18: it
+// was replaced anyway, and its 0444 .bak then blocked the next run), and
+// a settings file that donegate's hooks would grow past the 1 MiB init
+// and doctor read (issue 18: written, then refused by the next run).
+func TestInitRefusesWhatItMustNotWrite(t *testing.T) {
+	big := `{"env": {"X": "` + strings.Repeat("a", maxSettingsBytes-200) + `"}}`
+	for _, tt := range []struct {
+		name     string
+		settings string
+		mode     os.FileMode
+		want     string
+	}{
+		{"a read-only settings file", "{}\n", 0o444, ".claude/settings.json is read-only (mode 0444): init does not replace a file its owner made read-only"},
+		{"a settings file the hooks grow past 1 MiB", big, 0o644, "with donegate's hooks it would be"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := projectWith(t, map[string]string{"go.mod": "module x\n", ".claude/settings.json": tt.settings})
+			require.NoError(t, os.Chmod(filepath.Join(dir, ".claude", "settings.json"), tt.mode))
+			before := lsnapshot(t, dir)
+			code, _, errOut := initRun(t, t.TempDir(), "", "--dir", dir, "--portable")
+			assert.Equal(t, ExitUsage, code)
+			assert.Contains(t, errOut, tt.want)
+			assert.Contains(t, errOut, "nothing was written")
+			assert.Equal(t, before, lsnapshot(t, dir), "nothing written, not even the config")
+		})
+	}
+}
+
+// TestInitReplacesAReadOnlyBackup: an old .bak is init's own: a
+// read-only one is replaced, not a reason to stop.
+func TestInitReplacesAReadOnlyBackup(t *testing.T) {
+	dir := projectWith(t, map[string]string{".claude/settings.json": "{}\n", ".claude/settings.json.bak": "old\n"})
+	require.NoError(t, os.Chmod(filepath.Join(dir, ".claude", "settings.json.bak"), 0o444))
+	code, _, errOut := initRun(t, t.TempDir(), "", "--dir", dir, "--portable")
+	require.Equal(t, ExitComplete, code, errOut)
+	assert.Equal(t, "{}\n", string(mustRead(t, filepath.Join(dir, ".claude", "settings.json.bak"))))
+}
+
+// TestInitUserWithoutHome: --user with neither HOME nor
+// CLAUDE_CONFIG_DIR has no user settings to write: exit 2, nothing
+// written. Issue 18: it wrote the project's .claude/settings.json (the
+// relative ".claude" of cwd).
+func TestInitUserWithoutHome(t *testing.T) {
+	dir := projectWith(t, map[string]string{"go.mod": "module x\n"})
+	t.Setenv("HOME", "") // os.UserHomeDir, paths.Home's fallback, reads it
+	wd, err := os.Getwd()
+	require.NoError(t, err)
+	require.NoError(t, os.Chdir(dir))
+	t.Cleanup(func() { require.NoError(t, os.Chdir(wd)) })
+
+	code, _, errOut := initRun(t, "", "", "--dir", dir, "--portable", "--user")
+	assert.Equal(t, ExitUsage, code)
+	assert.Contains(t, errOut, "--user: the user's settings dir is unknown (HOME is unset")
+	assert.Equal(t, map[string]string{"/go.mod": "module x\n"}, snapshot(t, dir), "nothing written")
 }
