@@ -52,4 +52,3 @@ func TestInitPutsBackWhatItWroteWhenAWriteFails(t *testing.T) {
 		})
 	}
 }
-
