@@ -244,6 +244,28 @@ type settingsJSON struct {
 	DisableAllHooks *bool `json:"disableAllHooks"`
 }
 
+// parseSettings decodes a settings file as Claude Code reads it: of a
+// key repeated in an object, the last one alone counts (JSON.parse).
+// json.Unmarshal into the struct merged two "hooks" objects instead (it
+// fills the map a first key made), so doctor saw registrations that
+// Claude Code drops (issue 18). Below the top level, every repeated key
+// already replaces the value before it: json.Unmarshal zeroes a map's
+// element before decoding it and resets a slice.
+func parseSettings(data []byte) (settingsJSON, error) {
+	var s settingsJSON
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return s, err
+	}
+	// top holds each key once, with its last value.
+	unique, err := json.Marshal(top)
+	if err != nil {
+		return s, err
+	}
+	err = json.Unmarshal(unique, &s)
+	return s, err
+}
+
 type hookMatcher struct {
 	Matcher string `json:"matcher"`
 	Hooks   []struct {
@@ -276,8 +298,8 @@ func (r *runCtx) doctorSettings(rep *DoctorReport) []registration {
 			rep.add("settings", statusFail, "make the file readable", "%s: %v", source, err)
 			continue
 		}
-		var s settingsJSON
-		if err := json.Unmarshal(data, &s); err != nil {
+		s, err := parseSettings(data)
+		if err != nil {
 			rep.add("settings", statusFail, "correct the JSON: Claude Code does not use a settings file it cannot read", "%s is not valid settings JSON: %v", source, err)
 			continue
 		}
@@ -324,7 +346,7 @@ func (r *runCtx) pluginRegistrations(rep *DoctorReport, claudeDir, name string) 
 		}
 		var s settingsJSON
 		if err == nil {
-			err = json.Unmarshal(data, &s)
+			s, err = parseSettings(data)
 		}
 		if err == nil {
 			return r.registrations(source+" ("+root+")", s.Hooks, root)

@@ -567,7 +567,10 @@ func isOurs(command, program string) bool {
 // indented as data was. data nil or blank is a new file.
 func mergeHooks(data []byte, commands map[string]string) ([]byte, error) {
 	root := newObject()
-	indent := "  "
+	indent, nl := "  ", "\n"
+	// What is around the top-level value (white space) is kept as it
+	// was; a new file ends with a newline.
+	before, after := []byte(nil), []byte(nl)
 	if len(bytes.TrimSpace(data)) > 0 {
 		if !jsondepth.Within(data, 512) {
 			return nil, errors.New("nested deeper than 512 levels")
@@ -579,7 +582,9 @@ func mergeHooks(data []byte, commands map[string]string) ([]byte, error) {
 		if root.kind != '{' {
 			return nil, fmt.Errorf("the top level is %s, not an object", root.typeName())
 		}
-		indent = detectIndent(data)
+		indent, nl = detectIndent(data), detectNewline(data)
+		lead := len(data) - len(bytes.TrimLeft(data, " \t\r\n"))
+		before, after = data[:lead], data[lead+len(root.raw):]
 	}
 	hooks := root.get("hooks")
 	if hooks == nil {
@@ -597,7 +602,7 @@ func mergeHooks(data []byte, commands map[string]string) ([]byte, error) {
 		} else if groups.kind != '[' {
 			return nil, fmt.Errorf(`"hooks.%s" is %s, not an array`, reg.event, groups.typeName())
 		}
-		if registered(groups, reg.program, reg.flags) {
+		if registered(groups, reg.matcher, reg.program, reg.flags) {
 			continue
 		}
 		g := newObject()
@@ -616,22 +621,42 @@ func mergeHooks(data []byte, commands map[string]string) ([]byte, error) {
 	if !changed {
 		return nil, nil
 	}
-	return root.encode(indent), nil
+	out := slices.Concat(before, root.encode(indent, nl), after)
+	return out, nil
 }
 
 // registered reports whether an event's matcher groups run program, with
 // flags when it has them ("--criteria"), without them when not: a stop-hook
 // at SessionStart without --criteria is not the registration init adds
 // (doctor says it answers nothing there), nor is one with it at Stop.
+// Only an entry of type "command" in a group whose matcher selects
+// ours counts: a posttooluse-hook under matcher "Bash", or a "prompt"
+// entry naming stop-hook, never runs the gate, and counting it lost the
+// registration (issue 18: 204 of 1,500 random settings files). Without
+// a matcher of ours (Stop, SessionStart...), the group's must be absent,
+// "" or "*": SessionStart's "startup" alone would not tell the criteria
+// on resume.
 // Entries of shapes Claude Code would not take are skipped, not refused:
 // they are the user's to fix, and they do not stop us adding ours.
-func registered(groups *jnode, program, flags string) bool {
+func registered(groups *jnode, matcher, program, flags string) bool {
 	for _, g := range groups.items {
 		hs := g.get("hooks")
 		if hs == nil || hs.kind != '[' {
 			continue
 		}
+		m, ok := g.get("matcher").str()
+		switch {
+		case g.get("matcher") != nil && !ok:
+			continue // not a string: Claude Code would not take it
+		case matcher == "" && m != "" && m != "*":
+			continue
+		case matcher != "" && !matchesAny(m, []string{matcher}):
+			continue
+		}
 		for _, h := range hs.items {
+			if typ, _ := h.get("type").str(); typ != "command" {
+				continue
+			}
 			c, ok := h.get("command").str()
 			if ok && isOurs(c, program) && hasWord(c, criteriaFlag) == (flags == criteriaFlag) {
 				return true
