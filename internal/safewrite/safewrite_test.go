@@ -129,3 +129,17 @@ func mustRead(t *testing.T, path string) []byte {
 	require.NoError(t, err)
 	return data
 }
+
+// BenchmarkReplace is the cost of one safe write of a settings-sized
+// file (4 KiB): the checks, the exclusive temporary file, its fsync, the
+// rename and the directory's fsync.
+func BenchmarkReplace(b *testing.B) {
+	root := b.TempDir()
+	path := filepath.Join(root, ".claude", "settings.json")
+	data := make([]byte, 4096)
+	for i := 0; i < b.N; i++ {
+		if err := safewrite.Replace(root, path, data, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
