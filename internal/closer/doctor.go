@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/donegate/donegate/checkers"
@@ -800,22 +801,46 @@ func (r *runCtx) doctorStateDirs(rep *DoctorReport, regs []registration) {
 	}
 }
 
-// writable creates dir as the hooks would, and a file in it, then removes
-// the file.
+// writable reports whether the hooks could keep state in dir. An
+// existing dir must take a file (created exclusively, then removed). A
+// missing one is not created: doctor only looks, and a --state-dir in a
+// repository's settings made it create directories wherever that named
+// (issue 18); the hooks create it, so its nearest existing ancestor must
+// be a directory the user may write in.
 func writable(dir string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	st, err := os.Stat(dir)
+	switch {
+	case err == nil && !st.IsDir():
+		return &fs.PathError{Op: "stat", Path: dir, Err: syscall.ENOTDIR}
+	case err == nil:
+		f, err := os.CreateTemp(dir, ".doctor-*")
+		if err != nil {
+			return err
+		}
+		name := f.Name()
+		err = f.Close()
+		if rmErr := os.Remove(name); err == nil {
+			err = rmErr
+		}
+		return err
+	case !errors.Is(err, fs.ErrNotExist):
 		return err
 	}
-	f, err := os.CreateTemp(dir, ".doctor-*")
-	if err != nil {
-		return err
+	for parent := filepath.Dir(dir); ; parent = filepath.Dir(parent) {
+		st, err := os.Stat(parent)
+		switch {
+		case err == nil && !st.IsDir():
+			return &fs.PathError{Op: "stat", Path: parent, Err: syscall.ENOTDIR}
+		case err == nil:
+			const wOK = 2 // access(2)'s W_OK
+			if err := syscall.Access(parent, wOK); err != nil {
+				return &fs.PathError{Op: "access", Path: parent, Err: err}
+			}
+			return nil
+		case !errors.Is(err, fs.ErrNotExist) || parent == filepath.Dir(parent):
+			return err
+		}
 	}
-	name := f.Name()
-	err = f.Close()
-	if rmErr := os.Remove(name); err == nil {
-		err = rmErr
-	}
-	return err
 }
 
 var versionRE = regexp.MustCompile(`\b(\d+)\.(\d+)\.(\d+)\b`)
