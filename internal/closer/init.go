@@ -34,8 +34,11 @@ for; an existing one is kept unless --force. The hooks are merged into
 hook and setting; their commands are the absolute paths of the hook
 binaries beside closer, else on PATH (--portable: bare names); with the
 donegate plugin, which registers them itself, --no-hooks writes the config
-only. A file init changes is backed up first (settings.json.bak); a second
-run changes nothing.`,
+only. A file init changes is backed up first (settings.json.bak, with the
+file's mode) and replaced through a rename. A file that is a link is
+written through it (in DIR, only when it leads to a file inside DIR); a
+dangling link, a link at a .bak, a FIFO, a device or a read-only file is
+refused, and nothing is written. A second run changes nothing.`,
 	flags: func(fs *flag.FlagSet, o *options) {
 		fs.BoolVar(&o.init.dryRun, "dry-run", false, "print the diff of each file init would change, and write nothing")
 		fs.BoolVar(&o.init.user, "user", false, "register the hooks in the user's settings (~/.claude/settings.json, or $CLAUDE_CONFIG_DIR's) instead of DIR's")
