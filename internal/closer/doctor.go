@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/donegate/donegate/checkers"
@@ -244,6 +245,28 @@ type settingsJSON struct {
 	DisableAllHooks *bool `json:"disableAllHooks"`
 }
 
+// parseSettings decodes a settings file as Claude Code reads it: of a
+// key repeated in an object, the last one alone counts (JSON.parse).
+// json.Unmarshal into the struct merged two "hooks" objects instead (it
+// fills the map a first key made), so doctor saw registrations that
+// Claude Code drops (issue 18). Below the top level, every repeated key
+// already replaces the value before it: json.Unmarshal zeroes a map's
+// element before decoding it and resets a slice.
+func parseSettings(data []byte) (settingsJSON, error) {
+	var s settingsJSON
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return s, err
+	}
+	// top holds each key once, with its last value.
+	unique, err := json.Marshal(top)
+	if err != nil {
+		return s, err
+	}
+	err = json.Unmarshal(unique, &s)
+	return s, err
+}
+
 type hookMatcher struct {
 	Matcher string `json:"matcher"`
 	Hooks   []struct {
@@ -276,8 +299,8 @@ func (r *runCtx) doctorSettings(rep *DoctorReport) []registration {
 			rep.add("settings", statusFail, "make the file readable", "%s: %v", source, err)
 			continue
 		}
-		var s settingsJSON
-		if err := json.Unmarshal(data, &s); err != nil {
+		s, err := parseSettings(data)
+		if err != nil {
 			rep.add("settings", statusFail, "correct the JSON: Claude Code does not use a settings file it cannot read", "%s is not valid settings JSON: %v", source, err)
 			continue
 		}
@@ -324,7 +347,7 @@ func (r *runCtx) pluginRegistrations(rep *DoctorReport, claudeDir, name string) 
 		}
 		var s settingsJSON
 		if err == nil {
-			err = json.Unmarshal(data, &s)
+			s, err = parseSettings(data)
 		}
 		if err == nil {
 			return r.registrations(source+" ("+root+")", s.Hooks, root)
@@ -778,22 +801,46 @@ func (r *runCtx) doctorStateDirs(rep *DoctorReport, regs []registration) {
 	}
 }
 
-// writable creates dir as the hooks would, and a file in it, then removes
-// the file.
+// writable reports whether the hooks could keep state in dir. An
+// existing dir must take a file (created exclusively, then removed). A
+// missing one is not created: doctor only looks, and a --state-dir in a
+// repository's settings made it create directories wherever that named
+// (issue 18); the hooks create it, so its nearest existing ancestor must
+// be a directory the user may write in.
 func writable(dir string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	st, err := os.Stat(dir)
+	switch {
+	case err == nil && !st.IsDir():
+		return &fs.PathError{Op: "stat", Path: dir, Err: syscall.ENOTDIR}
+	case err == nil:
+		f, err := os.CreateTemp(dir, ".doctor-*")
+		if err != nil {
+			return err
+		}
+		name := f.Name()
+		err = f.Close()
+		if rmErr := os.Remove(name); err == nil {
+			err = rmErr
+		}
+		return err
+	case !errors.Is(err, fs.ErrNotExist):
 		return err
 	}
-	f, err := os.CreateTemp(dir, ".doctor-*")
-	if err != nil {
-		return err
+	for parent := filepath.Dir(dir); ; parent = filepath.Dir(parent) {
+		st, err := os.Stat(parent)
+		switch {
+		case err == nil && !st.IsDir():
+			return &fs.PathError{Op: "stat", Path: parent, Err: syscall.ENOTDIR}
+		case err == nil:
+			const wOK = 2 // access(2)'s W_OK
+			if err := syscall.Access(parent, wOK); err != nil {
+				return &fs.PathError{Op: "access", Path: parent, Err: err}
+			}
+			return nil
+		case !errors.Is(err, fs.ErrNotExist) || parent == filepath.Dir(parent):
+			return err
+		}
 	}
-	name := f.Name()
-	err = f.Close()
-	if rmErr := os.Remove(name); err == nil {
-		err = rmErr
-	}
-	return err
 }
 
 var versionRE = regexp.MustCompile(`\b(\d+)\.(\d+)\.(\d+)\b`)

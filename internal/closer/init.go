@@ -19,6 +19,7 @@ import (
 	"github.com/donegate/donegate/checkers"
 	"github.com/donegate/donegate/internal/jsondepth"
 	"github.com/donegate/donegate/internal/regular"
+	"github.com/donegate/donegate/internal/safewrite"
 )
 
 var initCommand = command{
@@ -33,8 +34,11 @@ for; an existing one is kept unless --force. The hooks are merged into
 hook and setting; their commands are the absolute paths of the hook
 binaries beside closer, else on PATH (--portable: bare names); with the
 donegate plugin, which registers them itself, --no-hooks writes the config
-only. A file init changes is backed up first (settings.json.bak); a second
-run changes nothing.`,
+only. A file init changes is backed up first (settings.json.bak, with the
+file's mode) and replaced through a rename. A file that is a link is
+written through it (in DIR, only when it leads to a file inside DIR); a
+dangling link, a link at a .bak, a FIFO, a device or a read-only file is
+refused, and nothing is written. A second run changes nothing.`,
 	flags: func(fs *flag.FlagSet, o *options) {
 		fs.BoolVar(&o.init.dryRun, "dry-run", false, "print the diff of each file init would change, and write nothing")
 		fs.BoolVar(&o.init.user, "user", false, "register the hooks in the user's settings (~/.claude/settings.json, or $CLAUDE_CONFIG_DIR's) instead of DIR's")
@@ -117,6 +121,7 @@ type InitFile struct {
 // change is one file to write: new content, and the old when it exists.
 type change struct {
 	path    string // absolute, symbolic links resolved
+	root    string // the dir path must resolve inside: the project's, or the user's settings'
 	display string // as the user named it: relative to DIR when inside it
 	old     []byte // nil when the file does not exist
 	new     []byte
@@ -155,7 +160,11 @@ func runInit(ctx context.Context, r *runCtx) (verdict, error) {
 	case bytes.Equal(cfgOld, cfgNew):
 		rep.Files = append(rep.Files, InitFile{Path: r.display(cfgPath), Action: "unchanged"})
 	default:
-		changes = append(changes, change{path: cfgPath, display: r.display(cfgPath), old: cfgOld, new: cfgNew, mode: cfgMode})
+		real, root, err := resolveDest(cfgPath, r.dir, false)
+		if err != nil {
+			return incomplete, errorf(ErrEnv, "%w", err)
+		}
+		changes = append(changes, change{path: real, root: root, display: r.display(real), old: cfgOld, new: cfgNew, mode: cfgMode})
 	}
 
 	var commands map[string]string
@@ -173,6 +182,11 @@ func runInit(ctx context.Context, r *runCtx) (verdict, error) {
 	}
 
 	for _, c := range changes {
+		if err := c.check(); err != nil {
+			return incomplete, err
+		}
+	}
+	for _, c := range changes {
 		f := InitFile{Path: c.display, Action: "created"}
 		if c.old != nil {
 			f.Action = "updated"
@@ -183,10 +197,13 @@ func runInit(ctx context.Context, r *runCtx) (verdict, error) {
 				return incomplete, err
 			}
 			f.Backup = ""
-		} else if err := c.write(); err != nil {
-			return incomplete, errorf(ErrEnv, "%w", err)
 		}
 		rep.Files = append(rep.Files, f)
+	}
+	if !o.dryRun {
+		if err := writeAll(changes); err != nil {
+			return incomplete, errorf(ErrEnv, "%w", err)
+		}
 	}
 	if r.opts.json {
 		return complete, writeJSON(r.stdout, rep)
@@ -197,14 +214,22 @@ func runInit(ctx context.Context, r *runCtx) (verdict, error) {
 // settingsChange works out the settings file init merges its hooks into,
 // and the change to it: nil when the hooks are registered already.
 func (r *runCtx) settingsChange(o initOptions, rep *InitReport) (*change, map[string]string, error) {
-	settingsPath := filepath.Join(r.dir, ".claude", "settings.json")
+	settingsPath, root := filepath.Join(r.dir, ".claude", "settings.json"), r.dir
 	if o.user {
-		settingsPath = filepath.Join(r.claudeDir(""), "settings.json")
+		dir := r.claudeDir("")
+		if !filepath.IsAbs(dir) {
+			// paths.ClaudeDir gives ".claude" with HOME unset: the
+			// project's own settings, when cwd is the project.
+			return nil, nil, errorf(ErrEnv, "--user: the user's settings dir is unknown (HOME is unset and CLAUDE_CONFIG_DIR is not an absolute path): set HOME, or CLAUDE_CONFIG_DIR, and run init again")
+		}
+		settingsPath, root = filepath.Join(dir, "settings.json"), dir
 	}
-	if real, err := filepath.EvalSymlinks(settingsPath); err == nil {
-		// A settings file linked from a dotfiles repository is written
-		// through the link, which stays a link.
-		settingsPath = real
+	// A settings file linked from a dotfiles repository is written
+	// through the link, which stays a link: the user's own, with --user;
+	// in a project, only a link to a file inside it.
+	settingsPath, root, err := resolveDest(settingsPath, root, o.user)
+	if err != nil {
+		return nil, nil, errorf(ErrEnv, "%w", err)
 	}
 	commands, err := r.hookCommands(o.portable)
 	if err != nil {
@@ -223,7 +248,7 @@ func (r *runCtx) settingsChange(o initOptions, rep *InitReport) (*change, map[st
 		rep.Notes = append(rep.Notes, r.display(settingsPath)+": the donegate hooks are registered already")
 		return nil, commands, nil
 	}
-	return &change{path: settingsPath, display: r.display(settingsPath), old: old, new: merged, mode: mode}, commands, nil
+	return &change{path: settingsPath, root: root, display: r.display(settingsPath), old: old, new: merged, mode: mode}, commands, nil
 }
 
 // display names path for the user: relative to DIR when inside it.
@@ -545,7 +570,10 @@ func isOurs(command, program string) bool {
 // indented as data was. data nil or blank is a new file.
 func mergeHooks(data []byte, commands map[string]string) ([]byte, error) {
 	root := newObject()
-	indent := "  "
+	indent, nl := "  ", "\n"
+	// What is around the top-level value (white space) is kept as it
+	// was; a new file ends with a newline.
+	before, after := []byte(nil), []byte(nl)
 	if len(bytes.TrimSpace(data)) > 0 {
 		if !jsondepth.Within(data, 512) {
 			return nil, errors.New("nested deeper than 512 levels")
@@ -557,7 +585,9 @@ func mergeHooks(data []byte, commands map[string]string) ([]byte, error) {
 		if root.kind != '{' {
 			return nil, fmt.Errorf("the top level is %s, not an object", root.typeName())
 		}
-		indent = detectIndent(data)
+		indent, nl = detectIndent(data), detectNewline(data)
+		lead := len(data) - len(bytes.TrimLeft(data, " \t\r\n"))
+		before, after = data[:lead], data[lead+len(root.raw):]
 	}
 	hooks := root.get("hooks")
 	if hooks == nil {
@@ -575,7 +605,7 @@ func mergeHooks(data []byte, commands map[string]string) ([]byte, error) {
 		} else if groups.kind != '[' {
 			return nil, fmt.Errorf(`"hooks.%s" is %s, not an array`, reg.event, groups.typeName())
 		}
-		if registered(groups, reg.program, reg.flags) {
+		if registered(groups, reg.matcher, reg.program, reg.flags) {
 			continue
 		}
 		g := newObject()
@@ -594,22 +624,42 @@ func mergeHooks(data []byte, commands map[string]string) ([]byte, error) {
 	if !changed {
 		return nil, nil
 	}
-	return root.encode(indent), nil
+	out := slices.Concat(before, root.encode(indent, nl), after)
+	return out, nil
 }
 
 // registered reports whether an event's matcher groups run program, with
 // flags when it has them ("--criteria"), without them when not: a stop-hook
 // at SessionStart without --criteria is not the registration init adds
 // (doctor says it answers nothing there), nor is one with it at Stop.
+// Only an entry of type "command" in a group whose matcher selects
+// ours counts: a posttooluse-hook under matcher "Bash", or a "prompt"
+// entry naming stop-hook, never runs the gate, and counting it lost the
+// registration (issue 18: 204 of 1,500 random settings files). Without
+// a matcher of ours (Stop, SessionStart...), the group's must be absent,
+// "" or "*": SessionStart's "startup" alone would not tell the criteria
+// on resume.
 // Entries of shapes Claude Code would not take are skipped, not refused:
 // they are the user's to fix, and they do not stop us adding ours.
-func registered(groups *jnode, program, flags string) bool {
+func registered(groups *jnode, matcher, program, flags string) bool {
 	for _, g := range groups.items {
 		hs := g.get("hooks")
 		if hs == nil || hs.kind != '[' {
 			continue
 		}
+		m, ok := g.get("matcher").str()
+		switch {
+		case g.get("matcher") != nil && !ok:
+			continue // not a string: Claude Code would not take it
+		case matcher == "" && m != "" && m != "*":
+			continue
+		case matcher != "" && !matchesAny(m, []string{matcher}):
+			continue
+		}
 		for _, h := range hs.items {
+			if typ, _ := h.get("type").str(); typ != "command" {
+				continue
+			}
 			c, ok := h.get("command").str()
 			if ok && isOurs(c, program) && hasWord(c, criteriaFlag) == (flags == criteriaFlag) {
 				return true
@@ -643,37 +693,109 @@ func (c change) diff() (string, error) {
 	return d, nil
 }
 
-// write backs the old file up (path.bak), then replaces it through a
-// temporary file and a rename, so that a crash leaves either file whole.
-func (c change) write() error {
-	dir := filepath.Dir(c.path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
+// replaceFile is safewrite.Replace; a test replaces it to fail a write.
+var replaceFile = safewrite.Replace
+
+// check refuses, before anything is written, a change that could not be
+// made or must not be: a link, FIFO or device at the file or its .bak
+// (safewrite.Check), a file its owner made read-only, or content over
+// the size init and doctor read.
+func (c change) check() error {
+	if err := safewrite.Check(c.root, c.path); err != nil {
+		return errorf(ErrEnv, "%s: %w; nothing was written", c.display, err)
 	}
 	if c.old != nil {
-		if err := os.WriteFile(c.path+".bak", c.old, c.mode); err != nil {
-			return fmt.Errorf("back up %s: %w", c.path, err)
+		if err := safewrite.Check(c.root, c.path+".bak"); err != nil {
+			return errorf(ErrEnv, "%s.bak: %w; remove it, then run init again; nothing was written", c.display, err)
+		}
+		if c.mode&0o200 == 0 {
+			return errorf(ErrEnv, "%s is read-only (mode %#o): init does not replace a file its owner made read-only; make it writable (chmod u+w) to let init change it; nothing was written", c.display, c.mode)
 		}
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(c.path)+".*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", c.path, err)
-	}
-	defer os.Remove(tmp.Name()) // after a successful rename, nothing
-	_, err = tmp.Write(c.new)
-	if err == nil {
-		err = tmp.Chmod(c.mode)
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), c.path)
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", c.path, err)
+	if len(c.new) > maxSettingsBytes {
+		return errorf(ErrConfig, "%s: with donegate's hooks it would be %d bytes, over the 1 MiB init and doctor read; nothing was written", c.display, len(c.new))
 	}
 	return nil
+}
+
+// write backs the old file up (path.bak, with the old file's mode), then
+// replaces it; both through safewrite, so that a crash leaves either
+// file whole and no link is followed.
+func (c change) write() error {
+	if c.old != nil {
+		if err := replaceFile(c.root, c.path+".bak", c.old, c.mode); err != nil {
+			return fmt.Errorf("back up %s: %w", c.display, err)
+		}
+	}
+	if err := replaceFile(c.root, c.path, c.new, c.mode); err != nil {
+		return fmt.Errorf("%s: %w", c.display, err)
+	}
+	return nil
+}
+
+// writeAll makes every change or, when one fails, puts back those made
+// before it: a config created with no hooks registered would leave a
+// half set-up project that says nothing of it. What cannot be put back
+// is named.
+func writeAll(changes []change) error {
+	for i, c := range changes {
+		err := c.write()
+		if err == nil {
+			continue
+		}
+		var left []string
+		for j := i - 1; j >= 0; j-- {
+			done := changes[j]
+			var uerr error
+			if done.old == nil {
+				uerr = os.Remove(done.path)
+			} else {
+				uerr = replaceFile(done.root, done.path, done.old, done.mode)
+			}
+			if uerr != nil {
+				left = append(left, fmt.Sprintf("%s (%v)", done.display, uerr))
+			}
+		}
+		switch {
+		case i == 0:
+			return fmt.Errorf("%w; nothing was written", err)
+		case len(left) > 0:
+			return fmt.Errorf("%w; left written, and not put back: %s", err, strings.Join(left, ", "))
+		}
+		return fmt.Errorf("%w; the files written before it were put back as they were", err)
+	}
+	return nil
+}
+
+// resolveDest returns where a write to path goes, and the root it must
+// stay inside. A symbolic link at path is written through when it leads
+// to an existing file: anywhere when anywhere is set (the user's own
+// settings), else only inside root (a project's links are the
+// repository's, not the user's). A dangling link is refused: replacing
+// it would lose what the user linked, and creating its target is a
+// write to wherever the link says.
+func resolveDest(path, root string, anywhere bool) (string, string, error) {
+	st, err := os.Lstat(path)
+	if err != nil || st.Mode()&fs.ModeSymlink == 0 {
+		// Not there, or not a link: safewrite.Check judges it.
+		return path, root, nil
+	}
+	link, _ := os.Readlink(path)
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", "", fmt.Errorf("%s is a symbolic link to %s, which does not exist: init writes through a link only to an existing file; create that file, or remove the link", path, link)
+	}
+	if anywhere {
+		return real, filepath.Dir(real), nil
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return "", "", fmt.Errorf("resolve %s: %w", root, err)
+	}
+	if !safewrite.Inside(realRoot, real) {
+		return "", "", fmt.Errorf("%s is a symbolic link to %s, %w %s: init writes nothing outside the project; remove the link", path, real, safewrite.ErrOutside, root)
+	}
+	return real, root, nil
 }
 
 // splitLines splits text into lines that keep their "\n", as difflib

@@ -25,8 +25,12 @@ type jnode struct {
 }
 
 type jmember struct {
-	key   string
-	value *jnode
+	key string
+	// rawKey is the key's text in the file, written back as it was: a
+	// key with a lone surrogate or invalid UTF-8 decodes to U+FFFD, and
+	// re-encoding it changed the key (issue 18). nil for a new key.
+	rawKey []byte
+	value  *jnode
 }
 
 // get returns the value of key in an object, the last one when the key
@@ -139,16 +143,24 @@ func decodeValue(dec *json.Decoder, data []byte) (*jnode, error) {
 		case '{':
 			n := newObject()
 			for dec.More() {
+				// As in decodeNode: the key starts after the white space
+				// or comma that follow the last token, and the decoder
+				// stops right after its closing quote.
+				start := int(dec.InputOffset())
+				for start < len(data) && strings.IndexByte(" \t\r\n,", data[start]) >= 0 {
+					start++
+				}
 				kt, err := dec.Token()
 				if err != nil {
 					return nil, err
 				}
 				key, _ := kt.(string)
+				rawKey := data[start:dec.InputOffset()]
 				v, err := decodeNode(dec, data)
 				if err != nil {
 					return nil, err
 				}
-				n.members = append(n.members, jmember{key: key, value: v})
+				n.members = append(n.members, jmember{key: key, rawKey: rawKey, value: v})
 			}
 			_, err := dec.Token() // '}'
 			return n, err
@@ -193,21 +205,30 @@ func detectIndent(data []byte) string {
 	return "  "
 }
 
+// detectNewline returns the line end of a JSON text: "\r\n" when its
+// first line ends so, else "\n". A CRLF file given "\n" for the lines
+// init adds came back with mixed line ends (issue 18).
+func detectNewline(data []byte) string {
+	if i := bytes.IndexByte(data, '\n'); i > 0 && data[i-1] == '\r' {
+		return "\r\n"
+	}
+	return "\n"
+}
+
 // encode writes n indented with indent, one member or item a line, as
-// json.MarshalIndent does, ending with a newline.
-func (n *jnode) encode(indent string) []byte {
+// json.MarshalIndent does, with nl ending each line; without a final one.
+func (n *jnode) encode(indent, nl string) []byte {
 	var b bytes.Buffer
-	n.write(&b, indent, 0)
-	b.WriteByte('\n')
+	n.write(&b, indent, nl, 0)
 	return b.Bytes()
 }
 
-func (n *jnode) write(w io.Writer, indent string, depth int) {
+func (n *jnode) write(w io.Writer, indent, nl string, depth int) {
 	if n.raw != nil && !n.dirty {
 		w.Write(n.raw)
 		return
 	}
-	pad := "\n" + strings.Repeat(indent, depth+1)
+	pad := nl + strings.Repeat(indent, depth+1)
 	switch n.kind {
 	case '{':
 		if len(n.members) == 0 {
@@ -220,11 +241,15 @@ func (n *jnode) write(w io.Writer, indent string, depth int) {
 				io.WriteString(w, ",")
 			}
 			io.WriteString(w, pad)
-			w.Write(newScalar(m.key).scalar)
+			if m.rawKey != nil {
+				w.Write(m.rawKey)
+			} else {
+				w.Write(newScalar(m.key).scalar)
+			}
 			io.WriteString(w, ": ")
-			m.value.write(w, indent, depth+1)
+			m.value.write(w, indent, nl, depth+1)
 		}
-		io.WriteString(w, "\n"+strings.Repeat(indent, depth)+"}")
+		io.WriteString(w, nl+strings.Repeat(indent, depth)+"}")
 	case '[':
 		if len(n.items) == 0 {
 			io.WriteString(w, "[]")
@@ -236,9 +261,9 @@ func (n *jnode) write(w io.Writer, indent string, depth int) {
 				io.WriteString(w, ",")
 			}
 			io.WriteString(w, pad)
-			it.write(w, indent, depth+1)
+			it.write(w, indent, nl, depth+1)
 		}
-		io.WriteString(w, "\n"+strings.Repeat(indent, depth)+"]")
+		io.WriteString(w, nl+strings.Repeat(indent, depth)+"]")
 	default:
 		w.Write(n.scalar)
 	}
