@@ -34,9 +34,11 @@ test: lint unit plugin-validate
 unit: claude
 	DONEGATE_CLAUDE=$$(scripts/install-claude | tail -n 1) $(GO) test $(GOTEST_FLAGS) ./...
 
-## generate: rewrite the generated files: schema/donegate.schema.json,
-## from the checker registry. Offline, a second or two; the schema's
-## tests (part of unit) fail when the checked-in file is stale.
+## generate: rewrite the generated files: schema/donegate.schema.json and
+## the checker reference in docs/checkers.md, from the checker registry;
+## docs/flags.md, from the binaries' flag sets. Offline, a second or two;
+## the tests of schema and internal/docgen (part of unit) fail when a
+## checked-in file is stale.
 generate:
 	$(GO) generate ./...
 

@@ -202,10 +202,10 @@ func TestExternalExamples(t *testing.T) {
 	}
 }
 
-// TestExternalExamplesAreDocumented: the README shows the examples that
+// TestExternalExamplesAreDocumented: docs/checkers.md shows the examples that
 // TestExternalExamples runs, not copies that may drift.
 func TestExternalExamplesAreDocumented(t *testing.T) {
-	docs, err := os.ReadFile(filepath.Join("..", "README.md"))
+	docs, err := os.ReadFile(filepath.Join("..", "docs", "checkers.md"))
 	require.NoError(t, err)
 	for _, path := range []string{shellExample, pythonExample} {
 		example, err := os.ReadFile(path)

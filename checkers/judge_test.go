@@ -367,10 +367,10 @@ func TestJudgeDescribe(t *testing.T) {
 	}
 }
 
-// The README shows what the agent is told, rendered by the built-in
+// docs/checkers.md shows what the agent is told, rendered by the built-in
 // judge-incomplete template from the parameters the checker gives it.
-func TestJudgeFeedbackInTheREADME(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+func TestJudgeFeedbackIsDocumented(t *testing.T) {
+	readme, err := os.ReadFile("../docs/checkers.md")
 	require.NoError(t, err)
 	criteria := "- Every new exported function has a doc comment\n- The README documents the --verbose flag\n- No test was deleted or skipped"
 	c := &checkers.Context{}

@@ -17,7 +17,7 @@ type Type struct {
 	// Name is the config's "type".
 	Name string
 	// Summary says in one line when a checker of the type is complete; the
-	// README's reference row and error messages use it.
+	// reference in docs/checkers.md and error messages use it.
 	Summary string
 	// Options is a nil pointer to the type's options struct, such as
 	// (*CommandOptions)(nil): see config.CheckerType.Options.

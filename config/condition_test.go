@@ -189,7 +189,7 @@ func TestBadConditionsAreRefusedAtLoad(t *testing.T) {
 	}
 }
 
-// TestGoodConditionsLoad: the README's examples load, and keep every
+// TestGoodConditionsLoad: the examples of docs/configuration.md load, and keep every
 // test as written.
 func TestGoodConditionsLoad(t *testing.T) {
 	c, err := config.Parse(strings.NewReader(`{

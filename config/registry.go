@@ -71,7 +71,7 @@ const (
 	OnManual       = "manual"        // closer check
 )
 
-// Events lists every event, in the order the README names them.
+// Events lists every event, in the order the docs name them.
 var Events = []string{OnStop, OnSubagentStop, OnToolUse, OnManual}
 
 // types holds the registered checker types by name.

@@ -202,40 +202,49 @@ func TestLoaderOnlyRules(t *testing.T) {
 	}
 }
 
-// An example is a config from the README or testdata.
+// An example is a config from the docs or testdata.
 type example struct {
 	name string
 	data []byte
 }
 
-// readmeExamples returns the README's JSON blocks that are configs: an
+// docExamples returns the JSON blocks of the README and the manual
+// (docs/*.md) that are configs: an
 // object with "checkers" is a whole config; an object with "type" and
 // without "hooks" is one checker (the external checker's examples), put
 // in a config of its own. The rest are settings.json snippets, the
 // external protocol's input and answer: not configs.
-func readmeExamples(t *testing.T) []example {
+func docExamples(t *testing.T) []example {
 	t.Helper()
-	readme, err := os.ReadFile("../README.md")
+	pages, err := filepath.Glob("../docs/*.md")
 	require.NoError(t, err)
+	require.NotEmpty(t, pages, "no pages in docs/")
 	var out []example
-	blocks := regexp.MustCompile("(?ms)^```json\n(.*?)^```").FindAllSubmatchIndex(readme, -1)
-	for _, b := range blocks {
-		block := readme[b[2]:b[3]]
-		line := 1 + bytes.Count(readme[:b[0]], []byte("\n"))
-		var top map[string]json.RawMessage
-		if json.Unmarshal(block, &top) != nil {
-			continue // an illustration with "..." in it
-		}
-		name := "README.md:" + strconv.Itoa(line)
-		switch _, hooks := top["hooks"]; {
-		case top["checkers"] != nil:
-			out = append(out, example{name, block})
-		case top["type"] != nil && !hooks:
-			out = append(out, example{name, append(append([]byte(`{"checkers": [`), block...), "]}"...)})
+	for _, page := range append([]string{"../README.md"}, pages...) {
+		doc, err := os.ReadFile(page)
+		require.NoError(t, err)
+		blocks := regexp.MustCompile("(?ms)^```json\n(.*?)^```").FindAllSubmatchIndex(doc, -1)
+		for _, b := range blocks {
+			block := doc[b[2]:b[3]]
+			line := 1 + bytes.Count(doc[:b[0]], []byte("\n"))
+			var top map[string]json.RawMessage
+			if json.Unmarshal(block, &top) != nil {
+				continue // an illustration with "..." in it
+			}
+			name := docPrefix + strings.TrimPrefix(page, "../") + ":" + strconv.Itoa(line)
+			switch _, hooks := top["hooks"]; {
+			case top["checkers"] != nil:
+				out = append(out, example{name, block})
+			case top["type"] != nil && !hooks:
+				out = append(out, example{name, append(append([]byte(`{"checkers": [`), block...), "]}"...)})
+			}
 		}
 	}
 	return out
 }
+
+// docPrefix starts the name of every example docExamples returns.
+const docPrefix = "doc: "
 
 // scriptExamples returns the configs of testdata/script: the files of a
 // txtar archive whose name ends in donegate.json, or in .json with at
@@ -301,21 +310,21 @@ func topLevelKeys(t *testing.T) []string {
 	return keys
 }
 
-// TestExamplesAgree: every config of the README and testdata that the
+// TestExamplesAgree: every config of the docs and testdata that the
 // loader takes, the schema takes; every one it refuses, the schema
 // refuses too, unless each of its problems is a rule only the loader can
-// check. The README's examples and the edges must all be valid.
+// check. The docs' examples and the edges must all be valid.
 func TestExamplesAgree(t *testing.T) {
 	s := compiled(t)
-	readme := readmeExamples(t)
-	require.GreaterOrEqual(t, len(readme), 8, "the README's config examples were not found")
+	docs := docExamples(t)
+	require.GreaterOrEqual(t, len(docs), 8, "the docs' config examples were not found")
 	scripts := scriptExamples(t)
 	require.GreaterOrEqual(t, len(scripts), 20, "the scripts' configs were not found")
-	for _, ex := range append(append(readme, scripts...), edges...) {
+	for _, ex := range append(append(docs, scripts...), edges...) {
 		t.Run(ex.name, func(t *testing.T) {
 			ps := problems(t, ex.data)
 			ok, err := schemaAccepts(s, ex.data)
-			if strings.HasPrefix(ex.name, "README.md") || strings.HasPrefix(ex.name, "edge: ") {
+			if strings.HasPrefix(ex.name, docPrefix) || strings.HasPrefix(ex.name, "edge: ") {
 				assert.Empty(t, ps, "the loader refuses an example that must be valid")
 			}
 			switch {

@@ -1,6 +1,6 @@
 // Command closer runs donegate's checks outside a Claude Code hook: in CI,
 // after an agent run, and around an agent in an outer loop. See
-// `closer --help` and the README.
+// `closer --help` and docs/closer.md.
 package main
 
 import (

@@ -1,6 +1,6 @@
 // Command posttooluse-hook is donegate's Claude Code PreToolUse and
 // PostToolUse hook: it gates the agent's final StructuredOutput (or other
-// configured tools) until the work is done. See the README.
+// configured tools) until the work is done. See docs/hosts.md.
 package main
 
 import (

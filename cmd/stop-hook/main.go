@@ -1,6 +1,7 @@
 // Command stop-hook is donegate's Claude Code Stop and SubagentStop hook.
 // It keeps an agent working while its plan, tests or required files are
-// not done. See the README for registration and configuration.
+// not done. See docs/hosts.md for registration and
+// docs/configuration.md for configuration.
 package main
 
 import (

@@ -1,5 +1,5 @@
 // Package cli holds what donegate's executables share about their command
-// line: flags listed the way the README writes them.
+// line: flags listed the way the docs write them.
 package cli
 
 import (
@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// PrintFlags lists the flags of fs in the double-dash form the README and
+// PrintFlags lists the flags of fs in the double-dash form the docs and
 // the error messages use (--config FILE), where the flag package's own
 // PrintDefaults writes one dash. A flag's usage may name its value in
 // backquotes, as with the flag package; the name is shown in capitals.
@@ -21,17 +21,24 @@ func PrintFlags(w io.Writer, fs *flag.FlagSet) {
 		if name != "" {
 			line += " " + strings.ToUpper(name)
 		}
-		switch f.DefValue {
-		case "", "0", "false", "0s", "[]":
-		default:
-			if isQuoted(f) {
-				usage += fmt.Sprintf(" (default %q)", f.DefValue)
-			} else {
-				usage += fmt.Sprintf(" (default %v)", f.DefValue)
-			}
+		if def := Default(f); def != "" {
+			usage += " (default " + def + ")"
 		}
 		fmt.Fprintf(w, "%s\n    \t%s\n", line, strings.ReplaceAll(usage, "\n", "\n    \t"))
 	})
+}
+
+// Default is the default of f as PrintFlags shows it, "" when it is the
+// zero value: a string quoted, as PrintDefaults quotes it.
+func Default(f *flag.Flag) string {
+	switch f.DefValue {
+	case "", "0", "false", "0s", "[]":
+		return ""
+	}
+	if isQuoted(f) {
+		return fmt.Sprintf("%q", f.DefValue)
+	}
+	return f.DefValue
 }
 
 // isQuoted reports whether a flag's default is a string, which

@@ -155,7 +155,9 @@ Exit codes: 0 complete, 1 incomplete (or the judge or probe gave no
 verdict), 2 usage, config or environment error.
 `
 
-func printUsage(w io.Writer) {
+// PrintUsage writes what closer --help prints: the commands and what every
+// one takes.
+func PrintUsage(w io.Writer) {
 	fmt.Fprint(w, usageHead)
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-12s %s\n", c.name, firstLine(c.summary))
@@ -167,12 +169,12 @@ func printUsage(w io.Writer) {
 // exit code.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer, env Env) int {
 	if len(args) == 0 {
-		printUsage(stderr)
+		PrintUsage(stderr)
 		return ExitUsage
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
-		printUsage(stdout)
+		PrintUsage(stdout)
 		return ExitComplete
 	case "-version", "--version", "version":
 		fmt.Fprintf(stdout, "closer %s\n", Version())
@@ -240,16 +242,43 @@ type runCtx struct {
 	color  bool
 }
 
-func runCommand(ctx context.Context, c command, args []string, stdout, stderr io.Writer, env Env) int {
-	name := "closer " + c.name
-	var o options
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+// newFlagSet is the flag set of the subcommand c, parsing into o; version
+// is set by --version.
+func newFlagSet(c command, o *options) (fs *flag.FlagSet, version *bool) {
+	fs = flag.NewFlagSet("closer "+c.name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.configPath, "config", "", "config `file` (default: $DONEGATE_CONFIG, else DIR/.claude/donegate.json, else the embedded default)")
 	fs.StringVar(&o.dir, "dir", ".", "the project `dir`")
 	fs.BoolVar(&o.json, "json", false, "print JSON instead of text")
-	version := fs.Bool("version", false, "print the version and exit")
-	c.flags(fs, &o)
+	version = fs.Bool("version", false, "print the version and exit")
+	c.flags(fs, o)
+	return fs, version
+}
+
+// A Command is one subcommand as its --help describes it: what
+// docs/flags.md is generated from.
+type Command struct {
+	// Usage is its usage line: "closer check [flags]".
+	Usage   string
+	Summary string
+	Flags   *flag.FlagSet
+}
+
+// Commands lists the subcommands, in the order closer --help lists them,
+// with the flag sets they parse.
+func Commands() []Command {
+	out := make([]Command, len(commands))
+	for i, c := range commands {
+		fs, _ := newFlagSet(c, new(options))
+		out[i] = Command{Usage: "closer " + c.name + " [flags]" + c.args, Summary: c.summary, Flags: fs}
+	}
+	return out
+}
+
+func runCommand(ctx context.Context, c command, args []string, stdout, stderr io.Writer, env Env) int {
+	name := "closer " + c.name
+	var o options
+	fs, version := newFlagSet(c, &o)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: %s [flags]%s\n\n%s\n\nFlags:\n", name, c.args, c.summary)
 		cli.PrintFlags(fs.Output(), fs)

@@ -67,7 +67,7 @@ func (d *DoctorReport) add(area, status, fix, format string, args ...any) {
 }
 
 // Versions of Claude Code whose behaviour donegate relies on, from its
-// changelog (README, Timeouts; the Stop answers donegate writes).
+// changelog (docs/hosts.md, Timeouts; the Stop answers donegate writes).
 var (
 	// Before 2.1.3 a hook without "timeout" was killed after 60 s, below
 	// the default limits.budget (540s).
@@ -407,7 +407,7 @@ func (r *runCtx) registrations(source string, hooks map[string][]hookMatcher, pl
 	for ev := range hooks {
 		events = append(events, ev)
 	}
-	// In the order of the README's table, then any other event by name.
+	// In the order of the settings in docs/hosts.md, then any other event by name.
 	rank := func(ev string) int {
 		order := []string{"Stop", "SubagentStop", "PreToolUse", "PostToolUse", "SessionStart", "UserPromptSubmit"}
 		if i := slices.Index(order, ev); i >= 0 {

@@ -75,10 +75,10 @@ type Options struct {
 	Criteria bool
 }
 
-// parseFlags parses args. done is true when the run is over (help,
-// version, or a usage error) and code is its exit code.
-func parseFlags(name, summary string, args []string, stdout, stderr io.Writer) (opts Options, code int, done bool) {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+// newFlagSet is the flag set of the hook name, parsing into opts; version
+// is set by --version.
+func newFlagSet(name string, opts *Options) (fs *flag.FlagSet, version *bool) {
+	fs = flag.NewFlagSet(name, flag.ContinueOnError)
 	// A hook's stderr is shown to the person as one line: report a usage
 	// error ourselves instead of letting the flag package print the usage.
 	fs.SetOutput(io.Discard)
@@ -88,7 +88,27 @@ func parseFlags(name, summary string, args []string, stdout, stderr io.Writer) (
 	if name == StopHookName {
 		fs.BoolVar(&opts.Criteria, "criteria", false, "at SessionStart and UserPromptSubmit: tell the agent what will be checked before it may stop (register it for those events); checks nothing")
 	}
-	version := fs.Bool("version", false, "print the version and exit")
+	return fs, fs.Bool("version", false, "print the version and exit")
+}
+
+// FlagSet is the flag set of the hook name (StopHookName or
+// ToolHookName), as the hook parses it, with its summary: what
+// docs/flags.md is generated from.
+func FlagSet(name string) (fs *flag.FlagSet, summary string) {
+	fs, _ = newFlagSet(name, new(Options))
+	switch name {
+	case StopHookName:
+		summary = stopSummary
+	case ToolHookName:
+		summary = toolSummary
+	}
+	return fs, summary
+}
+
+// parseFlags parses args. done is true when the run is over (help,
+// version, or a usage error) and code is its exit code.
+func parseFlags(name, summary string, args []string, stdout, stderr io.Writer) (opts Options, code int, done bool) {
+	fs, version := newFlagSet(name, &opts)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: %s [flags] < event.json\n\n%s\n\nFlags:\n", name, summary)
 		cli.PrintFlags(fs.Output(), fs)
