@@ -392,3 +392,58 @@ func TestJudgeFeedbackInTheREADME(t *testing.T) {
 		assert.Contains(t, string(readme), "```\n"+r.Feedback+"\n```\n")
 	}
 }
+
+// Whatever the judge prints, the hook answers within its budget: a reply
+// that is not an answer is no verdict, and a judge that prints without
+// end is stopped with everything it started, at its timeout or when the
+// budget is spent (issue 18).
+func TestJudgeCheckerHostileReplies(t *testing.T) {
+	tests := []struct {
+		name    string
+		script  string // 1.sh; PIDFILE is where it writes its child's pid
+		reply   string // the result text of a well-formed result, else
+		timeout time.Duration
+		budget  time.Duration
+		want    string
+	}{
+		{name: "nesting that never closes", reply: strings.Repeat(`{"a":`, 200_000), timeout: 3 * time.Second, budget: 5 * time.Second,
+			want: "The judge gave no verdict: the judge's answer cannot be used: not the expected JSON: "},
+		{name: "more than a result can be", script: "head -c 17000000 /dev/zero | tr '\\0' '{'",
+			want: "The judge gave no verdict: CLAUDE printed more than 16 MiB, more than any result, and was not read."},
+		{name: "endless output, stopped at its timeout", script: `yes '{"a":' & echo $! > PIDFILE; wait`, timeout: 500 * time.Millisecond,
+			want: "The judge gave no verdict: CLAUDE timed out after 500ms and was stopped with its process group."},
+		{name: "endless output, stopped when the budget is spent", script: `yes '{"a":' & echo $! > PIDFILE; wait`, budget: 500 * time.Millisecond,
+			want: "The judge gave no verdict: it did not finish within the hook's time budget (limits.budget 500ms) and was stopped after"},
+	}
+	bin := fakeClaudeBin(t)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pidFile := filepath.Join(t.TempDir(), "child.pid")
+			call := map[string]string{"1.sh": strings.ReplaceAll(tt.script, "PIDFILE", pidFile)}
+			if tt.script == "" {
+				call = map[string]string{"1.json": judgeResult(t, map[string]any{"structured_output": nil, "result": tt.reply})}
+			}
+			c, _ := fakeJudge(t, call)
+			ctx := context.Background()
+			if tt.budget > 0 {
+				c.Budget = tt.budget
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, tt.budget)
+				defer cancel()
+			}
+			ch := typedChecker(t, "judge", &checkers.JudgeOptions{Criteria: judgeCriteria, Claude: bin, Timeout: config.Duration(tt.timeout)})
+			r, err := ch.Check(ctx, c)
+			require.NoError(t, err)
+			assert.False(t, r.Complete)
+			assert.Equal(t, "judge-incomplete", r.Pattern)
+			assert.Contains(t, r.Feedback, strings.ReplaceAll(tt.want, "CLAUDE", bin))
+			if strings.Contains(tt.script, "PIDFILE") {
+				data, err := os.ReadFile(pidFile)
+				require.NoError(t, err)
+				pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+				require.NoError(t, err)
+				assert.Eventually(t, func() bool { return proctest.Gone(pid) }, 5*time.Second, 20*time.Millisecond, "the judge's child was killed")
+			}
+		})
+	}
+}

@@ -118,50 +118,59 @@ func NoAnswer(reason string) Answer {
 	return Answer{Checklist: []Item{}, PendingActions: []string{}, Reason: reason}
 }
 
+// maxCandidates bounds how many candidate objects FindJSON decodes, and
+// maxNesting how deeply it follows braces: an answer is one object four
+// levels deep, and a reply that offers more is not an answer. Each
+// decoding costs at most the reply's length, so FindJSON's work is linear
+// in it. Decoding from every '{' instead read to the end of the reply from
+// each: `{"a":` × 50,000 took 40 s, × 200,000 169 s (issue 18), long past
+// any hook's budget.
+const (
+	maxCandidates = 16
+	maxNesting    = 512
+)
+
 // FindJSON finds the JSON object in a model's text answer and decodes it
 // into v with decode, which also validates: the whole text, else a block
-// fenced with ```, else the first object in the prose that decodes and
-// validates. The error is the one of the first candidate that looked like
-// an answer.
+// fenced with ```, else an object in the prose that decodes and validates,
+// the outermost ones in order (found in one pass that matches braces
+// outside strings). At most maxCandidates candidates are decoded. The
+// error is the one of the first candidate that looked like an answer.
 func FindJSON(text string, v any, decode func(data []byte, v any) error) error {
 	var firstErr error
-	try := func(candidate string) bool {
+	tried := 0
+	// try reports whether candidate is the answer, and stop whether no
+	// more candidates may be decoded.
+	try := func(candidate string) (found, stop bool) {
 		candidate = strings.TrimSpace(candidate)
 		if !strings.HasPrefix(candidate, "{") {
-			return false
+			return false, false
 		}
+		tried++
 		// A candidate that failed must leave nothing behind in v:
 		// encoding/json keeps fields a later candidate leaves out.
 		reflect.ValueOf(v).Elem().SetZero()
 		err := decode([]byte(candidate), v)
 		if err == nil {
-			return true
+			return true, false
 		}
 		if firstErr == nil {
 			firstErr = err
 		}
-		return false
+		return false, tried >= maxCandidates
 	}
-	if try(text) {
-		return nil
+	candidates := append([]string{text}, fencedBlocks(text, maxCandidates)...)
+	for _, span := range objectSpans(text, maxCandidates) {
+		candidates = append(candidates, text[span[0]:span[1]])
 	}
-	for _, block := range fencedBlocks(text) {
-		if try(block) {
+	for _, c := range candidates {
+		found, stop := try(c)
+		if found {
 			return nil
 		}
-	}
-	for i := 0; i < len(text); i++ {
-		if text[i] != '{' {
-			continue
+		if stop {
+			break
 		}
-		var raw json.RawMessage
-		if json.NewDecoder(strings.NewReader(text[i:])).Decode(&raw) != nil {
-			continue
-		}
-		if try(string(raw)) {
-			return nil
-		}
-		i += len(raw) - 1
 	}
 	if firstErr != nil {
 		return firstErr
@@ -172,10 +181,62 @@ func FindJSON(text string, v any, decode func(data []byte, v any) error) error {
 	return fmt.Errorf("no JSON object in the answer %q", Preview(text))
 }
 
-// fencedBlocks returns the contents of the ``` fences in text.
-func fencedBlocks(text string) []string {
+// objectSpans returns the first max outermost {...} spans of text, as
+// [start, end) offsets, in one pass: braces inside JSON strings do not
+// count, and neither do quotes outside braces (prose). An unclosed '{' (a
+// stray brace of prose) leaves the objects inside it outermost. It stops
+// at maxNesting levels, deeper than any answer.
+func objectSpans(text string, max int) [][2]int {
+	var spans [][2]int
+	var open []int // offsets of the unclosed '{'
+	inString := false
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case len(open) == 0:
+			if len(spans) >= max {
+				// These spans are outermost for good: none can be
+				// closed inside a later one.
+				return spans
+			}
+			if c == '{' {
+				open = append(open, i)
+			}
+		case inString:
+			switch c {
+			case '\\':
+				i++ // the escaped byte, a quote included
+			case '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{':
+			if len(open) == maxNesting {
+				return spans
+			}
+			open = append(open, i)
+		case c == '}':
+			start := open[len(open)-1]
+			open = open[:len(open)-1]
+			// The spans inside this one are no longer outermost.
+			for len(spans) > 0 && spans[len(spans)-1][0] > start {
+				spans = spans[:len(spans)-1]
+			}
+			// A span past the first max can only stay past them, or
+			// end up inside one that is not: it is not kept.
+			if len(spans) < max {
+				spans = append(spans, [2]int{start, i + 1})
+			}
+		}
+	}
+	return spans
+}
+
+// fencedBlocks returns the contents of the first max ``` fences in text.
+func fencedBlocks(text string, max int) []string {
 	var out []string
-	for {
+	for len(out) < max {
 		i := strings.Index(text, "```")
 		if i < 0 {
 			return out
@@ -194,4 +255,5 @@ func fencedBlocks(text string) []string {
 		out = append(out, body[:j])
 		text = body[j+3:]
 	}
+	return out
 }

@@ -91,6 +91,10 @@ func TestDecodeAnswer(t *testing.T) {
 		{"the valid of two", `{"checklist":[]} then {"checklist":[{"id":"1","description":"d","completed":true}],"summary":"ok"}`, ""},
 		{"malformed", `{"checklist":[{"description":"d"}],"summary":"s"}`, "answer is malformed: checklist[0].id is required; checklist[0].completed is required"},
 		{"wrong type", `{"checklist":"all of it"}`, "not the expected JSON: json: cannot unmarshal string"},
+		{"after a stray brace of prose", `Use {braces, then: {"checklist":[{"id":"1","description":"d","completed":true}],"summary":"ok"}`, ""},
+		{"braces in its strings", `Verdict: {"checklist":[{"id":"1","description":"a } and a {","completed":true}],"summary":"ok \" }"} end`, ""},
+		{"after more objects than are tried", strings.Repeat(`{} `, maxCandidates) + `{"checklist":[{"id":"1","description":"d","completed":true}],"summary":"ok"}`,
+			"answer is malformed: checklist is required; summary is required"},
 		{"prose", "Looks good to me!", `no JSON object in the answer "Looks good to me!"`},
 		{"empty", " \n", "the answer is empty"},
 	} {
