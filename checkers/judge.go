@@ -88,12 +88,7 @@ func describeJudge(o *JudgeOptions) string {
 	if o.CriteriaFile != "" {
 		return fmt.Sprintf("an LLM judge agrees that every criterion in `%s` holds", o.CriteriaFile)
 	}
-	var lines []string
-	for _, l := range strings.Split(o.Criteria, "\n") {
-		if l = strings.TrimSpace(trimListMarker(strings.TrimSpace(l))); l != "" {
-			lines = append(lines, l)
-		}
-	}
+	lines := judge.SplitCriteria(o.Criteria)
 	if len(lines) == 0 {
 		return "an LLM judge agrees that your work meets the criteria"
 	}
@@ -102,23 +97,6 @@ func describeJudge(o *JudgeOptions) string {
 		return fmt.Sprintf("an LLM judge agrees that: %s (and %d more %s)", first, n, plural(n, "criterion", "criteria"))
 	}
 	return "an LLM judge agrees that: " + first
-}
-
-// trimListMarker drops a leading "- ", "* ", "1. " or "1) ".
-func trimListMarker(l string) string {
-	for _, m := range []string{"- ", "* ", "+ "} {
-		if s, ok := strings.CutPrefix(l, m); ok {
-			return s
-		}
-	}
-	i := 0
-	for i < len(l) && l[i] >= '0' && l[i] <= '9' {
-		i++
-	}
-	if i > 0 && i+1 < len(l) && (l[i] == '.' || l[i] == ')') && l[i+1] == ' ' {
-		return l[i+2:]
-	}
-	return l
 }
 
 // Judge asks a model whether the work meets the user's completion
@@ -255,6 +233,9 @@ func (j Judge) ask(ctx context.Context, c *Context, q judge.Question, own time.D
 			open = append(open, JudgeCriterion{ID: it.ID, Criterion: it.Description, Reason: it.Evidence})
 		}
 	}
+	// A checklist that left a criterion out is a verdict (the agent is
+	// told what the judge found open) but not one to remember: the tree
+	// did not decide it, and the next check asks again.
 	return c.Fail("judge-incomplete", map[string]any{
 		"Open":           open,
 		"Total":          len(ans.Checklist),
@@ -263,7 +244,7 @@ func (j Judge) ask(ctx context.Context, c *Context, q judge.Question, own time.D
 		"Note":           ans.Reason,
 		"NoVerdict":      "",
 		"Criteria":       strings.TrimSpace(q.Criteria),
-	}), false, nil
+	}), len(ans.Unanswered) > 0, nil
 }
 
 // noVerdict is the failure of a judge that gave no verdict: the reason,

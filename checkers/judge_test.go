@@ -112,8 +112,16 @@ func TestJudgeChecker(t *testing.T) {
 		{name: "all complete with a criterion open is not complete", call: judgeResult(t, map[string]any{"structured_output": judgeAnswer(true, "Fine.", nil, done, open)}),
 			feedback: []string{"1 of 2 completion criteria not met", "- `A` is documented\n", "Note: the judge said all complete, but item(s) 2 are not."},
 			open:     []checkers.JudgeCriterion{{ID: "2", Criterion: "`A` is documented", Reason: "A has no doc comment"}}},
-		{name: "no structured output: the JSON in its text", call: judgeResult(t, map[string]any{"structured_output": nil, "result": "Verdict:\n```json\n" + `{"checklist":[{"id":"1","description":"d","completed":true,"evidence":"e"}],"allComplete":true,"summary":"ok","pendingActions":[]}` + "\n```"}),
+		{name: "no structured output: the JSON in its text", call: judgeResult(t, map[string]any{"structured_output": nil, "result": "Verdict:\n```json\n" + `{"checklist":[{"id":"1","description":"d","completed":true,"evidence":"e"},{"id":"2","description":"d","completed":true,"evidence":"e"}],"allComplete":true,"summary":"ok","pendingActions":[]}` + "\n```"}),
 			want: true, feedback: []string{"every completion criterion met: ok"}},
+		{name: "a criterion left out", call: judgeResult(t, map[string]any{"structured_output": judgeAnswer(true, "Done.", nil, done)}),
+			feedback: []string{"An LLM judge found 1 of 2 completion criteria not met. Do this, then finish again:\n- `A` is documented\n\nNot met, with the judge's reasons:\n- `A` is documented: the judge gave no checklist item for this criterion\n",
+				"Note: the judge gave no checklist item for criterion 2."},
+			open: []checkers.JudgeCriterion{{ID: "2", Criterion: "`A` is documented", Reason: "the judge gave no checklist item for this criterion"}}},
+		{name: "one completed item about something else entirely", call: judgeResult(t, map[string]any{"structured_output": judgeAnswer(true, "Done.", nil, judgeItem("x", "something else entirely", true, "it is"))}),
+			feedback: []string{"An LLM judge found 2 of 2 completion criteria not met.", "- `A` is exported: the judge gave no checklist item for this criterion\n- `A` is documented: the judge gave no checklist item for this criterion\n",
+				`Note: the judge gave no checklist item for criteria 1, 2; completed item(s) ["x"] answer no criterion and were left out.`},
+			open: []checkers.JudgeCriterion{{ID: "1", Criterion: "`A` is exported", Reason: "the judge gave no checklist item for this criterion"}, {ID: "2", Criterion: "`A` is documented", Reason: "the judge gave no checklist item for this criterion"}}},
 		{name: "malformed answer", call: judgeResult(t, map[string]any{"structured_output": map[string]any{"checklist": []any{map[string]any{"description": "d"}}, "summary": "s"}}),
 			feedback: []string{"Check your work against the completion criteria below yourself", "The judge gave no verdict: the judge's answer cannot be used: answer is malformed: checklist[0].id is required; checklist[0].completed is required.\n\nCompletion criteria:\n" + judgeCriteria}},
 		{name: "garbage", call: "echo 'Welcome to claude!'", script: true,
@@ -272,7 +280,7 @@ func TestJudgeCheckerCriteriaFile(t *testing.T) {
 	r, err := ch.Check(context.Background(), c)
 	require.NoError(t, err)
 	assert.True(t, r.Complete)
-	assert.Contains(t, judgeArgs(t, fake, 1)[1], "## Completion criteria\n\n- the API is versioned\n\n")
+	assert.Contains(t, judgeArgs(t, fake, 1)[1], "## Completion criteria\n\n1. the API is versioned\n\n")
 
 	for name, tt := range map[string]struct{ file, content, want string }{
 		"missing": {"nope.md", "", "judge: criteria_file: open " + filepath.Join(c.ProjectDir, "nope.md") + ": no such file or directory"},
@@ -445,5 +453,28 @@ func TestJudgeCheckerHostileReplies(t *testing.T) {
 				assert.Eventually(t, func() bool { return proctest.Gone(pid) }, 5*time.Second, 20*time.Millisecond, "the judge's child was killed")
 			}
 		})
+	}
+}
+
+// A checklist that left a criterion out is not remembered: the tree did
+// not decide it, and the next check asks the judge again.
+func TestJudgeCheckerAsksAgainWhenACriterionWasLeftOut(t *testing.T) {
+	done, documented := judgeItem("1", "`A` is exported", true, "yes"), judgeItem("2", "`A` is documented", true, "yes")
+	c, fake := fakeJudge(t, map[string]string{
+		"1.json":    judgeResult(t, map[string]any{"structured_output": judgeAnswer(true, "Done.", nil, done)}),
+		"last.json": judgeResult(t, map[string]any{"structured_output": judgeAnswer(true, "Done.", nil, done, documented)}),
+	})
+	c.CacheDir = t.TempDir()
+	ch := typedChecker(t, "judge", &checkers.JudgeOptions{Criteria: judgeCriteria, Claude: fakeClaudeBin(t)})
+	for i, want := range []struct {
+		complete bool
+		calls    int
+	}{{false, 1}, {true, 2}, {true, 2}} {
+		run := &checkers.Context{Event: c.Event, ProjectDir: c.ProjectDir, ClaudeDir: c.ClaudeDir, Budget: c.Budget,
+			StateDir: c.StateDir, CacheDir: c.CacheDir, Env: c.Env}
+		r, err := ch.Check(context.Background(), run)
+		require.NoError(t, err)
+		assert.Equal(t, want.complete, r.Complete, "check %d: %s", i+1, r.Feedback)
+		assert.Equal(t, want.calls, judgeCalls(t, fake), "check %d", i+1)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 )
 
@@ -37,8 +38,12 @@ type Answer struct {
 	Summary        string   `json:"summary" validate:"required"`
 	PendingActions []string `json:"pendingActions"`
 	// Reason says why the verdict is not the judge's own: no answer, a
-	// malformed one, or "all complete" with an open item.
+	// malformed one, a criterion without an item, or "all complete" with
+	// an open item.
 	Reason string `json:"reason,omitempty" validate:"-"`
+	// Unanswered are the numbers of the criteria the judge's checklist
+	// has no item for (see Recompute).
+	Unanswered []string `json:"unanswered,omitempty" validate:"-"`
 }
 
 // Validate checks the answer against its validate tags, in validator's
@@ -85,11 +90,58 @@ func decodeAnswer(data []byte, v any) error {
 	return nil
 }
 
-// Recompute derives AllComplete from the checklist: a judge that says
-// "all complete" with an open item is incomplete, and Reason says so.
-// An incomplete answer without pending actions gets the open criteria
-// as its actions.
-func (a *Answer) Recompute() {
+// Recompute derives the verdict from the checklist and the criteria the
+// judge was asked about (SplitCriteria; nil when unknown): every criterion
+// must have an item, its number as the id, and every item must be
+// completed. A criterion no item answers becomes an open item saying so
+// and is listed in Unanswered: a checklist of one completed item about
+// something else must not pass three criteria (issue 18). An item that
+// answers no criterion is kept when open (the judge found something
+// undone) and left out when completed (it says nothing of the criteria).
+// A judge that says "all complete" with an open item is incomplete. Reason
+// says what was corrected; an incomplete answer without pending actions
+// gets the open criteria as its actions.
+func (a *Answer) Recompute(criteria []string) {
+	// Both are ours to say, whatever a judge's text held.
+	a.Reason, a.Unanswered = "", nil
+	var notes []string
+	var missing []Item
+	if len(criteria) > 0 {
+		answered := make(map[string]bool, len(a.Checklist))
+		numbers := make(map[string]bool, len(criteria))
+		for i := range criteria {
+			numbers[strconv.Itoa(i+1)] = true
+		}
+		var extra []string
+		kept := a.Checklist[:0:0]
+		for _, it := range a.Checklist {
+			n := criterionNumber(it.ID)
+			switch {
+			case numbers[n]:
+				answered[n] = true
+			case it.Done():
+				extra = append(extra, it.ID)
+				continue
+			}
+			kept = append(kept, it)
+		}
+		a.Checklist = kept
+		no := false
+		for i, c := range criteria {
+			n := strconv.Itoa(i + 1)
+			if !answered[n] {
+				a.Unanswered = append(a.Unanswered, n)
+				missing = append(missing, Item{ID: n, Description: c, Completed: &no, Evidence: "the judge gave no checklist item for this criterion"})
+			}
+		}
+		if len(a.Unanswered) > 0 {
+			notes = append(notes, fmt.Sprintf("the judge gave no checklist item for %s %s",
+				plural(len(a.Unanswered), "criterion", "criteria"), strings.Join(a.Unanswered, ", ")))
+		}
+		if len(extra) > 0 {
+			notes = append(notes, fmt.Sprintf("completed item(s) %q answer no criterion and were left out", extra))
+		}
+	}
 	var open []string
 	for _, it := range a.Checklist {
 		if !it.Done() {
@@ -97,9 +149,11 @@ func (a *Answer) Recompute() {
 		}
 	}
 	if a.AllComplete && len(open) > 0 {
-		a.Reason = fmt.Sprintf("the judge said all complete, but item(s) %s are not", strings.Join(open, ", "))
+		notes = append(notes, fmt.Sprintf("the judge said all complete, but item(s) %s are not", strings.Join(open, ", ")))
 	}
-	a.AllComplete = len(open) == 0
+	a.Checklist = append(a.Checklist, missing...)
+	a.AllComplete = len(open) == 0 && len(missing) == 0
+	a.Reason = strings.Join(notes, "; ")
 	if a.PendingActions == nil {
 		a.PendingActions = []string{}
 	}
@@ -110,6 +164,71 @@ func (a *Answer) Recompute() {
 			}
 		}
 	}
+}
+
+// criterionNumber reads an item's id as a criterion's number: "2", and
+// the "#2", "2." and "2)" a model may echo from a list.
+func criterionNumber(id string) string {
+	id = strings.TrimSpace(id)
+	id = strings.TrimPrefix(id, "#")
+	id = strings.TrimRight(id, ".)")
+	return strings.TrimSpace(id)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// SplitCriteria splits the completion criteria as the user wrote them into
+// the ones the judge answers, numbered from 1 in the prompt: one a line,
+// list markers ("- ", "* ", "+ ", "1. ", "1) ") dropped; an indented line
+// that is not a list item continues the criterion above it; blank lines and
+// Markdown headings are not criteria.
+func SplitCriteria(text string) []string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		trimmed := strings.TrimSpace(line)
+		item, marked := TrimListMarker(trimmed)
+		switch {
+		case trimmed == "" || isHeading(trimmed):
+			continue
+		case !marked && len(out) > 0 && (line[0] == ' ' || line[0] == '\t'):
+			out[len(out)-1] += " " + trimmed
+			continue
+		}
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
+}
+
+// isHeading reports whether a trimmed line is a Markdown heading: #s, then
+// a space.
+func isHeading(l string) bool {
+	rest := strings.TrimLeft(l, "#")
+	return len(rest) < len(l) && (rest == "" || rest[0] == ' ')
+}
+
+// TrimListMarker drops a leading "- ", "* ", "+ ", "1. " or "1) ", and
+// reports whether there was one.
+func TrimListMarker(l string) (string, bool) {
+	for _, m := range []string{"- ", "* ", "+ "} {
+		if s, ok := strings.CutPrefix(l, m); ok {
+			return s, true
+		}
+	}
+	i := 0
+	for i < len(l) && l[i] >= '0' && l[i] <= '9' {
+		i++
+	}
+	if i > 0 && i+1 < len(l) && (l[i] == '.' || l[i] == ')') && l[i+1] == ' ' {
+		return l[i+2:], true
+	}
+	return l, false
 }
 
 // NoAnswer is the verdict when the judge gave none: incomplete, reason
