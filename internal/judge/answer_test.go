@@ -67,6 +67,7 @@ func TestRulesMatchValidator(t *testing.T) {
 		{"everything wrong", `{"checklist":[{"id":"","completed":null}]}`,
 			"checklist[0].id is required; checklist[0].description is required; checklist[0].completed is required; summary is required"},
 		{"nothing", `{}`, "checklist is required; summary is required"},
+		{"unanswered is not the judge's", `{"checklist":[{"id":"1","description":"d","completed":true}],"summary":"s","unanswered":[]}`, ""},
 		{"reason is not the judge's", `{"checklist":[{"id":"1","description":"d","completed":true}],"summary":"s","reason":""}`, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
