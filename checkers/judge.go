@@ -18,7 +18,9 @@ import (
 // JudgeOptions are a judge checker's options.
 type JudgeOptions struct {
 	// Criteria are the completion criteria, as you would write them for
-	// a reviewer: one per line. Give this or criteria_file.
+	// a reviewer: one per line (list markers and Markdown headings are
+	// fine; an indented line continues the one above). The judge sees
+	// them numbered and must answer each. Give this or criteria_file.
 	Criteria string `json:"criteria,omitempty"`
 	// CriteriaFile is a file holding the criteria, read at each check; a
 	// relative path is relative to the project dir. Give this or
@@ -103,8 +105,9 @@ func describeJudge(o *JudgeOptions) string {
 // criteria, as closer judge does and through the same code (package
 // judge): the model is shown the criteria, what changed since the prompt
 // began (git diff --stat) and the agent's plan, may read the project, and
-// answers with a checklist of the criteria. The work is complete when
-// every item is.
+// answers with a checklist of the criteria, numbered in the prompt. The
+// work is complete when every criterion has an item by its number and
+// every item is completed (see judge.Answer.Recompute).
 //
 // It fails closed: a judge that gives no verdict (timed out, exited
 // non-zero, answered garbage, ran out of the hook's budget) is incomplete
