@@ -18,7 +18,9 @@ import (
 // JudgeOptions are a judge checker's options.
 type JudgeOptions struct {
 	// Criteria are the completion criteria, as you would write them for
-	// a reviewer: one per line. Give this or criteria_file.
+	// a reviewer: one per line (list markers and Markdown headings are
+	// fine; an indented line continues the one above). The judge sees
+	// them numbered and must answer each. Give this or criteria_file.
 	Criteria string `json:"criteria,omitempty"`
 	// CriteriaFile is a file holding the criteria, read at each check; a
 	// relative path is relative to the project dir. Give this or
@@ -88,12 +90,7 @@ func describeJudge(o *JudgeOptions) string {
 	if o.CriteriaFile != "" {
 		return fmt.Sprintf("an LLM judge agrees that every criterion in `%s` holds", o.CriteriaFile)
 	}
-	var lines []string
-	for _, l := range strings.Split(o.Criteria, "\n") {
-		if l = strings.TrimSpace(trimListMarker(strings.TrimSpace(l))); l != "" {
-			lines = append(lines, l)
-		}
-	}
+	lines := judge.SplitCriteria(o.Criteria)
 	if len(lines) == 0 {
 		return "an LLM judge agrees that your work meets the criteria"
 	}
@@ -104,29 +101,13 @@ func describeJudge(o *JudgeOptions) string {
 	return "an LLM judge agrees that: " + first
 }
 
-// trimListMarker drops a leading "- ", "* ", "1. " or "1) ".
-func trimListMarker(l string) string {
-	for _, m := range []string{"- ", "* ", "+ "} {
-		if s, ok := strings.CutPrefix(l, m); ok {
-			return s
-		}
-	}
-	i := 0
-	for i < len(l) && l[i] >= '0' && l[i] <= '9' {
-		i++
-	}
-	if i > 0 && i+1 < len(l) && (l[i] == '.' || l[i] == ')') && l[i+1] == ' ' {
-		return l[i+2:]
-	}
-	return l
-}
-
 // Judge asks a model whether the work meets the user's completion
 // criteria, as closer judge does and through the same code (package
 // judge): the model is shown the criteria, what changed since the prompt
 // began (git diff --stat) and the agent's plan, may read the project, and
-// answers with a checklist of the criteria. The work is complete when
-// every item is.
+// answers with a checklist of the criteria, numbered in the prompt. The
+// work is complete when every criterion has an item by its number and
+// every item is completed (see judge.Answer.Recompute).
 //
 // It fails closed: a judge that gives no verdict (timed out, exited
 // non-zero, answered garbage, ran out of the hook's budget) is incomplete
@@ -255,6 +236,9 @@ func (j Judge) ask(ctx context.Context, c *Context, q judge.Question, own time.D
 			open = append(open, JudgeCriterion{ID: it.ID, Criterion: it.Description, Reason: it.Evidence})
 		}
 	}
+	// A checklist that left a criterion out is a verdict (the agent is
+	// told what the judge found open) but not one to remember: the tree
+	// did not decide it, and the next check asks again.
 	return c.Fail("judge-incomplete", map[string]any{
 		"Open":           open,
 		"Total":          len(ans.Checklist),
@@ -263,7 +247,7 @@ func (j Judge) ask(ctx context.Context, c *Context, q judge.Question, own time.D
 		"Note":           ans.Reason,
 		"NoVerdict":      "",
 		"Criteria":       strings.TrimSpace(q.Criteria),
-	}), false, nil
+	}), len(ans.Unanswered) > 0, nil
 }
 
 // noVerdict is the failure of a judge that gave no verdict: the reason,

@@ -112,8 +112,16 @@ func TestJudgeChecker(t *testing.T) {
 		{name: "all complete with a criterion open is not complete", call: judgeResult(t, map[string]any{"structured_output": judgeAnswer(true, "Fine.", nil, done, open)}),
 			feedback: []string{"1 of 2 completion criteria not met", "- `A` is documented\n", "Note: the judge said all complete, but item(s) 2 are not."},
 			open:     []checkers.JudgeCriterion{{ID: "2", Criterion: "`A` is documented", Reason: "A has no doc comment"}}},
-		{name: "no structured output: the JSON in its text", call: judgeResult(t, map[string]any{"structured_output": nil, "result": "Verdict:\n```json\n" + `{"checklist":[{"id":"1","description":"d","completed":true,"evidence":"e"}],"allComplete":true,"summary":"ok","pendingActions":[]}` + "\n```"}),
+		{name: "no structured output: the JSON in its text", call: judgeResult(t, map[string]any{"structured_output": nil, "result": "Verdict:\n```json\n" + `{"checklist":[{"id":"1","description":"d","completed":true,"evidence":"e"},{"id":"2","description":"d","completed":true,"evidence":"e"}],"allComplete":true,"summary":"ok","pendingActions":[]}` + "\n```"}),
 			want: true, feedback: []string{"every completion criterion met: ok"}},
+		{name: "a criterion left out", call: judgeResult(t, map[string]any{"structured_output": judgeAnswer(true, "Done.", nil, done)}),
+			feedback: []string{"An LLM judge found 1 of 2 completion criteria not met. Do this, then finish again:\n- `A` is documented\n\nNot met, with the judge's reasons:\n- `A` is documented: the judge gave no checklist item for this criterion\n",
+				"Note: the judge gave no checklist item for criterion 2."},
+			open: []checkers.JudgeCriterion{{ID: "2", Criterion: "`A` is documented", Reason: "the judge gave no checklist item for this criterion"}}},
+		{name: "one completed item about something else entirely", call: judgeResult(t, map[string]any{"structured_output": judgeAnswer(true, "Done.", nil, judgeItem("x", "something else entirely", true, "it is"))}),
+			feedback: []string{"An LLM judge found 2 of 2 completion criteria not met.", "- `A` is exported: the judge gave no checklist item for this criterion\n- `A` is documented: the judge gave no checklist item for this criterion\n",
+				`Note: the judge gave no checklist item for criteria 1, 2; completed item(s) ["x"] answer no criterion and were left out.`},
+			open: []checkers.JudgeCriterion{{ID: "1", Criterion: "`A` is exported", Reason: "the judge gave no checklist item for this criterion"}, {ID: "2", Criterion: "`A` is documented", Reason: "the judge gave no checklist item for this criterion"}}},
 		{name: "malformed answer", call: judgeResult(t, map[string]any{"structured_output": map[string]any{"checklist": []any{map[string]any{"description": "d"}}, "summary": "s"}}),
 			feedback: []string{"Check your work against the completion criteria below yourself", "The judge gave no verdict: the judge's answer cannot be used: answer is malformed: checklist[0].id is required; checklist[0].completed is required.\n\nCompletion criteria:\n" + judgeCriteria}},
 		{name: "garbage", call: "echo 'Welcome to claude!'", script: true,
@@ -272,7 +280,7 @@ func TestJudgeCheckerCriteriaFile(t *testing.T) {
 	r, err := ch.Check(context.Background(), c)
 	require.NoError(t, err)
 	assert.True(t, r.Complete)
-	assert.Contains(t, judgeArgs(t, fake, 1)[1], "## Completion criteria\n\n- the API is versioned\n\n")
+	assert.Contains(t, judgeArgs(t, fake, 1)[1], "## Completion criteria\n\n1. the API is versioned\n\n")
 
 	for name, tt := range map[string]struct{ file, content, want string }{
 		"missing": {"nope.md", "", "judge: criteria_file: open " + filepath.Join(c.ProjectDir, "nope.md") + ": no such file or directory"},
@@ -390,5 +398,83 @@ func TestJudgeFeedbackIsDocumented(t *testing.T) {
 	} {
 		r := c.Fail("judge-incomplete", params)
 		assert.Contains(t, string(readme), "```\n"+r.Feedback+"\n```\n")
+	}
+}
+
+// Whatever the judge prints, the hook answers within its budget: a reply
+// that is not an answer is no verdict, and a judge that prints without
+// end is stopped with everything it started, at its timeout or when the
+// budget is spent (issue 18).
+func TestJudgeCheckerHostileReplies(t *testing.T) {
+	tests := []struct {
+		name    string
+		script  string // 1.sh; PIDFILE is where it writes its child's pid
+		reply   string // the result text of a well-formed result, else
+		timeout time.Duration
+		budget  time.Duration
+		want    string
+	}{
+		{name: "nesting that never closes", reply: strings.Repeat(`{"a":`, 200_000), timeout: 3 * time.Second, budget: 5 * time.Second,
+			want: "The judge gave no verdict: the judge's answer cannot be used: not the expected JSON: "},
+		{name: "more than a result can be", script: "head -c 17000000 /dev/zero | tr '\\0' '{'",
+			want: "The judge gave no verdict: CLAUDE printed more than 16 MiB, more than any result, and was not read."},
+		{name: "endless output, stopped at its timeout", script: `yes '{"a":' & echo $! > PIDFILE; wait`, timeout: 500 * time.Millisecond,
+			want: "The judge gave no verdict: CLAUDE timed out after 500ms and was stopped with its process group."},
+		{name: "endless output, stopped when the budget is spent", script: `yes '{"a":' & echo $! > PIDFILE; wait`, budget: 500 * time.Millisecond,
+			want: "The judge gave no verdict: it did not finish within the hook's time budget (limits.budget 500ms) and was stopped after"},
+	}
+	bin := fakeClaudeBin(t)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pidFile := filepath.Join(t.TempDir(), "child.pid")
+			call := map[string]string{"1.sh": strings.ReplaceAll(tt.script, "PIDFILE", pidFile)}
+			if tt.script == "" {
+				call = map[string]string{"1.json": judgeResult(t, map[string]any{"structured_output": nil, "result": tt.reply})}
+			}
+			c, _ := fakeJudge(t, call)
+			ctx := context.Background()
+			if tt.budget > 0 {
+				c.Budget = tt.budget
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, tt.budget)
+				defer cancel()
+			}
+			ch := typedChecker(t, "judge", &checkers.JudgeOptions{Criteria: judgeCriteria, Claude: bin, Timeout: config.Duration(tt.timeout)})
+			r, err := ch.Check(ctx, c)
+			require.NoError(t, err)
+			assert.False(t, r.Complete)
+			assert.Equal(t, "judge-incomplete", r.Pattern)
+			assert.Contains(t, r.Feedback, strings.ReplaceAll(tt.want, "CLAUDE", bin))
+			if strings.Contains(tt.script, "PIDFILE") {
+				data, err := os.ReadFile(pidFile)
+				require.NoError(t, err)
+				pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+				require.NoError(t, err)
+				assert.Eventually(t, func() bool { return proctest.Gone(pid) }, 5*time.Second, 20*time.Millisecond, "the judge's child was killed")
+			}
+		})
+	}
+}
+
+// A checklist that left a criterion out is not remembered: the tree did
+// not decide it, and the next check asks the judge again.
+func TestJudgeCheckerAsksAgainWhenACriterionWasLeftOut(t *testing.T) {
+	done, documented := judgeItem("1", "`A` is exported", true, "yes"), judgeItem("2", "`A` is documented", true, "yes")
+	c, fake := fakeJudge(t, map[string]string{
+		"1.json":    judgeResult(t, map[string]any{"structured_output": judgeAnswer(true, "Done.", nil, done)}),
+		"last.json": judgeResult(t, map[string]any{"structured_output": judgeAnswer(true, "Done.", nil, done, documented)}),
+	})
+	c.CacheDir = t.TempDir()
+	ch := typedChecker(t, "judge", &checkers.JudgeOptions{Criteria: judgeCriteria, Claude: fakeClaudeBin(t)})
+	for i, want := range []struct {
+		complete bool
+		calls    int
+	}{{false, 1}, {true, 2}, {true, 2}} {
+		run := &checkers.Context{Event: c.Event, ProjectDir: c.ProjectDir, ClaudeDir: c.ClaudeDir, Budget: c.Budget,
+			StateDir: c.StateDir, CacheDir: c.CacheDir, Env: c.Env}
+		r, err := ch.Check(context.Background(), run)
+		require.NoError(t, err)
+		assert.Equal(t, want.complete, r.Complete, "check %d: %s", i+1, r.Feedback)
+		assert.Equal(t, want.calls, judgeCalls(t, fake), "check %d", i+1)
 	}
 }

@@ -56,7 +56,7 @@ func TestJudgeCheckerHoldsUntilTheJudgeAgrees(t *testing.T) {
 	judged := api.Of("subagent")
 	require.Len(t, judged, 2, "one request per judge: its StructuredOutput was accepted at once, no hook held it")
 	first := string(fakeapi.FirstUserText(judged[0].Body))
-	assert.Contains(t, first, "## Completion criteria\n\n- hello.txt says hello\n\n## Changes\n\ngit diff --stat ")
+	assert.Contains(t, first, "## Completion criteria\n\n1. hello.txt says hello\n\n## Changes\n\ngit diff --stat ")
 	assert.Contains(t, first, "(the working tree against HEAD):\n(no changes to tracked files)\nUntracked files:\n .claude/donegate.json\n .claude/settings.json\n")
 	assert.Contains(t, first, "## The agent's plan\n\nThe agent made no plan.")
 	assert.Contains(t, string(fakeapi.FirstUserText(judged[1].Body)), " hello.txt\n", "the second judge sees the new file")

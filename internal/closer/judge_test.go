@@ -36,8 +36,12 @@ func TestJudge(t *testing.T) {
 		{name: "every item done", call: recorded(t, "result-structured.json", map[string]any{"structured_output": answer(true, item("1", true), item("2", true))}), wantCode: 0, wantAll: true},
 		{name: "all complete with an open item is incomplete", call: recorded(t, "result-structured.json", map[string]any{"structured_output": answer(true, item("1", true), item("2", false))}),
 			wantCode: 1, wantReason: "the judge said all complete, but item(s) 2 are not"},
-		{name: "no structured output: JSON in the text, fenced", call: recorded(t, "result-text.json", map[string]any{"result": "Verdict:\n```json\n{\"checklist\":[{\"id\":\"1\",\"description\":\"d\",\"completed\":true,\"evidence\":\"e\"}],\"allComplete\":true,\"summary\":\"ok\",\"pendingActions\":[]}\n```"}),
+		{name: "no structured output: JSON in the text, fenced", call: recorded(t, "result-text.json", map[string]any{"result": "Verdict:\n```json\n{\"checklist\":[{\"id\":\"1\",\"description\":\"d\",\"completed\":true,\"evidence\":\"e\"},{\"id\":\"2\",\"description\":\"d\",\"completed\":true,\"evidence\":\"e\"}],\"allComplete\":true,\"summary\":\"ok\",\"pendingActions\":[]}\n```"}),
 			wantCode: 0, wantAll: true},
+		{name: "a criterion left out", call: recorded(t, "result-structured.json", map[string]any{"structured_output": answer(true, item("1", true))}),
+			wantCode: 1, wantReason: "the judge gave no checklist item for criterion 2"},
+		{name: "one completed item about something else entirely", call: recorded(t, "result-structured.json", map[string]any{"structured_output": answer(true, item("x", true))}),
+			wantCode: 1, wantReason: `the judge gave no checklist item for criteria 1, 2; completed item(s) ["x"] answer no criterion and were left out`},
 		{name: "malformed answer", call: recorded(t, "result-structured.json", map[string]any{"structured_output": map[string]any{"checklist": []any{map[string]any{"description": "d"}}, "allComplete": true, "summary": "s"}}),
 			wantCode: 1, wantReason: "the judge's answer cannot be used: answer is malformed: checklist[0].id is required; checklist[0].completed is required"},
 		{name: "text without JSON", call: recorded(t, "result-text.json", map[string]any{"result": "Looks good to me!"}),
@@ -56,7 +60,7 @@ func TestJudge(t *testing.T) {
 				name = "1.sh"
 			}
 			claude, calls := fakeClaude(t, map[string]string{name: tt.call})
-			code, out, stderr := run(t, "judge", "--dir", repo, "--claude", claude, "--criteria-text", "it works", "--json")
+			code, out, stderr := run(t, "judge", "--dir", repo, "--claude", claude, "--criteria-text", "- hello.txt says hello\n- the change is committed", "--json")
 			assert.Equal(t, tt.wantCode, code, "stdout: %s\nstderr: %s", out, stderr)
 			assert.Empty(t, stderr)
 			var a JudgeAnswer
@@ -65,7 +69,7 @@ func TestJudge(t *testing.T) {
 			assert.Equal(t, replaceClaude(tt.wantReason, claude), a.Reason)
 			args := callArgs(t, calls, "1")
 			assert.Equal(t, "-p", args[0])
-			assert.Contains(t, args[1], "## Completion criteria\n\nit works\n")
+			assert.Contains(t, args[1], "## Completion criteria\n\n1. hello.txt says hello\n2. the change is committed\n\n")
 			assert.Equal(t, []string{"--output-format", "json", "--json-schema", judgeSchema, "--settings", noHooks}, args[2:])
 		})
 	}

@@ -84,6 +84,10 @@ func RunClaude(ctx context.Context, run Runner, bin, dir string, timeout time.Du
 			why = Preview(string(res.Stdout))
 		}
 		return cr, &NoVerdict{fmt.Sprintf("%s exited with code %d: %s", bin, res.ExitCode, oneLine(why))}
+	case res.StdoutCut:
+		// What was kept is a cut JSON text: its error would name a
+		// position in it, not the cause.
+		return Result{}, &NoVerdict{fmt.Sprintf("%s printed more than %d MiB, more than any result, and was not read", bin, maxStdout>>20)}
 	case decodeErr != nil:
 		return cr, &NoVerdict{fmt.Sprintf("%s printed no JSON result: %v", bin, decodeErr)}
 	}

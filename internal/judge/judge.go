@@ -62,8 +62,16 @@ func (q Question) Prompt() string {
 ## Completion criteria
 
 `)
-	b.WriteString(strings.TrimSpace(q.Criteria))
-	b.WriteString("\n\n## Changes\n\n")
+	// Numbered, so that the checklist can be matched with them (see
+	// Answer.Recompute).
+	if criteria := SplitCriteria(q.Criteria); len(criteria) > 0 {
+		for i, c := range criteria {
+			fmt.Fprintf(&b, "%d. %s\n", i+1, c)
+		}
+	} else {
+		b.WriteString(strings.TrimSpace(q.Criteria) + "\n")
+	}
+	b.WriteString("\n## Changes\n\n")
 	b.WriteString(clip(strings.TrimSpace(q.Changes)))
 	b.WriteString("\n\n## The agent's plan\n\n")
 	b.WriteString(clip(strings.TrimSpace(q.Plan)))
@@ -87,7 +95,7 @@ func (q Question) Prompt() string {
 	}
 	b.WriteString(`## Your answer
 
-Give one checklist item per criterion: an id, the criterion as the description, completed (` + done + `), and the evidence for your decision. Set allComplete to true only when every item is completed. List in pendingActions what the agent must still do, one action each, and say in summary, in one sentence, where the work stands.`)
+Give one checklist item per criterion, none left out: its number above as the id ("1", "2", ...), the criterion as the description, completed (` + done + `), and the evidence for your decision. Set allComplete to true only when every item is completed. List in pendingActions what the agent must still do, one action each, and say in summary, in one sentence, where the work stands.`)
 	return b.String()
 }
 
@@ -113,7 +121,8 @@ type Claude struct {
 
 // Ask asks the judge q and reads its answer: the structured output, else a
 // JSON object in the result text, checked against the answer's rules and
-// its verdict recomputed from the checklist. A judge that gives no
+// its verdict recomputed from the checklist, which must answer each
+// criterion (see Answer.Recompute). A judge that gives no
 // answer, or a malformed one, is an incomplete Answer whose Reason says
 // why: the judge fails closed. The error is for a judge that could not be
 // asked: no claude (wraps ErrNotFound), one that cannot start, or ctx
@@ -137,7 +146,7 @@ func Ask(ctx context.Context, run Runner, c Claude, q Question) (Answer, error) 
 	if err != nil {
 		return NoAnswer("the judge's answer cannot be used: " + err.Error()), nil
 	}
-	ans.Recompute()
+	ans.Recompute(SplitCriteria(q.Criteria))
 	return ans, nil
 }
 

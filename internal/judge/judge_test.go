@@ -16,6 +16,8 @@ func TestPrompt(t *testing.T) {
 	q := Question{Criteria: "\n1. it builds\n2. it is documented\n", Changes: "git diff --stat ...", Plan: "- [completed] write it\n"}
 	p := q.Prompt()
 	assert.Contains(t, p, "## Completion criteria\n\n1. it builds\n2. it is documented\n\n## Changes\n\ngit diff --stat ...\n\n## The agent's plan\n\n- [completed] write it\n\n## Your answer\n")
+	assert.Contains(t, p, `Give one checklist item per criterion, none left out: its number above as the id ("1", "2", ...), the criterion as the description`)
+	assert.Contains(t, Question{Criteria: "## Done when\n- it builds\n- it is\n  documented"}.Prompt(), "## Completion criteria\n\n1. it builds\n2. it is documented\n\n## Changes", "numbered, to be matched")
 	assert.NotContains(t, p, "Deterministic checks", "the checker has no checks to show")
 	assert.NotContains(t, p, "a failing check above", "nor a check to point at")
 
