@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -213,19 +214,39 @@ func validate(t *testing.T, path string) pluginValidation {
 
 // The built plugin (what make plugin and the release archives hold) and
 // the plugin/ source a marketplace install reads both pass the real CLI's
-// strict validation with no warning, and register the hooks through the
-// wrapper. The one plugin-directory finding left, a missing icon, is
-// about a catalog listing, not the plugin (see the README's plugin section).
+// strict validation with no warning, and register every hook with the
+// command hooks.json holds, which ends in the wrapper. The one
+// plugin-directory finding left, a missing icon, is about a catalog
+// listing, not the plugin (see the README's plugin section).
 func TestPluginValidates(t *testing.T) {
-	wrapper := `sh "${CLAUDE_PLUGIN_ROOT}/bin/donegate-hook" `
-	want := []string{
-		"PostToolUse StructuredOutput " + wrapper + "posttooluse-hook",
-		"PreToolUse StructuredOutput " + wrapper + "posttooluse-hook",
-		"SessionStart  " + wrapper + "stop-hook --criteria",
-		"Stop  " + wrapper + "stop-hook",
-		"SubagentStop  " + wrapper + "stop-hook",
-		"UserPromptSubmit  " + wrapper + "stop-hook --criteria",
+	var source struct {
+		Hooks map[string][]struct {
+			Matcher string `json:"matcher"`
+			Hooks   []struct {
+				Command string `json:"command"`
+			} `json:"hooks"`
+		} `json:"hooks"`
 	}
+	readJSON(t, filepath.Join(repoRoot(t), "plugin", "hooks", "hooks.json"), &source)
+	wrapperFor := map[string]string{
+		"PostToolUse":      "posttooluse-hook",
+		"PreToolUse":       "posttooluse-hook",
+		"SessionStart":     "stop-hook --criteria",
+		"Stop":             "stop-hook",
+		"SubagentStop":     "stop-hook",
+		"UserPromptSubmit": "stop-hook --criteria",
+	}
+	var want []string
+	for event, entries := range source.Hooks {
+		for _, e := range entries {
+			for _, h := range e.Hooks {
+				want = append(want, event+" "+e.Matcher+" "+h.Command)
+				assert.True(t, strings.HasSuffix(h.Command, `; exec sh "${CLAUDE_PLUGIN_ROOT}/bin/donegate-hook" `+wrapperFor[event]), "%s: %s", event, h.Command)
+			}
+		}
+	}
+	sort.Strings(want)
+	require.Len(t, want, len(wrapperFor))
 	for name, dir := range map[string]string{
 		"built":  builtPlugin(t, true),
 		"source": filepath.Join(repoRoot(t), "plugin"),
@@ -302,11 +323,92 @@ func readJSON(t *testing.T, path string, v any) {
 	require.NoError(t, json.Unmarshal(data, v), path)
 }
 
-// The wrapper behind every hook command, run exactly as hooks.json says
+var (
+	standInOnce sync.Once
+	standInPath string
+	standInErr  error
+)
+
+// standIn builds testdata/standin once per test run: an ELF that stands
+// in for a hook binary in a plugin's bin/.
+func standIn(t *testing.T) string {
+	t.Helper()
+	standInOnce.Do(func() {
+		var dir string
+		dir, standInErr = os.MkdirTemp("", "donegate-e2e-standin-")
+		if standInErr != nil {
+			return
+		}
+		standInPath = filepath.Join(dir, "standin")
+		cmd := exec.Command("go", "build", "-o", standInPath, "./e2e/testdata/standin")
+		cmd.Dir = repoRoot(t)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			standInErr = &buildError{err: err, out: string(out)}
+		}
+	})
+	require.NoError(t, standInErr)
+	return standInPath
+}
+
+// A file in a plugin's bin/ under a hook's name, as a test lays it out.
+type pluginFile string
+
+const (
+	absent    pluginFile = ""
+	elf       pluginFile = "the stand-in ELF, 0755"
+	elfNoExec pluginFile = "the stand-in ELF, 0644"
+	html      pluginFile = "a saved HTML error page, 0755"
+	empty     pluginFile = "an empty file, 0755"
+	script    pluginFile = "a shell script, 0755"
+	machO     pluginFile = "a Mach-O header, 0755"
+	directory pluginFile = "a directory"
+	fifo      pluginFile = "a FIFO"
+	devNull   pluginFile = "a link to /dev/null"
+)
+
+// writePluginFile puts kind at path.
+func writePluginFile(t *testing.T, path string, kind pluginFile) {
+	t.Helper()
+	write := func(data []byte, mode os.FileMode) {
+		require.NoError(t, os.WriteFile(path, data, mode))
+		require.NoError(t, os.Chmod(path, mode))
+	}
+	switch kind {
+	case absent:
+	case elf, elfNoExec:
+		data, err := os.ReadFile(standIn(t))
+		require.NoError(t, err)
+		write(data, map[pluginFile]os.FileMode{elf: 0o755, elfNoExec: 0o644}[kind])
+	case html:
+		// What a download of a release URL that failed saves: it has no
+		// #! line, so the shell that exec fails on runs it as a script,
+		// and the first `<` is a syntax error: exit 2.
+		write([]byte("<!DOCTYPE html>\n<html><head><title>404 Not Found</title></head>\n<body><h1>Not Found</h1></body></html>\n"), 0o755)
+	case empty:
+		write(nil, 0o755)
+	case script:
+		write([]byte("#!/bin/sh\necho script ran\nexit 2\n"), 0o755)
+	case machO:
+		// A 64-bit Mach-O's magic number, as GOOS=darwin builds begin.
+		write([]byte("\xcf\xfa\xed\xfe\x0c\x00\x00\x01\x00\x00\x00\x00\x02\x00\x00\x00\n"), 0o755)
+	case directory:
+		require.NoError(t, os.Mkdir(path, 0o755))
+	case fifo:
+		require.NoError(t, syscall.Mkfifo(path, 0o755))
+	case devNull:
+		require.NoError(t, os.Symlink("/dev/null", path))
+	default:
+		t.Fatalf("unknown plugin file %q", kind)
+	}
+}
+
+// The commands hooks.json holds, run exactly as Claude Code runs them
 // (through sh -c, with ${CLAUDE_PLUGIN_ROOT} a path with spaces) against
-// stand-in binaries: the plugin's own bin/ first, else PATH, else one
-// stderr line and exit 1 — never 2, which would make Claude Code keep the
-// agent going with that line as the reason.
+// every kind of file in the plugin's bin/: the plugin's own binary first,
+// else PATH, else one stderr line and exit 1 — never 2, which would make
+// Claude Code keep the agent going with that line as the reason. A file
+// that is not a binary is never run: the shell would run it as a script.
 func TestPluginWrapperFallbacks(t *testing.T) {
 	var hooks struct {
 		Hooks map[string][]struct {
@@ -321,30 +423,44 @@ func TestPluginWrapperFallbacks(t *testing.T) {
 	readJSON(t, filepath.Join(repoRoot(t), "plugin", "hooks", "hooks.json"), &hooks)
 	binaryFor := map[string]string{"Stop": "stop-hook", "SubagentStop": "stop-hook", "PreToolUse": "posttooluse-hook", "PostToolUse": "posttooluse-hook",
 		"SessionStart": "stop-hook", "UserPromptSubmit": "stop-hook"}
-	flagsFor := map[string]string{"SessionStart": "--criteria", "UserPromptSubmit": "--criteria"}
+	flagsFor := map[string]string{"SessionStart": " [--criteria]", "UserPromptSubmit": " [--criteria]"}
 	require.Len(t, hooks.Hooks, len(binaryFor))
 
-	// fake writes a stand-in for a hook binary that names itself, its
-	// arguments and its stdin.
-	fake := func(t *testing.T, path, who string, mode os.FileMode) {
-		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-		script := "#!/bin/sh\necho \"" + who + " $(basename \"$0\") $*\"\ncat\n"
-		require.NoError(t, os.WriteFile(path, []byte(script), mode))
+	// onPath writes a stand-in on PATH: a script, for the binary on PATH
+	// is the user's own, run as a settings.json hook would run it.
+	onPath := func(t *testing.T, path string) {
+		script := "#!/bin/sh\nprintf 'path %s' \"$(basename \"$0\")\"\nfor a; do printf ' [%s]' \"$a\"; done\necho\ncat\n"
+		require.NoError(t, os.WriteFile(path, []byte(script), 0o755))
 	}
+	const notBinary = " is not an executable ELF or Mach-O binary, not on PATH)"
 	tests := []struct {
-		name       string
-		inPlugin   os.FileMode // 0: absent
-		wrapper    os.FileMode // 0: 0755
-		onPath     bool
-		wantStdout string // with %s for the binary's name
-		wantCode   int
+		name     string
+		inPlugin pluginFile
+		wrapper  os.FileMode // 0: 0755
+		onPath   bool
+		wantWho  string // "plugin" or "path": who answered, exit 0
+		wantCode int
+		wantLine string // in the one stderr line
 	}{
-		{name: "plugin bin first", inPlugin: 0o755, onPath: true, wantStdout: "plugin %s \n{\"event\":1}"},
-		{name: "PATH when the plugin has none", onPath: true, wantStdout: "path %s \n{\"event\":1}"},
-		{name: "PATH when the plugin's is not executable", inPlugin: 0o644, onPath: true, wantStdout: "path %s \n{\"event\":1}"},
-		{name: "plugin bin alone", inPlugin: 0o755, wantStdout: "plugin %s \n{\"event\":1}"},
-		{name: "wrapper that lost its executable bit", inPlugin: 0o755, wrapper: 0o644, wantStdout: "plugin %s \n{\"event\":1}"},
-		{name: "neither", wantCode: 1},
+		{name: "plugin bin first", inPlugin: elf, onPath: true, wantWho: "plugin"},
+		{name: "PATH when the plugin has none", onPath: true, wantWho: "path"},
+		{name: "PATH when the plugin's is not executable", inPlugin: elfNoExec, onPath: true, wantWho: "path"},
+		{name: "plugin bin alone", inPlugin: elf, wantWho: "plugin"},
+		{name: "wrapper that lost its executable bit", inPlugin: elfNoExec, wrapper: 0o644, onPath: true, wantWho: "path"},
+		{name: "PATH when the plugin's is an HTML page", inPlugin: html, onPath: true, wantWho: "path"},
+		{name: "PATH when the plugin's is a script", inPlugin: script, onPath: true, wantWho: "path"},
+		{name: "neither", wantCode: 1, wantLine: "(not in "},
+		{name: "an HTML page, nothing on PATH", inPlugin: html, wantCode: 1, wantLine: notBinary},
+		{name: "an empty file, nothing on PATH", inPlugin: empty, wantCode: 1, wantLine: notBinary},
+		{name: "a script, nothing on PATH", inPlugin: script, wantCode: 1, wantLine: notBinary},
+		{name: "a directory, nothing on PATH", inPlugin: directory, wantCode: 1, wantLine: notBinary},
+		{name: "a FIFO, nothing on PATH", inPlugin: fifo, wantCode: 1, wantLine: notBinary},
+		{name: "a link to /dev/null, nothing on PATH", inPlugin: devNull, wantCode: 1, wantLine: notBinary},
+		{name: "a non-executable binary, nothing on PATH", inPlugin: elfNoExec, wantCode: 1, wantLine: notBinary},
+		// A Mach-O is run (on macOS); here the kernel refuses it, and the
+		// shell says so with 126, a non-blocking error. It is not read as
+		// a script: that would be a syntax error, exit 2.
+		{name: "a Mach-O on Linux", inPlugin: machO, onPath: true, wantCode: 126, wantLine: "Exec format error"},
 	}
 	for event, entries := range hooks.Hooks {
 		require.Len(t, entries, 1, event)
@@ -368,13 +484,12 @@ func TestPluginWrapperFallbacks(t *testing.T) {
 					mode = 0o755
 				}
 				require.NoError(t, os.WriteFile(filepath.Join(root, "bin", "donegate-hook"), wrapper, mode))
-				if tt.inPlugin != 0 {
-					fake(t, filepath.Join(root, "bin", name), "plugin", tt.inPlugin)
-				}
+				require.NoError(t, os.Chmod(filepath.Join(root, "bin", "donegate-hook"), mode))
+				writePluginFile(t, filepath.Join(root, "bin", name), tt.inPlugin)
 				pathDir := filepath.Join(t.TempDir(), "on path")
 				require.NoError(t, os.MkdirAll(pathDir, 0o755))
 				if tt.onPath {
-					fake(t, filepath.Join(pathDir, name), "path", 0o755)
+					onPath(t, filepath.Join(pathDir, name))
 				}
 				cmd := exec.Command("/bin/sh", "-c", h.Command)
 				cmd.Env = []string{"CLAUDE_PLUGIN_ROOT=" + root, "PATH=" + pathDir + ":" + systemPath(t)}
@@ -390,8 +505,8 @@ func TestPluginWrapperFallbacks(t *testing.T) {
 				}
 				assert.Equal(t, tt.wantCode, code, "stderr: %s", stderr.String())
 				if tt.wantCode == 0 {
-					// The stand-in echoes its name and arguments.
-					assert.Equal(t, strings.Replace(tt.wantStdout, "%s ", name+" "+flagsFor[event], 1), stdout.String())
+					// The stand-in echoes who it is, its name and arguments.
+					assert.Equal(t, tt.wantWho+" "+name+flagsFor[event]+"\n{\"event\":1}", stdout.String())
 					assert.Empty(t, stderr.String())
 					return
 				}
@@ -399,8 +514,11 @@ func TestPluginWrapperFallbacks(t *testing.T) {
 				line := stderr.String()
 				assert.Equal(t, 1, strings.Count(line, "\n"), "one stderr line: %q", line)
 				assert.True(t, strings.HasSuffix(line, "\n"))
-				assert.Contains(t, line, "donegate: "+name+" is not installed")
-				assert.Contains(t, line, "go install github.com/donegate/donegate/cmd/...@latest")
+				assert.Contains(t, line, tt.wantLine)
+				if tt.wantCode == 1 {
+					assert.Contains(t, line, "donegate: "+name+" is not installed")
+					assert.Contains(t, line, "go install github.com/donegate/donegate/cmd/...@latest")
+				}
 			})
 		}
 	}
@@ -411,8 +529,7 @@ func TestPluginWrapperFallbacks(t *testing.T) {
 func TestPluginWrapperArguments(t *testing.T) {
 	root := t.TempDir()
 	wrapper := filepath.Join(repoRoot(t), "plugin", "bin", "donegate-hook")
-	fakeBin := filepath.Join(root, "stop-hook")
-	require.NoError(t, os.WriteFile(fakeBin, []byte("#!/bin/sh\nprintf '[%s]' \"$@\"\n"), 0o755))
+	writePluginFile(t, filepath.Join(root, "stop-hook"), elf)
 	// A copy beside the stand-in, as the plugin's bin/ holds them.
 	data, err := os.ReadFile(wrapper)
 	require.NoError(t, err)
@@ -421,7 +538,7 @@ func TestPluginWrapperArguments(t *testing.T) {
 
 	out, err := exec.Command(local, "stop-hook", "--config", "a b.json", "--dialect", "sdk").Output()
 	require.NoError(t, err)
-	assert.Equal(t, "[--config][a b.json][--dialect][sdk]", string(out))
+	assert.Equal(t, "plugin stop-hook [--config] [a b.json] [--dialect] [sdk]\n", string(out))
 
 	for _, args := range [][]string{{}, {"bogus"}, {"closer"}} {
 		cmd := exec.Command(local, args...)

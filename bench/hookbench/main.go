@@ -12,13 +12,16 @@
 //  4. peak RSS on the 256 MiB transcript under 32 MiB;
 //  5. a chain of plan, test, git-clean and lint, every result cached, on
 //     a generated 10,000-file repository, ≤ 1.3× a bare `git status --porcelain
-//     --untracked-files=all` there: one look at the tree per hook run.
+//     --untracked-files=all` there: one look at the tree per hook run;
+//  6. the plugin route (`sh -c` running the command hooks.json holds, the
+//     plugin carrying its binaries) ≤ 1.1× the settings route (`sh -c`
+//     naming the binary), both on the ungated tool event.
 //
 // Runs are interleaved (every case once per round) so that the drift of a
 // shared, noisy machine hits all cases alike; medians and ratios measured
 // in one run are what it reports. Usage:
 //
-//	go run ./bench/hookbench -bin bin [-runs 30] [-large-mib 256] [-no-fail]
+//	go run ./bench/hookbench -bin bin [-plugin plugin] [-runs 30] [-large-mib 256] [-no-fail]
 package main
 
 import (
@@ -39,11 +42,12 @@ import (
 
 func main() {
 	bin := flag.String("bin", "bin", "directory with stop-hook, posttooluse-hook and floor")
+	plugin := flag.String("plugin", "plugin", "the plugin's source directory (hooks/hooks.json, bin/donegate-hook)")
 	runs := flag.Int("runs", 30, "rounds of runs")
 	largeMiB := flag.Int("large-mib", 256, "size of the large transcripts in MiB")
 	noFail := flag.Bool("no-fail", false, "report only: exit 0 even when a target is missed")
 	flag.Parse()
-	ok, err := run(*bin, *runs, int64(*largeMiB)<<20)
+	ok, err := run(*bin, *plugin, *runs, int64(*largeMiB)<<20)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "hookbench:", err)
 		os.Exit(2)
@@ -65,7 +69,7 @@ type bcase struct {
 	rss    []int64 // KiB
 }
 
-func run(bin string, runs int, largeSize int64) (bool, error) {
+func run(bin, plugin string, runs int, largeSize int64) (bool, error) {
 	bin, err := filepath.Abs(bin)
 	if err != nil {
 		return false, err
@@ -129,8 +133,19 @@ func run(bin string, runs int, largeSize int64) (bool, error) {
 		"session_id": "bench-criteria", "transcript_path": large, "cwd": cached,
 		"hook_event_name": "SessionStart", "source": "startup",
 	})
+	// The hooks as Claude Code runs them, through `sh -c COMMAND`: the
+	// settings route names the binary; the plugin route is the command
+	// hooks.json holds, with ${CLAUDE_PLUGIN_ROOT} a plugin directory laid
+	// out as make plugin and the release archives lay it out.
+	pluginRoot := filepath.Join(work, "plugin")
+	pluginCommand, err := setupPlugin(plugin, bin, pluginRoot, "PreToolUse")
+	if err != nil {
+		return false, err
+	}
 	cases := []*bcase{
 		floor,
+		{name: "settings", argv: []string{"sh", "-c", `"$0"`, filepath.Join(bin, "posttooluse-hook")}, stdin: bashEvent, env: baseEnv, dir: project, expect: "{}"},
+		{name: "plugin", argv: []string{"sh", "-c", pluginCommand}, stdin: bashEvent, env: append([]string{"CLAUDE_PLUGIN_ROOT=" + pluginRoot}, baseEnv...), dir: project, expect: "{}"},
 		stop("small", small, project, "incomplete task"),
 		{name: "bash", argv: []string{filepath.Join(bin, "posttooluse-hook")}, stdin: bashEvent, env: baseEnv, dir: project, expect: "{}"},
 		{name: "criteria", argv: []string{filepath.Join(bin, "stop-hook"), "--criteria", "--state-dir", filepath.Join(work, "state-criteria")},
@@ -176,6 +191,8 @@ func run(bin string, runs int, largeSize int64) (bool, error) {
 		{"floor: read stdin, print {}", ms(median(by["floor"].times)), "(baseline)", true},
 		{"stop-hook, embedded default, 300 KB transcript", fmt.Sprintf("%s = %.2f× floor", ms(median(by["small"].times)), ratio("small", "floor")), "≤ 1.5× floor", ratio("small", "floor") <= 1.5},
 		{"posttooluse-hook, ungated tool (PreToolUse Bash)", fmt.Sprintf("%s = %.2f× floor", ms(median(by["bash"].times)), ratio("bash", "floor")), "≤ 1.3× floor", ratio("bash", "floor") <= 1.3},
+		{"settings route: `sh -c` runs posttooluse-hook (ungated tool)", fmt.Sprintf("%s = %.2f× floor", ms(median(by["settings"].times)), ratio("settings", "floor")), "(reported)", true},
+		{"plugin route: `sh -c` runs hooks.json's command (same event)", fmt.Sprintf("%s = %.2f× floor, %.2f× the settings route", ms(median(by["plugin"].times)), ratio("plugin", "floor"), ratio("plugin", "settings")), "≤ 1.1× the settings route", ratio("plugin", "settings") <= 1.1},
 		{"stop-hook --criteria, SessionStart, project config", fmt.Sprintf("%s = %.2f× floor", ms(median(by["criteria"].times)), ratio("criteria", "floor")), "≤ 1.3× floor", ratio("criteria", "floor") <= 1.3},
 		{fmt.Sprintf("plan check, %d MiB transcript, TodoWrite near the end", largeSize>>20), fmt.Sprintf("%s = %.2f× the 300 KB one", ms(median(by["large"].times)), ratio("large", "small")), "≤ 2× the 300 KB one", ratio("large", "small") <= 2},
 		{fmt.Sprintf("worst case: no TodoWrite in %d MiB", largeSize>>20), fmt.Sprintf("%s, %.0f MB/s (cat: %.0f MB/s, %.2f× cat's time)", ms(median(by["none"].times)), mb/secs(median(by["none"].times)), mb/secs(median(by["cat"].times)), ratio("none", "cat")), "I/O-bound (reported)", true},
@@ -223,6 +240,43 @@ func (c *bcase) once() (time.Duration, int64, error) {
 		rss = ru.Maxrss
 	}
 	return d, rss, nil
+}
+
+// setupPlugin lays out a plugin directory at root as make plugin does
+// (the source's hooks.json and wrapper, the binaries from bin copied into
+// root/bin) and returns the command hooks.json holds for event.
+func setupPlugin(src, bin, root, event string) (string, error) {
+	data, err := os.ReadFile(filepath.Join(src, "hooks", "hooks.json"))
+	if err != nil {
+		return "", err
+	}
+	var hooks struct {
+		Hooks map[string][]struct {
+			Hooks []struct {
+				Command string `json:"command"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if err := json.Unmarshal(data, &hooks); err != nil {
+		return "", fmt.Errorf("%s: %w", filepath.Join(src, "hooks", "hooks.json"), err)
+	}
+	entries := hooks.Hooks[event]
+	if len(entries) != 1 || len(entries[0].Hooks) != 1 {
+		return "", fmt.Errorf("%s: want one %s hook", filepath.Join(src, "hooks", "hooks.json"), event)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "bin"), 0o755); err != nil {
+		return "", err
+	}
+	for _, f := range []string{filepath.Join(src, "bin", "donegate-hook"), filepath.Join(bin, "stop-hook"), filepath.Join(bin, "posttooluse-hook")} {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(filepath.Join(root, "bin", filepath.Base(f)), data, 0o755); err != nil {
+			return "", err
+		}
+	}
+	return entries[0].Hooks[0].Command, nil
 }
 
 // setupCached makes a git work tree whose test checker is slow (0.5 s)
