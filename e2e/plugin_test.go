@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,8 +30,10 @@ var (
 	pluginErr  error
 )
 
-// builtPlugin builds the plugin twice per test run, with and without its
-// binaries, under a path with spaces: the hook commands must quote
+// builtPlugin builds the plugin with its binaries, as make plugin and the
+// release archives hold it, or, withBinaries false, lays out a copy of
+// plugin/ as a marketplace install reads it (no binaries), once per test
+// run each, under a path with spaces: the hook commands must quote
 // ${CLAUDE_PLUGIN_ROOT}.
 func builtPlugin(t *testing.T, withBinaries bool) string {
 	t.Helper()
@@ -44,16 +47,17 @@ func builtPlugin(t *testing.T, withBinaries bool) string {
 			true:  filepath.Join(root, "my plugins", "donegate"),
 			false: filepath.Join(root, "from the marketplace", "donegate"),
 		}
-		for with, dir := range pluginDirs {
-			args := []string{dir, pluginVersion}
-			if !with {
-				args = append([]string{"--no-binaries"}, args...)
-			}
-			cmd := exec.Command(filepath.Join(repoRoot(t), "scripts", "build-plugin"), args...)
-			if out, err := cmd.CombinedOutput(); err != nil {
-				pluginErr = &buildError{err: err, out: string(out)}
-				return
-			}
+		cmd := exec.Command(filepath.Join(repoRoot(t), "scripts", "build-plugin"), pluginDirs[true], pluginVersion)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			pluginErr = &buildError{err: err, out: string(out)}
+			return
+		}
+		if pluginErr = os.MkdirAll(filepath.Dir(pluginDirs[false]), 0o755); pluginErr != nil {
+			return
+		}
+		cmd = exec.Command("cp", "-R", filepath.Join(repoRoot(t), "plugin"), pluginDirs[false])
+		if out, err := cmd.CombinedOutput(); err != nil {
+			pluginErr = &buildError{err: fmt.Errorf("cp -R plugin: %w", err), out: string(out)}
 		}
 	})
 	require.NoError(t, pluginErr)
@@ -65,7 +69,7 @@ type buildError struct {
 	out string
 }
 
-func (e *buildError) Error() string { return "scripts/build-plugin: " + e.err.Error() + "\n" + e.out }
+func (e *buildError) Error() string { return e.err.Error() + "\n" + e.out }
 
 // systemPath is the test's PATH less every directory that holds a
 // donegate binary, so that a plugin's hooks can only run the binaries it
@@ -173,6 +177,51 @@ func TestPluginWithoutBinariesLetsTheAgentStop(t *testing.T) {
 	assert.Contains(t, string(debug), "install the binaries with: CGO_ENABLED=0 go install github.com/donegate/donegate/cmd/...@latest")
 }
 
+// A plugin with its binaries (a release archive's) whose bin/stop-hook is
+// not a binary: a saved HTML error page, or an empty file. Claude Code
+// spawns it with no shell (exec form), the spawn fails, and the hook is a
+// non-blocking error: the agent stops, nothing reaches the model. Through
+// the shell wrapper the page was run by sh, whose syntax error exited 2,
+// and Claude Code kept the agent going with the shell's error as the
+// reason.
+func TestPluginBrokenBinaryLetsTheAgentStop(t *testing.T) {
+	for name, content := range map[string]string{
+		"HTML page": "<!DOCTYPE html>\n<html><head><title>404 Not Found</title></head>\n<body><h1>Not Found</h1></body></html>\n",
+		"empty":     "",
+	} {
+		t.Run(name, func(t *testing.T) {
+			api := fakeapi.New(
+				loadTools("TaskCreate"),
+				fakeapi.Call("TaskCreate", map[string]any{"subject": "Write tests", "description": "Write the tests"}),
+				fakeapi.Say("I am done."),
+				fakeapi.Say("Never reached."),
+			)
+			dir := filepath.Join(t.TempDir(), "a broken plugin")
+			out, err := exec.Command("cp", "-R", builtPlugin(t, true), dir).CombinedOutput()
+			require.NoError(t, err, string(out))
+			stopHook := filepath.Join(dir, "bin", "stop-hook")
+			require.NoError(t, os.Remove(stopHook))
+			require.NoError(t, os.WriteFile(stopHook, []byte(content), 0o755))
+
+			s := newSession(t, api)
+			s.Env = append(s.Env, taskTools...)
+			s.usePlugin(dir)
+			s.Args = append(s.Args, "--debug")
+			r := s.run("Build the feature")
+
+			assertEnded(t, api, r, "I am done.", 3)
+			for _, req := range api.Of("main") {
+				assert.NotContains(t, req.LastUserText(), "hook feedback", "nothing of the failed hook reaches the model")
+				assert.NotContains(t, req.LastUserText(), "Syntax error")
+			}
+			debug, err := os.ReadFile(filepath.Join(s.Home, ".claude", "debug", r.SessionID+".txt"))
+			require.NoError(t, err)
+			assert.Contains(t, string(debug), "Hook Stop (Stop) error: status code 1")
+			assert.Contains(t, string(debug), "ENOEXEC")
+		})
+	}
+}
+
 // pluginValidation is the part of `claude plugin validate --json` that
 // the tests read.
 type pluginValidation struct {
@@ -184,9 +233,10 @@ type pluginValidation struct {
 	} `json:"manifest"`
 	Provides struct {
 		Hooks []struct {
-			Event   string `json:"event"`
-			Matcher string `json:"matcher"`
-			Command string `json:"command"`
+			Event   string   `json:"event"`
+			Matcher string   `json:"matcher"`
+			Command string   `json:"command"`
+			Args    []string `json:"args"`
 		} `json:"hooks"`
 	} `json:"provides"`
 	Directory struct {
@@ -212,57 +262,92 @@ func validate(t *testing.T, path string) pluginValidation {
 	return v
 }
 
-// The built plugin (what make plugin and the release archives hold) and
-// the plugin/ source a marketplace install reads both pass the real CLI's
-// strict validation with no warning, and register every hook with the
-// command hooks.json holds, which ends in the wrapper. The one
-// plugin-directory finding left, a missing icon, is about a catalog
-// listing, not the plugin (see the README's plugin section).
-func TestPluginValidates(t *testing.T) {
-	var source struct {
-		Hooks map[string][]struct {
-			Matcher string `json:"matcher"`
-			Hooks   []struct {
-				Command string `json:"command"`
-			} `json:"hooks"`
+// hookFile is a plugin's hooks/hooks.json.
+type hookFile struct {
+	Hooks map[string][]struct {
+		Matcher string `json:"matcher"`
+		Hooks   []struct {
+			Type    string   `json:"type"`
+			Command string   `json:"command"`
+			Args    []string `json:"args"`
+			Timeout int      `json:"timeout"`
 		} `json:"hooks"`
-	}
-	readJSON(t, filepath.Join(repoRoot(t), "plugin", "hooks", "hooks.json"), &source)
-	wrapperFor := map[string]string{
-		"PostToolUse":      "posttooluse-hook",
-		"PreToolUse":       "posttooluse-hook",
-		"SessionStart":     "stop-hook --criteria",
-		"Stop":             "stop-hook",
-		"SubagentStop":     "stop-hook",
-		"UserPromptSubmit": "stop-hook --criteria",
-	}
-	var want []string
-	for event, entries := range source.Hooks {
+	} `json:"hooks"`
+}
+
+// registrations reads dir's hooks.json as "EVENT MATCHER BINARY FLAGS
+// TIMEOUT" lines, sorted, from either form: the source's shell commands,
+// which end in the wrapper with the binary's name and flags, or the built
+// plugin's exec form, the binary in "command" and its flags in "args".
+func registrations(t *testing.T, dir string) []string {
+	t.Helper()
+	var hooks hookFile
+	readJSON(t, filepath.Join(dir, "hooks", "hooks.json"), &hooks)
+	const wrapper = `; exec sh "${CLAUDE_PLUGIN_ROOT}/bin/donegate-hook" `
+	var regs []string
+	for event, entries := range hooks.Hooks {
 		for _, e := range entries {
 			for _, h := range e.Hooks {
-				want = append(want, event+" "+e.Matcher+" "+h.Command)
-				assert.True(t, strings.HasSuffix(h.Command, `; exec sh "${CLAUDE_PLUGIN_ROOT}/bin/donegate-hook" `+wrapperFor[event]), "%s: %s", event, h.Command)
+				assert.Equal(t, "command", h.Type)
+				var binaryAndFlags string
+				if h.Args != nil {
+					binary, ok := strings.CutPrefix(h.Command, "${CLAUDE_PLUGIN_ROOT}/bin/")
+					assert.True(t, ok, "exec form names a binary in the plugin: %s", h.Command)
+					binaryAndFlags = strings.Join(append([]string{binary}, h.Args...), " ")
+				} else {
+					i := strings.LastIndex(h.Command, wrapper)
+					require.GreaterOrEqual(t, i, 0, "a shell command ends in the wrapper: %s", h.Command)
+					binaryAndFlags = h.Command[i+len(wrapper):]
+				}
+				regs = append(regs, fmt.Sprintf("%s %q %s %d", event, e.Matcher, binaryAndFlags, h.Timeout))
 			}
 		}
 	}
-	sort.Strings(want)
-	require.Len(t, want, len(wrapperFor))
-	for name, dir := range map[string]string{
-		"built":  builtPlugin(t, true),
-		"source": filepath.Join(repoRoot(t), "plugin"),
-	} {
+	sort.Strings(regs)
+	return regs
+}
+
+// The built plugin (what make plugin and the release archives hold, its
+// hooks in exec form) and the plugin/ source a marketplace install reads
+// (shell commands) both pass the real CLI's strict validation with no
+// warning, register exactly what their hooks.json holds, and register the
+// same hooks. The one plugin-directory finding left, a missing icon, is
+// about a catalog listing, not the plugin (see the README's plugin section).
+func TestPluginValidates(t *testing.T) {
+	built, source := builtPlugin(t, true), filepath.Join(repoRoot(t), "plugin")
+	assert.Equal(t, []string{
+		`PostToolUse "StructuredOutput" posttooluse-hook 600`,
+		`PreToolUse "StructuredOutput" posttooluse-hook 600`,
+		`SessionStart "" stop-hook --criteria 600`,
+		`Stop "" stop-hook 600`,
+		`SubagentStop "" stop-hook 600`,
+		`UserPromptSubmit "" stop-hook --criteria 600`,
+	}, registrations(t, source))
+	assert.Equal(t, registrations(t, source), registrations(t, built))
+	for name, dir := range map[string]string{"built": built, "source": source} {
 		t.Run(name, func(t *testing.T) {
+			var want []string
+			var hooks hookFile
+			readJSON(t, filepath.Join(dir, "hooks", "hooks.json"), &hooks)
+			for event, entries := range hooks.Hooks {
+				for _, e := range entries {
+					for _, h := range e.Hooks {
+						want = append(want, fmt.Sprintf("%s %s %s %q", event, e.Matcher, h.Command, h.Args))
+					}
+				}
+			}
+			sort.Strings(want)
 			v := validate(t, dir)
 			assert.True(t, v.Success)
 			assert.Equal(t, "plugin", v.Manifest.Type)
 			assert.Empty(t, v.Manifest.Errors)
 			assert.Empty(t, v.Manifest.Warnings)
-			var hooks []string
+			var got []string
 			for _, h := range v.Provides.Hooks {
-				hooks = append(hooks, h.Event+" "+h.Matcher+" "+h.Command)
+				got = append(got, fmt.Sprintf("%s %s %s %q", h.Event, h.Matcher, h.Command, h.Args))
 			}
-			sort.Strings(hooks)
-			assert.Equal(t, want, hooks)
+			sort.Strings(got)
+			assert.Equal(t, want, got)
 			for _, f := range v.Directory.Findings {
 				assert.Equal(t, "ICON_MISSING", f.Code, "an unexplained plugin directory finding: %s", f.Message)
 			}
@@ -344,7 +429,7 @@ func standIn(t *testing.T) string {
 		cmd.Dir = repoRoot(t)
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
-			standInErr = &buildError{err: err, out: string(out)}
+			standInErr = &buildError{err: fmt.Errorf("go build ./e2e/testdata/standin: %w", err), out: string(out)}
 		}
 	})
 	require.NoError(t, standInErr)
