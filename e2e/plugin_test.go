@@ -3,12 +3,14 @@ package e2e
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -28,8 +30,10 @@ var (
 	pluginErr  error
 )
 
-// builtPlugin builds the plugin twice per test run, with and without its
-// binaries, under a path with spaces: the hook commands must quote
+// builtPlugin builds the plugin with its binaries, as make plugin and the
+// release archives hold it, or, withBinaries false, lays out a copy of
+// plugin/ as a marketplace install reads it (no binaries), once per test
+// run each, under a path with spaces: the hook commands must quote
 // ${CLAUDE_PLUGIN_ROOT}.
 func builtPlugin(t *testing.T, withBinaries bool) string {
 	t.Helper()
@@ -43,16 +47,17 @@ func builtPlugin(t *testing.T, withBinaries bool) string {
 			true:  filepath.Join(root, "my plugins", "donegate"),
 			false: filepath.Join(root, "from the marketplace", "donegate"),
 		}
-		for with, dir := range pluginDirs {
-			args := []string{dir, pluginVersion}
-			if !with {
-				args = append([]string{"--no-binaries"}, args...)
-			}
-			cmd := exec.Command(filepath.Join(repoRoot(t), "scripts", "build-plugin"), args...)
-			if out, err := cmd.CombinedOutput(); err != nil {
-				pluginErr = &buildError{err: err, out: string(out)}
-				return
-			}
+		cmd := exec.Command(filepath.Join(repoRoot(t), "scripts", "build-plugin"), pluginDirs[true], pluginVersion)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			pluginErr = &buildError{err: err, out: string(out)}
+			return
+		}
+		if pluginErr = os.MkdirAll(filepath.Dir(pluginDirs[false]), 0o755); pluginErr != nil {
+			return
+		}
+		cmd = exec.Command("cp", "-R", filepath.Join(repoRoot(t), "plugin"), pluginDirs[false])
+		if out, err := cmd.CombinedOutput(); err != nil {
+			pluginErr = &buildError{err: fmt.Errorf("cp -R plugin: %w", err), out: string(out)}
 		}
 	})
 	require.NoError(t, pluginErr)
@@ -64,7 +69,7 @@ type buildError struct {
 	out string
 }
 
-func (e *buildError) Error() string { return "scripts/build-plugin: " + e.err.Error() + "\n" + e.out }
+func (e *buildError) Error() string { return e.err.Error() + "\n" + e.out }
 
 // systemPath is the test's PATH less every directory that holds a
 // donegate binary, so that a plugin's hooks can only run the binaries it
@@ -172,6 +177,51 @@ func TestPluginWithoutBinariesLetsTheAgentStop(t *testing.T) {
 	assert.Contains(t, string(debug), "install the binaries with: CGO_ENABLED=0 go install github.com/donegate/donegate/cmd/...@latest")
 }
 
+// A plugin with its binaries (a release archive's) whose bin/stop-hook is
+// not a binary: a saved HTML error page, or an empty file. Claude Code
+// spawns it with no shell (exec form), the spawn fails, and the hook is a
+// non-blocking error: the agent stops, nothing reaches the model. Through
+// the shell wrapper the page was run by sh, whose syntax error exited 2,
+// and Claude Code kept the agent going with the shell's error as the
+// reason.
+func TestPluginBrokenBinaryLetsTheAgentStop(t *testing.T) {
+	for name, content := range map[string]string{
+		"HTML page": "<!DOCTYPE html>\n<html><head><title>404 Not Found</title></head>\n<body><h1>Not Found</h1></body></html>\n",
+		"empty":     "",
+	} {
+		t.Run(name, func(t *testing.T) {
+			api := fakeapi.New(
+				loadTools("TaskCreate"),
+				fakeapi.Call("TaskCreate", map[string]any{"subject": "Write tests", "description": "Write the tests"}),
+				fakeapi.Say("I am done."),
+				fakeapi.Say("Never reached."),
+			)
+			dir := filepath.Join(t.TempDir(), "a broken plugin")
+			out, err := exec.Command("cp", "-R", builtPlugin(t, true), dir).CombinedOutput()
+			require.NoError(t, err, string(out))
+			stopHook := filepath.Join(dir, "bin", "stop-hook")
+			require.NoError(t, os.Remove(stopHook))
+			require.NoError(t, os.WriteFile(stopHook, []byte(content), 0o755))
+
+			s := newSession(t, api)
+			s.Env = append(s.Env, taskTools...)
+			s.usePlugin(dir)
+			s.Args = append(s.Args, "--debug")
+			r := s.run("Build the feature")
+
+			assertEnded(t, api, r, "I am done.", 3)
+			for _, req := range api.Of("main") {
+				assert.NotContains(t, req.LastUserText(), "hook feedback", "nothing of the failed hook reaches the model")
+				assert.NotContains(t, req.LastUserText(), "Syntax error")
+			}
+			debug, err := os.ReadFile(filepath.Join(s.Home, ".claude", "debug", r.SessionID+".txt"))
+			require.NoError(t, err)
+			assert.Contains(t, string(debug), "Hook Stop (Stop) error: status code 1")
+			assert.Contains(t, string(debug), "ENOEXEC")
+		})
+	}
+}
+
 // pluginValidation is the part of `claude plugin validate --json` that
 // the tests read.
 type pluginValidation struct {
@@ -183,9 +233,10 @@ type pluginValidation struct {
 	} `json:"manifest"`
 	Provides struct {
 		Hooks []struct {
-			Event   string `json:"event"`
-			Matcher string `json:"matcher"`
-			Command string `json:"command"`
+			Event   string   `json:"event"`
+			Matcher string   `json:"matcher"`
+			Command string   `json:"command"`
+			Args    []string `json:"args"`
 		} `json:"hooks"`
 	} `json:"provides"`
 	Directory struct {
@@ -211,37 +262,92 @@ func validate(t *testing.T, path string) pluginValidation {
 	return v
 }
 
-// The built plugin (what make plugin and the release archives hold) and
-// the plugin/ source a marketplace install reads both pass the real CLI's
-// strict validation with no warning, and register the hooks through the
-// wrapper. The one plugin-directory finding left, a missing icon, is
+// hookFile is a plugin's hooks/hooks.json.
+type hookFile struct {
+	Hooks map[string][]struct {
+		Matcher string `json:"matcher"`
+		Hooks   []struct {
+			Type    string   `json:"type"`
+			Command string   `json:"command"`
+			Args    []string `json:"args"`
+			Timeout int      `json:"timeout"`
+		} `json:"hooks"`
+	} `json:"hooks"`
+}
+
+// registrations reads dir's hooks.json as "EVENT MATCHER BINARY FLAGS
+// TIMEOUT" lines, sorted, from either form: the source's shell commands,
+// which end in the wrapper with the binary's name and flags, or the built
+// plugin's exec form, the binary in "command" and its flags in "args".
+func registrations(t *testing.T, dir string) []string {
+	t.Helper()
+	var hooks hookFile
+	readJSON(t, filepath.Join(dir, "hooks", "hooks.json"), &hooks)
+	const wrapper = `; exec sh "${CLAUDE_PLUGIN_ROOT}/bin/donegate-hook" `
+	var regs []string
+	for event, entries := range hooks.Hooks {
+		for _, e := range entries {
+			for _, h := range e.Hooks {
+				assert.Equal(t, "command", h.Type)
+				var binaryAndFlags string
+				if h.Args != nil {
+					binary, ok := strings.CutPrefix(h.Command, "${CLAUDE_PLUGIN_ROOT}/bin/")
+					assert.True(t, ok, "exec form names a binary in the plugin: %s", h.Command)
+					binaryAndFlags = strings.Join(append([]string{binary}, h.Args...), " ")
+				} else {
+					i := strings.LastIndex(h.Command, wrapper)
+					require.GreaterOrEqual(t, i, 0, "a shell command ends in the wrapper: %s", h.Command)
+					binaryAndFlags = h.Command[i+len(wrapper):]
+				}
+				regs = append(regs, fmt.Sprintf("%s %q %s %d", event, e.Matcher, binaryAndFlags, h.Timeout))
+			}
+		}
+	}
+	sort.Strings(regs)
+	return regs
+}
+
+// The built plugin (what make plugin and the release archives hold, its
+// hooks in exec form) and the plugin/ source a marketplace install reads
+// (shell commands) both pass the real CLI's strict validation with no
+// warning, register exactly what their hooks.json holds, and register the
+// same hooks. The one plugin-directory finding left, a missing icon, is
 // about a catalog listing, not the plugin (see the README's plugin section).
 func TestPluginValidates(t *testing.T) {
-	wrapper := `sh "${CLAUDE_PLUGIN_ROOT}/bin/donegate-hook" `
-	want := []string{
-		"PostToolUse StructuredOutput " + wrapper + "posttooluse-hook",
-		"PreToolUse StructuredOutput " + wrapper + "posttooluse-hook",
-		"SessionStart  " + wrapper + "stop-hook --criteria",
-		"Stop  " + wrapper + "stop-hook",
-		"SubagentStop  " + wrapper + "stop-hook",
-		"UserPromptSubmit  " + wrapper + "stop-hook --criteria",
-	}
-	for name, dir := range map[string]string{
-		"built":  builtPlugin(t, true),
-		"source": filepath.Join(repoRoot(t), "plugin"),
-	} {
+	built, source := builtPlugin(t, true), filepath.Join(repoRoot(t), "plugin")
+	assert.Equal(t, []string{
+		`PostToolUse "StructuredOutput" posttooluse-hook 600`,
+		`PreToolUse "StructuredOutput" posttooluse-hook 600`,
+		`SessionStart "" stop-hook --criteria 600`,
+		`Stop "" stop-hook 600`,
+		`SubagentStop "" stop-hook 600`,
+		`UserPromptSubmit "" stop-hook --criteria 600`,
+	}, registrations(t, source))
+	assert.Equal(t, registrations(t, source), registrations(t, built))
+	for name, dir := range map[string]string{"built": built, "source": source} {
 		t.Run(name, func(t *testing.T) {
+			var want []string
+			var hooks hookFile
+			readJSON(t, filepath.Join(dir, "hooks", "hooks.json"), &hooks)
+			for event, entries := range hooks.Hooks {
+				for _, e := range entries {
+					for _, h := range e.Hooks {
+						want = append(want, fmt.Sprintf("%s %s %s %q", event, e.Matcher, h.Command, h.Args))
+					}
+				}
+			}
+			sort.Strings(want)
 			v := validate(t, dir)
 			assert.True(t, v.Success)
 			assert.Equal(t, "plugin", v.Manifest.Type)
 			assert.Empty(t, v.Manifest.Errors)
 			assert.Empty(t, v.Manifest.Warnings)
-			var hooks []string
+			var got []string
 			for _, h := range v.Provides.Hooks {
-				hooks = append(hooks, h.Event+" "+h.Matcher+" "+h.Command)
+				got = append(got, fmt.Sprintf("%s %s %s %q", h.Event, h.Matcher, h.Command, h.Args))
 			}
-			sort.Strings(hooks)
-			assert.Equal(t, want, hooks)
+			sort.Strings(got)
+			assert.Equal(t, want, got)
 			for _, f := range v.Directory.Findings {
 				assert.Equal(t, "ICON_MISSING", f.Code, "an unexplained plugin directory finding: %s", f.Message)
 			}
@@ -302,11 +408,92 @@ func readJSON(t *testing.T, path string, v any) {
 	require.NoError(t, json.Unmarshal(data, v), path)
 }
 
-// The wrapper behind every hook command, run exactly as hooks.json says
+var (
+	standInOnce sync.Once
+	standInPath string
+	standInErr  error
+)
+
+// standIn builds testdata/standin once per test run: an ELF that stands
+// in for a hook binary in a plugin's bin/.
+func standIn(t *testing.T) string {
+	t.Helper()
+	standInOnce.Do(func() {
+		var dir string
+		dir, standInErr = os.MkdirTemp("", "donegate-e2e-standin-")
+		if standInErr != nil {
+			return
+		}
+		standInPath = filepath.Join(dir, "standin")
+		cmd := exec.Command("go", "build", "-o", standInPath, "./e2e/testdata/standin")
+		cmd.Dir = repoRoot(t)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			standInErr = &buildError{err: fmt.Errorf("go build ./e2e/testdata/standin: %w", err), out: string(out)}
+		}
+	})
+	require.NoError(t, standInErr)
+	return standInPath
+}
+
+// A file in a plugin's bin/ under a hook's name, as a test lays it out.
+type pluginFile string
+
+const (
+	absent    pluginFile = ""
+	elf       pluginFile = "the stand-in ELF, 0755"
+	elfNoExec pluginFile = "the stand-in ELF, 0644"
+	html      pluginFile = "a saved HTML error page, 0755"
+	empty     pluginFile = "an empty file, 0755"
+	script    pluginFile = "a shell script, 0755"
+	machO     pluginFile = "a Mach-O header, 0755"
+	directory pluginFile = "a directory"
+	fifo      pluginFile = "a FIFO"
+	devNull   pluginFile = "a link to /dev/null"
+)
+
+// writePluginFile puts kind at path.
+func writePluginFile(t *testing.T, path string, kind pluginFile) {
+	t.Helper()
+	write := func(data []byte, mode os.FileMode) {
+		require.NoError(t, os.WriteFile(path, data, mode))
+		require.NoError(t, os.Chmod(path, mode))
+	}
+	switch kind {
+	case absent:
+	case elf, elfNoExec:
+		data, err := os.ReadFile(standIn(t))
+		require.NoError(t, err)
+		write(data, map[pluginFile]os.FileMode{elf: 0o755, elfNoExec: 0o644}[kind])
+	case html:
+		// What a download of a release URL that failed saves: it has no
+		// #! line, so the shell that exec fails on runs it as a script,
+		// and the first `<` is a syntax error: exit 2.
+		write([]byte("<!DOCTYPE html>\n<html><head><title>404 Not Found</title></head>\n<body><h1>Not Found</h1></body></html>\n"), 0o755)
+	case empty:
+		write(nil, 0o755)
+	case script:
+		write([]byte("#!/bin/sh\necho script ran\nexit 2\n"), 0o755)
+	case machO:
+		// A 64-bit Mach-O's magic number, as GOOS=darwin builds begin.
+		write([]byte("\xcf\xfa\xed\xfe\x0c\x00\x00\x01\x00\x00\x00\x00\x02\x00\x00\x00\n"), 0o755)
+	case directory:
+		require.NoError(t, os.Mkdir(path, 0o755))
+	case fifo:
+		require.NoError(t, syscall.Mkfifo(path, 0o755))
+	case devNull:
+		require.NoError(t, os.Symlink("/dev/null", path))
+	default:
+		t.Fatalf("unknown plugin file %q", kind)
+	}
+}
+
+// The commands hooks.json holds, run exactly as Claude Code runs them
 // (through sh -c, with ${CLAUDE_PLUGIN_ROOT} a path with spaces) against
-// stand-in binaries: the plugin's own bin/ first, else PATH, else one
-// stderr line and exit 1 — never 2, which would make Claude Code keep the
-// agent going with that line as the reason.
+// every kind of file in the plugin's bin/: the plugin's own binary first,
+// else PATH, else one stderr line and exit 1 — never 2, which would make
+// Claude Code keep the agent going with that line as the reason. A file
+// that is not a binary is never run: the shell would run it as a script.
 func TestPluginWrapperFallbacks(t *testing.T) {
 	var hooks struct {
 		Hooks map[string][]struct {
@@ -321,30 +508,44 @@ func TestPluginWrapperFallbacks(t *testing.T) {
 	readJSON(t, filepath.Join(repoRoot(t), "plugin", "hooks", "hooks.json"), &hooks)
 	binaryFor := map[string]string{"Stop": "stop-hook", "SubagentStop": "stop-hook", "PreToolUse": "posttooluse-hook", "PostToolUse": "posttooluse-hook",
 		"SessionStart": "stop-hook", "UserPromptSubmit": "stop-hook"}
-	flagsFor := map[string]string{"SessionStart": "--criteria", "UserPromptSubmit": "--criteria"}
+	flagsFor := map[string]string{"SessionStart": " [--criteria]", "UserPromptSubmit": " [--criteria]"}
 	require.Len(t, hooks.Hooks, len(binaryFor))
 
-	// fake writes a stand-in for a hook binary that names itself, its
-	// arguments and its stdin.
-	fake := func(t *testing.T, path, who string, mode os.FileMode) {
-		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-		script := "#!/bin/sh\necho \"" + who + " $(basename \"$0\") $*\"\ncat\n"
-		require.NoError(t, os.WriteFile(path, []byte(script), mode))
+	// onPath writes a stand-in on PATH: a script, for the binary on PATH
+	// is the user's own, run as a settings.json hook would run it.
+	onPath := func(t *testing.T, path string) {
+		script := "#!/bin/sh\nprintf 'path %s' \"$(basename \"$0\")\"\nfor a; do printf ' [%s]' \"$a\"; done\necho\ncat\n"
+		require.NoError(t, os.WriteFile(path, []byte(script), 0o755))
 	}
+	const notBinary = " is not an executable ELF or Mach-O binary, not on PATH)"
 	tests := []struct {
-		name       string
-		inPlugin   os.FileMode // 0: absent
-		wrapper    os.FileMode // 0: 0755
-		onPath     bool
-		wantStdout string // with %s for the binary's name
-		wantCode   int
+		name     string
+		inPlugin pluginFile
+		wrapper  os.FileMode // 0: 0755
+		onPath   bool
+		wantWho  string // "plugin" or "path": who answered, exit 0
+		wantCode int
+		wantLine string // in the one stderr line
 	}{
-		{name: "plugin bin first", inPlugin: 0o755, onPath: true, wantStdout: "plugin %s \n{\"event\":1}"},
-		{name: "PATH when the plugin has none", onPath: true, wantStdout: "path %s \n{\"event\":1}"},
-		{name: "PATH when the plugin's is not executable", inPlugin: 0o644, onPath: true, wantStdout: "path %s \n{\"event\":1}"},
-		{name: "plugin bin alone", inPlugin: 0o755, wantStdout: "plugin %s \n{\"event\":1}"},
-		{name: "wrapper that lost its executable bit", inPlugin: 0o755, wrapper: 0o644, wantStdout: "plugin %s \n{\"event\":1}"},
-		{name: "neither", wantCode: 1},
+		{name: "plugin bin first", inPlugin: elf, onPath: true, wantWho: "plugin"},
+		{name: "PATH when the plugin has none", onPath: true, wantWho: "path"},
+		{name: "PATH when the plugin's is not executable", inPlugin: elfNoExec, onPath: true, wantWho: "path"},
+		{name: "plugin bin alone", inPlugin: elf, wantWho: "plugin"},
+		{name: "wrapper that lost its executable bit", inPlugin: elfNoExec, wrapper: 0o644, onPath: true, wantWho: "path"},
+		{name: "PATH when the plugin's is an HTML page", inPlugin: html, onPath: true, wantWho: "path"},
+		{name: "PATH when the plugin's is a script", inPlugin: script, onPath: true, wantWho: "path"},
+		{name: "neither", wantCode: 1, wantLine: "(not in "},
+		{name: "an HTML page, nothing on PATH", inPlugin: html, wantCode: 1, wantLine: notBinary},
+		{name: "an empty file, nothing on PATH", inPlugin: empty, wantCode: 1, wantLine: notBinary},
+		{name: "a script, nothing on PATH", inPlugin: script, wantCode: 1, wantLine: notBinary},
+		{name: "a directory, nothing on PATH", inPlugin: directory, wantCode: 1, wantLine: notBinary},
+		{name: "a FIFO, nothing on PATH", inPlugin: fifo, wantCode: 1, wantLine: notBinary},
+		{name: "a link to /dev/null, nothing on PATH", inPlugin: devNull, wantCode: 1, wantLine: notBinary},
+		{name: "a non-executable binary, nothing on PATH", inPlugin: elfNoExec, wantCode: 1, wantLine: notBinary},
+		// A Mach-O is run (on macOS); here the kernel refuses it, and the
+		// shell says so with 126, a non-blocking error. It is not read as
+		// a script: that would be a syntax error, exit 2.
+		{name: "a Mach-O on Linux", inPlugin: machO, onPath: true, wantCode: 126, wantLine: "Exec format error"},
 	}
 	for event, entries := range hooks.Hooks {
 		require.Len(t, entries, 1, event)
@@ -368,13 +569,12 @@ func TestPluginWrapperFallbacks(t *testing.T) {
 					mode = 0o755
 				}
 				require.NoError(t, os.WriteFile(filepath.Join(root, "bin", "donegate-hook"), wrapper, mode))
-				if tt.inPlugin != 0 {
-					fake(t, filepath.Join(root, "bin", name), "plugin", tt.inPlugin)
-				}
+				require.NoError(t, os.Chmod(filepath.Join(root, "bin", "donegate-hook"), mode))
+				writePluginFile(t, filepath.Join(root, "bin", name), tt.inPlugin)
 				pathDir := filepath.Join(t.TempDir(), "on path")
 				require.NoError(t, os.MkdirAll(pathDir, 0o755))
 				if tt.onPath {
-					fake(t, filepath.Join(pathDir, name), "path", 0o755)
+					onPath(t, filepath.Join(pathDir, name))
 				}
 				cmd := exec.Command("/bin/sh", "-c", h.Command)
 				cmd.Env = []string{"CLAUDE_PLUGIN_ROOT=" + root, "PATH=" + pathDir + ":" + systemPath(t)}
@@ -390,8 +590,8 @@ func TestPluginWrapperFallbacks(t *testing.T) {
 				}
 				assert.Equal(t, tt.wantCode, code, "stderr: %s", stderr.String())
 				if tt.wantCode == 0 {
-					// The stand-in echoes its name and arguments.
-					assert.Equal(t, strings.Replace(tt.wantStdout, "%s ", name+" "+flagsFor[event], 1), stdout.String())
+					// The stand-in echoes who it is, its name and arguments.
+					assert.Equal(t, tt.wantWho+" "+name+flagsFor[event]+"\n{\"event\":1}", stdout.String())
 					assert.Empty(t, stderr.String())
 					return
 				}
@@ -399,8 +599,11 @@ func TestPluginWrapperFallbacks(t *testing.T) {
 				line := stderr.String()
 				assert.Equal(t, 1, strings.Count(line, "\n"), "one stderr line: %q", line)
 				assert.True(t, strings.HasSuffix(line, "\n"))
-				assert.Contains(t, line, "donegate: "+name+" is not installed")
-				assert.Contains(t, line, "go install github.com/donegate/donegate/cmd/...@latest")
+				assert.Contains(t, line, tt.wantLine)
+				if tt.wantCode == 1 {
+					assert.Contains(t, line, "donegate: "+name+" is not installed")
+					assert.Contains(t, line, "go install github.com/donegate/donegate/cmd/...@latest")
+				}
 			})
 		}
 	}
@@ -411,8 +614,7 @@ func TestPluginWrapperFallbacks(t *testing.T) {
 func TestPluginWrapperArguments(t *testing.T) {
 	root := t.TempDir()
 	wrapper := filepath.Join(repoRoot(t), "plugin", "bin", "donegate-hook")
-	fakeBin := filepath.Join(root, "stop-hook")
-	require.NoError(t, os.WriteFile(fakeBin, []byte("#!/bin/sh\nprintf '[%s]' \"$@\"\n"), 0o755))
+	writePluginFile(t, filepath.Join(root, "stop-hook"), elf)
 	// A copy beside the stand-in, as the plugin's bin/ holds them.
 	data, err := os.ReadFile(wrapper)
 	require.NoError(t, err)
@@ -421,7 +623,7 @@ func TestPluginWrapperArguments(t *testing.T) {
 
 	out, err := exec.Command(local, "stop-hook", "--config", "a b.json", "--dialect", "sdk").Output()
 	require.NoError(t, err)
-	assert.Equal(t, "[--config][a b.json][--dialect][sdk]", string(out))
+	assert.Equal(t, "plugin stop-hook [--config] [a b.json] [--dialect] [sdk]\n", string(out))
 
 	for _, args := range [][]string{{}, {"bogus"}, {"closer"}} {
 		cmd := exec.Command(local, args...)

@@ -12,13 +12,17 @@
 //  4. peak RSS on the 256 MiB transcript under 32 MiB;
 //  5. a chain of plan, test, git-clean and lint, every result cached, on
 //     a generated 10,000-file repository, ≤ 1.3× a bare `git status --porcelain
-//     --untracked-files=all` there: one look at the tree per hook run.
+//     --untracked-files=all` there: one look at the tree per hook run;
+//  6. the plugin's routes (what hooks.json holds, run as Claude Code runs
+//     it: the built plugin's exec form, the marketplace plugin's shell
+//     command with the binaries on PATH) ≤ 1.1× the settings route (`sh -c`
+//     naming the binary), all on the ungated tool event.
 //
 // Runs are interleaved (every case once per round) so that the drift of a
 // shared, noisy machine hits all cases alike; medians and ratios measured
 // in one run are what it reports. Usage:
 //
-//	go run ./bench/hookbench -bin bin [-runs 30] [-large-mib 256] [-no-fail]
+//	go run ./bench/hookbench -bin bin [-plugin plugin] [-build-plugin scripts/build-plugin] [-runs 30] [-large-mib 256] [-no-fail]
 package main
 
 import (
@@ -39,11 +43,13 @@ import (
 
 func main() {
 	bin := flag.String("bin", "bin", "directory with stop-hook, posttooluse-hook and floor")
+	plugin := flag.String("plugin", "plugin", "the plugin's source directory (hooks/hooks.json, bin/donegate-hook)")
+	buildPlugin := flag.String("build-plugin", "scripts/build-plugin", "the script that builds the plugin directory")
 	runs := flag.Int("runs", 30, "rounds of runs")
 	largeMiB := flag.Int("large-mib", 256, "size of the large transcripts in MiB")
 	noFail := flag.Bool("no-fail", false, "report only: exit 0 even when a target is missed")
 	flag.Parse()
-	ok, err := run(*bin, *runs, int64(*largeMiB)<<20)
+	ok, err := run(*bin, *plugin, *buildPlugin, *runs, int64(*largeMiB)<<20)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "hookbench:", err)
 		os.Exit(2)
@@ -65,7 +71,7 @@ type bcase struct {
 	rss    []int64 // KiB
 }
 
-func run(bin string, runs int, largeSize int64) (bool, error) {
+func run(bin, plugin, buildPlugin string, runs int, largeSize int64) (bool, error) {
 	bin, err := filepath.Abs(bin)
 	if err != nil {
 		return false, err
@@ -129,8 +135,27 @@ func run(bin string, runs int, largeSize int64) (bool, error) {
 		"session_id": "bench-criteria", "transcript_path": large, "cwd": cached,
 		"hook_event_name": "SessionStart", "source": "startup",
 	})
+	// The hooks as Claude Code runs them: the settings route is a shell
+	// command naming the binary, run by `sh -c`; the plugin's routes are
+	// what its hooks.json holds, the built plugin's (with its binaries)
+	// and the marketplace's (binaries on PATH).
+	built, market := filepath.Join(work, "plugin"), filepath.Join(work, "market")
+	if err := setupPlugins(plugin, buildPlugin, bin, built, market); err != nil {
+		return false, err
+	}
+	builtArgv, err := pluginHook(built, "PreToolUse")
+	if err != nil {
+		return false, err
+	}
+	marketArgv, err := pluginHook(market, "PreToolUse")
+	if err != nil {
+		return false, err
+	}
 	cases := []*bcase{
 		floor,
+		{name: "settings", argv: []string{"sh", "-c", `"$0"`, filepath.Join(bin, "posttooluse-hook")}, stdin: bashEvent, env: baseEnv, dir: project, expect: "{}"},
+		{name: "plugin", argv: builtArgv, stdin: bashEvent, env: append([]string{"CLAUDE_PLUGIN_ROOT=" + built}, baseEnv...), dir: project, expect: "{}"},
+		{name: "market", argv: marketArgv, stdin: bashEvent, env: []string{"CLAUDE_PLUGIN_ROOT=" + market, "PATH=" + bin + string(filepath.ListSeparator) + os.Getenv("PATH"), "HOME=" + work}, dir: project, expect: "{}"},
 		stop("small", small, project, "incomplete task"),
 		{name: "bash", argv: []string{filepath.Join(bin, "posttooluse-hook")}, stdin: bashEvent, env: baseEnv, dir: project, expect: "{}"},
 		{name: "criteria", argv: []string{filepath.Join(bin, "stop-hook"), "--criteria", "--state-dir", filepath.Join(work, "state-criteria")},
@@ -176,6 +201,9 @@ func run(bin string, runs int, largeSize int64) (bool, error) {
 		{"floor: read stdin, print {}", ms(median(by["floor"].times)), "(baseline)", true},
 		{"stop-hook, embedded default, 300 KB transcript", fmt.Sprintf("%s = %.2f× floor", ms(median(by["small"].times)), ratio("small", "floor")), "≤ 1.5× floor", ratio("small", "floor") <= 1.5},
 		{"posttooluse-hook, ungated tool (PreToolUse Bash)", fmt.Sprintf("%s = %.2f× floor", ms(median(by["bash"].times)), ratio("bash", "floor")), "≤ 1.3× floor", ratio("bash", "floor") <= 1.3},
+		{"settings route: `sh -c` runs posttooluse-hook (ungated tool)", fmt.Sprintf("%s = %.2f× floor", ms(median(by["settings"].times)), ratio("settings", "floor")), "(reported)", true},
+		{"plugin route, the plugin with its binaries (exec form, same event)", fmt.Sprintf("%s = %.2f× floor, %.2f× the settings route", ms(median(by["plugin"].times)), ratio("plugin", "floor"), ratio("plugin", "settings")), "≤ 1.1× the settings route", ratio("plugin", "settings") <= 1.1},
+		{"plugin route, from the marketplace, binaries on PATH (`sh -c`, same event)", fmt.Sprintf("%s = %.2f× floor, %.2f× the settings route", ms(median(by["market"].times)), ratio("market", "floor"), ratio("market", "settings")), "≤ 1.1× the settings route", ratio("market", "settings") <= 1.1},
 		{"stop-hook --criteria, SessionStart, project config", fmt.Sprintf("%s = %.2f× floor", ms(median(by["criteria"].times)), ratio("criteria", "floor")), "≤ 1.3× floor", ratio("criteria", "floor") <= 1.3},
 		{fmt.Sprintf("plan check, %d MiB transcript, TodoWrite near the end", largeSize>>20), fmt.Sprintf("%s = %.2f× the 300 KB one", ms(median(by["large"].times)), ratio("large", "small")), "≤ 2× the 300 KB one", ratio("large", "small") <= 2},
 		{fmt.Sprintf("worst case: no TodoWrite in %d MiB", largeSize>>20), fmt.Sprintf("%s, %.0f MB/s (cat: %.0f MB/s, %.2f× cat's time)", ms(median(by["none"].times)), mb/secs(median(by["none"].times)), mb/secs(median(by["cat"].times)), ratio("none", "cat")), "I/O-bound (reported)", true},
@@ -223,6 +251,75 @@ func (c *bcase) once() (time.Duration, int64, error) {
 		rss = ru.Maxrss
 	}
 	return d, rss, nil
+}
+
+// pluginHook returns how Claude Code runs the hook for event that the
+// plugin at root registers: a command with "args" is spawned directly
+// (exec form), ${CLAUDE_PLUGIN_ROOT} replaced in each element; any other
+// through `sh -c`, with CLAUDE_PLUGIN_ROOT in its environment.
+func pluginHook(root, event string) ([]string, error) {
+	path := filepath.Join(root, "hooks", "hooks.json")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var hooks struct {
+		Hooks map[string][]struct {
+			Hooks []struct {
+				Command string   `json:"command"`
+				Args    []string `json:"args"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if err := json.Unmarshal(data, &hooks); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	entries := hooks.Hooks[event]
+	if len(entries) != 1 || len(entries[0].Hooks) != 1 {
+		return nil, fmt.Errorf("%s: want one %s hook", path, event)
+	}
+	h := entries[0].Hooks[0]
+	if h.Args == nil {
+		return []string{"sh", "-c", h.Command}, nil
+	}
+	argv := []string{}
+	for _, a := range append([]string{h.Command}, h.Args...) {
+		argv = append(argv, strings.ReplaceAll(a, "${CLAUDE_PLUGIN_ROOT}", root))
+	}
+	return argv, nil
+}
+
+// setupPlugins lays out the plugin two ways: at built, as make plugin and
+// the release archives hold it (buildPlugin --no-binaries, then the
+// binaries from bin copied into its bin/); at market, a copy of the source
+// plugin/ as a marketplace install holds it, with no binaries.
+func setupPlugins(src, buildPlugin, bin, built, market string) error {
+	if out, err := exec.Command(buildPlugin, "--no-binaries", built, "0.0.0-bench").CombinedOutput(); err != nil {
+		return fmt.Errorf("%s: %w: %s", buildPlugin, err, out)
+	}
+	copyFile := func(from, to string) error {
+		data, err := os.ReadFile(from)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(to, data, 0o755)
+	}
+	for _, name := range []string{"stop-hook", "posttooluse-hook"} {
+		if err := copyFile(filepath.Join(bin, name), filepath.Join(built, "bin", name)); err != nil {
+			return err
+		}
+	}
+	for _, d := range []string{"hooks", "bin"} {
+		if err := os.MkdirAll(filepath.Join(market, d), 0o755); err != nil {
+			return err
+		}
+	}
+	for _, f := range []string{filepath.Join("hooks", "hooks.json"), filepath.Join("bin", "donegate-hook")} {
+		if err := copyFile(filepath.Join(src, f), filepath.Join(market, f)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // setupCached makes a git work tree whose test checker is slow (0.5 s)

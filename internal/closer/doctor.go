@@ -270,8 +270,11 @@ func parseSettings(data []byte) (settingsJSON, error) {
 type hookMatcher struct {
 	Matcher string `json:"matcher"`
 	Hooks   []struct {
-		Type    string   `json:"type"`
-		Command string   `json:"command"`
+		Type    string `json:"type"`
+		Command string `json:"command"`
+		// Args, when present (even empty), makes the handler exec form:
+		// Command is the program, spawned with no shell.
+		Args    []string `json:"args"`
 		Timeout *float64 `json:"timeout"` // seconds
 	} `json:"hooks"`
 }
@@ -428,7 +431,14 @@ func (r *runCtx) registrations(source string, hooks map[string][]hookMatcher, pl
 				if h.Type != "command" && h.Type != "" {
 					continue
 				}
-				hook, program, flags, ok := r.resolveCommand(h.Command, pluginRoot)
+				var hook, program string
+				var flags []string
+				var ok bool
+				if h.Args != nil {
+					hook, program, flags, ok = r.resolveExec(h.Command, h.Args, pluginRoot)
+				} else {
+					hook, program, flags, ok = r.resolveCommand(h.Command, pluginRoot)
+				}
 				if !ok {
 					continue
 				}
@@ -446,28 +456,55 @@ func (r *runCtx) registrations(source string, hooks map[string][]hookMatcher, pl
 
 // resolveCommand reads a handler's command the way `sh -c` runs it, for
 // the forms donegate's docs give: `stop-hook [flags]`, a quoted path
-// with $CLAUDE_PROJECT_DIR, and the plugin's `sh ".../donegate-hook"
-// stop-hook`. ok is false for a command that is not donegate's.
+// with $CLAUDE_PROJECT_DIR, and the plugin's shell command, which ends in
+// `sh ".../donegate-hook" stop-hook`. ok is false for a command that is
+// not donegate's.
 func (r *runCtx) resolveCommand(command, pluginRoot string) (hook, program string, flags []string, ok bool) {
 	words := r.shellWords(command, pluginRoot)
+	// The plugin's shell command looks for the binary in its bin/ and on
+	// PATH before it runs the wrapper, and names it in each place: the
+	// wrapper's words say what it runs.
+	for i, w := range words {
+		if filepath.Base(w) != "donegate-hook" {
+			continue
+		}
+		if i+1 >= len(words) {
+			return "", "", nil, false
+		}
+		hook = words[i+1]
+		// The wrapper runs the binary beside it, else the one on PATH.
+		program = hook
+		if beside := filepath.Join(filepath.Dir(w), hook); isExecutable(beside) {
+			program = beside
+		}
+		return hook, program, words[i+2:], true
+	}
 	for i, w := range words {
 		switch filepath.Base(w) {
 		case "stop-hook", "posttooluse-hook":
 			return filepath.Base(w), w, words[i+1:], true
-		case "donegate-hook":
-			if i+1 >= len(words) {
-				return "", "", nil, false
-			}
-			hook = words[i+1]
-			// The wrapper runs the binary beside it, else the one on PATH.
-			program = hook
-			if beside := filepath.Join(filepath.Dir(w), hook); isExecutable(beside) {
-				program = beside
-			}
-			return hook, program, words[i+2:], true
 		}
 	}
 	return "", "", nil, false
+}
+
+// resolveExec reads an exec-form handler (the built plugin's): command is
+// the program, args its flags, each with Claude Code's path placeholders
+// replaced as plain strings. ok is false for a program that is not
+// donegate's.
+func (r *runCtx) resolveExec(command string, args []string, pluginRoot string) (hook, program string, flags []string, ok bool) {
+	expand := strings.NewReplacer("${CLAUDE_PLUGIN_ROOT}", pluginRoot, "${CLAUDE_PROJECT_DIR}", r.dir).Replace
+	program = expand(command)
+	switch hook = filepath.Base(program); hook {
+	case "stop-hook", "posttooluse-hook":
+	default:
+		return "", "", nil, false
+	}
+	flags = []string{}
+	for _, a := range args {
+		flags = append(flags, expand(a))
+	}
+	return hook, program, flags, true
 }
 
 // shellWords splits a command into words as sh does for the simple

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -316,6 +317,32 @@ func TestDoctor(t *testing.T) {
 			want: []string{`^! binaries: .*/plugins/cache/donegate/donegate/0\.1\.0/bin/stop-hook is version 9\.9\.9, closer is `},
 		},
 		{
+			// make plugin's and the release archives' hooks.json: exec form.
+			name: "the built plugin with its binaries",
+			setup: func(t *testing.T, s *doctorSetup) {
+				root := s.installPlugin(t)
+				built := filepath.Join(t.TempDir(), "built")
+				cmd := exec.Command(filepath.Join("..", "..", "scripts", "build-plugin"), "--no-binaries", built, "0.1.0")
+				// The doctor's setup empties PATH; the script needs bash and coreutils.
+				cmd.Env = append(os.Environ(), "PATH=/usr/bin:/bin")
+				out, err := cmd.CombinedOutput()
+				require.NoError(t, err, string(out))
+				data, err := os.ReadFile(filepath.Join(built, "hooks", "hooks.json"))
+				require.NoError(t, err)
+				s.write(t, filepath.Join(root, "hooks", "hooks.json"), string(data))
+				s.fakeHook(t, filepath.Join(root, "bin", "stop-hook"), "stop-hook 9.9.9")
+				s.fakeHook(t, filepath.Join(root, "bin", "posttooluse-hook"), "posttooluse-hook 9.9.9")
+				require.NoError(t, os.Remove(settings(s)))
+			},
+			code: ExitComplete,
+			want: []string{
+				`^! binaries: .*/plugins/cache/donegate/donegate/0\.1\.0/bin/stop-hook is version 9\.9\.9, closer is `,
+				`^! binaries: .*/plugins/cache/donegate/donegate/0\.1\.0/bin/posttooluse-hook is version 9\.9\.9, closer is `,
+				`^✓ settings: stop-hook --criteria at SessionStart in plugin donegate@donegate `,
+				`^✓ settings: posttooluse-hook at PreToolUse \(matcher "StructuredOutput"\) in plugin donegate@donegate `,
+			},
+		},
+		{
 			name:  "the plugin and the settings both registered",
 			setup: func(t *testing.T, s *doctorSetup) { s.installPlugin(t) },
 			code:  ExitComplete,
@@ -491,11 +518,54 @@ func TestResolveCommand(t *testing.T) {
 		{name: "$HOME", command: `$HOME/go/bin/stop-hook`, hook: "stop-hook", program: "/home/me/go/bin/stop-hook", flags: []string{}, ok: true},
 		{name: "plugin wrapper, binary beside it", command: `sh "${CLAUDE_PLUGIN_ROOT}/bin/donegate-hook" stop-hook`, root: pluginDir, hook: "stop-hook", program: filepath.Join(pluginDir, "bin", "stop-hook"), flags: []string{}, ok: true},
 		{name: "plugin wrapper, binary on PATH", command: `sh "${CLAUDE_PLUGIN_ROOT}/bin/donegate-hook" posttooluse-hook`, root: pluginDir, hook: "posttooluse-hook", program: "posttooluse-hook", flags: []string{}, ok: true},
+		{name: "plugin shell command, binary beside it", command: pluginCommand(t, "Stop"), root: pluginDir, hook: "stop-hook", program: filepath.Join(pluginDir, "bin", "stop-hook"), flags: []string{}, ok: true},
+		{name: "plugin shell command, binary on PATH", command: pluginCommand(t, "PreToolUse"), root: pluginDir, hook: "posttooluse-hook", program: "posttooluse-hook", flags: []string{}, ok: true},
+		{name: "plugin shell command, flags", command: pluginCommand(t, "SessionStart"), root: pluginDir, hook: "stop-hook", program: filepath.Join(pluginDir, "bin", "stop-hook"), flags: []string{"--criteria"}, ok: true},
 		{name: "someone else's hook", command: "./scripts/lint.sh --fix", ok: false},
 		{name: "wrapper without a name", command: "sh donegate-hook", ok: false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			hook, program, flags, ok := r.resolveCommand(tt.command, tt.root)
+			assert.Equal(t, tt.ok, ok)
+			assert.Equal(t, tt.hook, hook)
+			assert.Equal(t, tt.program, program)
+			if tt.ok {
+				assert.Equal(t, tt.flags, flags)
+			}
+		})
+	}
+}
+
+// pluginCommand is the command plugin/hooks/hooks.json registers at event.
+func pluginCommand(t *testing.T, event string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "plugin", "hooks", "hooks.json"))
+	require.NoError(t, err)
+	var s settingsJSON
+	require.NoError(t, json.Unmarshal(data, &s))
+	require.Len(t, s.Hooks[event], 1)
+	require.Len(t, s.Hooks[event][0].Hooks, 1)
+	return s.Hooks[event][0].Hooks[0].Command
+}
+
+// The built plugin's handlers are exec form: the program and its flags
+// are read with no shell, the placeholders replaced as plain strings.
+func TestResolveExec(t *testing.T) {
+	r := &runCtx{dir: "/my proj", env: testEnv(nil, false)}
+	for _, tt := range []struct {
+		name, command string
+		args          []string
+		hook, program string
+		flags         []string
+		ok            bool
+	}{
+		{name: "plugin binary", command: "${CLAUDE_PLUGIN_ROOT}/bin/stop-hook", args: []string{}, hook: "stop-hook", program: "/a plugin/bin/stop-hook", flags: []string{}, ok: true},
+		{name: "flags", command: "${CLAUDE_PLUGIN_ROOT}/bin/stop-hook", args: []string{"--criteria", "--config", "${CLAUDE_PROJECT_DIR}/d.json"}, hook: "stop-hook", program: "/a plugin/bin/stop-hook", flags: []string{"--criteria", "--config", "/my proj/d.json"}, ok: true},
+		{name: "on PATH", command: "posttooluse-hook", args: []string{}, hook: "posttooluse-hook", program: "posttooluse-hook", flags: []string{}, ok: true},
+		{name: "someone else's", command: "/usr/bin/echo", args: []string{"stop-hook"}, ok: false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			hook, program, flags, ok := r.resolveExec(tt.command, tt.args, "/a plugin")
 			assert.Equal(t, tt.ok, ok)
 			assert.Equal(t, tt.hook, hook)
 			assert.Equal(t, tt.program, program)
