@@ -345,7 +345,7 @@ func TestDoctor(t *testing.T) {
 		{
 			name: "an invalid config",
 			setup: func(t *testing.T, s *doctorSetup) {
-				s.write(t, filepath.Join(s.proj, ".claude", "donegate.json"), `{"checkers": [{"type": "test"}]}`)
+				s.write(t, filepath.Join(s.proj, ".claude", "donegate.json"), `{"checkers": [{"type": "command"}]}`)
 			},
 			code: ExitIncomplete,
 			want: []string{`^✗ config: .*/proj/\.claude/donegate\.json is invalid: config .*: checkers\[0\]\.command: `},
