@@ -28,7 +28,8 @@ type CommandOptions struct {
 	Command string `json:"command" validate:"required"`
 	// SuccessWhen is when the command counts as passing: "exit_code:N",
 	// "empty", "contains:TEXT" or "matches:REGEX" (a Go regular
-	// expression). Left out: "exit_code:0".
+	// expression, matched as grep does: ^ and $ at each line's start and
+	// end, \A and \z at the output's). Left out: "exit_code:0".
 	SuccessWhen string `json:"success_when"`
 	// Timeout bounds one run. Left out: 5m.
 	Timeout config.Duration `json:"timeout" validate:"gte=0"`
