@@ -29,3 +29,13 @@ func TestHasMakeTarget(t *testing.T) {
 		})
 	}
 }
+
+func TestProgram(t *testing.T) {
+	for command, want := range map[string]string{
+		"pytest -q":                   "pytest",
+		"CGO_ENABLED=0 go test ./...": "go",
+		"  ":                          "",
+	} {
+		assert.Equal(t, want, program(command), command)
+	}
+}
