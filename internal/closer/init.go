@@ -34,6 +34,7 @@ binaries beside closer, else on PATH (--portable: bare names); with the
 donegate plugin, which registers them itself, --no-hooks writes the config
 only. A file init changes is backed up first (settings.json.bak); a second
 run changes nothing.`,
+	noConfig: true,
 	flags: func(fs *flag.FlagSet, o *options) {
 		fs.BoolVar(&o.init.dryRun, "dry-run", false, "print the diff of each file init would change, and write nothing")
 		fs.BoolVar(&o.init.user, "user", false, "register the hooks in the user's settings (~/.claude/settings.json, or $CLAUDE_CONFIG_DIR's) instead of DIR's")
