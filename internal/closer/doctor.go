@@ -125,6 +125,7 @@ func runDoctor(ctx context.Context, r *runCtx) (verdict, error) {
 func (r *runCtx) doctor(ctx context.Context) DoctorReport {
 	rep := DoctorReport{OK: true, Findings: []Finding{}}
 	cfg := r.doctorConfig(&rep)
+	r.doctorPlanOnly(&rep, cfg)
 	regs := r.doctorSettings(&rep)
 	r.doctorRegistrations(&rep, regs, cfg)
 	r.doctorBinaries(ctx, &rep, regs)
