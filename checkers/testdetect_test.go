@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -65,4 +66,15 @@ func TestDefaultRunsThePlanAndTheTests(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"plan", "test"}, types)
+}
+
+// A FIFO where a manifest is expected is never opened for a blocking
+// read: detection fails at once, naming the file.
+func TestTestCheckerDetectionRefusesAFIFO(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "Makefile"), 0o644))
+	c := &checkers.Context{Event: &hookio.Event{SessionID: "s1"}, ProjectDir: dir, Runner: &fakeRunner{}, Budget: time.Minute}
+	_, err := checkers.Test{}.Check(context.Background(), c)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "Makefile: not a regular file")
 }
