@@ -80,3 +80,21 @@ func truthy(v string) bool {
 	}
 	return false
 }
+
+// detectedTest says, for a test checker without a command, what it runs in
+// this project, so that the first stop holds no surprise: "; here `go test
+// ./...`, from go.mod".
+func (r *runCtx) detectedTest(s config.Checker) string {
+	o, ok := s.Options.(*checkers.TestOptions)
+	if !ok || o.Command != "" {
+		return ""
+	}
+	d, err := checkers.DetectTestCommand(r.dir)
+	switch {
+	case err != nil:
+		return "; here it cannot be detected: " + err.Error()
+	case d.Command == "":
+		return "; here none is detected"
+	}
+	return "; here `" + d.Command + "`, from " + d.From
+}

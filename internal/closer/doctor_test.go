@@ -114,7 +114,7 @@ func TestDoctor(t *testing.T) {
 				`^✓ settings: posttooluse-hook at PreToolUse \(matcher "StructuredOutput"\) in project settings `,
 				`^✓ config: embedded default \(no .*/proj/\.claude/donegate\.json\) is valid: dialect claude-code, limits\.budget 9m0s, limits\.max_blocks 5; its checkers, not run here \(closer check runs them\):$`,
 				`^✓ config: checker 1: plan: every item of the agent's plan is completed$`,
-				"^✓ config: checker 2: test: the project's own test command passes ",
+				"^✓ config: checker 2: test: the project's own test command passes .*; here `go test \\./\\.\\.\\.`, from go\\.mod$",
 				`^✓ state: state dir .*/state is writable$`,
 				`^✓ claude: Claude Code 2\.1\.330$`,
 				`^No problems found\.$`,
