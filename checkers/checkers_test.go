@@ -216,6 +216,10 @@ func TestTestChecker(t *testing.T) {
 			feedback: "The test command `make check` failed with exit code 2. Fix the failures and run it again.\nLast 40 lines of output:\n" + lines(21, 60)},
 		{name: "fail silently", runner: &fakeRunner{out: proc.Outcome{ExitCode: 1}},
 			feedback: "The test command `make check` failed with exit code 1. Fix the failures and run it again. It printed nothing."},
+		// Not installed is not a failure of the work: say so, and what to
+		// install, as the presets do.
+		{name: "command not found", runner: &fakeRunner{out: proc.Outcome{ExitCode: 127, Output: []byte("sh: 1: make: not found\n")}},
+			feedback: "The test command `make check` could not run: exit code 127 is the shell's \"command not found\". Install `make` (or put it on PATH), or set the test checker's \"command\" to the one the project uses.\nOutput:\nsh: 1: make: not found"},
 		{name: "killed by a signal", runner: &fakeRunner{out: proc.Outcome{ExitCode: -1, Signal: "killed", Output: []byte("boom\n")}},
 			feedback: "The test command `make check` was killed by killed.\nLast output:\nboom"},
 		{name: "progress bars keep their last frame", runner: &fakeRunner{out: proc.Outcome{ExitCode: 1, Output: []byte("10%\r50%\r100%\nFAIL\n")}},

@@ -3,6 +3,7 @@ package checkers
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/donegate/donegate/config"
@@ -28,7 +29,8 @@ type CommandOptions struct {
 	Command string `json:"command" validate:"required"`
 	// SuccessWhen is when the command counts as passing: "exit_code:N",
 	// "empty", "contains:TEXT" or "matches:REGEX" (a Go regular
-	// expression). Left out: "exit_code:0".
+	// expression, matched as grep does: ^ and $ at each line's start and
+	// end, \A and \z at the output's). Left out: "exit_code:0".
 	SuccessWhen string `json:"success_when"`
 	// Timeout bounds one run. Left out: 5m.
 	Timeout config.Duration `json:"timeout" validate:"gte=0"`
@@ -96,6 +98,17 @@ var commandVoice = voice{
 // installed should say so rather than look like failing work.
 func notFound(k commandCheck, out proc.Outcome) bool {
 	return out.ExitCode == 127 && k.when.form == condExitCode
+}
+
+// program returns the program a shell command runs: its first word that
+// is not a variable assignment (FOO=1 make test runs make), "" if none.
+func program(command string) string {
+	for _, w := range strings.Fields(command) {
+		if !strings.Contains(w, "=") {
+			return w
+		}
+	}
+	return ""
 }
 
 // commandCheck is the one implementation of every command-running checker
@@ -193,6 +206,8 @@ func (k commandCheck) run(ctx context.Context, c *Context, own time.Duration, fp
 //	Missed      how the run missed it ("it exited with code 1")
 //	NotFound    exit code 127 under an exit-code condition: the shell's
 //	            "command not found"
+//	Program     the program the command runs, its first word that is not
+//	            a variable assignment ("pytest"), for what to install
 //	Timeout     its own timeout ("5m0s"); Budget the hook's (limits.budget);
 //	            Elapsed how long it ran before the budget stopped it
 //	Signal      the signal that killed it ("killed", "terminated")
@@ -216,6 +231,7 @@ func (k commandCheck) fail(c *Context, own time.Duration, out proc.Outcome, stop
 		"Want":        k.when.want(),
 		"Missed":      k.when.missed(out),
 		"NotFound":    stopped == "" && notFound(k, out),
+		"Program":     program(k.command),
 		"Timeout":     own.String(),
 		"Budget":      c.Budget.String(),
 		"Elapsed":     out.Elapsed.Round(time.Second).String(),

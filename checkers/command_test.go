@@ -83,6 +83,14 @@ func TestCommandChecker(t *testing.T) {
 			feedback: "The command `echo '3 FAILED'` must print \"ALL OK\" (success_when \"contains:ALL OK\"), but its output does not contain it (exit code 0). Fix that and run it again.\nLast 40 lines of output:\n3 FAILED"},
 		{name: "matches: a multi-line pattern", opts: checkers.CommandOptions{Command: "echo start; echo 'coverage: 91%'", SuccessWhen: `matches:(?m)^coverage: (9\d|100)%$`}, complete: true,
 			feedback: "The command `echo start; echo 'coverage: 91%'` passed: it had to print output matching `(?m)^coverage: (9\\d|100)%$` and did."},
+		// As grep matches: ^ and $ at each line, so the newline that ends
+		// every command's output does not defeat $.
+		{name: "matches: $ before the output's last newline", opts: checkers.CommandOptions{Command: "echo v1", SuccessWhen: `matches:^v[0-9]+$`}, complete: true,
+			feedback: "The command `echo v1` passed: it had to print output matching `^v[0-9]+$` and did."},
+		{name: "matches: any line, as grep", opts: checkers.CommandOptions{Command: "echo building; echo v12; echo done", SuccessWhen: `matches:^v[0-9]+$`}, complete: true,
+			feedback: "The command `echo building; echo v12; echo done` passed: it had to print output matching `^v[0-9]+$` and did."},
+		{name: "matches: \\A and \\z anchor the whole output", opts: checkers.CommandOptions{Command: "echo building; echo v12", SuccessWhen: `matches:\Av[0-9]+\n\z`},
+			feedback: "The command `echo building; echo v12` must print output matching `\\Av[0-9]+\\n\\z` (success_when \"matches:\\Av[0-9]+\\n\\z\"), but its output does not match it (exit code 0). Fix that and run it again.\nLast 40 lines of output:\nbuilding\nv12"},
 		{name: "matches: no match", opts: checkers.CommandOptions{Command: "echo 'coverage: 42%'; exit 2", SuccessWhen: `matches:(?m)^coverage: (9\d|100)%$`},
 			feedback: "The command `echo 'coverage: 42%'; exit 2` must print output matching `(?m)^coverage: (9\\d|100)%$` (success_when \"matches:(?m)^coverage: (9\\d|100)%$\"), but its output does not match it (exit code 2). Fix that and run it again.\nLast 40 lines of output:\ncoverage: 42%"},
 		{name: "a command the shell cannot find", opts: checkers.CommandOptions{Command: "donegate-no-such-tool --check", Cache: &no},

@@ -59,10 +59,14 @@ func parseCondition(s string) (condition, error) {
 		if arg == "" {
 			return condition{}, fmt.Errorf("%q: give a regular expression, as in \"matches:^ok\"", s)
 		}
-		re, err := regexp.Compile(arg)
-		if err != nil {
+		if _, err := regexp.Compile(arg); err != nil { // its error quotes the user's text
 			return condition{}, fmt.Errorf("%q: the regular expression does not compile: %w", s, err)
 		}
+		// Multi-line, as grep matches: ^ and $ at each line's start and
+		// end. A command's output ends with a newline, so without it
+		// "matches:^v[0-9]+$" never matched `echo v1`. \A and \z still
+		// anchor at the whole output's ends.
+		re := regexp.MustCompile("(?m)" + arg)
 		return condition{form: condMatches, text: arg, re: re}, nil
 	}
 	return condition{}, fmt.Errorf("%q: unknown form; use %s", s, successWhenForms)

@@ -16,6 +16,11 @@ import (
 
 // Test runs a shell command in the project dir and is complete when it
 // exits 0. It is the way to require green tests, a clean lint, a build.
+// Without a command it runs the project's own test command, detected from
+// its files when it is checked (see DetectTestCommand), and a project
+// whose files name none passes: this is what the embedded default runs,
+// and a config that holds every project it is used in for nothing, or
+// refuses them all, would be worse than one that checks what exists.
 //
 // With Cache set, a result is remembered by the state of the working tree
 // (see package treecache) and reused while the tree is unchanged, failures
@@ -30,8 +35,11 @@ type Test struct {
 // TestOptions are a test checker's options.
 type TestOptions struct {
 	// Command is run with sh -c in the project dir; it passes when it
-	// exits 0.
-	Command string `json:"command" validate:"required"`
+	// exits 0. Left out: the project's test command, detected from its
+	// files when checked as closer init detects it (go.mod: go test ./...,
+	// package.json's "test" script: npm test, pytest, cargo test, a
+	// Makefile's test target: make test); none detected passes.
+	Command string `json:"command"`
 	// Timeout bounds one run. Left out: 5m.
 	Timeout config.Duration `json:"timeout,omitempty" validate:"gte=0"`
 	// Cache reuses the result of the command while the working tree is
@@ -55,7 +63,10 @@ var TestType = register(Type{
 		return Test{Command: o.Command, Timeout: o.Timeout.D(), Cache: o.CacheEnabled()}, nil
 	},
 	Describe: func(spec config.Checker) string {
-		return "`" + spec.Options.(*TestOptions).Command + "` passes"
+		if cmd := spec.Options.(*TestOptions).Command; cmd != "" {
+			return "`" + cmd + "` passes"
+		}
+		return "the project's own test command passes (detected from its files when checked: " + detectedExamples + "; none detected: nothing to run)"
 	},
 })
 
@@ -68,8 +79,23 @@ const tailLines = 40
 // Check implements Checker: the command must exit 0, and the feedback
 // speaks of tests.
 func (t Test) Check(ctx context.Context, c *Context) (Result, error) {
-	return commandCheck{kind: "test", command: t.Command, timeout: t.Timeout, cache: t.Cache, voice: &testVoice}.check(ctx, c)
+	command := t.Command
+	if command == "" {
+		d, err := DetectTestCommand(c.ProjectDir)
+		if err != nil {
+			return Result{}, fmt.Errorf("detecting the project's test command: %w", err)
+		}
+		if d.Command == "" {
+			return OK(fmt.Sprintf("No test command detected in %s (looked for %s): nothing to run.", c.ProjectDir, TestSigns())), nil
+		}
+		command = d.Command
+	}
+	return commandCheck{kind: "test", command: command, timeout: t.Timeout, cache: t.Cache, voice: &testVoice}.check(ctx, c)
 }
+
+// detectedExamples names the commands a test checker without one may
+// detect, for descriptions.
+const detectedExamples = "`go test ./...`, `npm test`, `pytest`, `cargo test` or `make test`"
 
 // testVoice is how a test checker speaks. Scripts and the end-to-end
 // tests match the sentences of its template (test-failed): keep them.

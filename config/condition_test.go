@@ -175,7 +175,7 @@ func TestBadConditionsAreRefusedAtLoad(t *testing.T) {
 		{"a claim's bad path", `{"checkers":[{"type":"claims","claims":[{"path":"validation.tests_passed.","checker":{"type":"plan"}}]}]}`,
 			[]string{`checkers[0].claims[0].path: "validation.tests_passed." has an empty key at its end (a trailing '.')`}},
 		{"a claim without a checker", `{"checkers":[{"type":"claims","claims":[{"path":"a"}]}]}`, []string{"checkers[0].claims[0].checker: required"}},
-		{"a claim's checker broken", `{"checkers":[{"type":"claims","claims":[{"path":"a","checker":{"type":"test","timeout":"soon"}},{"path":"b","checker":{"type":"command","command":"x","success_when":"matches:("}}]}]}`,
+		{"a claim's checker broken", `{"checkers":[{"type":"claims","claims":[{"path":"a","checker":{"type":"command","timeout":"soon"}},{"path":"b","checker":{"type":"command","command":"x","success_when":"matches:("}}]}]}`,
 			[]string{`checkers[0].claims[0].checker.timeout: invalid duration "soon" (use a Go duration such as "90s", "5m", "1h30m")`,
 				`checkers[0].claims[1].checker.success_when: "matches:(": the regular expression does not compile: error parsing regexp: missing closing ): ` + "`(`",
 				`checkers[0].claims[0].checker.command: required`}},

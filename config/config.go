@@ -52,7 +52,8 @@ type Config struct {
 	// Left out: "claude-code".
 	Dialect string `json:"dialect" validate:"oneof=claude-code sdk"`
 	// Checkers is the chain, at least one; it passes when every checker
-	// passes. Left out: [{"type": "plan"}].
+	// passes. Left out: [{"type": "plan"}, {"type": "test"}], the test
+	// checker running the project's detected test command.
 	Checkers []Checker `json:"checkers" validate:"min=1,dive"`
 	Limits   Limits    `json:"limits"`
 	// OnError says what a broken config or a checker that cannot run
@@ -230,7 +231,11 @@ func defaults() *Config {
 	}
 }
 
-// Default returns the embedded default config: the plan checker alone.
+// Default returns the embedded default config: the plan checker and the
+// project's own test command, detected when checked (a project whose files
+// name none keeps the plan checker alone). With the plan alone, most
+// sessions were held for nothing: on Claude Code 2.1.330 and 2.1.331 the
+// default models get no plan tool unless CLAUDE_CODE_ENABLE_TODO_TOOLS=1.
 func Default() *Config {
 	c, err := Parse(strings.NewReader(string(defaultJSON)), DefaultSource)
 	if err != nil {

@@ -33,14 +33,14 @@ func TestParseProblems(t *testing.T) {
 		{"max_blocks zero", `{"limits":{"max_blocks":0}}`, []string{"limits.max_blocks: must be at least 1"}},
 		{"negative deadline", `{"limits":{"deadline":"-1m"}}`, []string{`limits.deadline: duration "-1m" is negative`}},
 		{"zero budget", `{"limits":{"budget":"0s"}}`, []string{"limits.budget: must be greater than 0"}},
-		{"test without command", `{"checkers":[{"type":"test"}]}`, []string{"checkers[0].command: required"}},
+		{"command without command", `{"checkers":[{"type":"command"}]}`, []string{"checkers[0].command: required"}},
 		{"files without paths", `{"checkers":[{"type":"files","paths":[]}]}`, []string{"checkers[0].paths: must not be empty"}},
 		{"empty path", `{"checkers":[{"type":"files","paths":["a",""]}]}`, []string{"checkers[0].paths[1]: required"}},
 		{"composite without members", `{"checkers":[{"type":"composite","mode":"all"}]}`, []string{"checkers[0].checkers: must not be empty"}},
 		{"composite mode", `{"checkers":[{"type":"composite","mode":"some","checkers":[{"type":"plan"}]}]}`, []string{`checkers[0].mode: must be one of all, any, got "some"`}},
 		{"nested", `{"checkers":[{"type":"composite","checkers":[{"type":"plan"},{"type":"test","timeout":"-5s","command":"x"}]}]}`, []string{`checkers[0].checkers[1].timeout: duration "-5s" is negative`}},
 		{"empty gate tool", `{"gate_tools":[""]}`, []string{"gate_tools[0]: required"}},
-		{"empty chain", `{"checkers":[]}`, []string{`checkers: must not be empty; leave the key out to use the default, [{"type":"plan"}]`}},
+		{"empty chain", `{"checkers":[]}`, []string{`checkers: must not be empty; leave the key out to use the default, [{"type":"plan"},{"type":"test"}]`}},
 		{"empty chain in a composite", `{"checkers":[{"type":"composite","checkers":[]}]}`, []string{"checkers[0].checkers: must not be empty"}},
 		{"unclosed class", `{"checkers":[{"type":"files","paths":["a","dist/["]}]}`, []string{`checkers[0].paths[1]: invalid glob pattern "dist/[": syntax error in pattern`}},
 		{"escape at the end", `{"checkers":[{"type":"files","paths":["*\\"]}]}`, []string{`checkers[0].paths[0]: invalid glob pattern "*\\": syntax error in pattern`}},
@@ -55,7 +55,7 @@ func TestParseProblems(t *testing.T) {
 		{"duplicate spelt with an escape", `{"on_error":"allow","on_\u0065rror":"block"}`, []string{"on_error: duplicate key"}},
 		{"duplicate in a member", `{"checkers":[{"type":"composite","checkers":[{"type":"test","command":"a","name":"x","command":"b"}]}]}`, []string{"checkers[0].checkers[0].command: duplicate key"}},
 		{"keys that differ are not duplicates", `{"checkers":[{"type":"files","paths":["a"]},{"type":"files","paths":["a"],"name":"paths"}]}`, nil},
-		{"several at once", `{"dialect":"x","limits":{"max_blocks":0},"checkers":[{"type":"test"}]}`, []string{
+		{"several at once", `{"dialect":"x","limits":{"max_blocks":0},"checkers":[{"type":"command"}]}`, []string{
 			`dialect: must be one of claude-code, sdk, got "x"`,
 			"checkers[0].command: required",
 			"limits.max_blocks: must be at least 1",
@@ -94,14 +94,14 @@ func TestParseReportsAllAtOnce(t *testing.T) {
 		json string
 		want []string // in order
 	}{
-		{"shape, then value", `{"dialect":"x","limits":{"budget":"5 minutes","max_blocks":0},"checkers":[{"type":"test","timeout":3}]}`, []string{
+		{"shape, then value", `{"dialect":"x","limits":{"budget":"5 minutes","max_blocks":0},"checkers":[{"type":"command","timeout":3}]}`, []string{
 			`limits.budget: invalid duration "5 minutes" (use a Go duration such as "90s", "5m", "1h30m")`,
 			`checkers[0].timeout: expected a duration string such as "90s", got the number 3`,
 			`dialect: must be one of claude-code, sdk, got "x"`,
 			"checkers[0].command: required",
 			"limits.max_blocks: must be at least 1",
 		}},
-		{"a checker of unknown type is not checked further", `{"checkers":[{"type":"pylint","command":""},{"type":"test"}]}`, []string{
+		{"a checker of unknown type is not checked further", `{"checkers":[{"type":"pylint","command":""},{"type":"command"}]}`, []string{
 			`checkers[0].type: unknown checker type "pylint" (valid: ` + types + `)`,
 			"checkers[1].command: required",
 		}},
@@ -113,15 +113,15 @@ func TestParseReportsAllAtOnce(t *testing.T) {
 			"checkers[0].type: duplicate key",
 			`on_error: must be one of allow, block, got "x"`,
 		}},
-		{"nor one that is not an object", `{"checkers":[3,{"type":"test"}]}`, []string{
+		{"nor one that is not an object", `{"checkers":[3,{"type":"command"}]}`, []string{
 			`checkers[0]: expected a checker object such as {"type": "plan"}, got the number 3`,
 			"checkers[1].command: required",
 		}},
 		{"a misspelt key is not also missing", `{"checkers":[{"type":"test","comand":"go test"}]}`, []string{
 			`checkers[0].comand: unknown key for a "test" checker (did you mean "command"? valid: cache, command, name, on, timeout, type)`,
 		}},
-		{"unless the right spelling is there too", `{"checkers":[{"type":"test","command":"","comand":"go test"}]}`, []string{
-			`checkers[0].comand: unknown key for a "test" checker (did you mean "command"? valid: cache, command, name, on, timeout, type)`,
+		{"unless the right spelling is there too", `{"checkers":[{"type":"command","command":"","comand":"go test"}]}`, []string{
+			`checkers[0].comand: unknown key for a "command" checker (did you mean "command"? valid: cache, command, name, on, success_when, timeout, type)`,
 			"checkers[0].command: required",
 		}},
 		{"a value of the wrong type is not also missing", `{"checkers":[{"type":"test","command":3},{"type":"files","paths":[3,""]}]}`, []string{
@@ -297,10 +297,11 @@ func TestParseDefaultsAndValues(t *testing.T) {
 	assert.Equal(t, "unit", c.Checkers[0].Label())
 	assert.Equal(t, "t.json", c.Source)
 
-	// No checkers at all means the plan checker, like the embedded default.
+	// No checkers at all means the embedded default's: the plan checker
+	// and the project's detected test command.
 	c, err = config.Parse(strings.NewReader(`{}`), "empty.json")
 	require.NoError(t, err)
-	assert.Equal(t, []config.Checker{{Type: "plan", Options: &checkers.PlanOptions{}}}, c.Checkers)
+	assert.Equal(t, []config.Checker{{Type: "plan", Options: &checkers.PlanOptions{}}, {Type: "test", Options: &checkers.TestOptions{}}}, c.Checkers)
 	assert.Equal(t, config.Default().Checkers, c.Checkers)
 }
 
@@ -312,7 +313,7 @@ func TestParseTakesSchemaKey(t *testing.T) {
 	for _, tt := range []struct {
 		name, doc, schema, problem string
 	}{
-		{"url", `{"$schema": "` + url + `", "checkers": [{"type": "plan"}]}`, url, ""},
+		{"url", `{"$schema": "` + url + `", "checkers": [{"type": "plan"}, {"type": "test"}]}`, url, ""},
 		{"any string", `{"$schema": "./donegate.schema.json"}`, "./donegate.schema.json", ""},
 		{"not a string", `{"$schema": 1}`, "", "$schema: expected a string, got the number 1"},
 		{"not in a checker", `{"checkers": [{"type": "plan", "$schema": "x"}]}`, "", `checkers[0].$schema: unknown key for a "plan" checker`},

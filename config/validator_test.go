@@ -83,7 +83,7 @@ func validConfig() *config.Config {
 		Checkers: []config.Checker{
 			{Type: "plan", Name: "plan", On: []string{"stop", "subagent_stop"}, Options: &checkers.PlanOptions{}},
 			{Type: "files", Options: &checkers.FilesOptions{Paths: config.Patterns{"a", "b/*.go"}}},
-			{Type: "test", Options: &checkers.TestOptions{Command: "go test ./...", Timeout: config.Duration(time.Minute), Cache: &no}},
+			{Type: "command", Options: &checkers.CommandOptions{Command: "go test ./...", Timeout: config.Duration(time.Minute), Cache: &no}},
 			{Type: "composite", On: []string{"manual"}, Options: &checkers.CompositeOptions{Mode: "any", Parallel: true, Checkers: []config.Checker{
 				{Type: "plan", Options: &checkers.PlanOptions{}},
 				{Type: "composite", Options: &checkers.CompositeOptions{Checkers: []config.Checker{
@@ -91,7 +91,7 @@ func validConfig() *config.Config {
 			}}},
 			{Type: "output", Options: &checkers.OutputOptions{Conditions: []config.Condition{{Path: "status", Equals: []byte(`"completed"`)}, {Path: "evidence", Exists: &no}}}},
 			{Type: "claims", Options: &checkers.ClaimsOptions{Claims: []checkers.Claim{
-				{Path: "validation.tests_passed", Checker: config.Checker{Type: "test", Options: &checkers.TestOptions{Command: "go test ./..."}}},
+				{Path: "validation.tests_passed", Checker: config.Checker{Type: "command", Options: &checkers.CommandOptions{Command: "go test ./..."}}},
 				{Path: "validation.git_clean", Checker: config.Checker{Type: "git-clean", On: []string{"stop"}, Options: &checkers.GitCleanOptions{}}}}}},
 		},
 		CompletionSignal: []config.Condition{{Path: "status", Equals: []byte(`"completed"`)}, {Path: "next_action.action", Matches: "^complete$"}},
@@ -104,7 +104,9 @@ func TestRulesMatchValidator(t *testing.T) {
 	files := func(c *config.Config) *checkers.FilesOptions {
 		return optionsOf[checkers.FilesOptions](t, c.Checkers[1])
 	}
-	test := func(c *config.Config) *checkers.TestOptions { return optionsOf[checkers.TestOptions](t, c.Checkers[2]) }
+	command := func(c *config.Config) *checkers.CommandOptions {
+		return optionsOf[checkers.CommandOptions](t, c.Checkers[2])
+	}
 	composite := func(c *config.Config) *checkers.CompositeOptions {
 		return optionsOf[checkers.CompositeOptions](t, c.Checkers[3])
 	}
@@ -123,8 +125,8 @@ func TestRulesMatchValidator(t *testing.T) {
 		{"max_blocks", func(c *config.Config) { c.Limits.MaxBlocks = 0 }, []string{"limits.max_blocks: must be at least 1"}},
 		{"negative deadline", func(c *config.Config) { c.Limits.Deadline = -1 }, []string{"limits.deadline: must be at least 0"}},
 		{"zero budget", func(c *config.Config) { c.Limits.Budget = 0 }, []string{"limits.budget: must be greater than 0"}},
-		{"no checkers", func(c *config.Config) { c.Checkers = nil }, []string{`checkers: must not be empty; leave the key out to use the default, [{"type":"plan"}]`}},
-		{"empty checkers", func(c *config.Config) { c.Checkers = []config.Checker{} }, []string{`checkers: must not be empty; leave the key out to use the default, [{"type":"plan"}]`}},
+		{"no checkers", func(c *config.Config) { c.Checkers = nil }, []string{`checkers: must not be empty; leave the key out to use the default, [{"type":"plan"},{"type":"test"}]`}},
+		{"empty checkers", func(c *config.Config) { c.Checkers = []config.Checker{} }, []string{`checkers: must not be empty; leave the key out to use the default, [{"type":"plan"},{"type":"test"}]`}},
 		{"one checker", func(c *config.Config) { c.Checkers = c.Checkers[:1] }, nil},
 		{"no type", func(c *config.Config) { c.Checkers[0].Type = "" }, []string{"checkers[0].type: required"}},
 		// Which names are types is the registry's to say, when decoding
@@ -132,16 +134,18 @@ func TestRulesMatchValidator(t *testing.T) {
 		{"unknown type", func(c *config.Config) { c.Checkers[0].Type = "pylint" }, nil},
 		{"files without paths", func(c *config.Config) { files(c).Paths = nil }, []string{"checkers[1].paths: must not be empty"}},
 		{"files with an empty path", func(c *config.Config) { files(c).Paths[0] = "" }, []string{"checkers[1].paths[0]: required"}},
-		{"test without command", func(c *config.Config) { test(c).Command = "" }, []string{"checkers[2].command: required"}},
+		{"command without command", func(c *config.Config) { command(c).Command = "" }, []string{"checkers[2].command: required"}},
+		// A test checker without one runs the project's detected test command.
+		{"test without command", func(c *config.Config) { c.Checkers[2] = spec(t, "test", nil) }, nil},
 		{"plan without command", func(c *config.Config) { c.Checkers[0].Options = &checkers.PlanOptions{} }, nil},
-		{"negative timeout", func(c *config.Config) { test(c).Timeout = -1 }, []string{"checkers[2].timeout: must be at least 0"}},
+		{"negative timeout", func(c *config.Config) { command(c).Timeout = -1 }, []string{"checkers[2].timeout: must be at least 0"}},
 		{"composite mode", func(c *config.Config) { composite(c).Mode = "some" }, []string{`checkers[3].mode: must be one of all, any, got "some"`}},
 		{"composite without mode", func(c *config.Config) { composite(c).Mode = "" }, nil},
 		{"composite without members", func(c *config.Config) { composite(c).Checkers = []config.Checker{} }, []string{"checkers[3].checkers: must not be empty"}},
 		{"nested", func(c *config.Config) {
 			inner := optionsOf[checkers.CompositeOptions](t, composite(c).Checkers[1])
 			optionsOf[checkers.FilesOptions](t, inner.Checkers[0]).Paths = config.Patterns{""}
-			inner.Checkers = append(inner.Checkers, spec(t, "test", nil))
+			inner.Checkers = append(inner.Checkers, spec(t, "command", nil))
 		}, []string{"checkers[3].checkers[1].checkers[0].paths[0]: required", "checkers[3].checkers[1].checkers[1].command: required"}},
 		{"a condition without a path", func(c *config.Config) { c.CompletionSignal[1].Path = "" }, []string{"completion_signal[1].path: required"}},
 		{"an empty completion_signal", func(c *config.Config) { c.CompletionSignal = []config.Condition{} }, []string{"completion_signal: must not be empty"}},
@@ -157,7 +161,7 @@ func TestRulesMatchValidator(t *testing.T) {
 		{"a claim's checker broken", func(c *config.Config) {
 			cl := optionsOf[checkers.ClaimsOptions](t, c.Checkers[5]).Claims
 			cl[0].Path = ""
-			cl[0].Checker.Options.(*checkers.TestOptions).Command = ""
+			cl[0].Checker.Options.(*checkers.CommandOptions).Command = ""
 			cl[1].Checker.On = []string{"Stop"}
 		}, []string{"checkers[5].claims[0].path: required", "checkers[5].claims[0].checker.command: required",
 			`checkers[5].claims[1].checker.on[0]: must be one of stop, subagent_stop, tool_use, manual, got "Stop"`}},
@@ -170,7 +174,7 @@ func TestRulesMatchValidator(t *testing.T) {
 		}, []string{`checkers[3].checkers[1].checkers[0].on[1]: must be one of stop, subagent_stop, tool_use, manual, got "Stop"`}},
 		{"on before the options", func(c *config.Config) {
 			c.Checkers[2].On = []string{"never"}
-			test(c).Command = ""
+			command(c).Command = ""
 		}, []string{
 			`checkers[2].on[0]: must be one of stop, subagent_stop, tool_use, manual, got "never"`,
 			"checkers[2].command: required",
@@ -181,7 +185,7 @@ func TestRulesMatchValidator(t *testing.T) {
 			c.Limits.MaxBlocks = -2
 			composite(c).Mode = "x"
 			composite(c).Checkers = nil
-			c.Checkers[1] = spec(t, "test", nil)
+			c.Checkers[1] = spec(t, "command", nil)
 		}, []string{
 			`dialect: must be one of claude-code, sdk, got "x"`,
 			"checkers[1].command: required",

@@ -15,9 +15,9 @@ import (
 
 const planAdvice = "Please either complete all remaining tasks or update the plan to remove tasks that are no longer needed before producing output: "
 
-// Environments that give the model a plan tool. Models of 2.1.330's
-// default have none unless asked (CLAUDE_CODE_ENABLE_TODO_TOOLS=1); the
-// Task tools are the default plan, TodoWrite the older one.
+// Environments that give the model a plan tool. The default models of
+// 2.1.330 and 2.1.331 have none unless asked (CLAUDE_CODE_ENABLE_TODO_TOOLS=1);
+// then the Task tools are the plan, and TodoWrite the older one.
 var (
 	taskTools = []string{"CLAUDE_CODE_ENABLE_TODO_TOOLS=1"}
 	todoWrite = []string{"CLAUDE_CODE_ENABLE_TODO_TOOLS=1", "CLAUDE_CODE_ENABLE_TASKS=0"}

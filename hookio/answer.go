@@ -130,26 +130,26 @@ func CleanText(s string) string {
 		}
 		return r
 	}, s)
-	if n := utf8.RuneCountInString(s); n > MaxFeedbackRunes {
-		s = cut(s, n)
-	}
-	return s
+	return Cut(s, MaxFeedbackRunes)
 }
 
-// headRunes is how much of the start of a feedback that is too long is
-// kept; the rest of the bound goes to its end. Feedback opens with what
-// failed and what to do, and a test log ends with what matters most: the
-// FAIL line and the summary. Keeping only the head dropped them.
-const headRunes = MaxFeedbackRunes / 4
-
-// cut returns s, of n runes, cut to MaxFeedbackRunes: its head and its
-// tail, with a note between them saying how much is left out. The cuts
-// fall on line ends when one is near, else on rune boundaries.
-func cut(s string, n int) string {
+// Cut returns s if it has at most limit runes, else s cut to limit runes:
+// its head (a quarter of the room) and its tail, with a note between them
+// saying how much is left out. Feedback opens with what failed and what to
+// do, and a test log ends with what matters most: the FAIL line and the
+// summary. Keeping only the head dropped them, and keeping only the tail
+// (closer's text output once kept the last 15 lines) dropped a failing
+// assertion under five `npm notice` lines. The cuts fall on line ends when
+// one is near, else on rune boundaries.
+func Cut(s string, limit int) string {
+	n := utf8.RuneCountInString(s)
+	if n <= limit {
+		return s
+	}
 	const note = "\n[donegate: feedback cut, %s characters not shown here]\n"
 	// The note says at most n characters were cut: reserve that much room.
-	room := MaxFeedbackRunes - utf8.RuneCountInString(fmt.Sprintf(note, thousands(n)))
-	headEnd := runeOffset(s, min(headRunes, room/2))
+	room := max(limit-utf8.RuneCountInString(fmt.Sprintf(note, thousands(n))), 2)
+	headEnd := runeOffset(s, min(limit/4, room/2))
 	tailStart := len(s)
 	for range room - utf8.RuneCountInString(s[:headEnd]) {
 		_, size := utf8.DecodeLastRuneInString(s[:tailStart])

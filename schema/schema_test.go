@@ -396,7 +396,7 @@ var invalid = []struct{ keyword, config string }{
 	{"additionalProperties", `{"checkers": [{"type": "plan", "command": "x"}]}`},
 	{"additionalProperties", `{"checkers": [{"type": "git-clean", "paths": ["x"]}]}`},
 	{"required", `{"checkers": [{"name": "x"}]}`},
-	{"required", `{"checkers": [{"type": "test"}]}`},
+	{"required", `{"checkers": [{"type": "command"}]}`},
 	{"required", `{"checkers": [{"type": "composite"}]}`},
 	{"required", `{"checkers": [{"type": "issue-closed"}]}`},
 	{"required", `{"checkers": [{"type": "external"}]}`},
@@ -440,7 +440,7 @@ var invalid = []struct{ keyword, config string }{
 	{"pattern", `{"checkers": [{"type": "lint", "timeout": ""}]}`},
 	{"allOf", `{"checkers": [{"type": "format", "mode": "all"}]}`},
 	{"allOf", `{"checkers": [{"type": "composite", "checkers": [{"type": "plan", "paths": []}]}]}`},
-	{"allOf", `{"checkers": [{"type": "claims", "claims": [{"path": "a", "checker": {"type": "test"}}]}]}`},
+	{"allOf", `{"checkers": [{"type": "claims", "claims": [{"path": "a", "checker": {"type": "command"}}]}]}`},
 }
 
 // valid holds a checker of each type that breaks no rule, for

@@ -132,6 +132,9 @@ type command struct {
 	name    string
 	args    string // the non-flag part of its usage line
 	summary string
+	// noConfig hides --config from its help: it reads no config (init
+	// writes one, and refuses the flag with a message saying so).
+	noConfig bool
 	// flags registers the subcommand's own flags; run runs it.
 	flags func(fs *flag.FlagSet, o *options)
 	run   func(ctx context.Context, r *runCtx) (verdict, error)
@@ -148,8 +151,8 @@ Commands:
 `
 
 const usageTail = `
-Every command takes --config FILE, --dir DIR, --json, --help and --version.
-Run closer <command> --help for its flags.
+Every command takes --dir DIR, --json, --help and --version, and all but
+init take --config FILE. Run closer <command> --help for its flags.
 
 Exit codes: 0 complete, 1 incomplete (or the judge or probe gave no
 verdict), 2 usage, config or environment error.
@@ -160,7 +163,7 @@ verdict), 2 usage, config or environment error.
 func PrintUsage(w io.Writer) {
 	fmt.Fprint(w, usageHead)
 	for _, c := range commands {
-		fmt.Fprintf(w, "  %-12s %s\n", c.name, firstLine(c.summary))
+		fmt.Fprintf(w, "  %-12s %s\n", c.name, headline(c.summary))
 	}
 	fmt.Fprint(w, usageTail)
 }
@@ -281,7 +284,13 @@ func runCommand(ctx context.Context, c command, args []string, stdout, stderr io
 	fs, version := newFlagSet(c, &o)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: %s [flags]%s\n\n%s\n\nFlags:\n", name, c.args, c.summary)
-		cli.PrintFlags(fs.Output(), fs)
+		shown := flag.NewFlagSet(name, flag.ContinueOnError)
+		fs.VisitAll(func(f *flag.Flag) {
+			if !(c.noConfig && f.Name == "config") {
+				shown.Var(f.Value, f.Name, f.Usage)
+			}
+		})
+		cli.PrintFlags(fs.Output(), shown)
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -359,6 +368,26 @@ func (r *runCtx) stateDir() string { return paths.StateDir(r.env.Getenv) }
 func firstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		return s[:i]
+	}
+	return s
+}
+
+// maxHeadline is the longest command summary the usage lists whole: the
+// width left on an 80-column line beside the command names.
+const maxHeadline = 75
+
+// headline is a command's summary in the usage's list: its first sentence,
+// and when that does not fit a line, what comes before its colon. The
+// first line alone cut doctor's sentence in the middle.
+func headline(summary string) string {
+	s := strings.Join(strings.Fields(summary), " ")
+	if i := strings.Index(s, ". "); i >= 0 {
+		s = s[:i+1]
+	}
+	if len(s) > maxHeadline {
+		if i := strings.IndexByte(s, ':'); i >= 0 {
+			s = s[:i] + "."
+		}
 	}
 	return s
 }

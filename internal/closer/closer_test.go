@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -82,4 +83,31 @@ func TestColourOnlyOnATerminalWithoutNoColor(t *testing.T) {
 			assert.Equal(t, tt.want, bytes.Contains(out.Bytes(), []byte("\x1b[")), out.String())
 		})
 	}
+}
+
+// closer --help lists each command with a whole sentence: the first line
+// of doctor's summary stopped in the middle of one.
+func TestUsageListsWholeSentences(t *testing.T) {
+	var out, errOut bytes.Buffer
+	require.Equal(t, ExitComplete, Main(context.Background(), []string{"--help"}, &out, &errOut, testEnv(nil, false)))
+	usage := out.String() + errOut.String()
+	for _, c := range commands {
+		i := strings.Index(usage, "\n  "+c.name+" ")
+		require.GreaterOrEqual(t, i, 0, "%s is listed", c.name)
+		line, _, _ := strings.Cut(usage[i+1:], "\n")
+		assert.True(t, strings.HasSuffix(line, "."), "%q ends a sentence", line)
+	}
+	assert.Contains(t, usage, "  doctor       Check that donegate is set up to hold the agent in DIR.\n")
+}
+
+// closer init --help does not offer --config, which init refuses.
+func TestInitHelpHasNoConfigFlag(t *testing.T) {
+	var out, errOut bytes.Buffer
+	require.Equal(t, ExitComplete, Main(context.Background(), []string{"init", "--help"}, &out, &errOut, testEnv(nil, false)))
+	assert.NotContains(t, out.String(), "--config")
+	assert.Contains(t, out.String(), "--dry-run")
+
+	out.Reset()
+	require.Equal(t, ExitComplete, Main(context.Background(), []string{"check", "--help"}, &out, &errOut, testEnv(nil, false)))
+	assert.Contains(t, out.String(), "--config FILE")
 }

@@ -126,6 +126,7 @@ func runDoctor(ctx context.Context, r *runCtx) (verdict, error) {
 func (r *runCtx) doctor(ctx context.Context) DoctorReport {
 	rep := DoctorReport{OK: true, Findings: []Finding{}}
 	cfg := r.doctorConfig(&rep)
+	r.doctorPlanOnly(&rep, cfg)
 	regs := r.doctorSettings(&rep)
 	r.doctorRegistrations(&rep, regs, cfg)
 	r.doctorBinaries(ctx, &rep, regs)
@@ -158,7 +159,7 @@ func (r *runCtx) doctorConfig(rep *DoctorReport) *config.Config {
 	}
 	rep.add("config", statusOK, "", "%s is valid: dialect %s, limits.budget %s, limits.max_blocks %d; its checkers, not run here (closer check runs them):", source, c.Dialect, c.Limits.Budget, c.Limits.MaxBlocks)
 	for i, s := range c.Checkers {
-		rep.add("config", statusOK, "", "checker %d: %s", i+1, checkers.Describe(s))
+		rep.add("config", statusOK, "", "checker %d: %s%s", i+1, checkers.Describe(s), r.detectedTest(s))
 	}
 	r.doctorJudges(rep, c)
 	return c

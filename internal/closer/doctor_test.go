@@ -47,6 +47,8 @@ func newDoctorSetup(t *testing.T) *doctorSetup {
 	s.claude = filepath.Join(root, "claude")
 	s.fakeHook(t, s.claude, "2.1.330 (Claude Code)")
 	s.write(t, filepath.Join(s.proj, ".claude", "settings.json"), exampleSettings)
+	// A project with tests: the default chain holds the agent for them.
+	s.write(t, filepath.Join(s.proj, "go.mod"), "module example.com/proj\n")
 	// The PATH of the process: runProgram and the lookups read it.
 	t.Setenv("PATH", s.bin)
 	s.vars = map[string]string{"HOME": s.home, "DONEGATE_STATE_DIR": s.state}
@@ -113,6 +115,7 @@ func TestDoctor(t *testing.T) {
 				`^✓ settings: posttooluse-hook at PreToolUse \(matcher "StructuredOutput"\) in project settings `,
 				`^✓ config: embedded default \(no .*/proj/\.claude/donegate\.json\) is valid: dialect claude-code, limits\.budget 9m0s, limits\.max_blocks 5; its checkers, not run here \(closer check runs them\):$`,
 				`^✓ config: checker 1: plan: every item of the agent's plan is completed$`,
+				"^✓ config: checker 2: test: the project's own test command passes .*; here `go test \\./\\.\\.\\.`, from go\\.mod$",
 				`^✓ state: state dir .*/state is writable$`,
 				`^✓ claude: Claude Code 2\.1\.330$`,
 				`^No problems found\.$`,
@@ -370,9 +373,54 @@ func TestDoctor(t *testing.T) {
 			not:  []string{`plugin donegate@donegate`},
 		},
 		{
+			name:  "the default, a project without tests, and no plan tools",
+			setup: func(t *testing.T, s *doctorSetup) { require.NoError(t, os.Remove(filepath.Join(s.proj, "go.mod"))) },
+			code:  ExitComplete,
+			want: []string{
+				`^! config: the chain holds the agent for nothing in practice: it checks only the agent's plan \(no test command detected in .*/proj: looked for go\.mod; .*\), and CLAUDE_CODE_ENABLE_TODO_TOOLS is set neither in the environment nor in any settings file's "env"`,
+				`^    fix: give the model its plan tools: add "env": \{"CLAUDE_CODE_ENABLE_TODO_TOOLS": "1"\} to \.claude/settings\.json .*closer init writes the test command`,
+			},
+		},
+		{
+			name: "a plan-only config, and no plan tools",
+			setup: func(t *testing.T, s *doctorSetup) {
+				s.write(t, filepath.Join(s.proj, ".claude", "donegate.json"), `{"checkers": [{"type": "plan"}]}`)
+			},
+			code: ExitComplete,
+			want: []string{`^! config: the chain holds the agent for nothing in practice: it checks only the agent's plan, and CLAUDE_CODE_ENABLE_TODO_TOOLS is set neither`},
+		},
+		{
+			name: "a plan-only config, plan tools in the settings' env",
+			setup: func(t *testing.T, s *doctorSetup) {
+				s.write(t, filepath.Join(s.proj, ".claude", "donegate.json"), `{"checkers": [{"type": "plan"}]}`)
+				s.write(t, filepath.Join(s.home, ".claude", "settings.json"), `{"env": {"CLAUDE_CODE_ENABLE_TODO_TOOLS": "1"}}`)
+			},
+			code: ExitComplete,
+			not:  []string{`^!`},
+		},
+		{
+			name: "a plan-only config, plan tools turned off by the local settings",
+			setup: func(t *testing.T, s *doctorSetup) {
+				s.write(t, filepath.Join(s.proj, ".claude", "donegate.json"), `{"checkers": [{"type": "plan"}]}`)
+				s.write(t, filepath.Join(s.home, ".claude", "settings.json"), `{"env": {"CLAUDE_CODE_ENABLE_TODO_TOOLS": "1"}}`)
+				s.write(t, filepath.Join(s.proj, ".claude", "settings.local.json"), `{"env": {"CLAUDE_CODE_ENABLE_TODO_TOOLS": "0"}}`)
+			},
+			code: ExitComplete,
+			want: []string{`^! config: the chain holds the agent for nothing in practice`},
+		},
+		{
+			name: "a plan-only config, plan tools in the environment",
+			setup: func(t *testing.T, s *doctorSetup) {
+				s.write(t, filepath.Join(s.proj, ".claude", "donegate.json"), `{"checkers": [{"type": "plan"}]}`)
+				s.vars["CLAUDE_CODE_ENABLE_TODO_TOOLS"] = "true"
+			},
+			code: ExitComplete,
+			not:  []string{`^!`},
+		},
+		{
 			name: "an invalid config",
 			setup: func(t *testing.T, s *doctorSetup) {
-				s.write(t, filepath.Join(s.proj, ".claude", "donegate.json"), `{"checkers": [{"type": "test"}]}`)
+				s.write(t, filepath.Join(s.proj, ".claude", "donegate.json"), `{"checkers": [{"type": "command"}]}`)
 			},
 			code: ExitIncomplete,
 			want: []string{`^✗ config: .*/proj/\.claude/donegate\.json is invalid: config .*: checkers\[0\]\.command: `},

@@ -14,7 +14,6 @@ import (
 	"strings"
 
 	"github.com/pmezard/go-difflib/difflib"
-	"github.com/tidwall/gjson"
 
 	"github.com/donegate/donegate/checkers"
 	"github.com/donegate/donegate/internal/jsondepth"
@@ -39,6 +38,7 @@ file's mode) and replaced through a rename. A file that is a link is
 written through it (in DIR, only when it leads to a file inside DIR); a
 dangling link, a link at a .bak, a FIFO, a device or a read-only file is
 refused, and nothing is written. A second run changes nothing.`,
+	noConfig: true,
 	flags: func(fs *flag.FlagSet, o *options) {
 		fs.BoolVar(&o.init.dryRun, "dry-run", false, "print the diff of each file init would change, and write nothing")
 		fs.BoolVar(&o.init.user, "user", false, "register the hooks in the user's settings (~/.claude/settings.json, or $CLAUDE_CONFIG_DIR's) instead of DIR's")
@@ -299,42 +299,17 @@ type project struct {
 	notes          []string
 }
 
-// testKinds are the project kinds init knows, in the order it looks:
-// the first that matches gives the test command.
-var testKinds = []struct {
-	what   string // for the note when none matches
-	detect func(dir string) (command, from string, note string, err error)
-}{
-	{"go.mod", fileKind("go.mod", "go test ./...")},
-	{`package.json with a "test" script`, npmKind},
-	{"pyproject.toml, setup.cfg or pytest.ini", fileKind("pyproject.toml", "pytest", "setup.cfg", "pytest.ini")},
-	{"Cargo.toml", fileKind("Cargo.toml", "cargo test")},
-	{"a Makefile with a test target", makeKind},
-}
-
 // detectProject looks at dir's files, never at which tools are installed:
 // as the presets do, so the config means the same on every machine.
 func detectProject(dir string) (project, error) {
 	var p project
-	for _, k := range testKinds {
-		cmd, from, note, err := k.detect(dir)
-		if err != nil {
-			return p, err
-		}
-		if note != "" {
-			p.notes = append(p.notes, note)
-		}
-		if cmd != "" {
-			p.test, p.testFrom = cmd, from
-			break
-		}
+	test, err := checkers.DetectTestCommand(dir)
+	if err != nil {
+		return p, err
 	}
+	p.test, p.testFrom, p.notes = test.Command, test.From, test.Notes
 	if p.test == "" {
-		looked := make([]string, len(testKinds))
-		for i, k := range testKinds {
-			looked[i] = k.what
-		}
-		p.notes = append(p.notes, "no test command detected (looked for "+strings.Join(looked, "; ")+
+		p.notes = append(p.notes, "no test command detected (looked for "+checkers.TestSigns()+
 			"): the config has the plan checker only; add a test checker to it by hand")
 	}
 	p.presets = []string{}
@@ -348,99 +323,6 @@ func detectProject(dir string) (project, error) {
 		}
 	}
 	return p, nil
-}
-
-// fileKind is a project kind told by one of names existing.
-func fileKind(name, command string, more ...string) func(string) (string, string, string, error) {
-	return func(dir string) (string, string, string, error) {
-		for _, n := range append([]string{name}, more...) {
-			ok, err := isFile(filepath.Join(dir, n))
-			if err != nil || ok {
-				return command, n, "", err
-			}
-		}
-		return "", "", "", nil
-	}
-}
-
-// npmPlaceholder is in the test script npm init writes, which only fails:
-// no test command at all is better than one that can never pass.
-const npmPlaceholder = "no test specified"
-
-func npmKind(dir string) (string, string, string, error) {
-	data, err := readManifest(filepath.Join(dir, "package.json"))
-	if err != nil || data == nil {
-		return "", "", "", err
-	}
-	if !gjson.ValidBytes(data) {
-		return "", "", "", fmt.Errorf("%s: not valid JSON", filepath.Join(dir, "package.json"))
-	}
-	test := gjson.GetBytes(data, "scripts.test")
-	switch {
-	case test.Type != gjson.String || strings.TrimSpace(test.Str) == "":
-		return "", "", `package.json has no "test" script`, nil
-	case strings.Contains(test.Str, npmPlaceholder):
-		return "", "", `package.json's "test" script is npm's placeholder, which always fails: not used`, nil
-	}
-	return "npm test", "package.json", "", nil
-}
-
-func makeKind(dir string) (string, string, string, error) {
-	for _, name := range []string{"GNUmakefile", "makefile", "Makefile"} {
-		data, err := readManifest(filepath.Join(dir, name))
-		if err != nil {
-			return "", "", "", err
-		}
-		if data == nil {
-			continue
-		}
-		// make reads the first of these that exists, and only that one.
-		if hasMakeTarget(data, "test") {
-			return "make test", name, "", nil
-		}
-		return "", "", name + " has no test target", nil
-	}
-	return "", "", "", nil
-}
-
-// hasMakeTarget reports whether a makefile has a rule for target: a line
-// not indented by a tab whose targets, before a ':' that does not start
-// ':=' or '::=', include it. Not a make parser: targets made by variables
-// or includes are not seen, and are then simply not used.
-func hasMakeTarget(data []byte, target string) bool {
-	for _, line := range strings.Split(string(data), "\n") {
-		if strings.HasPrefix(line, "\t") || strings.HasPrefix(strings.TrimSpace(line), "#") {
-			continue
-		}
-		i := strings.IndexByte(line, ':')
-		if i < 0 || strings.HasPrefix(line[i:], ":=") || strings.HasPrefix(line[i:], "::=") || strings.ContainsAny(line[:i], "=$") {
-			continue
-		}
-		for _, t := range strings.Fields(line[:i]) {
-			if t == target {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func isFile(path string) (bool, error) {
-	st, err := os.Stat(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	return st.Mode().IsRegular(), nil
-}
-
-// readManifest reads a regular file of at most maxSettingsBytes; one that
-// does not exist is nil and no error.
-func readManifest(path string) ([]byte, error) {
-	data, _, err := readSettings(path)
-	return data, err
 }
 
 // readSettings reads a file init may replace, or doctor reads: its content

@@ -27,11 +27,15 @@ func (p *printer) line(s string) {
 	_, p.err = fmt.Fprintln(p.w, s)
 }
 
-// maxEvidenceLines bounds the evidence shown under an item in text output
-// (--json has all of it).
-const maxEvidenceLines = 15
+// maxEvidenceRunes bounds the evidence shown under an item in text output
+// (--json has all of it): about 15 lines of a terminal.
+const maxEvidenceRunes = 1200
 
-// item prints one checklist line and its evidence.
+// item prints one checklist line and its evidence. Evidence that is too
+// long keeps its head and its tail, with a note of what was cut between
+// them, as the hooks' feedback does (hookio.Cut): keeping only the last 15
+// lines dropped a failing assertion under five `npm notice` lines, and the
+// sentence that said what failed with it.
 func (p *printer) item(done bool, title, evidence string) {
 	mark := p.red("✗")
 	if done {
@@ -42,11 +46,10 @@ func (p *printer) item(done bool, title, evidence string) {
 	if ev == "" {
 		return
 	}
-	lines := strings.Split(ev, "\n")
-	if len(lines) > maxEvidenceLines {
-		lines = append([]string{fmt.Sprintf("(last %d of %d lines)", maxEvidenceLines, len(lines))}, lines[len(lines)-maxEvidenceLines:]...)
+	if cut := hookio.Cut(ev, maxEvidenceRunes); cut != ev {
+		ev = cut + "\n(--json shows all of it)"
 	}
-	p.line(p.dim(indent(strings.Join(lines, "\n"), "    ")))
+	p.line(p.dim(indent(ev, "    ")))
 }
 
 func (p *printer) paint(code, s string) string {

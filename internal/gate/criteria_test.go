@@ -32,7 +32,7 @@ func TestCriteria(t *testing.T) {
 		{"told", good, false, gate.KindCriteria, told, ""},
 		{"inside donegate's own check of the session", good, true, gate.KindGuarded, "{}\n",
 			"stop-hook: running inside donegate's own check of session s; not telling the criteria\n"},
-		{"a broken config", `{"checkers":[{"type":"test"}]}`, false, gate.KindConfigBroken,
+		{"a broken config", `{"checkers":[{"type":"command"}]}`, false, gate.KindConfigBroken,
 			"{\"systemMessage\":\"donegate is not checking this session, its config is broken: config ",
 			"stop-hook: config "},
 		{"nothing runs at a stop", `{"checkers":[{"type":"test","command":"touch ran","on":["manual"]}]}`, false, gate.KindCriteria, "{}\n", ""},

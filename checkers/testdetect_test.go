@@ -1,0 +1,80 @@
+package checkers_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/donegate/donegate/checkers"
+	"github.com/donegate/donegate/config"
+	"github.com/donegate/donegate/hookio"
+	"github.com/donegate/donegate/internal/proc"
+)
+
+// A test checker without a command, as the embedded default has, runs
+// the test command the project's files name, detected when checked as
+// closer init detects it; a project that names none passes. Before, the
+// default was the plan checker alone, which holds nobody on hosts whose
+// model has no plan tool.
+func TestTestCheckerDetectsTheCommand(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		files    map[string]string
+		want     string // the command run, "" for none
+		complete bool
+		feedback string
+	}{
+		{name: "go", files: map[string]string{"go.mod": "module x\n"}, want: "go test ./...", feedback: "The test command `go test ./...` failed"},
+		{name: "npm", files: map[string]string{"package.json": `{"scripts":{"test":"jest"}}`}, want: "npm test", feedback: "`npm test` failed"},
+		{name: "npm's placeholder is not run", files: map[string]string{"package.json": `{"scripts":{"test":"echo \"Error: no test specified\" && exit 1"}}`},
+			complete: true, feedback: "No test command detected"},
+		{name: "a Makefile's test target", files: map[string]string{"Makefile": "test:\n\tfalse\n"}, want: "make test", feedback: "`make test` failed"},
+		{name: "nothing", files: map[string]string{"README": "hi\n"}, complete: true, feedback: "No test command detected in "},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for name, content := range tt.files {
+				require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644))
+			}
+			runner := &fakeRunner{out: proc.Outcome{ExitCode: 1, Output: []byte("FAIL\n")}}
+			c := &checkers.Context{Event: &hookio.Event{SessionID: "s1"}, ProjectDir: dir, Runner: runner, Budget: time.Minute}
+			r, err := checkers.Test{}.Check(context.Background(), c)
+			require.NoError(t, err)
+			assert.Equal(t, tt.complete, r.Complete)
+			assert.Contains(t, r.Feedback, tt.feedback)
+			assert.Equal(t, tt.want, runner.got.Shell)
+			if tt.want != "" {
+				assert.Equal(t, dir, runner.got.Dir)
+			}
+		})
+	}
+}
+
+// The embedded default holds the agent for the project's tests.
+func TestDefaultRunsThePlanAndTheTests(t *testing.T) {
+	var types []string
+	for _, c := range config.Default().Checkers {
+		types = append(types, c.Type)
+		if c.Type == "test" {
+			assert.Empty(t, c.Options.(*checkers.TestOptions).Command, "detected when checked")
+		}
+	}
+	assert.Equal(t, []string{"plan", "test"}, types)
+}
+
+// A FIFO where a manifest is expected is never opened for a blocking
+// read: detection fails at once, naming the file.
+func TestTestCheckerDetectionRefusesAFIFO(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "Makefile"), 0o644))
+	c := &checkers.Context{Event: &hookio.Event{SessionID: "s1"}, ProjectDir: dir, Runner: &fakeRunner{}, Budget: time.Minute}
+	_, err := checkers.Test{}.Check(context.Background(), c)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "Makefile: not a regular file")
+}
