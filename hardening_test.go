@@ -212,7 +212,7 @@ func TestTestCommandGroupIsKilled(t *testing.T) {
 	require.NoError(t, err)
 	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
 	require.NoError(t, err)
-	assert.Eventually(t, func() bool { return proctest.Gone(pid) }, 5*time.Second, 50*time.Millisecond,
+	assert.Eventually(t, func() bool { return proctest.Gone(pid) }, 20*time.Second, 50*time.Millisecond,
 		"the background child %d must be dead", pid)
 }
 
@@ -247,7 +247,7 @@ func TestTerminatedHookKillsTestCommand(t *testing.T) {
 			// command's `sleep 120` and is killed at the test's minute.
 			require.NoError(t, ctx.Err(), "the hook must end after %v", sig)
 			assert.True(t, cmd.ProcessState.Exited(), "the hook ends on its own after %v: %v", sig, cmd.ProcessState)
-			assert.Eventually(t, func() bool { return proctest.Gone(pid) }, 5*time.Second, 50*time.Millisecond,
+			assert.Eventually(t, func() bool { return proctest.Gone(pid) }, 20*time.Second, 50*time.Millisecond,
 				"the test command's background child %d must be dead", pid)
 			// Whatever the hook still wrote is a well-formed answer.
 			if out := bytes.TrimSpace(stdout.Bytes()); len(out) > 0 {
