@@ -1,6 +1,6 @@
 module github.com/donegate/donegate
 
-go 1.22.0
+go 1.26
 
 require (
 	github.com/go-playground/validator/v10 v10.22.1

@@ -184,11 +184,17 @@ type fakeRunner struct {
 	hang bool
 	got  proc.Command
 	runs int
+	// deadline is the deadline of the context of the last run, and
+	// startedLate whether that context had already ended when it began.
+	deadline    time.Time
+	startedLate bool
 }
 
 func (f *fakeRunner) Run(ctx context.Context, cmd proc.Command) (proc.Outcome, error) {
 	f.got = cmd
 	f.runs++
+	f.deadline, _ = ctx.Deadline()
+	f.startedLate = ctx.Err() != nil
 	if f.hang {
 		<-ctx.Done()
 		return proc.Outcome{ExitCode: -1, Signal: "terminated", Ended: true, Elapsed: 2 * time.Second}, nil
@@ -304,36 +310,34 @@ func TestTestCheckerRerunsAfterChmod(t *testing.T) {
 
 // When the tree cannot be fingerprinted within its share of the budget
 // (issue 10, defect 6: an 8 GB untracked file took 22.8 s of a 3 s budget)
-// the command runs uncached, with most of the budget, and is not blamed
-// for the time the fingerprint took.
+// the command runs uncached, with the rest of the budget, and is not
+// blamed for the time the fingerprint took. The runner tells what the
+// command was given: the budget's own deadline, not yet past, and no
+// result remembered; how long it all took is the machine's, not asserted
+// (under load it once passed the old bound of the budget plus 100 ms).
 func TestTestCheckerRunsUncachedWhenTheFingerprintIsCutShort(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
+	// A git status that never ends stands for a tree too large to
+	// fingerprint in time, however fast or loaded the machine: the
+	// fingerprint is always cut short at its quarter of the 1 s budget,
+	// and the command then has three quarters of a second to start.
+	bin := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "git"), []byte("#!/bin/sh\nexec sleep 60\n"), 0o755))
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	dir := t.TempDir()
-	out, err := exec.Command("git", "-C", dir, "init", "-q").CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	// 300 untracked files of 1 MiB, sparse: cheap to make, a few hundred
-	// ms to hash, far more than a quarter of the 200 ms budget below.
-	for i := range 300 {
-		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("f%03d", i)))
-		require.NoError(t, err)
-		require.NoError(t, f.Truncate(1<<20))
-		require.NoError(t, f.Close())
-	}
-	const budget = 200 * time.Millisecond
+	const budget = time.Second
 
 	t.Run("the command passes", func(t *testing.T) {
 		runner := &fakeRunner{out: proc.Outcome{ExitCode: 0}}
 		c := &checkers.Context{Event: &hookio.Event{SessionID: "s1"}, ProjectDir: dir, Runner: runner, Budget: budget, CacheDir: t.TempDir()}
 		for range 2 {
 			ctx, cancel := context.WithTimeout(context.Background(), budget)
-			start := time.Now()
 			r, err := checkers.Test{Command: "make check", Cache: true}.Check(ctx, c)
 			cancel()
 			require.NoError(t, err)
 			assert.Equal(t, checkers.OK("The test command `make check` passed."), r)
-			assert.Less(t, time.Since(start), budget+100*time.Millisecond)
+			want, _ := ctx.Deadline()
+			assert.Equal(t, want, runner.deadline, "the command is given the rest of the budget")
+			assert.False(t, runner.startedLate, "the fingerprint left the command time to run")
 		}
 		assert.Equal(t, 2, runner.runs, "an uncached result is not remembered")
 	})
@@ -345,9 +349,12 @@ func TestTestCheckerRunsUncachedWhenTheFingerprintIsCutShort(t *testing.T) {
 		r, err := checkers.Test{Command: "make check", Cache: true}.Check(ctx, c)
 		require.NoError(t, err)
 		assert.False(t, r.Complete)
-		assert.Regexp(t, "^The test command `make check` did not finish within the hook's time budget \\(limits.budget 200ms\\) and was stopped after 2s. "+
-			"Fingerprinting the working tree for the result cache took [0-9]+ms of the budget before it and did not finish, so the command ran uncached. It printed nothing.$", r.Feedback)
+		// The time is the machine's: milliseconds, or a second and more
+		// on a loaded one.
+		assert.Regexp(t, "^The test command `make check` did not finish within the hook's time budget \\(limits.budget 1s\\) and was stopped after 2s. "+
+			"Fingerprinting the working tree for the result cache took [0-9.]+m?s of the budget before it and did not finish, so the command ran uncached. It printed nothing.$", r.Feedback)
 		assert.Equal(t, 1, runner.runs)
+		assert.False(t, runner.startedLate, "the fingerprint left the command time to run")
 	})
 }
 

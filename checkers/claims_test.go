@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 
 	"github.com/donegate/donegate/checkers"
 	"github.com/donegate/donegate/internal/feedback"
+	"github.com/donegate/donegate/internal/proc"
 )
 
 // TestClaims: a claim of true is checked by its checker, one of false or
@@ -79,19 +81,67 @@ func TestClaims(t *testing.T) {
 }
 
 // TestClaimsRunTogether: the claims' checkers run at once, so three slow
-// ones take the time of one.
+// ones take the time of one. Each command waits for the other two to have
+// started: run one after another, the first waits in vain until the
+// deadline, and the runner saw one at a time.
 func TestClaimsRunTogether(t *testing.T) {
 	var claims []string
 	for _, p := range []string{"validation.tests_passed", "validation.lint_passed", "validation.git_clean"} {
-		claims = append(claims, `{"path":"`+p+`","checker":{"type":"command","command":"sleep 0.4; exit 1"}}`)
+		claims = append(claims, `{"path":"`+p+`","checker":{"type":"command","command":"exit 1"}}`)
 	}
 	ch := build(t, `{"type":"claims","claims":[`+strings.Join(claims, ",")+`]}`)
-	start := time.Now()
-	r, err := ch.Check(context.Background(), &checkers.Context{Event: structured(t, "completed-all-claims"), ProjectDir: t.TempDir()})
+	runner := newGatheringRunner(3)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	r, err := ch.Check(ctx, &checkers.Context{Event: structured(t, "completed-all-claims"), ProjectDir: t.TempDir(), Runner: runner})
 	require.NoError(t, err)
 	assert.False(t, r.Complete)
-	assert.Less(t, time.Since(start), 1100*time.Millisecond, "run one after another they take 1.2 s")
+	assert.Equal(t, 3, runner.most(), "commands running at once")
 	assert.Equal(t, 3, strings.Count(r.Feedback, " is true, but "), r.Feedback)
+}
+
+// gatheringRunner is a Runner whose commands each wait until want of them
+// are running at once (or for the end of their context), and which
+// records how many ever ran at once: proof of running together that does
+// not depend on how fast the machine is.
+type gatheringRunner struct {
+	want     int
+	gathered chan struct{} // closed once want commands are running
+	gather   sync.Once
+
+	mu      sync.Mutex
+	running int
+	max     int
+}
+
+func newGatheringRunner(want int) *gatheringRunner {
+	return &gatheringRunner{want: want, gathered: make(chan struct{})}
+}
+
+func (g *gatheringRunner) Run(ctx context.Context, _ proc.Command) (proc.Outcome, error) {
+	g.mu.Lock()
+	g.running++
+	g.max = max(g.max, g.running)
+	if g.running == g.want {
+		g.gather.Do(func() { close(g.gathered) })
+	}
+	g.mu.Unlock()
+	defer func() {
+		g.mu.Lock()
+		g.running--
+		g.mu.Unlock()
+	}()
+	select {
+	case <-g.gathered:
+	case <-ctx.Done():
+	}
+	return proc.Outcome{ExitCode: 1}, nil
+}
+
+func (g *gatheringRunner) most() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.max
 }
 
 // TestClaimsUnchecked: a claim whose checker cannot run is an error of

@@ -96,11 +96,12 @@ func TestParallelCancelsTheRestAndWaitsForThem(t *testing.T) {
 			for i, m := range tt.members {
 				comp.Members = append(comp.Members, checkers.Member{Label: fmt.Sprint(i), Checker: m})
 			}
-			start := time.Now()
-			r, err := comp.Check(context.Background(), &checkers.Context{})
+			// The members that hang end only when cancelled.
+			var r checkers.Result
+			var err error
+			withinAMinute(t, func() { r, err = comp.Check(context.Background(), &checkers.Context{}) })
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, r)
-			assert.Less(t, time.Since(start), time.Minute)
 			assert.Equal(t, int32(len(tt.members)-1), cancelled.Load(), "the members still running are cancelled")
 			assert.Equal(t, int32(len(tt.members)), returned.Load(), "every member has returned before Check does")
 		})

@@ -179,17 +179,19 @@ func TestJudgeCheckerTimeoutKillsTheProcessGroup(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "child.pid")
 	c, _ := fakeJudge(t, map[string]string{"1.sh": "sleep 300 & echo $! > " + pidFile + "; wait"})
 	ch := typedChecker(t, "judge", &checkers.JudgeOptions{Criteria: "x", Claude: fakeClaudeBin(t), Timeout: config.Duration(500 * time.Millisecond)})
-	start := time.Now()
-	r, err := ch.Check(context.Background(), c)
+	// The judge waits for its 300 s child: only the kill at its timeout
+	// ends it within the minute.
+	var r checkers.Result
+	var err error
+	withinAMinute(t, func() { r, err = ch.Check(context.Background(), c) })
 	require.NoError(t, err)
 	assert.False(t, r.Complete)
-	assert.Less(t, time.Since(start), 10*time.Second)
 	assert.Contains(t, r.Feedback, "timed out after 500ms and was stopped with its process group")
 	data, err := os.ReadFile(pidFile)
 	require.NoError(t, err)
 	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
 	require.NoError(t, err)
-	assert.Eventually(t, func() bool { return proctest.Gone(pid) }, 5*time.Second, 20*time.Millisecond, "the hung judge's child was killed")
+	assert.Eventually(t, func() bool { return proctest.Gone(pid) }, 20*time.Second, 20*time.Millisecond, "the hung judge's child was killed")
 }
 
 // The hook's budget bounds the judge as its own timeout does: the run is

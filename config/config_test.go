@@ -209,8 +209,8 @@ func TestParseBoundsNesting(t *testing.T) {
 			var err error
 			select {
 			case err = <-done:
-			case <-time.After(10 * time.Second): // it takes milliseconds
-				t.Fatal("Parse still running after 10 s")
+			case <-time.After(time.Minute): // it takes milliseconds, 162 s unbounded
+				t.Fatal("Parse still running after a minute")
 			}
 			if tt.want == nil {
 				require.NoError(t, err)
@@ -384,7 +384,7 @@ func TestFindOrder(t *testing.T) {
 				got string
 				err error
 			)
-			returnsWithin(t, 5*time.Second, func() { got, err = config.Find(tt.lookup) })
+			returnsWithin(t, time.Minute, func() { got, err = config.Find(tt.lookup) })
 			if tt.err != nil {
 				require.True(t, errors.Is(err, tt.err), "err = %v", err)
 				return
@@ -487,7 +487,7 @@ func TestConfigNotRegular(t *testing.T) {
 				{"Resolve --config", func() (*config.Config, error) { return config.Resolve(config.Lookup{Flag: p}) }},
 			} {
 				var err error
-				returnsWithin(t, 5*time.Second, func() { _, err = load.fn() })
+				returnsWithin(t, time.Minute, func() { _, err = load.fn() })
 				var cerr *config.Error
 				require.ErrorAs(t, err, &cerr, load.name)
 				assert.Equal(t, "config "+p+": not a regular file ("+tt.kind+"); a config is a JSON file", err.Error(), load.name)

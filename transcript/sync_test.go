@@ -30,6 +30,28 @@ const (
 // short makes a test that expects no catch-up end quickly.
 var short = transcript.Wait{Max: 50 * time.Millisecond, Quiet: 50 * time.Millisecond}
 
+// endless is a wait that only what it waits for ends (or its context):
+// a test that expects the line to come does not then depend on how soon a
+// loaded machine runs the writer.
+var endless = transcript.Wait{Max: time.Hour, Quiet: time.Hour}
+
+// ends runs a wait and returns its answer, and fails the test instead of
+// hanging it when the wait has not ended after a minute: the waits under
+// test end in milliseconds, or else at a bound of an hour, so a minute
+// tells the two apart on the most loaded machine.
+func ends(t *testing.T, wait func() bool) bool {
+	t.Helper()
+	answer := make(chan bool, 1)
+	go func() { answer <- wait() }()
+	select {
+	case ok := <-answer:
+		return ok
+	case <-time.After(time.Minute):
+		t.Fatal("the wait did not end")
+		return false
+	}
+}
+
 func text(s string) string {
 	return `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"` + s + `"}]}}` + "\n"
 }
@@ -70,10 +92,9 @@ func TestCaughtUpHasNothingToWaitFor(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			start := time.Now()
-			assert.True(t, transcript.CaughtUp(context.Background(), tt.path, "x", transcript.DefaultWait))
-			assert.True(t, transcript.HoldsToolUse(context.Background(), tt.path, "toolu_42", transcript.DefaultWait))
-			assert.Less(t, time.Since(start), transcript.DefaultWait.Quiet, "answered without waiting")
+			// Only an answer without waiting ends an endless wait.
+			assert.True(t, ends(t, func() bool { return transcript.CaughtUp(context.Background(), tt.path, "x", endless) }))
+			assert.True(t, ends(t, func() bool { return transcript.HoldsToolUse(context.Background(), tt.path, "toolu_42", endless) }))
 		})
 	}
 }
@@ -129,8 +150,10 @@ func appendLater(t *testing.T, path string, delay time.Duration, parts ...string
 	}()
 }
 
-// The measured catch-up took 16-42 ms; these writers take 40 ms a step,
-// well inside the quiet period, so the wait must see them.
+// The wait sees what a writer appends while it waits, a line written in
+// two pieces included. (The measured catch-up took 16-42 ms, well inside
+// DefaultWait's quiet period; the waits here have no quiet period, so a
+// writer held back by a loaded machine is still waited for.)
 func TestWaitSeesTheWriter(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -143,7 +166,7 @@ func TestWaitSeesTheWriter(t *testing.T) {
 			before: userLine + oldLine,
 			parts:  []string{toolLine, textLine},
 			wait: func(path string) bool {
-				return transcript.CaughtUp(context.Background(), path, "I am done.", transcript.DefaultWait)
+				return transcript.CaughtUp(context.Background(), path, "I am done.", endless)
 			},
 		},
 		{
@@ -151,7 +174,7 @@ func TestWaitSeesTheWriter(t *testing.T) {
 			before: userLine + oldLine,
 			parts:  []string{textLine[:30], textLine[30:]},
 			wait: func(path string) bool {
-				return transcript.CaughtUp(context.Background(), path, "I am done.", transcript.DefaultWait)
+				return transcript.CaughtUp(context.Background(), path, "I am done.", endless)
 			},
 		},
 		{
@@ -159,7 +182,7 @@ func TestWaitSeesTheWriter(t *testing.T) {
 			before: userLine + otherCall,
 			parts:  []string{gatedBlob, gatedCall},
 			wait: func(path string) bool {
-				return transcript.HoldsToolUse(context.Background(), path, "toolu_42", transcript.DefaultWait)
+				return transcript.HoldsToolUse(context.Background(), path, "toolu_42", endless)
 			},
 		},
 		{
@@ -167,7 +190,7 @@ func TestWaitSeesTheWriter(t *testing.T) {
 			before: userLine,
 			parts:  []string{gatedCall[:60], gatedCall[60:]},
 			wait: func(path string) bool {
-				return transcript.HoldsToolUse(context.Background(), path, "toolu_42", transcript.DefaultWait)
+				return transcript.HoldsToolUse(context.Background(), path, "toolu_42", endless)
 			},
 		},
 	}
@@ -176,7 +199,7 @@ func TestWaitSeesTheWriter(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "t.jsonl")
 			require.NoError(t, os.WriteFile(path, []byte(tt.before), 0o644))
 			appendLater(t, path, 40*time.Millisecond, tt.parts...)
-			assert.True(t, tt.wait(path))
+			assert.True(t, ends(t, func() bool { return tt.wait(path) }))
 		})
 	}
 }
@@ -204,16 +227,15 @@ func TestWaitSeesAReplacedFile(t *testing.T) {
 		}
 	}()
 	defer func() { <-done }()
-	assert.True(t, transcript.CaughtUp(context.Background(), path, "I am done.", transcript.DefaultWait))
+	assert.True(t, ends(t, func() bool { return transcript.CaughtUp(context.Background(), path, "I am done.", endless) }))
 }
 
 // When the transcript never holds the awaited line (the recorded
 // SubagentStop's last_assistant_message is not in the subagent's
 // transcript), a file that has stopped changing ends the wait after the
-// quiet period rather than the hard bound. The upper bound is loose: the
-// machine is shared; the figure belongs in a benchmark, not here.
+// quiet period rather than the hard bound, here an hour.
 func TestWaitGivesUpOnAQuietFile(t *testing.T) {
-	w := transcript.Wait{Max: 3 * time.Second, Quiet: 300 * time.Millisecond}
+	w := transcript.Wait{Max: time.Hour, Quiet: 300 * time.Millisecond}
 	tests := []struct {
 		name string
 		wait func(path string) bool
@@ -230,30 +252,49 @@ func TestWaitGivesUpOnAQuietFile(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "t.jsonl")
 			require.NoError(t, os.WriteFile(path, []byte(userLine+oldLine+otherCall), 0o644))
 			start := time.Now()
-			assert.False(t, tt.wait(path))
-			took := time.Since(start)
-			assert.GreaterOrEqual(t, took, w.Quiet, "waited the quiet period")
-			assert.Less(t, took, 1500*time.Millisecond, "gave up well before the hard bound")
+			assert.False(t, ends(t, func() bool { return tt.wait(path) }), "gave up before the hard bound")
+			assert.GreaterOrEqual(t, time.Since(start), w.Quiet, "waited the quiet period")
 		})
 	}
 }
 
 // A file that keeps changing without ever holding the line is waited on
-// up to the hard bound, not longer.
+// up to the hard bound, not longer: its writer never stops, so only the
+// bound ends the wait. Its quiet period is long enough (1 s against a
+// line every 20 ms) that a loaded machine does not make the file look
+// quiet.
 func TestWaitKeepsToTheHardBound(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.jsonl")
 	require.NoError(t, os.WriteFile(path, []byte(userLine), 0o644))
-	parts := make([]string, 40)
-	for i := range parts {
-		parts[i] = oldLine
-	}
-	appendLater(t, path, 20*time.Millisecond, parts...)
-	w := transcript.Wait{Max: 700 * time.Millisecond, Quiet: 250 * time.Millisecond}
+	stop := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer f.Close()
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				if _, err := f.WriteString(oldLine); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}
+	}()
+	defer func() { close(stop); <-stopped }()
+	w := transcript.Wait{Max: 2 * time.Second, Quiet: time.Second}
 	start := time.Now()
-	assert.False(t, transcript.CaughtUp(context.Background(), path, "I am done.", w))
-	took := time.Since(start)
-	assert.GreaterOrEqual(t, took, w.Max, "a growing file is waited on past the quiet period")
-	assert.Less(t, took, 1500*time.Millisecond, "the hard bound holds")
+	assert.False(t, ends(t, func() bool { return transcript.CaughtUp(context.Background(), path, "I am done.", w) }), "the hard bound holds")
+	assert.GreaterOrEqual(t, time.Since(start), w.Max, "a growing file is waited on past the quiet period")
 }
 
 func TestWaitEndsWithTheContext(t *testing.T) {
@@ -261,9 +302,6 @@ func TestWaitEndsWithTheContext(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, []byte(oldLine), 0o644))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	long := transcript.Wait{Max: 10 * time.Second, Quiet: 10 * time.Second}
-	start := time.Now()
-	assert.False(t, transcript.CaughtUp(ctx, path, "I am done.", long), "a cancelled context stops the wait")
-	assert.False(t, transcript.HoldsToolUse(ctx, path, "toolu_42", long), "a cancelled context stops the wait")
-	assert.Less(t, time.Since(start), 1500*time.Millisecond)
+	assert.False(t, ends(t, func() bool { return transcript.CaughtUp(ctx, path, "I am done.", endless) }), "a cancelled context stops the wait")
+	assert.False(t, ends(t, func() bool { return transcript.HoldsToolUse(ctx, path, "toolu_42", endless) }), "a cancelled context stops the wait")
 }

@@ -54,7 +54,7 @@ func TestReadTasks(t *testing.T) {
 				found bool
 				err   error
 			)
-			returnsWithin(t, 5*time.Second, func() { items, found, err = ReadTasks(dir) })
+			returnsWithin(t, time.Minute, func() { items, found, err = ReadTasks(dir) })
 			require.NoError(t, err)
 			require.True(t, found)
 			var got []string
@@ -81,7 +81,7 @@ func TestReadTasksDirIsFIFO(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "list")
 	require.NoError(t, syscall.Mkfifo(dir, 0o600))
 	var err error
-	returnsWithin(t, 5*time.Second, func() { _, _, err = ReadTasks(dir) })
+	returnsWithin(t, time.Minute, func() { _, _, err = ReadTasks(dir) })
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), dir)
 }

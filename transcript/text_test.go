@@ -62,7 +62,13 @@ func TestLastText(t *testing.T) {
 				}()
 				t.Cleanup(func() { <-done })
 			}
-			text, found, err := transcript.LastText(context.Background(), path, tt.opt, transcript.Wait{Max: time.Second, Quiet: 150 * time.Millisecond})
+			// A line that is to come is waited for without a quiet
+			// period, so that a loaded machine's late writer is seen.
+			w := transcript.Wait{Max: time.Second, Quiet: 150 * time.Millisecond}
+			if tt.later != "" {
+				w = endless
+			}
+			text, found, err := transcript.LastText(context.Background(), path, tt.opt, w)
 			require.NoError(t, err)
 			assert.Equal(t, tt.found, found)
 			assert.Equal(t, tt.want, text)

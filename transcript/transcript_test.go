@@ -98,7 +98,7 @@ func TestLatestTodoWrite(t *testing.T) {
 				found bool
 				err   error
 			)
-			returnsWithin(t, 5*time.Second, func() { items, found, err = LatestTodoWrite(path, tc.opt) })
+			returnsWithin(t, time.Minute, func() { items, found, err = LatestTodoWrite(path, tc.opt) })
 			if tc.wantErr != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), tc.wantErr)

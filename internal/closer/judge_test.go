@@ -111,17 +111,19 @@ func TestJudgeTimeoutKillsTheProcessGroup(t *testing.T) {
 	repo, _ := newRepo(t)
 	pidFile := filepath.Join(t.TempDir(), "child.pid")
 	claude, _ := fakeClaude(t, map[string]string{"1.sh": "sleep 300 & echo $! > " + pidFile + "; wait"})
-	start := time.Now()
-	code, out, stderr := run(t, "judge", "--dir", repo, "--claude", claude, "--criteria-text", "x", "--timeout", "500ms")
+	var code int
+	var out, stderr string
+	withinAMinute(t, func() {
+		code, out, stderr = run(t, "judge", "--dir", repo, "--claude", claude, "--criteria-text", "x", "--timeout", "500ms")
+	})
 	assert.Equal(t, 1, code, stderr)
-	assert.Less(t, time.Since(start), 10*time.Second)
 	assert.Contains(t, out, "Note: the judge gave no verdict: "+claude+" timed out after 500ms and was stopped with its process group\n")
 	assert.Contains(t, out, "Incomplete. Next: fix the cause above and run closer judge again\n")
 	data, err := os.ReadFile(pidFile)
 	require.NoError(t, err)
 	pid, err := strconv.Atoi(string(data[:len(data)-1]))
 	require.NoError(t, err)
-	assert.Eventually(t, func() bool { return proctest.Gone(pid) }, 2*time.Second, 20*time.Millisecond, "the hung claude's child was killed")
+	assert.Eventually(t, func() bool { return proctest.Gone(pid) }, 20*time.Second, 20*time.Millisecond, "the hung claude's child was killed")
 }
 
 func TestJudgeBadInput(t *testing.T) {

@@ -147,11 +147,12 @@ func TestLoopInterrupted(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	var out, errOut bytes.Buffer
-	start := time.Now()
-	code := Main(ctx, []string{"loop", "--dir", repo, "--prompt-file", promptFile, "--claude", claude, "--json"}, &out, &errOut,
-		testEnv(map[string]string{"HOME": t.TempDir(), "DONEGATE_STATE_DIR": t.TempDir()}, false))
+	var code int
+	withinAMinute(t, func() {
+		code = Main(ctx, []string{"loop", "--dir", repo, "--prompt-file", promptFile, "--claude", claude, "--json"}, &out, &errOut,
+			testEnv(map[string]string{"HOME": t.TempDir(), "DONEGATE_STATE_DIR": t.TempDir()}, false))
+	})
 	assert.Equal(t, ExitIncomplete, code, errOut.String())
-	assert.Less(t, time.Since(start), 10*time.Second)
 	_, sum := jsonLines(t, out.String())
 	assert.Equal(t, StoppedInterrupted, sum.Stopped)
 	assert.Equal(t, 1, sum.Iterations)
@@ -160,7 +161,7 @@ func TestLoopInterrupted(t *testing.T) {
 	var pid int
 	_, err = fmt.Sscan(string(data), &pid)
 	require.NoError(t, err)
-	assert.Eventually(t, func() bool { return proctest.Gone(pid) }, 2*time.Second, 20*time.Millisecond, "claude's child was killed")
+	assert.Eventually(t, func() bool { return proctest.Gone(pid) }, 20*time.Second, 20*time.Millisecond, "claude's child was killed")
 }
 
 func TestLoopBadInput(t *testing.T) {

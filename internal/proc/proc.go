@@ -31,6 +31,12 @@ const GuardEnv = "DONEGATE_CHECKING_SESSION"
 // Grace is how long a group has to exit after SIGTERM before SIGKILL.
 var Grace = 3 * time.Second
 
+// drainWait bounds how long Run reads, once the command's group is gone,
+// from a process that left the group and still holds a pipe. A variable
+// so that tests can make a wait for the pipe an hour long, which tells it
+// apart from none on any machine.
+var drainWait = time.Second
+
 // MaxOutputBytes bounds the captured output tail.
 const MaxOutputBytes = 256 << 10
 
@@ -184,7 +190,7 @@ func Run(ctx context.Context, cmd Command) (Outcome, error) {
 	// A process that left the group (setsid) may still hold a pipe: on
 	// Linux one adopted while another command still runs, or one that
 	// could not be killed.
-	p.drain(time.Second)
+	p.drain(drainWait)
 
 	o := Outcome{Output: out.bytes(), Elapsed: time.Since(start), Ended: ended}
 	if stdout != nil {

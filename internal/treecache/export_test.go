@@ -22,3 +22,6 @@ func MaxWalkFiles(t testing.TB, n int) {
 	maxWalkFiles = n
 	t.Cleanup(func() { maxWalkFiles = old })
 }
+
+// Hashed is how many bytes fingerprinting has hashed so far.
+func Hashed() int64 { return hashed.Load() }
