@@ -41,18 +41,15 @@ func (o *ExternalOptions) CheckOptions() []config.Problem {
 	return nil
 }
 
-var ExternalType = register(Type{
+var externalType = register(Type{
 	Name:      "external",
 	Summary:   `a program of yours, given the check's context as JSON on stdin, answers {"complete": true} on stdout`,
-	Options:   (*ExternalOptions)(nil),
 	DefaultOn: projectReasons,
-	New: func(spec config.Checker) (Checker, error) {
-		o := spec.Options.(*ExternalOptions)
-		return External{Command: o.Command, Timeout: o.Timeout.D()}, nil
-	},
-	Describe: func(spec config.Checker) string {
-		return fmt.Sprintf("the external checker `%s` answers that the work is complete", spec.Options.(*ExternalOptions).Command)
-	},
+	Patterns:  []string{"external-incomplete"},
+}, func(o *ExternalOptions) (Checker, error) {
+	return External{Command: o.Command, Timeout: o.Timeout.D()}, nil
+}, func(o *ExternalOptions) string {
+	return fmt.Sprintf("the external checker `%s` answers that the work is complete", o.Command)
 })
 
 // External asks a program of the user's what the built-in types cannot:
@@ -106,7 +103,7 @@ const stderrLines = 10
 func (e External) Check(ctx context.Context, c *Context) (Result, error) {
 	r, err := e.check(ctx, c)
 	if err != nil {
-		return Result{}, fmt.Errorf("%s checker %q: %w", ExternalType.Name, e.Command, err)
+		return Result{}, fmt.Errorf("%s checker %q: %w", externalType.Name, e.Command, err)
 	}
 	return r, nil
 }

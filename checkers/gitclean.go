@@ -8,23 +8,20 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/internal/treecache"
 )
 
 // GitCleanOptions are git-clean's options: it has none.
 type GitCleanOptions struct{}
 
-// GitCleanType is the git-clean checker type.
-var GitCleanType = register(Type{
+// The git-clean checker type.
+var _ = register(Type{
 	Name:      "git-clean",
 	Summary:   "`git status --porcelain` is empty: nothing modified, staged or untracked (ignored files do not count)",
-	Options:   (*GitCleanOptions)(nil),
 	DefaultOn: projectReasons,
-	New:       func(config.Checker) (Checker, error) { return GitClean{}, nil },
-	Describe: func(config.Checker) string {
-		return "the git working tree is clean: every change committed, nothing untracked"
-	},
+	Patterns:  []string{"git-dirty"},
+}, func(*GitCleanOptions) (Checker, error) { return GitClean{}, nil }, func(*GitCleanOptions) string {
+	return "the git working tree is clean: every change committed, nothing untracked"
 })
 
 // GitClean is complete when the project's git working tree is clean. Not

@@ -36,26 +36,16 @@ func (o *GitCommitsOptions) CheckOptions() []config.Problem {
 	return nil
 }
 
-// GitCommitsType is the git-commits checker type.
-var GitCommitsType = register(Type{
+// The git-commits checker type.
+var _ = register(Type{
 	Name:      "git-commits",
 	Summary:   "at least `min` (default 1) commits since the baseline: `baseline` when given, else HEAD when donegate first saw the prompt",
-	Options:   (*GitCommitsOptions)(nil),
 	DefaultOn: projectReasons,
-	New: func(spec config.Checker) (Checker, error) {
-		o, _ := spec.Options.(*GitCommitsOptions)
-		if o == nil {
-			o = &GitCommitsOptions{}
-		}
-		return GitCommits{Min: max(o.Min, 1), Baseline: o.Baseline}, nil
-	},
-	Describe: func(spec config.Checker) string {
-		o, _ := spec.Options.(*GitCommitsOptions)
-		if o == nil {
-			o = &GitCommitsOptions{}
-		}
-		return fmt.Sprintf("the work is committed: at least %s since %s", commits(max(o.Min, 1)), baselineName(o.Baseline))
-	},
+	Patterns:  []string{"no-commits"},
+}, func(o *GitCommitsOptions) (Checker, error) {
+	return GitCommits{Min: max(o.Min, 1), Baseline: o.Baseline}, nil
+}, func(o *GitCommitsOptions) string {
+	return fmt.Sprintf("the work is committed: at least %s since %s", commits(max(o.Min, 1)), baselineName(o.Baseline))
 })
 
 // GitCommits is complete when HEAD is at least Min commits past the

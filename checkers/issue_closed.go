@@ -52,19 +52,15 @@ func (o *IssueClosedOptions) CheckOptions() []config.Problem {
 	return nil
 }
 
-var IssueClosedType = register(Type{
+var issueClosedType = register(Type{
 	Name:      "issue-closed",
 	Summary:   "`gh issue view ISSUE --json state` says the issue is CLOSED",
-	Options:   (*IssueClosedOptions)(nil),
 	DefaultOn: projectReasons,
-	New: func(spec config.Checker) (Checker, error) {
-		o := spec.Options.(*IssueClosedOptions)
-		return IssueClosed{Issue: o.Issue, Repo: o.Repo}, nil
-	},
-	Describe: func(spec config.Checker) string {
-		o := spec.Options.(*IssueClosedOptions)
-		return IssueClosed{Issue: o.Issue, Repo: o.Repo}.name() + " is closed"
-	},
+	Patterns:  []string{"issue-open"},
+}, func(o *IssueClosedOptions) (Checker, error) {
+	return IssueClosed{Issue: o.Issue, Repo: o.Repo}, nil
+}, func(o *IssueClosedOptions) string {
+	return IssueClosed{Issue: o.Issue, Repo: o.Repo}.name() + " is closed"
 })
 
 // IssueClosed is complete when a GitHub issue is closed, as the GitHub
@@ -102,7 +98,7 @@ func (i IssueClosed) Check(ctx context.Context, c *Context) (Result, error) {
 	}
 	state, err := i.state(ctx, c)
 	if err != nil {
-		return Result{}, fmt.Errorf("%s %s: %w", IssueClosedType.Name, i.name(), err)
+		return Result{}, fmt.Errorf("%s %s: %w", issueClosedType.Name, i.name(), err)
 	}
 	switch state {
 	case "CLOSED":
@@ -117,7 +113,7 @@ func (i IssueClosed) Check(ctx context.Context, c *Context) (Result, error) {
 		// configured ("": the project's own).
 		return c.Fail("issue-open", map[string]any{"Issue": i.Issue, "Repo": i.Repo}), nil
 	}
-	return Result{}, fmt.Errorf("%s %s: gh says its state is %q; expected OPEN or CLOSED", IssueClosedType.Name, i.name(), state)
+	return Result{}, fmt.Errorf("%s %s: gh says its state is %q; expected OPEN or CLOSED", issueClosedType.Name, i.name(), state)
 }
 
 // state asks gh for the issue's state.

@@ -71,17 +71,12 @@ func (o *JudgeOptions) CheckOptions() []config.Problem {
 var JudgeType = register(Type{
 	Name:      "judge",
 	Summary:   "an LLM judge (`claude -p --json-schema`, as `closer judge`) says every one of your `criteria` holds",
-	Options:   (*JudgeOptions)(nil),
 	DefaultOn: projectReasons,
-	New: func(spec config.Checker) (Checker, error) {
-		o := spec.Options.(*JudgeOptions)
-		return Judge{Criteria: o.Criteria, CriteriaFile: o.CriteriaFile, Model: o.Model,
-			Timeout: o.Timeout.D(), Claude: o.Claude, Cache: cacheOn(o.Cache)}, nil
-	},
-	Describe: func(spec config.Checker) string {
-		return describeJudge(spec.Options.(*JudgeOptions))
-	},
-})
+	Patterns:  []string{"judge-incomplete"},
+}, func(o *JudgeOptions) (Checker, error) {
+	return Judge{Criteria: o.Criteria, CriteriaFile: o.CriteriaFile, Model: o.Model,
+		Timeout: o.Timeout.D(), Claude: o.Claude, Cache: cacheOn(o.Cache)}, nil
+}, describeJudge)
 
 // describeJudge names the first criterion and counts the others: the
 // description is one line, and reads no file (stop-hook --criteria must

@@ -48,27 +48,25 @@ func (o *KeywordOptions) CheckOptions() []config.Problem {
 	return ps
 }
 
-// KeywordType is the keyword checker's type. It reads what the agent
+// The keyword checker type. It reads what the agent
 // said last, which a stop's event carries: a command-line check has no
 // message, and at a gated tool the agent hands in structured output
 // instead (see output). The main agent is told the keyword up front
 // (stop-hook --criteria); a subagent is not, so it runs at the main
 // agent's stop unless its "on" says more.
-var KeywordType = register(Type{
+var _ = register(Type{
 	Name:      "keyword",
 	Summary:   "the agent's last message contains `keyword` (default `TASK_COMPLETE`), or, with `promise`, its first `<promise>...</promise>` holds `promise`; white space normalised on both sides",
-	Options:   (*KeywordOptions)(nil),
 	DefaultOn: []StopReason{ReasonStop},
-	New: func(spec config.Checker) (Checker, error) {
-		return newKeyword(spec.Options.(*KeywordOptions)), nil
-	},
-	Describe: func(spec config.Checker) string {
-		k := newKeyword(spec.Options.(*KeywordOptions))
-		if k.Promise != "" {
-			return fmt.Sprintf("your final message holds `<promise>%s</promise>`, written only once the task is truly done", k.Promise)
-		}
-		return fmt.Sprintf("your final message says `%s`, once the task is truly done", k.Keyword)
-	},
+	Patterns:  []string{"keyword-missing"},
+}, func(o *KeywordOptions) (Checker, error) {
+	return newKeyword(o), nil
+}, func(o *KeywordOptions) string {
+	k := newKeyword(o)
+	if k.Promise != "" {
+		return fmt.Sprintf("your final message holds `<promise>%s</promise>`, written only once the task is truly done", k.Promise)
+	}
+	return fmt.Sprintf("your final message says `%s`, once the task is truly done", k.Keyword)
 })
 
 // Keyword is complete when the agent's last message contains Keyword or,

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/internal/state"
 	"github.com/donegate/donegate/transcript"
 )
@@ -34,21 +33,19 @@ type PhaseOptions struct {
 	Target string `json:"target,omitempty" validate:"omitempty,oneof=preparation processing review complete"`
 }
 
-// PhaseType is the phase checker's type. The phase is the main agent's,
+// The phase checker type. The phase is the main agent's,
 // read from the session's transcript: it runs at the main agent's stop
 // and at a gated tool, where the agent hands in its final output.
-var PhaseType = register(Type{
+var _ = register(Type{
 	Name:      "phase",
 	Summary:   "the project reached the phase `target` (default `complete`) of preparation → processing → review → complete, marked by the agent with a line `Phase: <name>`",
-	Options:   (*PhaseOptions)(nil),
 	DefaultOn: []StopReason{ReasonStop, ReasonToolUse},
-	New: func(spec config.Checker) (Checker, error) {
-		return Phase{Target: phaseTarget(spec.Options.(*PhaseOptions))}, nil
-	},
-	Describe: func(spec config.Checker) string {
-		return fmt.Sprintf("the project reached the `%s` phase: mark each phase you enter with a line `Phase: <name>` (%s)",
-			phaseTarget(spec.Options.(*PhaseOptions)), strings.Join(Phases, " → "))
-	},
+	Patterns:  []string{"phase-incomplete"},
+}, func(o *PhaseOptions) (Checker, error) {
+	return Phase{Target: phaseTarget(o)}, nil
+}, func(o *PhaseOptions) string {
+	return fmt.Sprintf("the project reached the `%s` phase: mark each phase you enter with a line `Phase: <name>` (%s)",
+		phaseTarget(o), strings.Join(Phases, " → "))
 })
 
 func phaseTarget(o *PhaseOptions) string {

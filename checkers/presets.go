@@ -121,35 +121,31 @@ var presets = map[string]*preset{
 }
 
 // The preset types.
-var (
-	TypeCheckType = registerPreset("type-check", "the project's type checker reports no errors: `command`, else detected (`go vet ./...`, `tsc --noEmit`, `mypy .`, `cargo check`)")
-	LintType      = registerPreset("lint", "the project's linter reports no errors: `command`, else detected (`ruff check .`, `cargo clippy -- -D warnings`, `eslint .`)")
-	FormatType    = registerPreset("format", "the project's code is formatted: `command`, else detected (`gofmt -l .` prints nothing, `cargo fmt --check`)")
-)
+func init() {
+	registerPreset("type-check", "type-error", "the project's type checker reports no errors: `command`, else detected (`go vet ./...`, `tsc --noEmit`, `mypy .`, `cargo check`)")
+	registerPreset("lint", "lint-error", "the project's linter reports no errors: `command`, else detected (`ruff check .`, `cargo clippy -- -D warnings`, `eslint .`)")
+	registerPreset("format", "format-error", "the project's code is formatted: `command`, else detected (`gofmt -l .` prints nothing, `cargo fmt --check`)")
+}
 
-func registerPreset(name, summary string) *Type {
-	return register(Type{
+func registerPreset(name, pattern, summary string) {
+	register(Type{
 		Name:      name,
 		Summary:   summary,
-		Options:   (*PresetOptions)(nil),
 		DefaultOn: projectReasons,
-		New: func(spec config.Checker) (Checker, error) {
-			o := spec.Options.(*PresetOptions)
-			when, err := parseCondition(o.SuccessWhen)
-			if err != nil {
-				return nil, fmt.Errorf("success_when: %w", err)
-			}
-			return Preset{Kind: name, Command: o.Command, Timeout: o.Timeout.D(), Cache: cacheOn(o.Cache), when: when}, nil
-		},
-		Describe: func(spec config.Checker) string {
-			o := spec.Options.(*PresetOptions)
-			p := presets[name]
-			if o.Command == "" {
-				return fmt.Sprintf("the project's %s, detected when checked, reports no %s", p.tool, p.voice.findings)
-			}
-			when, _ := parseCondition(o.SuccessWhen) // valid: checked at load
-			return fmt.Sprintf("`%s` %s", o.Command, when.describe())
-		},
+		Patterns:  []string{pattern},
+	}, func(o *PresetOptions) (Checker, error) {
+		when, err := parseCondition(o.SuccessWhen)
+		if err != nil {
+			return nil, fmt.Errorf("success_when: %w", err)
+		}
+		return Preset{Kind: name, Command: o.Command, Timeout: o.Timeout.D(), Cache: cacheOn(o.Cache), when: when}, nil
+	}, func(o *PresetOptions) string {
+		p := presets[name]
+		if o.Command == "" {
+			return fmt.Sprintf("the project's %s, detected when checked, reports no %s", p.tool, p.voice.findings)
+		}
+		when, _ := parseCondition(o.SuccessWhen) // valid: checked at load
+		return fmt.Sprintf("`%s` %s", o.Command, when.describe())
 	})
 }
 

@@ -43,20 +43,17 @@ type TestOptions struct {
 // CacheEnabled reports whether the checker may reuse results.
 func (o *TestOptions) CacheEnabled() bool { return cacheOn(o.Cache) }
 
-// TestType is the test checker's type. It checks the project, not one
+// The test checker type. It checks the project, not one
 // agent: every subagent's stop would run the suite.
-var TestType = register(Type{
+var _ = register(Type{
 	Name:      "test",
 	Summary:   "`sh -c COMMAND`, run in the project dir, exits 0",
-	Options:   (*TestOptions)(nil),
 	DefaultOn: projectReasons,
-	New: func(spec config.Checker) (Checker, error) {
-		o := spec.Options.(*TestOptions)
-		return Test{Command: o.Command, Timeout: o.Timeout.D(), Cache: o.CacheEnabled()}, nil
-	},
-	Describe: func(spec config.Checker) string {
-		return "`" + spec.Options.(*TestOptions).Command + "` passes"
-	},
+	Patterns:  []string{"test-failed"},
+}, func(o *TestOptions) (Checker, error) {
+	return Test{Command: o.Command, Timeout: o.Timeout.D(), Cache: o.CacheEnabled()}, nil
+}, func(o *TestOptions) string {
+	return "`" + o.Command + "` passes"
 })
 
 // DefaultTimeout applies when a test checker sets none.
