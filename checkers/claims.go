@@ -46,6 +46,7 @@ var claimsType = register(Type{
 	DefaultOn: toolReasons,
 	Only:      toolReasons,
 	Patterns:  []string{"claim-false"},
+	Example:   `{"type": "claims", "claims": [{"path": "validation.tests_passed", "checker": {"type": "test", "command": "x"}}]}`,
 }, func(o *ClaimsOptions) (Checker, error) {
 	cs := Claims{Claims: make([]claim, len(o.Claims))}
 	for i, cl := range o.Claims {

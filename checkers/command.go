@@ -59,6 +59,7 @@ var _ = register(Type{
 	Summary:   "a shell command, run in the project dir, meets `success_when` (default `exit_code:0`)",
 	DefaultOn: projectReasons,
 	Patterns:  []string{"command-failed"},
+	Example:   `{"type": "command", "name": "n", "on": ["stop"], "command": "x", "success_when": "empty", "timeout": "1m", "cache": false}`,
 }, func(o *CommandOptions) (Checker, error) {
 	when, err := parseCondition(o.SuccessWhen)
 	if err != nil {

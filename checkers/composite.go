@@ -48,6 +48,7 @@ var _ = register(Type{
 	Name:      "composite",
 	Summary:   "`all`: every member passes; `any`: one member passes",
 	DefaultOn: allReasons,
+	Example:   `{"type": "composite", "mode": "any", "parallel": true, "checkers": [{"type": "plan"}]}`,
 }, func(o *CompositeOptions) (Checker, error) {
 	return newComposite(o.Mode == "any", o.Parallel, o.Checkers)
 }, func(o *CompositeOptions) string {

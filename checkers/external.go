@@ -46,6 +46,7 @@ var externalType = register(Type{
 	Summary:   `a program of yours, given the check's context as JSON on stdin, answers {"complete": true} on stdout`,
 	DefaultOn: projectReasons,
 	Patterns:  []string{"external-incomplete"},
+	Example:   `{"type": "external", "command": ["x"], "timeout": "1s"}`,
 }, func(o *ExternalOptions) (Checker, error) {
 	return External{Command: o.Command, Timeout: o.Timeout.D()}, nil
 }, func(o *ExternalOptions) string {

@@ -39,6 +39,7 @@ var _ = register(Type{
 	Summary:   "every path exists; a glob must match at least one file",
 	DefaultOn: projectReasons,
 	Patterns:  []string{"files-missing"},
+	Example:   `{"type": "files", "paths": ["a"]}`,
 }, func(o *FilesOptions) (Checker, error) {
 	return Files{Paths: o.Paths}, nil
 }, func(o *FilesOptions) string {

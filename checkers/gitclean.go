@@ -20,6 +20,7 @@ var _ = register(Type{
 	Summary:   "`git status --porcelain` is empty: nothing modified, staged or untracked (ignored files do not count)",
 	DefaultOn: projectReasons,
 	Patterns:  []string{"git-dirty"},
+	Example:   `{"type": "git-clean"}`,
 }, func(*GitCleanOptions) (Checker, error) { return GitClean{}, nil }, func(*GitCleanOptions) string {
 	return "the git working tree is clean: every change committed, nothing untracked"
 })

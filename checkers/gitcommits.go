@@ -42,6 +42,7 @@ var gitCommitsType = register(Type{
 	Summary:   "at least `min` (default 1) commits since the baseline: `baseline` when given, else HEAD when donegate first saw the prompt",
 	DefaultOn: projectReasons,
 	Patterns:  []string{"no-commits"},
+	Example:   `{"type": "git-commits", "min": 2, "baseline": "main"}`,
 }, func(o *GitCommitsOptions) (Checker, error) {
 	return GitCommits{Min: max(o.Min, 1), Baseline: o.Baseline}, nil
 }, func(o *GitCommitsOptions) string {

@@ -57,6 +57,7 @@ var issueClosedType = register(Type{
 	Summary:   "`gh issue view ISSUE --json state` says the issue is CLOSED",
 	DefaultOn: projectReasons,
 	Patterns:  []string{"issue-open"},
+	Example:   `{"type": "issue-closed", "issue": 3, "repo": "o/r"}`,
 }, func(o *IssueClosedOptions) (Checker, error) {
 	return IssueClosed{Issue: o.Issue, Repo: o.Repo}, nil
 }, func(o *IssueClosedOptions) string {

@@ -38,6 +38,7 @@ var _ = register(Type{
 	Summary:   "the agent has been continued (its stop blocked) at least `min` times in this prompt",
 	DefaultOn: []StopReason{ReasonStop},
 	Patterns:  []string{"iterations-left"},
+	Example:   `{"type": "iterations", "min": 2}`,
 }, func(o *IterationsOptions) (Checker, error) {
 	return Iterations{Min: o.Min}, nil
 }, func(o *IterationsOptions) string {

@@ -73,6 +73,7 @@ var JudgeType = register(Type{
 	Summary:   "an LLM judge (`claude -p --json-schema`, as `closer judge`) says every one of your `criteria` holds",
 	DefaultOn: projectReasons,
 	Patterns:  []string{"judge-incomplete"},
+	Example:   `{"type": "judge", "criteria": "x", "model": "haiku", "timeout": "1m", "claude": "claude", "cache": false}`,
 }, func(o *JudgeOptions) (Checker, error) {
 	return Judge{Criteria: o.Criteria, CriteriaFile: o.CriteriaFile, Model: o.Model,
 		Timeout: o.Timeout.D(), Claude: o.Claude, Cache: cacheOn(o.Cache)}, nil

@@ -59,6 +59,7 @@ var _ = register(Type{
 	Summary:   "the agent's last message contains `keyword` (default `TASK_COMPLETE`), or, with `promise`, its first `<promise>...</promise>` holds `promise`; white space normalised on both sides",
 	DefaultOn: []StopReason{ReasonStop},
 	Patterns:  []string{"keyword-missing"},
+	Example:   `{"type": "keyword", "keyword": "DONE"}`,
 }, func(o *KeywordOptions) (Checker, error) {
 	return newKeyword(o), nil
 }, func(o *KeywordOptions) string {

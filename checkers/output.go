@@ -24,6 +24,7 @@ var outputType = register(Type{
 	DefaultOn: toolReasons,
 	Only:      toolReasons,
 	Patterns:  []string{"output-mismatch"},
+	Example:   `{"type": "output", "on": ["tool_use"], "conditions": [{"path": "status", "equals": "completed"}, {"path": "a.b", "exists": true}, {"path": "c", "matches": "^ok"}]}`,
 }, func(o *OutputOptions) (Checker, error) {
 	return Output{Conditions: o.Conditions}, nil
 }, func(o *OutputOptions) string {

@@ -41,6 +41,7 @@ var phaseType = register(Type{
 	Summary:   "the project reached the phase `target` (default `complete`) of preparation → processing → review → complete, marked by the agent with a line `Phase: <name>`",
 	DefaultOn: []StopReason{ReasonStop, ReasonToolUse},
 	Patterns:  []string{"phase-incomplete"},
+	Example:   `{"type": "phase", "target": "review"}`,
 }, func(o *PhaseOptions) (Checker, error) {
 	return Phase{Target: phaseTarget(o)}, nil
 }, func(o *PhaseOptions) string {

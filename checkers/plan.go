@@ -24,6 +24,7 @@ var _ = register(Type{
 	Summary:   "every item of the agent's plan is `completed` (or there is no plan)",
 	DefaultOn: allReasons,
 	Patterns:  []string{"plan-incomplete"},
+	Example:   `{"type": "plan"}`,
 }, func(*PlanOptions) (Checker, error) { return Plan{}, nil }, func(*PlanOptions) string {
 	return "every item of the agent's plan is completed"
 })

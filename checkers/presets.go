@@ -133,6 +133,7 @@ func registerPreset(name, pattern, summary string) {
 		Summary:   summary,
 		DefaultOn: projectReasons,
 		Patterns:  []string{pattern},
+		Example:   `{"type": "` + name + `", "command": "x", "success_when": "empty", "timeout": "1m", "cache": true}`,
 	}, func(o *PresetOptions) (Checker, error) {
 		when, err := parseCondition(o.SuccessWhen)
 		if err != nil {

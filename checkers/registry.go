@@ -36,6 +36,10 @@ type Type struct {
 	// members' and lists none. TestEveryPatternHasATemplate holds the
 	// list, the templates and what checkers report to one another.
 	Patterns []string
+	// Example is a checker of the type as a config writes it, setting
+	// every key the type takes to a value that breaks no rule: the
+	// schema's tests break one key of it at a time.
+	Example string
 	// New builds a checker from its config; set by register.
 	New func(spec config.Checker) (Checker, error)
 	// Describe says in one line what this configured checker requires,
@@ -54,8 +58,8 @@ var types = map[string]*Type{}
 // in a package-level var, so every binary that links checkers knows every
 // type. It panics on a mistake in t, as config.RegisterType does.
 func register[O any](t Type, build func(*O) (Checker, error), describe func(*O) string) *Type {
-	if t.Options != nil || t.New != nil || t.Describe != nil || build == nil || describe == nil || t.Summary == "" {
-		panic(fmt.Sprintf("checkers: type %q needs a Summary, a build and a describe function (and leaves Options, New and Describe to register)", t.Name))
+	if t.Options != nil || t.New != nil || t.Describe != nil || build == nil || describe == nil || t.Summary == "" || t.Example == "" {
+		panic(fmt.Sprintf("checkers: type %q needs a Summary, an Example, a build and a describe function (and leaves Options, New and Describe to register)", t.Name))
 	}
 	t.Options = (*O)(nil)
 	t.New = func(spec config.Checker) (Checker, error) {

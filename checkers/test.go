@@ -50,6 +50,7 @@ var _ = register(Type{
 	Summary:   "`sh -c COMMAND`, run in the project dir, exits 0",
 	DefaultOn: projectReasons,
 	Patterns:  []string{"test-failed"},
+	Example:   `{"type": "test", "command": "x", "timeout": "1m", "cache": true}`,
 }, func(o *TestOptions) (Checker, error) {
 	return Test{Command: o.Command, Timeout: o.Timeout.D(), Cache: o.CacheEnabled()}, nil
 }, func(o *TestOptions) string {
