@@ -135,8 +135,7 @@ func (e External) check(ctx context.Context, c *Context) (Result, error) {
 	case out.Ended && ownFirst:
 		return Result{}, fmt.Errorf("timed out after %s and was stopped (%w).%s", own, context.DeadlineExceeded, stderr)
 	case out.Ended:
-		return Result{}, fmt.Errorf("did not finish within the hook's time budget (limits.budget %s) and was stopped after %s (%w).%s",
-			c.Budget, out.Elapsed.Round(time.Millisecond), context.DeadlineExceeded, stderr)
+		return Result{}, fmt.Errorf("%s (%w).%s", budgetStopped(c.Budget, out.Elapsed.Round(time.Millisecond)), context.DeadlineExceeded, stderr)
 	case out.Signal != "":
 		return Result{}, fmt.Errorf("killed by %s.%s", out.Signal, stderr)
 	case out.ExitCode == 127 && e.Command.Args == nil:

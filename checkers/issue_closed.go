@@ -142,7 +142,7 @@ func (i IssueClosed) state(ctx context.Context, c *Context) (string, error) {
 	case out.Ended && ownFirst:
 		return "", fmt.Errorf("`%s` timed out after %s (%w): %s", strings.Join(args, " "), ghTimeout, context.DeadlineExceeded, stderr)
 	case out.Ended:
-		return "", fmt.Errorf("`%s` did not finish within the hook's time budget (limits.budget %s) (%w)", strings.Join(args, " "), c.Budget, context.DeadlineExceeded)
+		return "", fmt.Errorf("`%s` %s (%w)", strings.Join(args, " "), overBudget(c.Budget), context.DeadlineExceeded)
 	case out.Signal != "":
 		return "", fmt.Errorf("`%s` was killed by %s: %s", strings.Join(args, " "), out.Signal, stderr)
 	case out.ExitCode == ghExitAuth:

@@ -199,13 +199,12 @@ func (j Judge) plan(ctx context.Context, c *Context) string {
 // asks again.
 func (j Judge) ask(ctx context.Context, c *Context, q judge.Question, own time.Duration, fp fingerprint) (Result, bool, error) {
 	if ctx.Err() != nil {
-		return j.noVerdict(c, q, fmt.Sprintf("the hook's time budget (limits.budget %s) was spent before it could start.%s",
-			c.Budget, fp.note(c.Budget, false))), true, nil
+		return j.noVerdict(c, q, budgetSpent(c.Budget)+"."+fp.note(c.Budget, false)), true, nil
 	}
 	changes, err := j.changes(ctx, c)
 	if err != nil {
 		if ctx.Err() != nil {
-			return j.noVerdict(c, q, fmt.Sprintf("the hook's time budget (limits.budget %s) was spent before it could start", c.Budget)), true, nil
+			return j.noVerdict(c, q, budgetSpent(c.Budget)), true, nil
 		}
 		return Result{}, false, fmt.Errorf("%s: %w", JudgeType.Name, err)
 	}
@@ -215,8 +214,7 @@ func (j Judge) ask(ctx context.Context, c *Context, q judge.Question, own time.D
 	ans, err := judge.Ask(ctx, c.runner().Run, judge.Claude{Bin: bin, Dir: c.ProjectDir, Timeout: own, Env: c.Env}, q)
 	switch {
 	case err != nil && ctx.Err() != nil:
-		return j.noVerdict(c, q, fmt.Sprintf("it did not finish within the hook's time budget (limits.budget %s) and was stopped after %s.%s",
-			c.Budget, time.Since(start).Round(time.Second), fp.note(c.Budget, true))), true, nil
+		return j.noVerdict(c, q, "it "+budgetStopped(c.Budget, time.Since(start).Round(time.Second))+"."+fp.note(c.Budget, true)), true, nil
 	case errors.Is(err, judge.ErrNotFound):
 		return Result{}, false, fmt.Errorf("%s: claude: executable %q not found (install Claude Code, or set the checker's \"claude\" to its path)", JudgeType.Name, bin)
 	case err != nil:
