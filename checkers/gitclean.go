@@ -21,19 +21,19 @@ var _ = register(Type{
 	DefaultOn: projectReasons,
 	Patterns:  []string{"git-dirty"},
 	Example:   `{"type": "git-clean"}`,
-}, func(*GitCleanOptions) (Checker, error) { return GitClean{}, nil }, func(*GitCleanOptions) string {
+}, func(*GitCleanOptions) (Checker, error) { return gitCleanChecker{}, nil }, func(*GitCleanOptions) string {
 	return "the git working tree is clean: every change committed, nothing untracked"
 })
 
-// GitClean is complete when the project's git working tree is clean. Not
+// gitCleanChecker is complete when the project's git working tree is clean. Not
 // being in a git work tree at all is an error, never "clean".
-type GitClean struct{}
+type gitCleanChecker struct{}
 
 // maxListed is how many files git-clean's feedback names.
 const maxListed = 20
 
 // Check implements Checker.
-func (GitClean) Check(ctx context.Context, c *Context) (Result, error) {
+func (gitCleanChecker) Check(ctx context.Context, c *Context) (Result, error) {
 	st, err := c.gitStatus(ctx)
 	if err != nil {
 		return Result{}, err

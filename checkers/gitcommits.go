@@ -44,20 +44,20 @@ var gitCommitsType = register(Type{
 	Patterns:  []string{"no-commits"},
 	Example:   `{"type": "git-commits", "min": 2, "baseline": "main"}`,
 }, func(o *GitCommitsOptions) (Checker, error) {
-	return GitCommits{Min: max(o.Min, 1), Baseline: o.Baseline}, nil
+	return gitCommitsChecker{Min: max(o.Min, 1), Baseline: o.Baseline}, nil
 }, func(o *GitCommitsOptions) string {
 	return fmt.Sprintf("the work is committed: at least %s since %s", commits(max(o.Min, 1)), baselineName(o.Baseline))
 })
 
-// GitCommits is complete when HEAD is at least Min commits past the
+// gitCommitsChecker is complete when HEAD is at least Min commits past the
 // baseline: git commits, not the agent's word, say the work was saved.
-type GitCommits struct {
+type gitCommitsChecker struct {
 	Min      int
 	Baseline string // "": recorded per session and prompt (see Context.StateDir)
 }
 
 // Check implements Checker.
-func (g GitCommits) Check(ctx context.Context, c *Context) (Result, error) {
+func (g gitCommitsChecker) Check(ctx context.Context, c *Context) (Result, error) {
 	st, err := c.gitStatus(ctx)
 	if err != nil {
 		return Result{}, err

@@ -10,9 +10,9 @@ import (
 	"github.com/donegate/donegate/transcript"
 )
 
-// DefaultKeyword is what a keyword checker without keyword or promise
+// defaultKeyword is what a keyword checker without keyword or promise
 // looks for.
-const DefaultKeyword = "TASK_COMPLETE"
+const defaultKeyword = "TASK_COMPLETE"
 
 // KeywordOptions are the keyword checker's options.
 type KeywordOptions struct {
@@ -32,7 +32,7 @@ type KeywordOptions struct {
 func (o *KeywordOptions) CheckOptions() []config.Problem {
 	var ps []config.Problem
 	if o.Keyword != nil && normalizeSpace(*o.Keyword) == "" {
-		ps = append(ps, config.Problem{Path: "keyword", Message: fmt.Sprintf("must not be empty or only white space; leave it out for %q", DefaultKeyword)})
+		ps = append(ps, config.Problem{Path: "keyword", Message: fmt.Sprintf("must not be empty or only white space; leave it out for %q", defaultKeyword)})
 	}
 	if o.Promise != nil {
 		switch p := normalizeSpace(*o.Promise); {
@@ -82,7 +82,7 @@ func newKeyword(o *KeywordOptions) Keyword {
 	if o.Promise != nil {
 		return Keyword{Promise: normalizeSpace(*o.Promise)}
 	}
-	k := DefaultKeyword
+	k := defaultKeyword
 	if o.Keyword != nil {
 		k = *o.Keyword
 	}

@@ -18,13 +18,13 @@ import (
 	"github.com/donegate/donegate/internal/regular"
 )
 
-// Preset is a type-check, lint or format checker: a command checker whose
+// presetChecker is a type-check, lint or format checker: a command checker whose
 // command, when the config sets none, is chosen from the project's files
 // (go.mod, tsconfig.json, pyproject.toml, Cargo.toml, an eslint config),
 // and whose feedback speaks of type errors, lint errors or unformatted
 // files. The three share one file because they differ only in data: the
 // presets table below.
-type Preset struct {
+type presetChecker struct {
 	Kind    string // "type-check", "lint" or "format"
 	Command string // "" detects the project's tools when it is checked
 	Timeout time.Duration
@@ -139,7 +139,7 @@ func registerPreset(name, pattern, summary string) {
 		if err != nil {
 			return nil, fmt.Errorf("success_when: %w", err)
 		}
-		return Preset{Kind: name, Command: o.Command, Timeout: o.Timeout.D(), Cache: cacheOn(o.Cache), when: when}, nil
+		return presetChecker{Kind: name, Command: o.Command, Timeout: o.Timeout.D(), Cache: cacheOn(o.Cache), when: when}, nil
 	}, func(o *PresetOptions) string {
 		p := presets[name]
 		if o.Command == "" {
@@ -160,7 +160,7 @@ func registerPreset(name, pattern, summary string) {
 // is (closer and the hooks find it from the event or the environment). So
 // a preset that detects nothing is an error of the check, which the hooks
 // treat as a broken config (on_error), and its message says what to set.
-func (p Preset) Check(ctx context.Context, c *Context) (Result, error) {
+func (p presetChecker) Check(ctx context.Context, c *Context) (Result, error) {
 	def, ok := presets[p.Kind]
 	if !ok {
 		return Result{}, fmt.Errorf("unknown preset checker type %q", p.Kind)
@@ -183,7 +183,7 @@ func (p Preset) Check(ctx context.Context, c *Context) (Result, error) {
 	return OK(strings.Join(passed, " ")), nil
 }
 
-func (p Preset) run(ctx context.Context, c *Context, def *preset, tl tool) (Result, error) {
+func (p presetChecker) run(ctx context.Context, c *Context, def *preset, tl tool) (Result, error) {
 	return commandCheck{kind: p.Kind, command: tl.command, timeout: p.Timeout, cache: p.Cache, when: tl.when, fix: tl.fix, voice: &def.voice}.check(ctx, c)
 }
 

@@ -169,7 +169,7 @@ func (s Store) Peek(sessionID string) (*Session, error) {
 		return &Session{Counters: map[string]*limit.Counter{}}, nil
 	case errors.Is(err, syscall.ELOOP):
 		if st, lerr := os.Lstat(path); lerr == nil && st.Mode()&os.ModeSymlink != 0 {
-			return nil, fmt.Errorf("state file %s %w", path, ErrSymlink)
+			return nil, fmt.Errorf("state file %s %w", path, errSymlink)
 		}
 		return nil, fmt.Errorf("state: %w", err)
 	case err != nil:
@@ -186,9 +186,9 @@ func (s Store) Peek(sessionID string) (*Session, error) {
 	return sess, nil
 }
 
-// ErrSymlink is wrapped by the error for a state file that is a symbolic
+// errSymlink is wrapped by the error for a state file that is a symbolic
 // link.
-var ErrSymlink = errors.New("is a symbolic link, which is not followed")
+var errSymlink = errors.New("is a symbolic link, which is not followed")
 
 // open opens or creates the state file at path. O_NOFOLLOW because the
 // file is rewritten in place: followed, a link planted in the state dir
@@ -204,7 +204,7 @@ func open(path string) (*os.File, error) {
 	// loop of links in the directories above, so look before saying which.
 	if errors.Is(err, syscall.ELOOP) {
 		if st, lerr := os.Lstat(path); lerr == nil && st.Mode()&os.ModeSymlink != 0 {
-			return nil, fmt.Errorf("state file %s %w", path, ErrSymlink)
+			return nil, fmt.Errorf("state file %s %w", path, errSymlink)
 		}
 	}
 	return nil, fmt.Errorf("state: %w", err)
