@@ -154,6 +154,9 @@ func (c *Context) runner() Runner {
 // to render is replaced by the built-in one and remembered for
 // TemplateError: checkers do not print.
 func (c *Context) Fail(pattern string, params map[string]any) Result {
+	if onFail != nil {
+		onFail(pattern)
+	}
 	text, err := c.Templates.RenderBy(c.RenderBy, pattern, params)
 	switch {
 	case err != nil && text == "":
@@ -169,6 +172,11 @@ func (c *Context) Fail(pattern string, params map[string]any) Result {
 	}
 	return Result{Feedback: text, Pattern: pattern, Params: params}
 }
+
+// onFail, when set, is told each pattern Fail is asked for: the package's
+// tests collect them to check that every pattern a checker reports is
+// declared by its type and has a template (see TestMain).
+var onFail func(pattern string)
 
 // TemplateError says which of the user's retry templates failed to render
 // in this run (each once), in one line, for the hook to print; nil when

@@ -54,26 +54,23 @@ func checkSuccessWhen(s string) []config.Problem {
 	return nil
 }
 
-// CommandType is the command checker's type. Like test, it checks the
+// The command checker type. Like test, it checks the
 // project, not one agent.
-var CommandType = register(Type{
+var _ = register(Type{
 	Name:      "command",
 	Summary:   "a shell command, run in the project dir, meets `success_when` (default `exit_code:0`)",
-	Options:   (*CommandOptions)(nil),
 	DefaultOn: projectReasons,
-	New: func(spec config.Checker) (Checker, error) {
-		o := spec.Options.(*CommandOptions)
-		when, err := parseCondition(o.SuccessWhen)
-		if err != nil {
-			return nil, fmt.Errorf("success_when: %w", err)
-		}
-		return Command{Command: o.Command, Timeout: o.Timeout.D(), Cache: cacheOn(o.Cache), when: when}, nil
-	},
-	Describe: func(spec config.Checker) string {
-		o := spec.Options.(*CommandOptions)
-		when, _ := parseCondition(o.SuccessWhen) // valid: checked at load
-		return fmt.Sprintf("`%s` %s", o.Command, when.describe())
-	},
+	Patterns:  []string{"command-failed"},
+	Example:   `{"type": "command", "name": "n", "on": ["stop"], "command": "x", "success_when": "empty", "timeout": "1m", "cache": false}`,
+}, func(o *CommandOptions) (Checker, error) {
+	when, err := parseCondition(o.SuccessWhen)
+	if err != nil {
+		return nil, fmt.Errorf("success_when: %w", err)
+	}
+	return Command{Command: o.Command, Timeout: o.Timeout.D(), Cache: cacheOn(o.Cache), when: when}, nil
+}, func(o *CommandOptions) string {
+	when, _ := parseCondition(o.SuccessWhen) // valid: checked at load
+	return fmt.Sprintf("`%s` %s", o.Command, when.describe())
 })
 
 // cacheOn reads an optional cache key: results are cached unless it says

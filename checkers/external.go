@@ -41,27 +41,26 @@ func (o *ExternalOptions) CheckOptions() []config.Problem {
 	return nil
 }
 
-var ExternalType = register(Type{
+// The external checker type.
+var _ = register(Type{
 	Name:      "external",
 	Summary:   `a program of yours, given the check's context as JSON on stdin, answers {"complete": true} on stdout`,
-	Options:   (*ExternalOptions)(nil),
 	DefaultOn: projectReasons,
-	New: func(spec config.Checker) (Checker, error) {
-		o := spec.Options.(*ExternalOptions)
-		return External{Command: o.Command, Timeout: o.Timeout.D()}, nil
-	},
-	Describe: func(spec config.Checker) string {
-		return fmt.Sprintf("the external checker `%s` answers that the work is complete", spec.Options.(*ExternalOptions).Command)
-	},
+	Patterns:  []string{"external-incomplete"},
+	Example:   `{"type": "external", "command": ["x"], "timeout": "1s"}`,
+}, func(o *ExternalOptions) (Checker, error) {
+	return externalChecker{Command: o.Command, Timeout: o.Timeout.D()}, nil
+}, func(o *ExternalOptions) string {
+	return fmt.Sprintf("the external checker `%s` answers that the work is complete", o.Command)
 })
 
-// External asks a program of the user's what the built-in types cannot:
+// externalChecker asks a program of the user's what the built-in types cannot:
 // it gets the check's context as JSON on stdin and answers
 // {"complete": bool, "feedback": "..."} on stdout, exiting 0. Anything else
 // — another exit, an answer that is not that object, a timeout — means the
 // check could not run, and is an error: a broken checker program must not
 // hold the agent with feedback it cannot act on, nor let it go as done.
-type External struct {
+type externalChecker struct {
 	Command config.Argv
 	Timeout time.Duration // zero means DefaultTimeout
 }
@@ -103,15 +102,15 @@ type externalAnswer struct {
 const stderrLines = 10
 
 // Check implements Checker.
-func (e External) Check(ctx context.Context, c *Context) (Result, error) {
+func (e externalChecker) Check(ctx context.Context, c *Context) (Result, error) {
 	r, err := e.check(ctx, c)
 	if err != nil {
-		return Result{}, fmt.Errorf("%s checker %q: %w", ExternalType.Name, e.Command, err)
+		return Result{}, fmt.Errorf("external checker %q: %w", e.Command, err)
 	}
 	return r, nil
 }
 
-func (e External) check(ctx context.Context, c *Context) (Result, error) {
+func (e externalChecker) check(ctx context.Context, c *Context) (Result, error) {
 	name := e.Command.String()
 	stdin, err := externalInput(c)
 	if err != nil {
@@ -137,8 +136,7 @@ func (e External) check(ctx context.Context, c *Context) (Result, error) {
 	case out.Ended && ownFirst:
 		return Result{}, fmt.Errorf("timed out after %s and was stopped (%w).%s", own, context.DeadlineExceeded, stderr)
 	case out.Ended:
-		return Result{}, fmt.Errorf("did not finish within the hook's time budget (limits.budget %s) and was stopped after %s (%w).%s",
-			c.Budget, out.Elapsed.Round(time.Millisecond), context.DeadlineExceeded, stderr)
+		return Result{}, fmt.Errorf("%s (%w).%s", budgetStopped(c.Budget, out.Elapsed.Round(time.Millisecond)), context.DeadlineExceeded, stderr)
 	case out.Signal != "":
 		return Result{}, fmt.Errorf("killed by %s.%s", out.Signal, stderr)
 	case out.ExitCode == 127 && e.Command.Args == nil:

@@ -33,18 +33,17 @@ type FilesOptions struct {
 	Paths config.Patterns `json:"paths" validate:"min=1,dive,required"`
 }
 
-// FilesType is the files checker's type.
-var FilesType = register(Type{
+// The files checker type.
+var _ = register(Type{
 	Name:      "files",
 	Summary:   "every path exists; a glob must match at least one file",
-	Options:   (*FilesOptions)(nil),
 	DefaultOn: projectReasons,
-	New: func(spec config.Checker) (Checker, error) {
-		return Files{Paths: spec.Options.(*FilesOptions).Paths}, nil
-	},
-	Describe: func(spec config.Checker) string {
-		return "required files exist: " + strings.Join(spec.Options.(*FilesOptions).Paths, ", ")
-	},
+	Patterns:  []string{"files-missing"},
+	Example:   `{"type": "files", "paths": ["a"]}`,
+}, func(o *FilesOptions) (Checker, error) {
+	return Files{Paths: o.Paths}, nil
+}, func(o *FilesOptions) string {
+	return "required files exist: " + strings.Join(o.Paths, ", ")
 })
 
 // Check implements Checker.

@@ -8,34 +8,32 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/internal/treecache"
 )
 
 // GitCleanOptions are git-clean's options: it has none.
 type GitCleanOptions struct{}
 
-// GitCleanType is the git-clean checker type.
-var GitCleanType = register(Type{
+// The git-clean checker type.
+var _ = register(Type{
 	Name:      "git-clean",
 	Summary:   "`git status --porcelain` is empty: nothing modified, staged or untracked (ignored files do not count)",
-	Options:   (*GitCleanOptions)(nil),
 	DefaultOn: projectReasons,
-	New:       func(config.Checker) (Checker, error) { return GitClean{}, nil },
-	Describe: func(config.Checker) string {
-		return "the git working tree is clean: every change committed, nothing untracked"
-	},
+	Patterns:  []string{"git-dirty"},
+	Example:   `{"type": "git-clean"}`,
+}, func(*GitCleanOptions) (Checker, error) { return gitCleanChecker{}, nil }, func(*GitCleanOptions) string {
+	return "the git working tree is clean: every change committed, nothing untracked"
 })
 
-// GitClean is complete when the project's git working tree is clean. Not
+// gitCleanChecker is complete when the project's git working tree is clean. Not
 // being in a git work tree at all is an error, never "clean".
-type GitClean struct{}
+type gitCleanChecker struct{}
 
 // maxListed is how many files git-clean's feedback names.
 const maxListed = 20
 
 // Check implements Checker.
-func (GitClean) Check(ctx context.Context, c *Context) (Result, error) {
+func (gitCleanChecker) Check(ctx context.Context, c *Context) (Result, error) {
 	st, err := c.gitStatus(ctx)
 	if err != nil {
 		return Result{}, err

@@ -36,37 +36,28 @@ func (o *GitCommitsOptions) CheckOptions() []config.Problem {
 	return nil
 }
 
-// GitCommitsType is the git-commits checker type.
-var GitCommitsType = register(Type{
+// gitCommitsType is the git-commits checker type.
+var gitCommitsType = register(Type{
 	Name:      "git-commits",
 	Summary:   "at least `min` (default 1) commits since the baseline: `baseline` when given, else HEAD when donegate first saw the prompt",
-	Options:   (*GitCommitsOptions)(nil),
 	DefaultOn: projectReasons,
-	New: func(spec config.Checker) (Checker, error) {
-		o, _ := spec.Options.(*GitCommitsOptions)
-		if o == nil {
-			o = &GitCommitsOptions{}
-		}
-		return GitCommits{Min: max(o.Min, 1), Baseline: o.Baseline}, nil
-	},
-	Describe: func(spec config.Checker) string {
-		o, _ := spec.Options.(*GitCommitsOptions)
-		if o == nil {
-			o = &GitCommitsOptions{}
-		}
-		return fmt.Sprintf("the work is committed: at least %s since %s", commits(max(o.Min, 1)), baselineName(o.Baseline))
-	},
+	Patterns:  []string{"no-commits"},
+	Example:   `{"type": "git-commits", "min": 2, "baseline": "main"}`,
+}, func(o *GitCommitsOptions) (Checker, error) {
+	return gitCommitsChecker{Min: max(o.Min, 1), Baseline: o.Baseline}, nil
+}, func(o *GitCommitsOptions) string {
+	return fmt.Sprintf("the work is committed: at least %s since %s", commits(max(o.Min, 1)), baselineName(o.Baseline))
 })
 
-// GitCommits is complete when HEAD is at least Min commits past the
+// gitCommitsChecker is complete when HEAD is at least Min commits past the
 // baseline: git commits, not the agent's word, say the work was saved.
-type GitCommits struct {
+type gitCommitsChecker struct {
 	Min      int
 	Baseline string // "": recorded per session and prompt (see Context.StateDir)
 }
 
 // Check implements Checker.
-func (g GitCommits) Check(ctx context.Context, c *Context) (Result, error) {
+func (g gitCommitsChecker) Check(ctx context.Context, c *Context) (Result, error) {
 	st, err := c.gitStatus(ctx)
 	if err != nil {
 		return Result{}, err
@@ -107,7 +98,61 @@ func (g GitCommits) Check(ctx context.Context, c *Context) (Result, error) {
 	return c.Fail("no-commits", map[string]any{"Count": n, "Min": g.Min, "Baseline": g.Baseline, "Head": head}), nil
 }
 
-// baseline returns the run's recorded baseline (see state.Session.Baseline),
+// baselines are what git-commits keeps of a session (see
+// state.Session.Get): the commits it counts from, the latest
+// maxBaselines.
+type baselines []baseline
+
+// baseline is where git-commits counts from for one prompt in one work
+// tree (see baselines.at).
+type baseline struct {
+	Prompt string `json:"prompt"`
+	Tree   string `json:"tree"`
+	Commit string `json:"commit"` // "": the tree had no commit yet
+	// Last is HEAD at the prompt's latest hook call: where the next
+	// prompt starts from.
+	Last string `json:"last"`
+}
+
+// maxBaselines bounds the baselines kept per session: prompts interleave
+// (a Stop of an earlier prompt may come late), but not many.
+const maxBaselines = 8
+
+// at returns the baseline of prompt in the work tree tree, whose HEAD is
+// head now, recording one at the prompt's first hook call there. Hooks
+// only run when the agent stops, after it may have committed, so HEAD now
+// is the wrong baseline for a new prompt: it is HEAD at the latest hook
+// call of the session's previous prompt in the tree, else what start
+// says (HEAD when the session began), else head.
+func (bs *baselines) at(prompt, tree, head string, start func() (string, bool)) string {
+	var prev *baseline
+	for i := range *bs {
+		b := &(*bs)[i]
+		if b.Tree != tree {
+			continue
+		}
+		if b.Prompt == prompt {
+			b.Last = head
+			return b.Commit
+		}
+		prev = b
+	}
+	base := head
+	if prev != nil {
+		base = prev.Last
+	} else if start != nil {
+		if c, ok := start(); ok {
+			base = c
+		}
+	}
+	*bs = append(*bs, baseline{Prompt: prompt, Tree: tree, Commit: base, Last: head})
+	if n := len(*bs); n > maxBaselines {
+		*bs = append(baselines(nil), (*bs)[n-maxBaselines:]...)
+	}
+	return base
+}
+
+// baseline returns the run's recorded baseline (see baselines.at),
 // recording HEAD when this is the first call of the prompt in this tree.
 func (c *Context) baseline(ctx context.Context, st *treecache.Status) (string, error) {
 	if c.Event == nil || c.Event.SessionID == "" {
@@ -118,10 +163,12 @@ func (c *Context) baseline(ctx context.Context, st *treecache.Status) (string, e
 	}
 	var base string
 	record := func(s *state.Session) error {
-		base = s.Baseline(c.Event.PromptID, st.Dir, st.Head, func() (string, bool) {
+		var bs baselines
+		s.Get(gitCommitsType.Name, &bs)
+		base = bs.at(c.Event.PromptID, st.Dir, st.Head, func() (string, bool) {
 			return headAtStart(ctx, st, c.Event.TranscriptPath)
 		})
-		return nil
+		return s.Put(gitCommitsType.Name, bs)
 	}
 	// Read-only: the baseline the hook would record, worked out on a copy.
 	store := state.Store{Dir: c.StateDir, ReadOnly: c.ReadOnly}

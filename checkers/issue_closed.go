@@ -52,22 +52,20 @@ func (o *IssueClosedOptions) CheckOptions() []config.Problem {
 	return nil
 }
 
-var IssueClosedType = register(Type{
+// The issue-closed checker type.
+var _ = register(Type{
 	Name:      "issue-closed",
 	Summary:   "`gh issue view ISSUE --json state` says the issue is CLOSED",
-	Options:   (*IssueClosedOptions)(nil),
 	DefaultOn: projectReasons,
-	New: func(spec config.Checker) (Checker, error) {
-		o := spec.Options.(*IssueClosedOptions)
-		return IssueClosed{Issue: o.Issue, Repo: o.Repo}, nil
-	},
-	Describe: func(spec config.Checker) string {
-		o := spec.Options.(*IssueClosedOptions)
-		return IssueClosed{Issue: o.Issue, Repo: o.Repo}.name() + " is closed"
-	},
+	Patterns:  []string{"issue-open"},
+	Example:   `{"type": "issue-closed", "issue": 3, "repo": "o/r"}`,
+}, func(o *IssueClosedOptions) (Checker, error) {
+	return issueClosedChecker{Issue: o.Issue, Repo: o.Repo}, nil
+}, func(o *IssueClosedOptions) string {
+	return issueClosedChecker{Issue: o.Issue, Repo: o.Repo}.name() + " is closed"
 })
 
-// IssueClosed is complete when a GitHub issue is closed, as the GitHub
+// issueClosedChecker is complete when a GitHub issue is closed, as the GitHub
 // CLI, gh, says: the work is tracked in an issue the agent (or a person)
 // closes when it is done.
 //
@@ -77,7 +75,7 @@ var IssueClosedType = register(Type{
 // a Stop hook that fires on every turn would otherwise ask GitHub every
 // time. Whatever keeps gh from answering — not installed, not logged in,
 // no network, no such issue — is an error, never "complete".
-type IssueClosed struct {
+type issueClosedChecker struct {
 	Issue int
 	Repo  string // "" means the project dir's repository
 }
@@ -91,7 +89,7 @@ const ghTimeout = time.Minute
 const ghExitAuth = 4
 
 // Check implements Checker.
-func (i IssueClosed) Check(ctx context.Context, c *Context) (Result, error) {
+func (i issueClosedChecker) Check(ctx context.Context, c *Context) (Result, error) {
 	key, remember := i.cacheKey(c)
 	cache := c.cache()
 	if remember {
@@ -102,7 +100,7 @@ func (i IssueClosed) Check(ctx context.Context, c *Context) (Result, error) {
 	}
 	state, err := i.state(ctx, c)
 	if err != nil {
-		return Result{}, fmt.Errorf("%s %s: %w", IssueClosedType.Name, i.name(), err)
+		return Result{}, fmt.Errorf("issue-closed %s: %w", i.name(), err)
 	}
 	switch state {
 	case "CLOSED":
@@ -117,11 +115,11 @@ func (i IssueClosed) Check(ctx context.Context, c *Context) (Result, error) {
 		// configured ("": the project's own).
 		return c.Fail("issue-open", map[string]any{"Issue": i.Issue, "Repo": i.Repo}), nil
 	}
-	return Result{}, fmt.Errorf("%s %s: gh says its state is %q; expected OPEN or CLOSED", IssueClosedType.Name, i.name(), state)
+	return Result{}, fmt.Errorf("issue-closed %s: gh says its state is %q; expected OPEN or CLOSED", i.name(), state)
 }
 
 // state asks gh for the issue's state.
-func (i IssueClosed) state(ctx context.Context, c *Context) (string, error) {
+func (i issueClosedChecker) state(ctx context.Context, c *Context) (string, error) {
 	args := []string{"gh", "issue", "view", strconv.Itoa(i.Issue), "--json", "state"}
 	if i.Repo != "" {
 		args = append(args, "--repo", i.Repo)
@@ -145,7 +143,7 @@ func (i IssueClosed) state(ctx context.Context, c *Context) (string, error) {
 	case out.Ended && ownFirst:
 		return "", fmt.Errorf("`%s` timed out after %s (%w): %s", strings.Join(args, " "), ghTimeout, context.DeadlineExceeded, stderr)
 	case out.Ended:
-		return "", fmt.Errorf("`%s` did not finish within the hook's time budget (limits.budget %s) (%w)", strings.Join(args, " "), c.Budget, context.DeadlineExceeded)
+		return "", fmt.Errorf("`%s` %s (%w)", strings.Join(args, " "), overBudget(c.Budget), context.DeadlineExceeded)
 	case out.Signal != "":
 		return "", fmt.Errorf("`%s` was killed by %s: %s", strings.Join(args, " "), out.Signal, stderr)
 	case out.ExitCode == ghExitAuth:
@@ -167,7 +165,7 @@ func (i IssueClosed) state(ctx context.Context, c *Context) (string, error) {
 // cacheKey is where a closed answer is remembered, and whether it may be:
 // only within a session, for this project (gh finds the repository from
 // it when Repo is "").
-func (i IssueClosed) cacheKey(c *Context) (string, bool) {
+func (i issueClosedChecker) cacheKey(c *Context) (string, bool) {
 	if c.CacheDir == "" || c.Event == nil || c.Event.SessionID == "" {
 		return "", false
 	}
@@ -175,7 +173,7 @@ func (i IssueClosed) cacheKey(c *Context) (string, bool) {
 }
 
 // name is how messages name the issue: "issue #12", "issue owner/name#12".
-func (i IssueClosed) name() string {
+func (i issueClosedChecker) name() string {
 	if i.Repo != "" {
 		return fmt.Sprintf("issue %s#%d", i.Repo, i.Issue)
 	}

@@ -29,22 +29,20 @@ func (o *IterationsOptions) CheckLimits(l config.Limits) []config.Problem {
 		o.Min, l.MaxBlocks, l.MaxBlocks, o.Min)}}
 }
 
-// IterationsType is the iterations checker's type: a forced iteration
+// The iterations checker type: a forced iteration
 // budget, to pair with keyword in a composite. It counts the main agent's
 // continuations; a subagent's stop or a gated tool has a count of its own,
 // and runs it only when its "on" says so.
-var IterationsType = register(Type{
+var _ = register(Type{
 	Name:      "iterations",
 	Summary:   "the agent has been continued (its stop blocked) at least `min` times in this prompt",
-	Options:   (*IterationsOptions)(nil),
 	DefaultOn: []StopReason{ReasonStop},
-	New: func(spec config.Checker) (Checker, error) {
-		return Iterations{Min: spec.Options.(*IterationsOptions).Min}, nil
-	},
-	Describe: func(spec config.Checker) string {
-		n := spec.Options.(*IterationsOptions).Min
-		return fmt.Sprintf("you have been sent back to work at least %d %s in this prompt", n, plural(n, "time", "times"))
-	},
+	Patterns:  []string{"iterations-left"},
+	Example:   `{"type": "iterations", "min": 2}`,
+}, func(o *IterationsOptions) (Checker, error) {
+	return Iterations{Min: o.Min}, nil
+}, func(o *IterationsOptions) string {
+	return fmt.Sprintf("you have been sent back to work at least %d %s in this prompt", o.Min, plural(o.Min, "time", "times"))
 })
 
 // Iterations is complete once the agent has been continued Min times in

@@ -71,17 +71,13 @@ func (o *JudgeOptions) CheckOptions() []config.Problem {
 var JudgeType = register(Type{
 	Name:      "judge",
 	Summary:   "an LLM judge (`claude -p --json-schema`, as `closer judge`) says every one of your `criteria` holds",
-	Options:   (*JudgeOptions)(nil),
 	DefaultOn: projectReasons,
-	New: func(spec config.Checker) (Checker, error) {
-		o := spec.Options.(*JudgeOptions)
-		return Judge{Criteria: o.Criteria, CriteriaFile: o.CriteriaFile, Model: o.Model,
-			Timeout: o.Timeout.D(), Claude: o.Claude, Cache: cacheOn(o.Cache)}, nil
-	},
-	Describe: func(spec config.Checker) string {
-		return describeJudge(spec.Options.(*JudgeOptions))
-	},
-})
+	Patterns:  []string{"judge-incomplete"},
+	Example:   `{"type": "judge", "criteria": "x", "model": "haiku", "timeout": "1m", "claude": "claude", "cache": false}`,
+}, func(o *JudgeOptions) (Checker, error) {
+	return judgeChecker{Criteria: o.Criteria, CriteriaFile: o.CriteriaFile, Model: o.Model,
+		Timeout: o.Timeout.D(), Claude: o.Claude, Cache: cacheOn(o.Cache)}, nil
+}, describeJudge)
 
 // describeJudge names the first criterion and counts the others: the
 // description is one line, and reads no file (stop-hook --criteria must
@@ -101,7 +97,7 @@ func describeJudge(o *JudgeOptions) string {
 	return "an LLM judge agrees that: " + first
 }
 
-// Judge asks a model whether the work meets the user's completion
+// judgeChecker asks a model whether the work meets the user's completion
 // criteria, as closer judge does and through the same code (package
 // judge): the model is shown the criteria, what changed since the prompt
 // began (git diff --stat) and the agent's plan, may read the project, and
@@ -119,7 +115,7 @@ func describeJudge(o *JudgeOptions) string {
 // {"disableAllHooks":true}) and the recursion guard in its environment,
 // so neither donegate's hooks nor any other hold or re-enter it. Its
 // verdict is cached by the state of the working tree, like test's.
-type Judge struct {
+type judgeChecker struct {
 	Criteria     string
 	CriteriaFile string
 	Model        string
@@ -137,7 +133,7 @@ type JudgeCriterion struct {
 }
 
 // Check implements Checker.
-func (j Judge) Check(ctx context.Context, c *Context) (Result, error) {
+func (j judgeChecker) Check(ctx context.Context, c *Context) (Result, error) {
 	criteria, err := j.criteria(c)
 	if err != nil {
 		return Result{}, fmt.Errorf("%s: %w", JudgeType.Name, err)
@@ -159,7 +155,7 @@ func (j Judge) Check(ctx context.Context, c *Context) (Result, error) {
 }
 
 // criteria returns the criteria text, reading criteria_file.
-func (j Judge) criteria(c *Context) (string, error) {
+func (j judgeChecker) criteria(c *Context) (string, error) {
 	if j.CriteriaFile == "" {
 		return j.Criteria, nil
 	}
@@ -178,7 +174,7 @@ func (j Judge) criteria(c *Context) (string, error) {
 }
 
 // bin is the executable to run: a relative path is the project dir's.
-func (j Judge) bin(c *Context) string {
+func (j judgeChecker) bin(c *Context) string {
 	bin := j.Claude
 	if bin == "" {
 		bin = "claude"
@@ -190,7 +186,7 @@ func (j Judge) bin(c *Context) string {
 }
 
 // plan is the agent's plan, as the plan checker reads it, for the prompt.
-func (j Judge) plan(ctx context.Context, c *Context) string {
+func (j judgeChecker) plan(ctx context.Context, c *Context) string {
 	if c.Event == nil {
 		return "No session given, so no plan."
 	}
@@ -201,15 +197,14 @@ func (j Judge) plan(ctx context.Context, c *Context) string {
 // ask asks the judge once. ended is true when there was no verdict, which
 // says nothing about the tree: it is not remembered, and the next check
 // asks again.
-func (j Judge) ask(ctx context.Context, c *Context, q judge.Question, own time.Duration, fp fingerprint) (Result, bool, error) {
+func (j judgeChecker) ask(ctx context.Context, c *Context, q judge.Question, own time.Duration, fp fingerprint) (Result, bool, error) {
 	if ctx.Err() != nil {
-		return j.noVerdict(c, q, fmt.Sprintf("the hook's time budget (limits.budget %s) was spent before it could start.%s",
-			c.Budget, fp.note(c.Budget, false))), true, nil
+		return j.noVerdict(c, q, budgetSpent(c.Budget)+"."+fp.note(c.Budget, false)), true, nil
 	}
 	changes, err := j.changes(ctx, c)
 	if err != nil {
 		if ctx.Err() != nil {
-			return j.noVerdict(c, q, fmt.Sprintf("the hook's time budget (limits.budget %s) was spent before it could start", c.Budget)), true, nil
+			return j.noVerdict(c, q, budgetSpent(c.Budget)), true, nil
 		}
 		return Result{}, false, fmt.Errorf("%s: %w", JudgeType.Name, err)
 	}
@@ -219,8 +214,7 @@ func (j Judge) ask(ctx context.Context, c *Context, q judge.Question, own time.D
 	ans, err := judge.Ask(ctx, c.runner().Run, judge.Claude{Bin: bin, Dir: c.ProjectDir, Timeout: own, Env: c.Env}, q)
 	switch {
 	case err != nil && ctx.Err() != nil:
-		return j.noVerdict(c, q, fmt.Sprintf("it did not finish within the hook's time budget (limits.budget %s) and was stopped after %s.%s",
-			c.Budget, time.Since(start).Round(time.Second), fp.note(c.Budget, true))), true, nil
+		return j.noVerdict(c, q, "it "+budgetStopped(c.Budget, time.Since(start).Round(time.Second))+"."+fp.note(c.Budget, true)), true, nil
 	case errors.Is(err, judge.ErrNotFound):
 		return Result{}, false, fmt.Errorf("%s: claude: executable %q not found (install Claude Code, or set the checker's \"claude\" to its path)", JudgeType.Name, bin)
 	case err != nil:
@@ -252,7 +246,7 @@ func (j Judge) ask(ctx context.Context, c *Context, q judge.Question, own time.D
 
 // noVerdict is the failure of a judge that gave no verdict: the reason,
 // and the criteria for the agent to check its work against meanwhile.
-func (j Judge) noVerdict(c *Context, q judge.Question, reason string) Result {
+func (j judgeChecker) noVerdict(c *Context, q judge.Question, reason string) Result {
 	return c.Fail("judge-incomplete", map[string]any{
 		"Open":           []JudgeCriterion{},
 		"Total":          0,
@@ -268,7 +262,7 @@ func (j Judge) noVerdict(c *Context, q judge.Question, reason string) Result {
 // it: git diff --stat against where HEAD was when donegate first saw the
 // prompt (git-commits' baseline), else against HEAD, and the untracked
 // files.
-func (j Judge) changes(ctx context.Context, c *Context) (string, error) {
+func (j judgeChecker) changes(ctx context.Context, c *Context) (string, error) {
 	st, err := c.gitStatus(ctx)
 	if err != nil {
 		return "", err

@@ -10,9 +10,9 @@ import (
 	"github.com/donegate/donegate/transcript"
 )
 
-// DefaultKeyword is what a keyword checker without keyword or promise
+// defaultKeyword is what a keyword checker without keyword or promise
 // looks for.
-const DefaultKeyword = "TASK_COMPLETE"
+const defaultKeyword = "TASK_COMPLETE"
 
 // KeywordOptions are the keyword checker's options.
 type KeywordOptions struct {
@@ -32,7 +32,7 @@ type KeywordOptions struct {
 func (o *KeywordOptions) CheckOptions() []config.Problem {
 	var ps []config.Problem
 	if o.Keyword != nil && normalizeSpace(*o.Keyword) == "" {
-		ps = append(ps, config.Problem{Path: "keyword", Message: fmt.Sprintf("must not be empty or only white space; leave it out for %q", DefaultKeyword)})
+		ps = append(ps, config.Problem{Path: "keyword", Message: fmt.Sprintf("must not be empty or only white space; leave it out for %q", defaultKeyword)})
 	}
 	if o.Promise != nil {
 		switch p := normalizeSpace(*o.Promise); {
@@ -48,27 +48,26 @@ func (o *KeywordOptions) CheckOptions() []config.Problem {
 	return ps
 }
 
-// KeywordType is the keyword checker's type. It reads what the agent
+// The keyword checker type. It reads what the agent
 // said last, which a stop's event carries: a command-line check has no
 // message, and at a gated tool the agent hands in structured output
 // instead (see output). The main agent is told the keyword up front
 // (stop-hook --criteria); a subagent is not, so it runs at the main
 // agent's stop unless its "on" says more.
-var KeywordType = register(Type{
+var _ = register(Type{
 	Name:      "keyword",
 	Summary:   "the agent's last message contains `keyword` (default `TASK_COMPLETE`), or, with `promise`, its first `<promise>...</promise>` holds `promise`; white space normalised on both sides",
-	Options:   (*KeywordOptions)(nil),
 	DefaultOn: []StopReason{ReasonStop},
-	New: func(spec config.Checker) (Checker, error) {
-		return newKeyword(spec.Options.(*KeywordOptions)), nil
-	},
-	Describe: func(spec config.Checker) string {
-		k := newKeyword(spec.Options.(*KeywordOptions))
-		if k.Promise != "" {
-			return fmt.Sprintf("your final message holds `<promise>%s</promise>`, written only once the task is truly done", k.Promise)
-		}
-		return fmt.Sprintf("your final message says `%s`, once the task is truly done", k.Keyword)
-	},
+	Patterns:  []string{"keyword-missing"},
+	Example:   `{"type": "keyword", "keyword": "DONE"}`,
+}, func(o *KeywordOptions) (Checker, error) {
+	return newKeyword(o), nil
+}, func(o *KeywordOptions) string {
+	k := newKeyword(o)
+	if k.Promise != "" {
+		return fmt.Sprintf("your final message holds `<promise>%s</promise>`, written only once the task is truly done", k.Promise)
+	}
+	return fmt.Sprintf("your final message says `%s`, once the task is truly done", k.Keyword)
 })
 
 // Keyword is complete when the agent's last message contains Keyword or,
@@ -83,7 +82,7 @@ func newKeyword(o *KeywordOptions) Keyword {
 	if o.Promise != nil {
 		return Keyword{Promise: normalizeSpace(*o.Promise)}
 	}
-	k := DefaultKeyword
+	k := defaultKeyword
 	if o.Keyword != nil {
 		k = *o.Keyword
 	}

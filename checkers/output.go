@@ -16,20 +16,19 @@ type OutputOptions struct {
 	Conditions []config.Condition `json:"conditions" validate:"min=1,dive"`
 }
 
-// OutputType is the output checker's type. It runs at tool_use only: no
+// outputType is the output checker's type. It runs at tool_use only: no
 // other event carries a structured output.
-var OutputType = register(Type{
+var outputType = register(Type{
 	Name:      "output",
 	Summary:   "every condition (`path` with `equals`, `exists` or `matches`) holds on the structured output handed to the gated tool",
-	Options:   (*OutputOptions)(nil),
 	DefaultOn: toolReasons,
 	Only:      toolReasons,
-	New: func(spec config.Checker) (Checker, error) {
-		return Output{Conditions: spec.Options.(*OutputOptions).Conditions}, nil
-	},
-	Describe: func(spec config.Checker) string {
-		return "in the structured output, " + config.DescribeConditions(spec.Options.(*OutputOptions).Conditions, " and ")
-	},
+	Patterns:  []string{"output-mismatch"},
+	Example:   `{"type": "output", "on": ["tool_use"], "conditions": [{"path": "status", "equals": "completed"}, {"path": "a.b", "exists": true}, {"path": "c", "matches": "^ok"}]}`,
+}, func(o *OutputOptions) (Checker, error) {
+	return Output{Conditions: o.Conditions}, nil
+}, func(o *OutputOptions) string {
+	return "in the structured output, " + config.DescribeConditions(o.Conditions, " and ")
 })
 
 // Output holds the structured output an agent hands in to conditions of
@@ -41,7 +40,7 @@ type Output struct {
 // Check implements Checker. Every condition is tested, so the agent
 // learns of all it must correct at once.
 func (o Output) Check(_ context.Context, c *Context) (Result, error) {
-	doc, err := toolInput(c, OutputType.Name)
+	doc, err := toolInput(c, outputType.Name)
 	if err != nil {
 		return Result{}, err
 	}

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/internal/state"
 	"github.com/donegate/donegate/transcript"
 )
@@ -34,21 +33,20 @@ type PhaseOptions struct {
 	Target string `json:"target,omitempty" validate:"omitempty,oneof=preparation processing review complete"`
 }
 
-// PhaseType is the phase checker's type. The phase is the main agent's,
+// phaseType is the phase checker's type. The phase is the main agent's,
 // read from the session's transcript: it runs at the main agent's stop
 // and at a gated tool, where the agent hands in its final output.
-var PhaseType = register(Type{
+var phaseType = register(Type{
 	Name:      "phase",
 	Summary:   "the project reached the phase `target` (default `complete`) of preparation → processing → review → complete, marked by the agent with a line `Phase: <name>`",
-	Options:   (*PhaseOptions)(nil),
 	DefaultOn: []StopReason{ReasonStop, ReasonToolUse},
-	New: func(spec config.Checker) (Checker, error) {
-		return Phase{Target: phaseTarget(spec.Options.(*PhaseOptions))}, nil
-	},
-	Describe: func(spec config.Checker) string {
-		return fmt.Sprintf("the project reached the `%s` phase: mark each phase you enter with a line `Phase: <name>` (%s)",
-			phaseTarget(spec.Options.(*PhaseOptions)), strings.Join(Phases, " → "))
-	},
+	Patterns:  []string{"phase-incomplete"},
+	Example:   `{"type": "phase", "target": "review"}`,
+}, func(o *PhaseOptions) (Checker, error) {
+	return Phase{Target: phaseTarget(o)}, nil
+}, func(o *PhaseOptions) string {
+	return fmt.Sprintf("the project reached the `%s` phase: mark each phase you enter with a line `Phase: <name>` (%s)",
+		phaseTarget(o), strings.Join(Phases, " → "))
 })
 
 func phaseTarget(o *PhaseOptions) string {
@@ -56,6 +54,21 @@ func phaseTarget(o *PhaseOptions) string {
 		return "complete"
 	}
 	return o.Target
+}
+
+// phaseRecord is what the phase checker keeps of a session (see
+// state.Session.Get): the furthest phase the agent's markers named, and
+// how much of the transcript it has read for them, so that each stop
+// reads only what was appended since.
+type phaseRecord struct {
+	// Reached is the furthest phase marked so far; "" for none.
+	Reached string `json:"reached,omitempty"`
+	// Transcript is the transcript read, and Position how far, in which
+	// file: the start of its first line not read yet, and what tells that
+	// the file there is still the one read. A record of before 2026-11-24
+	// has an offset alone, and its transcript is read once from the start.
+	Transcript string `json:"transcript,omitempty"`
+	transcript.Position
 }
 
 // Phase is complete when the furthest phase the agent has marked in the
@@ -150,7 +163,7 @@ func (c *Context) phase(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	var from transcript.Position
-	if rec := sess.Phase; rec != nil {
+	if rec := (phaseRecord{}); sess.Get(phaseType.Name, &rec) {
 		furthest = max(furthest, slices.Index(Phases, rec.Reached))
 		if rec.Transcript == path {
 			from = rec.Position
@@ -165,14 +178,18 @@ func (c *Context) phase(ctx context.Context) (int, error) {
 			return 0, err
 		}
 	}
-	read := state.Phase{Transcript: path, Position: next}
+	read := phaseRecord{Transcript: path, Position: next}
 	if furthest >= 0 {
 		read.Reached = Phases[furthest]
 	}
 	err = store.Update(ev.SessionID, func(s *state.Session) error {
-		s.Phase = mergePhase(s.Phase, read, restarted)
-		furthest = slices.Index(Phases, s.Phase.Reached)
-		return nil
+		var stored *phaseRecord
+		if rec := (phaseRecord{}); s.Get(phaseType.Name, &rec) {
+			stored = &rec
+		}
+		merged := mergePhase(stored, read, restarted)
+		furthest = slices.Index(Phases, merged.Reached)
+		return s.Put(phaseType.Name, merged)
 	})
 	if err != nil {
 		return 0, err
@@ -187,7 +204,7 @@ func (c *Context) phase(ctx context.Context) (int, error) {
 // the lines up to the further one have been read. A transcript that was
 // cut or replaced (restarted, or another file) was read from its start:
 // its position is the one read, or every stop would read it whole again.
-func mergePhase(stored *state.Phase, read state.Phase, restarted bool) *state.Phase {
+func mergePhase(stored *phaseRecord, read phaseRecord, restarted bool) *phaseRecord {
 	if stored == nil {
 		return &read
 	}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/donegate/donegate/internal/state"
 	"github.com/donegate/donegate/transcript"
 )
 
@@ -16,16 +15,16 @@ func ptr[T any](v T) *T { return &v }
 // record keeps the furthest phase and the further offset, whatever order
 // they finish in.
 func TestMergePhase(t *testing.T) {
-	rec := func(reached, path string, off int64) state.Phase {
-		return state.Phase{Reached: reached, Transcript: path, Position: transcript.Position{Offset: off, Ino: 1}}
+	rec := func(reached, path string, off int64) phaseRecord {
+		return phaseRecord{Reached: reached, Transcript: path, Position: transcript.Position{Offset: off, Ino: 1}}
 	}
-	other := func(p state.Phase) state.Phase { p.Ino = 2; return p }
+	other := func(p phaseRecord) phaseRecord { p.Ino = 2; return p }
 	tests := []struct {
 		name      string
-		stored    *state.Phase
-		read      state.Phase
+		stored    *phaseRecord
+		read      phaseRecord
 		restarted bool
-		want      state.Phase
+		want      phaseRecord
 	}{
 		{"first record", nil, rec("review", "t", 100), false, rec("review", "t", 100)},
 		{"further on", ptr(rec("processing", "t", 100)), rec("review", "t", 200), false, rec("review", "t", 200)},

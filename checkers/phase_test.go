@@ -92,10 +92,11 @@ func TestPhaseFollowsTheRecordedSession(t *testing.T) {
 		assert.Equal(t, st.want, reached(r), "stop %d", i)
 		sess, err := state.Store{Dir: stateDir}.Peek("s")
 		require.NoError(t, err)
-		require.NotNil(t, sess.Phase)
-		assert.Equal(t, st.want, sess.Phase.Reached, "stop %d", i)
-		assert.Equal(t, path, sess.Phase.Transcript, "stop %d", i)
-		assert.EqualValues(t, len(data), sess.Phase.Offset, "stop %d", i)
+		rec := checkers.StoredPhase(sess)
+		require.NotNil(t, rec)
+		assert.Equal(t, st.want, rec.Reached, "stop %d", i)
+		assert.Equal(t, path, rec.Transcript, "stop %d", i)
+		assert.EqualValues(t, len(data), rec.Offset, "stop %d", i)
 	}
 }
 
@@ -130,7 +131,7 @@ func TestPhaseReadsOnlyNewLines(t *testing.T) {
 	assert.Equal(t, "review", reached(phaseCheck(t, `{"type":"phase"}`, stateDir, ev, checkers.ReasonStop, false)))
 	sess, err := state.Store{Dir: stateDir}.Peek("s")
 	require.NoError(t, err)
-	assert.EqualValues(t, len(textLine("Phase: preparation")), sess.Phase.Offset)
+	assert.EqualValues(t, len(textLine("Phase: preparation")), checkers.StoredPhase(sess).Offset)
 }
 
 // replace puts a new file with content at path, renamed over the old one
@@ -179,7 +180,7 @@ func TestPhaseOfAReplacedTranscript(t *testing.T) {
 			assert.Equal(t, tt.want, reached(phaseCheck(t, `{"type":"phase"}`, stateDir, ev, checkers.ReasonStop, false)))
 			sess, err := state.Store{Dir: stateDir}.Peek("s")
 			require.NoError(t, err)
-			assert.EqualValues(t, len(tt.replacement), sess.Phase.Offset, "the new file was read to its end")
+			assert.EqualValues(t, len(tt.replacement), checkers.StoredPhase(sess).Offset, "the new file was read to its end")
 		})
 	}
 }

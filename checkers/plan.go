@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/transcript"
 )
 
@@ -17,18 +16,17 @@ type Plan struct{}
 // PlanOptions: the plan checker takes none.
 type PlanOptions struct{}
 
-// PlanType is the plan checker's type. The plan is the agent's own, the
+// The plan checker type. The plan is the agent's own, the
 // main agent's or a subagent's: it runs at every event, a subagent's stop
 // included.
-var PlanType = register(Type{
+var _ = register(Type{
 	Name:      "plan",
 	Summary:   "every item of the agent's plan is `completed` (or there is no plan)",
-	Options:   (*PlanOptions)(nil),
 	DefaultOn: allReasons,
-	New:       func(config.Checker) (Checker, error) { return Plan{}, nil },
-	Describe: func(spec config.Checker) string {
-		return "every item of the agent's plan is completed"
-	},
+	Patterns:  []string{"plan-incomplete"},
+	Example:   `{"type": "plan"}`,
+}, func(*PlanOptions) (Checker, error) { return Plan{}, nil }, func(*PlanOptions) string {
+	return "every item of the agent's plan is completed"
 })
 
 // TranscriptWait bounds the wait for a lagging transcript to hold what

@@ -18,13 +18,13 @@ import (
 	"github.com/donegate/donegate/internal/regular"
 )
 
-// Preset is a type-check, lint or format checker: a command checker whose
+// presetChecker is a type-check, lint or format checker: a command checker whose
 // command, when the config sets none, is chosen from the project's files
 // (go.mod, tsconfig.json, pyproject.toml, Cargo.toml, an eslint config),
 // and whose feedback speaks of type errors, lint errors or unformatted
 // files. The three share one file because they differ only in data: the
 // presets table below.
-type Preset struct {
+type presetChecker struct {
 	Kind    string // "type-check", "lint" or "format"
 	Command string // "" detects the project's tools when it is checked
 	Timeout time.Duration
@@ -121,35 +121,32 @@ var presets = map[string]*preset{
 }
 
 // The preset types.
-var (
-	TypeCheckType = registerPreset("type-check", "the project's type checker reports no errors: `command`, else detected (`go vet ./...`, `tsc --noEmit`, `mypy .`, `cargo check`)")
-	LintType      = registerPreset("lint", "the project's linter reports no errors: `command`, else detected (`ruff check .`, `cargo clippy -- -D warnings`, `eslint .`)")
-	FormatType    = registerPreset("format", "the project's code is formatted: `command`, else detected (`gofmt -l .` prints nothing, `cargo fmt --check`)")
-)
+func init() {
+	registerPreset("type-check", "type-error", "the project's type checker reports no errors: `command`, else detected (`go vet ./...`, `tsc --noEmit`, `mypy .`, `cargo check`)")
+	registerPreset("lint", "lint-error", "the project's linter reports no errors: `command`, else detected (`ruff check .`, `cargo clippy -- -D warnings`, `eslint .`)")
+	registerPreset("format", "format-error", "the project's code is formatted: `command`, else detected (`gofmt -l .` prints nothing, `cargo fmt --check`)")
+}
 
-func registerPreset(name, summary string) *Type {
-	return register(Type{
+func registerPreset(name, pattern, summary string) {
+	register(Type{
 		Name:      name,
 		Summary:   summary,
-		Options:   (*PresetOptions)(nil),
 		DefaultOn: projectReasons,
-		New: func(spec config.Checker) (Checker, error) {
-			o := spec.Options.(*PresetOptions)
-			when, err := parseCondition(o.SuccessWhen)
-			if err != nil {
-				return nil, fmt.Errorf("success_when: %w", err)
-			}
-			return Preset{Kind: name, Command: o.Command, Timeout: o.Timeout.D(), Cache: cacheOn(o.Cache), when: when}, nil
-		},
-		Describe: func(spec config.Checker) string {
-			o := spec.Options.(*PresetOptions)
-			p := presets[name]
-			if o.Command == "" {
-				return fmt.Sprintf("the project's %s, detected when checked, reports no %s", p.tool, p.voice.findings)
-			}
-			when, _ := parseCondition(o.SuccessWhen) // valid: checked at load
-			return fmt.Sprintf("`%s` %s", o.Command, when.describe())
-		},
+		Patterns:  []string{pattern},
+		Example:   `{"type": "` + name + `", "command": "x", "success_when": "empty", "timeout": "1m", "cache": true}`,
+	}, func(o *PresetOptions) (Checker, error) {
+		when, err := parseCondition(o.SuccessWhen)
+		if err != nil {
+			return nil, fmt.Errorf("success_when: %w", err)
+		}
+		return presetChecker{Kind: name, Command: o.Command, Timeout: o.Timeout.D(), Cache: cacheOn(o.Cache), when: when}, nil
+	}, func(o *PresetOptions) string {
+		p := presets[name]
+		if o.Command == "" {
+			return fmt.Sprintf("the project's %s, detected when checked, reports no %s", p.tool, p.voice.findings)
+		}
+		when, _ := parseCondition(o.SuccessWhen) // valid: checked at load
+		return fmt.Sprintf("`%s` %s", o.Command, when.describe())
 	})
 }
 
@@ -163,7 +160,7 @@ func registerPreset(name, summary string) *Type {
 // is (closer and the hooks find it from the event or the environment). So
 // a preset that detects nothing is an error of the check, which the hooks
 // treat as a broken config (on_error), and its message says what to set.
-func (p Preset) Check(ctx context.Context, c *Context) (Result, error) {
+func (p presetChecker) Check(ctx context.Context, c *Context) (Result, error) {
 	def, ok := presets[p.Kind]
 	if !ok {
 		return Result{}, fmt.Errorf("unknown preset checker type %q", p.Kind)
@@ -186,7 +183,7 @@ func (p Preset) Check(ctx context.Context, c *Context) (Result, error) {
 	return OK(strings.Join(passed, " ")), nil
 }
 
-func (p Preset) run(ctx context.Context, c *Context, def *preset, tl tool) (Result, error) {
+func (p presetChecker) run(ctx context.Context, c *Context, def *preset, tl tool) (Result, error) {
 	return commandCheck{kind: p.Kind, command: tl.command, timeout: p.Timeout, cache: p.Cache, when: tl.when, fix: tl.fix, voice: &def.voice}.check(ctx, c)
 }
 

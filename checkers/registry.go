@@ -10,9 +10,10 @@ import (
 )
 
 // A Type is one kind of checker, described in one value in the type's own
-// file: its name, what "complete" means, its options, when it runs and how
-// it is built. Registering it makes it known to the config (keys, kinds
-// and value rules are derived from Options) and to FromConfig.
+// file: its name, what "complete" means, its options, when it runs, the
+// failure patterns it reports and how it is built. Registering it makes it
+// known to the config (keys, kinds and value rules are derived from
+// Options) and to FromConfig.
 type Type struct {
 	// Name is the config's "type".
 	Name string
@@ -20,7 +21,8 @@ type Type struct {
 	// reference in docs/checkers.md and error messages use it.
 	Summary string
 	// Options is a nil pointer to the type's options struct, such as
-	// (*CommandOptions)(nil): see config.CheckerType.Options.
+	// (*CommandOptions)(nil), set by register from its type parameter: see
+	// config.CheckerType.Options.
 	Options any
 	// DefaultOn lists the events it runs at unless its config says "on".
 	DefaultOn []StopReason
@@ -28,27 +30,57 @@ type Type struct {
 	// any): an "on" naming another is refused at load, and At leaves the
 	// checker out there whatever the composites around it say.
 	Only []StopReason
-	// New builds a checker from its config; spec.Options is a pointer to
-	// the options struct, decoded and valid.
+	// Patterns lists the failure patterns its checkers report (see
+	// Context.Fail), each worded by the built-in template
+	// internal/feedback/templates/<pattern>.tmpl; a composite reports its
+	// members' and lists none. TestEveryPatternHasATemplate holds the
+	// list, the templates and what checkers report to one another.
+	Patterns []string
+	// Example is a checker of the type as a config writes it, setting
+	// every key the type takes to a value that breaks no rule: the
+	// schema's tests break one key of it at a time.
+	Example string
+	// New builds a checker from its config; set by register.
 	New func(spec config.Checker) (Checker, error)
 	// Describe says in one line what this configured checker requires,
 	// for closer check's checklist and the criteria told up front; the
-	// checker's label is not part of it (see the function Describe).
+	// checker's label is not part of it (see the function Describe). Set
+	// by register.
 	Describe func(spec config.Checker) string
 }
 
 // types holds the registered checker types by name.
 var types = map[string]*Type{}
 
-// register records t, with the config and here; each type's file calls it
+// register records t, with the config and here, with the functions that
+// build a checker of it and describe one from its options: a *O, decoded
+// and valid, asserted here once for every type. Each type's file calls it
 // in a package-level var, so every binary that links checkers knows every
 // type. It panics on a mistake in t, as config.RegisterType does.
-func register(t Type) *Type {
-	opts := reflect.TypeOf(t.Options)
-	if opts == nil || opts.Kind() != reflect.Pointer || t.New == nil || t.Describe == nil || t.Summary == "" {
-		panic(fmt.Sprintf("checkers: type %q needs Options (a nil pointer to its options struct), New, Describe and Summary", t.Name))
+func register[O any](t Type, build func(*O) (Checker, error), describe func(*O) string) *Type {
+	if t.Options != nil || t.New != nil || t.Describe != nil || build == nil || describe == nil || t.Summary == "" || t.Example == "" {
+		panic(fmt.Sprintf("checkers: type %q needs a Summary, an Example, a build and a describe function (and leaves Options, New and Describe to register)", t.Name))
 	}
-	config.RegisterType(config.CheckerType{Name: t.Name, Options: opts.Elem(), DefaultOn: events(t.DefaultOn), Only: events(t.Only)})
+	t.Options = (*O)(nil)
+	t.New = func(spec config.Checker) (Checker, error) {
+		o, ok := spec.Options.(*O)
+		if !ok {
+			// A config.Checker built by hand, not decoded.
+			return nil, fmt.Errorf("%s checker: options are %T, want %T", spec.Type, spec.Options, (*O)(nil))
+		}
+		if o == nil {
+			o = new(O) // built by hand too: its defaults
+		}
+		return build(o)
+	}
+	t.Describe = func(spec config.Checker) string {
+		o, _ := spec.Options.(*O)
+		if o == nil {
+			o = new(O) // as in New, a spec built by hand: its defaults
+		}
+		return describe(o)
+	}
+	config.RegisterType(config.CheckerType{Name: t.Name, Options: reflect.TypeFor[O](), DefaultOn: events(t.DefaultOn), Only: events(t.Only)})
 	types[t.Name] = &t
 	return &t
 }

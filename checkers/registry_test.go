@@ -2,7 +2,6 @@ package checkers_test
 
 import (
 	"context"
-	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -14,20 +13,14 @@ import (
 	"github.com/donegate/donegate/config"
 )
 
-// TestEveryTypeIsDocumented: a registered type has a summary and a row in
-// the checker table of docs/checkers.md, so a new type cannot ship
-// undocumented.
+// TestEveryTypeIsDocumented: a registered type has a summary, which
+// docs/checkers.md's table and reference, generated from the registry,
+// show (internal/docgen's test fails while the page is stale).
 func TestEveryTypeIsDocumented(t *testing.T) {
-	readme, err := os.ReadFile("../docs/checkers.md")
-	require.NoError(t, err)
 	types := checkers.Types()
 	require.NotEmpty(t, types)
 	for _, typ := range types {
-		t.Run(typ.Name, func(t *testing.T) {
-			assert.NotEmpty(t, typ.Summary, "Summary")
-			row := "\n| `" + typ.Name + "` |"
-			assert.True(t, strings.Contains(string(readme), row), "docs/checkers.md has no row %q in its checker table", row[1:])
-		})
+		assert.NotEmpty(t, typ.Summary, "%s: Summary", typ.Name)
 	}
 }
 

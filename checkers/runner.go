@@ -2,6 +2,7 @@ package checkers
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/donegate/donegate/internal/proc"
@@ -28,4 +29,21 @@ func within(ctx context.Context, own time.Duration) (context.Context, context.Ca
 	}
 	c, cancel := context.WithTimeout(ctx, own)
 	return c, cancel, true
+}
+
+// The hook's time budget running out, said in the same words by every
+// checker that runs something (the command checkers' templates say it
+// too): before a step could start (budgetSpent), or while it ran
+// (overBudget, and budgetStopped with how long it had run).
+
+func budgetSpent(budget time.Duration) string {
+	return fmt.Sprintf("the hook's time budget (limits.budget %s) was spent before it could start", budget)
+}
+
+func overBudget(budget time.Duration) string {
+	return fmt.Sprintf("did not finish within the hook's time budget (limits.budget %s)", budget)
+}
+
+func budgetStopped(budget, after time.Duration) string {
+	return overBudget(budget) + " and was stopped after " + after.String()
 }

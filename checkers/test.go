@@ -51,23 +51,21 @@ type TestOptions struct {
 // CacheEnabled reports whether the checker may reuse results.
 func (o *TestOptions) CacheEnabled() bool { return cacheOn(o.Cache) }
 
-// TestType is the test checker's type. It checks the project, not one
+// The test checker type. It checks the project, not one
 // agent: every subagent's stop would run the suite.
-var TestType = register(Type{
+var _ = register(Type{
 	Name:      "test",
-	Summary:   "`sh -c COMMAND`, run in the project dir, exits 0",
-	Options:   (*TestOptions)(nil),
+	Summary:   "the project's tests pass: `sh -c COMMAND`, run in the project dir, exits 0; `command` left out: detected from the project's files (go.mod, package.json, pytest, Cargo.toml, a Makefile `test` target), none detected passes",
 	DefaultOn: projectReasons,
-	New: func(spec config.Checker) (Checker, error) {
-		o := spec.Options.(*TestOptions)
-		return Test{Command: o.Command, Timeout: o.Timeout.D(), Cache: o.CacheEnabled()}, nil
-	},
-	Describe: func(spec config.Checker) string {
-		if cmd := spec.Options.(*TestOptions).Command; cmd != "" {
-			return "`" + cmd + "` passes"
-		}
-		return "the project's own test command passes (detected from its files when checked: " + detectedExamples + "; none detected: nothing to run)"
-	},
+	Patterns:  []string{"test-failed"},
+	Example:   `{"type": "test", "command": "x", "timeout": "1m", "cache": true}`,
+}, func(o *TestOptions) (Checker, error) {
+	return Test{Command: o.Command, Timeout: o.Timeout.D(), Cache: o.CacheEnabled()}, nil
+}, func(o *TestOptions) string {
+	if o.Command != "" {
+		return "`" + o.Command + "` passes"
+	}
+	return "the project's own test command passes (detected from its files when checked: " + detectedExamples + "; none detected: nothing to run)"
 })
 
 // DefaultTimeout applies when a test checker sets none.

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/donegate/donegate/checkers"
 	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/schema"
 )
@@ -443,29 +444,6 @@ var invalid = []struct{ keyword, config string }{
 	{"allOf", `{"checkers": [{"type": "claims", "claims": [{"path": "a", "checker": {"type": "command"}}]}]}`},
 }
 
-// valid holds a checker of each type that breaks no rule, for
-// TestEveryKeyRefusesAWrongValue to break one key of at a time.
-var valid = map[string]string{
-	"command":      `{"type": "command", "name": "n", "on": ["stop"], "command": "x", "success_when": "empty", "timeout": "1m", "cache": false}`,
-	"composite":    `{"type": "composite", "mode": "any", "parallel": true, "checkers": [{"type": "plan"}]}`,
-	"external":     `{"type": "external", "command": ["x"], "timeout": "1s"}`,
-	"files":        `{"type": "files", "paths": ["a"]}`,
-	"format":       `{"type": "format", "command": "x", "success_when": "empty", "timeout": "1m", "cache": true}`,
-	"git-clean":    `{"type": "git-clean"}`,
-	"git-commits":  `{"type": "git-commits", "min": 2, "baseline": "main"}`,
-	"issue-closed": `{"type": "issue-closed", "issue": 3, "repo": "o/r"}`,
-	"iterations":   `{"type": "iterations", "min": 2}`,
-	"keyword":      `{"type": "keyword", "keyword": "DONE"}`,
-	"judge":        `{"type": "judge", "criteria": "x", "model": "haiku", "timeout": "1m", "claude": "claude", "cache": false}`,
-	"lint":         `{"type": "lint", "command": "x", "success_when": "empty", "timeout": "1m", "cache": true}`,
-	"output":       `{"type": "output", "on": ["tool_use"], "conditions": [{"path": "status", "equals": "completed"}, {"path": "a.b", "exists": true}, {"path": "c", "matches": "^ok"}]}`,
-	"claims":       `{"type": "claims", "claims": [{"path": "validation.tests_passed", "checker": {"type": "test", "command": "x"}}]}`,
-	"phase":        `{"type": "phase", "target": "review"}`,
-	"plan":         `{"type": "plan"}`,
-	"test":         `{"type": "test", "command": "x", "timeout": "1m", "cache": true}`,
-	"type-check":   `{"type": "type-check", "command": "x", "success_when": "empty", "timeout": "1m", "cache": true}`,
-}
-
 // TestEveryKeyRefusesAWrongValue: for each key of each checker type, a
 // valid checker with that key's value of the wrong JSON type, and with a
 // key the type does not take: the schema refuses each, and so must the
@@ -481,8 +459,9 @@ func TestEveryKeyRefusesAWrongValue(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(b, &doc))
 	for _, typ := range config.CheckerTypes() {
-		base, ok := valid[typ]
-		require.True(t, ok, "add a valid %q checker to valid", typ)
+		ct, ok := checkers.LookupType(typ)
+		require.True(t, ok, typ)
+		base := ct.Example
 		cfg := func(c map[string]any) []byte {
 			b, err := json.Marshal(map[string]any{"checkers": []any{c}})
 			require.NoError(t, err)
@@ -491,8 +470,8 @@ func TestEveryKeyRefusesAWrongValue(t *testing.T) {
 		var c map[string]any
 		require.NoError(t, json.Unmarshal([]byte(base), &c))
 		ok, err := schemaAccepts(s, cfg(c))
-		require.True(t, ok, "valid[%q]: %v", typ, err)
-		require.Empty(t, problems(t, cfg(c)), "valid[%q]", typ)
+		require.True(t, ok, "%s's Example: %v", typ, err)
+		require.Empty(t, problems(t, cfg(c)), "%s's Example", typ)
 
 		props := doc.Defs["checker-"+typ].Properties
 		require.NotEmpty(t, props, typ)

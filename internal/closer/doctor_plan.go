@@ -29,9 +29,9 @@ func (r *runCtx) doctorPlanOnly(rep *DoctorReport, c *config.Config) {
 	var noTests string
 	for _, s := range c.Checkers {
 		switch {
-		case s.Type == checkers.PlanType.Name:
+		case s.Type == "plan":
 			continue
-		case s.Type == checkers.TestType.Name && s.Options.(*checkers.TestOptions).Command == "":
+		case s.Type == "test" && s.Options.(*checkers.TestOptions).Command == "":
 			if d, err := checkers.DetectTestCommand(r.dir); err == nil && d.Command == "" {
 				noTests = " (no test command detected in " + r.dir + ": looked for " + checkers.TestSigns() + ")"
 				continue

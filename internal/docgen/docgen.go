@@ -36,9 +36,11 @@ const (
 	FlagsPage    = "docs/flags.md"
 )
 
-// The markers around the generated part of CheckersPage; what lies
-// outside them is written by hand.
+// The markers around the generated parts of CheckersPage, the table at a
+// glance and the reference; what lies outside them is written by hand.
 const (
+	beginTable     = "<!-- BEGIN GENERATED: the checker table, from the registry (make generate); do not edit -->\n"
+	endTable       = "<!-- END GENERATED: the checker table -->\n"
 	beginReference = "<!-- BEGIN GENERATED: the checker reference, from the registry (make generate); do not edit -->\n"
 	endReference   = "<!-- END GENERATED: the checker reference -->\n"
 )
@@ -46,7 +48,11 @@ const (
 // Pages returns each page docgen writes, by its path relative to module
 // (the module's directory), as it must be checked in.
 func Pages(module string) (map[string][]byte, error) {
-	ref, err := CheckerReference(module)
+	defs, err := checkerDefs(module)
+	if err != nil {
+		return nil, fmt.Errorf("checker reference: %w", err)
+	}
+	ref, err := checkerReference(defs)
 	if err != nil {
 		return nil, err
 	}
@@ -54,24 +60,29 @@ func Pages(module string) (map[string][]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("checker reference: %w", err)
 	}
-	spliced, err := splice(page, ref)
+	page, err = splice(page, beginTable, endTable, checkerTable(defs))
+	if err != nil {
+		return nil, fmt.Errorf("checker table: %s: %w", CheckersPage, err)
+	}
+	page, err = splice(page, beginReference, endReference, ref)
 	if err != nil {
 		return nil, fmt.Errorf("checker reference: %s: %w", CheckersPage, err)
 	}
-	return map[string][]byte{CheckersPage: spliced, FlagsPage: Flags()}, nil
+	return map[string][]byte{CheckersPage: page, FlagsPage: flags()}, nil
 }
 
-// splice replaces what lies between the markers in page with part.
-func splice(page, part []byte) ([]byte, error) {
-	begin := bytes.Index(page, []byte(beginReference))
-	end := bytes.Index(page, []byte(endReference))
-	if begin < 0 || end < begin {
-		return nil, fmt.Errorf("no %q line followed by a %q line", strings.TrimSpace(beginReference), strings.TrimSpace(endReference))
+// splice replaces what lies between the markers begin and end in page
+// with part.
+func splice(page []byte, begin, end string, part []byte) ([]byte, error) {
+	b0 := bytes.Index(page, []byte(begin))
+	e0 := bytes.Index(page, []byte(end))
+	if b0 < 0 || e0 < b0 {
+		return nil, fmt.Errorf("no %q line followed by a %q line", strings.TrimSpace(begin), strings.TrimSpace(end))
 	}
 	var b bytes.Buffer
-	b.Write(page[:begin+len(beginReference)])
+	b.Write(page[:b0+len(begin)])
 	b.Write(part)
-	b.Write(page[end:])
+	b.Write(page[e0:])
 	return b.Bytes(), nil
 }
 
@@ -82,24 +93,58 @@ type node = map[string]any
 // reference rather than in each type's table.
 var commonKeys = []string{"type", "name", "on"}
 
-// CheckerReference returns the reference of every registered checker
-// type, in Markdown: its summary, the events it runs at and a table of its
-// keys, each with its JSON, whether it is required and its description
-// (the doc comment of its options field, which ends with its default).
-func CheckerReference(module string) ([]byte, error) {
+// checkerDefs returns the definitions of the JSON Schema the registry
+// generates, by name ("checker-plan").
+func checkerDefs(module string) (map[string]node, error) {
 	raw, err := schema.Generate(module)
 	if err != nil {
-		return nil, fmt.Errorf("checker reference: %w", err)
+		return nil, err
 	}
 	var s struct {
 		Defs map[string]node `json:"$defs"`
 	}
 	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil, fmt.Errorf("checker reference: the schema: %w", err)
+		return nil, fmt.Errorf("the schema: %w", err)
 	}
+	return s.Defs, nil
+}
+
+// checkerTable returns the table at a glance of CheckersPage: a row per
+// registered type, with its keys (those it requires marked) and its
+// summary, linked to its reference.
+func checkerTable(defs map[string]node) []byte {
+	var b bytes.Buffer
+	b.WriteString("| checker | keys | complete when |\n|---|---|---|\n")
+	for _, t := range checkers.Types() {
+		var keys []string
+		var rows [][3]string
+		keyRows(defs["checker-"+t.Name], "", &rows)
+		for _, r := range rows {
+			if strings.Contains(r[0], "[].") {
+				continue // a key of an array's items: see the reference
+			}
+			k := r[0]
+			if strings.HasSuffix(r[1], ", required") {
+				k += " (required)"
+			}
+			keys = append(keys, k)
+		}
+		if keys == nil {
+			keys = []string{"—"}
+		}
+		fmt.Fprintf(&b, "| [`%s`](#%s) | %s | %s |\n", t.Name, t.Name, strings.Join(keys, ", "), cell(t.Summary))
+	}
+	return b.Bytes()
+}
+
+// checkerReference returns the reference of every registered checker
+// type, in Markdown: its summary, the events it runs at and a table of its
+// keys, each with its JSON, whether it is required and its description
+// (the doc comment of its options field, which ends with its default).
+func checkerReference(defs map[string]node) ([]byte, error) {
 	var b bytes.Buffer
 	for _, t := range checkers.Types() {
-		def, ok := s.Defs["checker-"+t.Name]
+		def, ok := defs["checker-"+t.Name]
 		if !ok {
 			return nil, fmt.Errorf("checker reference: the schema has no definition of %q", t.Name)
 		}
@@ -277,9 +322,9 @@ on stdin; ` + "`stop-hook`" + ` also takes ` + "`--criteria`" + `: at ` + "`Sess
 closer command does, and its exit codes: [closer](closer.md).
 `
 
-// Flags returns FlagsPage: for each binary, and each closer command, its
+// flags returns FlagsPage: for each binary, and each closer command, its
 // usage line, its summary and a table of its flags, as --help prints them.
-func Flags() []byte {
+func flags() []byte {
 	var b bytes.Buffer
 	b.WriteString(flagsHead)
 	for _, name := range []string{gate.StopHookName, gate.ToolHookName} {

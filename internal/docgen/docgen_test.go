@@ -57,7 +57,7 @@ func TestSplice(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := splice([]byte(tt.page), []byte("new\n"))
+			got, err := splice([]byte(tt.page), beginReference, endReference, []byte("new\n"))
 			if tt.err != "" {
 				require.Error(t, err)
 				return

@@ -1,8 +1,9 @@
 // Package state keeps what donegate remembers per session: the block counts
-// that stop it from trapping an agent, git-commits' baselines and the
-// phase checker's progress. One small JSON file per session, named by a
-// hash of the session id (ids come from hook input and never become a
-// path), is read and rewritten under an exclusive flock(2) on the file
+// that stop it from trapping an agent, and what checker types keep of the
+// session (git-commits' baselines, the phase checker's progress), each in
+// a slot of its own that this package does not look into. One small JSON
+// file per session, named by a hash of the session id (ids come from hook
+// input and never become a path), is read and rewritten under an exclusive flock(2) on the file
 // itself, so concurrent hooks of one session (a Stop and SubagentStops
 // together) count exactly. The kernel drops the lock when its holder dies,
 // so a killed hook leaves no stale lock.
@@ -35,86 +36,72 @@ import (
 
 	"github.com/donegate/donegate/internal/limit"
 	"github.com/donegate/donegate/internal/regular"
-	"github.com/donegate/donegate/transcript"
 )
 
 // Session is what is stored for one session: a count per gate (the main
 // agent's stop, each subagent's stop, each gated tool), each tagged with
-// the prompt it belongs to (see package limit).
+// the prompt it belongs to (see package limit), and each checker type's
+// own record.
 type Session struct {
 	// LegacyPromptID is the one prompt id of records written before each
 	// count carried its own; load moves it into the counts.
 	LegacyPromptID string                    `json:"prompt_id,omitempty"`
 	Counters       map[string]*limit.Counter `json:"counters"`
-	// Baselines are the commits the git-commits checker counts from, the
-	// latest maxBaselines (see Baseline).
-	Baselines []Baseline `json:"baselines,omitempty"`
-	// Phase is the phase checker's record of the session; nil until one
-	// has run.
-	Phase *Phase `json:"phase,omitempty"`
+	// Checkers holds what checker types keep of the session (git-commits'
+	// baselines, the phase reached), by type name, each as its type
+	// encodes it (see Get and Put): a type keeps what it needs without
+	// this package knowing it, as go/analysis' analyzers declare their
+	// own fact types.
+	Checkers map[string]json.RawMessage `json:"checkers,omitempty"`
+
+	// LegacyBaselines and LegacyPhase are where records written before
+	// 2026-11-24 kept git-commits' and phase's records: load moves them
+	// into Checkers, as they are.
+	LegacyBaselines json.RawMessage `json:"baselines,omitempty"`
+	LegacyPhase     json.RawMessage `json:"phase,omitempty"`
 }
 
-// Phase is how far the phase checker has got in a session: the furthest
-// phase the agent's markers named, and how much of the transcript it has
-// read for them, so that each stop reads only what was appended since.
-type Phase struct {
-	// Reached is the furthest phase marked so far; "" for none.
-	Reached string `json:"reached,omitempty"`
-	// Transcript is the transcript read, and Position how far, in which
-	// file: the start of its first line not read yet, and what tells that
-	// the file there is still the one read. A record of before 2026-11-24
-	// has an offset alone, and its transcript is read once from the start.
-	Transcript string `json:"transcript,omitempty"`
-	transcript.Position
+// Get decodes the record the checker type typ keeps in the session into
+// v, a pointer, and reports whether there was one. A record that does
+// not decode is none: a damaged record starts over, as a count does.
+func (s *Session) Get(typ string, v any) bool {
+	data, ok := s.Checkers[typ]
+	return ok && json.Unmarshal(data, v) == nil
 }
 
-// Baseline is where git-commits counts from for one prompt in one work
-// tree (see Session.Baseline).
-type Baseline struct {
-	Prompt string `json:"prompt"`
-	Tree   string `json:"tree"`
-	Commit string `json:"commit"` // "": the tree had no commit yet
-	// Last is HEAD at the prompt's latest hook call: where the next
-	// prompt starts from.
-	Last string `json:"last"`
+// Put stores v as the record the checker type typ keeps in the session.
+func (s *Session) Put(typ string, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("state: %s's record: %w", typ, err)
+	}
+	if s.Checkers == nil {
+		s.Checkers = map[string]json.RawMessage{}
+	}
+	s.Checkers[typ] = data
+	return nil
 }
 
-// maxBaselines bounds the baselines kept per session: prompts interleave
-// (a Stop of an earlier prompt may come late), but not many.
-const maxBaselines = 8
-
-// Baseline returns the baseline of prompt in the work tree tree, whose
-// HEAD is head now, recording one at the prompt's first hook call there.
-// Hooks only run when the agent stops, after it may have committed, so
-// HEAD now is the wrong baseline for a new prompt: it is HEAD at the
-// latest hook call of the session's previous prompt in the tree, else
-// what start says (HEAD when the session began), else head.
-func (s *Session) Baseline(prompt, tree, head string, start func() (string, bool)) string {
-	var prev *Baseline
-	for i := range s.Baselines {
-		b := &s.Baselines[i]
-		if b.Tree != tree {
+// migrate moves what records written before 2026-11-24 kept in fields of
+// their own into Checkers, unchanged: the types read the same JSON from
+// there, so a hook upgraded in the middle of a session goes on from
+// where the old one left off.
+func (s *Session) migrate() {
+	for _, old := range []struct {
+		typ  string
+		data *json.RawMessage
+	}{{"git-commits", &s.LegacyBaselines}, {"phase", &s.LegacyPhase}} {
+		if len(*old.data) == 0 {
 			continue
 		}
-		if b.Prompt == prompt {
-			b.Last = head
-			return b.Commit
+		if _, ok := s.Checkers[old.typ]; !ok && string(*old.data) != "null" {
+			if s.Checkers == nil {
+				s.Checkers = map[string]json.RawMessage{}
+			}
+			s.Checkers[old.typ] = *old.data
 		}
-		prev = b
+		*old.data = nil
 	}
-	base := head
-	if prev != nil {
-		base = prev.Last
-	} else if start != nil {
-		if c, ok := start(); ok {
-			base = c
-		}
-	}
-	s.Baselines = append(s.Baselines, Baseline{Prompt: prompt, Tree: tree, Commit: base, Last: head})
-	if n := len(s.Baselines); n > maxBaselines {
-		s.Baselines = append([]Baseline(nil), s.Baselines[n-maxBaselines:]...)
-	}
-	return base
 }
 
 // Store is a directory of session files.
@@ -182,7 +169,7 @@ func (s Store) Peek(sessionID string) (*Session, error) {
 		return &Session{Counters: map[string]*limit.Counter{}}, nil
 	case errors.Is(err, syscall.ELOOP):
 		if st, lerr := os.Lstat(path); lerr == nil && st.Mode()&os.ModeSymlink != 0 {
-			return nil, fmt.Errorf("state file %s %w", path, ErrSymlink)
+			return nil, fmt.Errorf("state file %s %w", path, errSymlink)
 		}
 		return nil, fmt.Errorf("state: %w", err)
 	case err != nil:
@@ -199,9 +186,9 @@ func (s Store) Peek(sessionID string) (*Session, error) {
 	return sess, nil
 }
 
-// ErrSymlink is wrapped by the error for a state file that is a symbolic
+// errSymlink is wrapped by the error for a state file that is a symbolic
 // link.
-var ErrSymlink = errors.New("is a symbolic link, which is not followed")
+var errSymlink = errors.New("is a symbolic link, which is not followed")
 
 // open opens or creates the state file at path. O_NOFOLLOW because the
 // file is rewritten in place: followed, a link planted in the state dir
@@ -217,7 +204,7 @@ func open(path string) (*os.File, error) {
 	// loop of links in the directories above, so look before saying which.
 	if errors.Is(err, syscall.ELOOP) {
 		if st, lerr := os.Lstat(path); lerr == nil && st.Mode()&os.ModeSymlink != 0 {
-			return nil, fmt.Errorf("state file %s %w", path, ErrSymlink)
+			return nil, fmt.Errorf("state file %s %w", path, errSymlink)
 		}
 	}
 	return nil, fmt.Errorf("state: %w", err)
@@ -277,6 +264,7 @@ func load(f *os.File) (*Session, []byte, error) {
 		}
 		s.LegacyPromptID = ""
 	}
+	s.migrate()
 	return &s, data, nil
 }
 

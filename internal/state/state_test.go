@@ -1,6 +1,7 @@
 package state
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/donegate/donegate/internal/limit"
-	"github.com/donegate/donegate/transcript"
 )
 
 func bump(t *testing.T, s Store, session, prompt, gate string) int {
@@ -246,64 +246,6 @@ func TestStateFileNotRegular(t *testing.T) {
 	}
 }
 
-// A baseline is recorded at the first call of a prompt in a tree and kept
-// through later calls and through a saved record; a new prompt starts
-// where the previous one's latest call left HEAD; only the latest
-// maxBaselines stay.
-func TestBaseline(t *testing.T) {
-	type call struct{ prompt, tree, head, start string }
-	tests := []struct {
-		name  string
-		calls []call
-		want  []string
-	}{
-		{
-			name:  "first call records HEAD, later calls read it",
-			calls: []call{{"p1", "/r", "aaa", ""}, {"p1", "/r", "bbb", ""}},
-			want:  []string{"aaa", "aaa"},
-		},
-		{
-			name:  "the session's start when known",
-			calls: []call{{"p1", "/r", "bbb", "aaa"}, {"p1", "/r", "ccc", "zzz"}},
-			want:  []string{"aaa", "aaa"},
-		},
-		{
-			name: "a new prompt starts at the previous prompt's last HEAD, per tree",
-			calls: []call{{"p1", "/r", "aaa", ""}, {"p1", "/r", "bbb", ""}, {"p2", "/r", "ccc", "zzz"},
-				{"p1", "/other", "ddd", ""}, {"p1", "/r", "eee", ""}, {"p3", "/r", "fff", ""}},
-			want: []string{"aaa", "aaa", "bbb", "ddd", "aaa", "ccc"},
-		},
-		{
-			name:  "no commit yet is a baseline too",
-			calls: []call{{"p1", "/r", "", ""}, {"p1", "/r", "aaa", ""}},
-			want:  []string{"", ""},
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s := Store{Dir: t.TempDir()}
-			for i, c := range tt.calls {
-				var got string
-				start := func() (string, bool) { return c.start, c.start != "" }
-				require.NoError(t, s.Update("sess", func(sess *Session) error {
-					got = sess.Baseline(c.prompt, c.tree, c.head, start)
-					return nil
-				}))
-				assert.Equal(t, tt.want[i], got, "call %d", i)
-			}
-		})
-	}
-	t.Run("only the latest are kept", func(t *testing.T) {
-		var s Session
-		for i := range maxBaselines + 2 {
-			s.Baseline(string(rune('a'+i)), "/r"+string(rune('a'+i)), "h", nil)
-		}
-		require.Len(t, s.Baselines, maxBaselines)
-		assert.Equal(t, "c", s.Baselines[0].Prompt)
-		assert.Equal(t, "new", s.Baseline("a", "/ra", "new", nil), "the oldest was dropped and is recorded again")
-	})
-}
-
 // Peek sees what Update would hand fn and writes nothing: no dir, no file,
 // no change to one that exists; a link or a FIFO is refused as by Update.
 func TestPeekReadsWithoutWriting(t *testing.T) {
@@ -406,22 +348,82 @@ func TestReadOnlyUpdateWritesNothing(t *testing.T) {
 	assert.NoDirExists(t, empty.Dir)
 }
 
-// TestPhaseIsKeptWithTheCounts: the phase checker's record lives in the
-// session's record beside the counts, and a count's update keeps it.
-func TestPhaseIsKeptWithTheCounts(t *testing.T) {
+// TestCheckerRecordsAreKeptWithTheCounts: a checker type's record lives
+// in the session's record beside the counts, under its type's name, and
+// a count's update keeps it.
+func TestCheckerRecordsAreKeptWithTheCounts(t *testing.T) {
+	type record struct {
+		Reached string `json:"reached"`
+		Offset  int64  `json:"offset"`
+	}
 	s := Store{Dir: t.TempDir()}
-	want := Phase{Reached: "review", Transcript: "/p/s.jsonl", Position: transcript.Position{Offset: 4096, Dev: 2049, Ino: 77, Size: 5000, Tail: "00ff"}}
+	want := record{Reached: "review", Offset: 4096}
 	require.NoError(t, s.Update("s", func(sess *Session) error {
-		sess.Phase = &Phase{Reached: want.Reached, Transcript: want.Transcript, Position: want.Position}
-		return nil
+		return sess.Put("phase", want)
 	}))
 	bump(t, s, "s", "p", "stop")
 	sess, err := s.Peek("s")
 	require.NoError(t, err)
-	require.NotNil(t, sess.Phase)
-	assert.Equal(t, want, *sess.Phase)
+	var got record
+	require.True(t, sess.Get("phase", &got))
+	assert.Equal(t, want, got)
+	assert.False(t, sess.Get("git-commits", &got), "a type with no record")
 	assert.Equal(t, 1, sess.Counters["stop"].Blocks)
 	data, err := os.ReadFile(filepath.Join(s.Dir, FileName("s")))
 	require.NoError(t, err)
-	assert.Contains(t, string(data), `"phase":{"reached":"review","transcript":"/p/s.jsonl","offset":4096,"dev":2049,"ino":77,"size":5000,"tail":"00ff"}`)
+	assert.Contains(t, string(data), `"checkers":{"phase":{"reached":"review","offset":4096}}`)
+}
+
+// TestOldRecordsAreMoved: a record written before 2026-11-24 kept
+// git-commits' baselines and the phase in fields of its own. Read by a
+// hook upgraded mid-session, they are the types' records, unchanged, and
+// the next write keeps them there (and the counts) and drops the old
+// fields; a record of the new kind wins over an old field.
+func TestOldRecordsAreMoved(t *testing.T) {
+	const (
+		phase     = `{"reached":"review","transcript":"/p/s.jsonl","offset":4096,"dev":2049,"ino":77,"size":5000,"tail":"00ff"}`
+		baselines = `[{"prompt":"p1","tree":"/r","commit":"aaa","last":"bbb"}]`
+	)
+	tests := []struct {
+		name string
+		old  string
+		want map[string]string
+	}{
+		{"both", `{"counters":{"stop":{"blocks":2,"prompt_id":"p"}},"baselines":` + baselines + `,"phase":` + phase + `}`,
+			map[string]string{"git-commits": baselines, "phase": phase}},
+		{"phase alone", `{"counters":{},"phase":` + phase + `}`, map[string]string{"phase": phase}},
+		{"null", `{"counters":{},"phase":null}`, map[string]string{}},
+		{"the new record wins", `{"counters":{},"checkers":{"phase":{"reached":"complete"}},"phase":` + phase + `}`,
+			map[string]string{"phase": `{"reached":"complete"}`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := Store{Dir: t.TempDir()}
+			path := filepath.Join(s.Dir, FileName("s"))
+			require.NoError(t, os.WriteFile(path, []byte(tt.old+"\n"), 0o600))
+			check := func(sess *Session) {
+				t.Helper()
+				got := map[string]string{}
+				for k, v := range sess.Checkers {
+					got[k] = string(v)
+				}
+				assert.Equal(t, tt.want, got)
+				assert.Empty(t, sess.LegacyBaselines)
+				assert.Empty(t, sess.LegacyPhase)
+			}
+			sess, err := s.Peek("s")
+			require.NoError(t, err)
+			check(sess)
+			bump(t, s, "s", "p", "stop")
+			sess, err = s.Peek("s")
+			require.NoError(t, err)
+			check(sess)
+			data, err := os.ReadFile(path)
+			require.NoError(t, err)
+			var top map[string]json.RawMessage
+			require.NoError(t, json.Unmarshal(data, &top))
+			assert.NotContains(t, top, "baselines")
+			assert.NotContains(t, top, "phase")
+		})
+	}
 }
