@@ -92,7 +92,7 @@ func TestSaveReplacesALink(t *testing.T) {
 func BenchmarkSave(b *testing.B) {
 	dir := b.TempDir()
 	ev := []byte(`{"session_id":"s","transcript_path":"/t.jsonl","cwd":"/p","hook_event_name":"Stop","last_assistant_message":"` + strings.Repeat("x", 2000) + `"}`)
-	for b.Loop() {
+	for i := 0; i < b.N; i++ {
 		if err := lastevent.Save(dir, "s", ev); err != nil {
 			b.Fatal(err)
 		}
