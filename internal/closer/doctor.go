@@ -29,8 +29,9 @@ var doctorCommand = command{
 and their versions, the hooks registered in the Claude Code settings (user,
 project, local) and enabled plugins, hooks Claude Code ignores, the config
 and its checkers, the state dir, and the Claude Code version. Prints one
-✓ (fine), ! (works, but look) or ✗ (broken, with its fix) line each; exits
-1 when a line is ✗, 0 otherwise.`,
+✓ (fine), ! (works, but look), ? (cannot be seen from here: a plugin
+loaded with claude --plugin-dir, say how to check) or ✗ (broken, with its
+fix) line each; exits 1 when a line is ✗, 0 otherwise.`,
 	flags: func(fs *flag.FlagSet, o *options) { claudeFlag(fs, &o.claude) },
 	run:   runDoctor,
 }
@@ -40,13 +41,17 @@ const (
 	statusOK   = "ok"
 	statusWarn = "warn"
 	statusFail = "fail"
+	// statusUnknown is what doctor cannot see: a plugin loaded with
+	// `claude --plugin-dir DIR` is in no file doctor reads. It exits as a
+	// warning does: a ✗ there offered fixes that doubled the hooks.
+	statusUnknown = "unknown"
 )
 
 // Finding is one line of doctor's report.
 type Finding struct {
 	// Area groups findings: binaries, settings, config, state, claude.
 	Area    string `json:"area"`
-	Status  string `json:"status"` // ok, warn or fail
+	Status  string `json:"status"` // ok, warn, unknown or fail
 	Message string `json:"message"`
 	// Fix says what to do; set on every fail, and on warnings that have one.
 	Fix string `json:"fix,omitempty"`
@@ -94,7 +99,7 @@ func runDoctor(ctx context.Context, r *runCtx) (verdict, error) {
 		return verdict(rep.OK), writeJSON(r.stdout, rep)
 	}
 	p := r.printer()
-	fails, warns := 0, 0
+	fails, warns, unknown := 0, 0, 0
 	for _, f := range rep.Findings {
 		mark := p.green("✓")
 		switch f.Status {
@@ -104,6 +109,9 @@ func runDoctor(ctx context.Context, r *runCtx) (verdict, error) {
 		case statusWarn:
 			mark = p.paint("33", "!")
 			warns++
+		case statusUnknown:
+			mark = p.paint("33", "?")
+			unknown++
 		}
 		p.line(mark + " " + f.Area + ": " + f.Message)
 		if f.Fix != "" {
@@ -113,8 +121,12 @@ func runDoctor(ctx context.Context, r *runCtx) (verdict, error) {
 	switch {
 	case fails > 0:
 		p.line(p.red(fmt.Sprintf("%d problem(s), %d warning(s).", fails, warns)) + " Fix the ✗ lines, then run closer doctor again.")
-	case warns > 0:
-		p.line(p.green("No problems") + fmt.Sprintf(", %d warning(s).", warns))
+	case warns > 0 || unknown > 0:
+		tail := fmt.Sprintf(", %d warning(s)", warns)
+		if unknown > 0 {
+			tail += fmt.Sprintf(", %d unknown (?: check those yourself)", unknown)
+		}
+		p.line(p.green("No problems") + tail + ".")
 	default:
 		p.line(p.green("No problems found."))
 	}
@@ -233,9 +245,23 @@ type registration struct {
 	command string
 	timeout time.Duration // the entry's, else defaultHookTimeout
 
+	// file is the settings file that holds it, "" for a plugin's.
+	file string
+	// args are an exec-form handler's arguments, nil for a shell command.
+	args []string
+
 	hook    string   // stop-hook or posttooluse-hook
 	program string   // the executable Claude Code ends up running: a path, or a name on PATH
 	flags   []string // the hook's own flags
+}
+
+// dedupKey is what Claude Code compares to run a handler once: the
+// command string (with an exec form's arguments).
+func (reg registration) dedupKey() string {
+	if reg.args == nil {
+		return reg.command
+	}
+	return reg.command + "\x00" + strings.Join(reg.args, "\x00")
 }
 
 // settingsJSON is what doctor reads of a Claude Code settings file.
@@ -308,7 +334,10 @@ func (r *runCtx) doctorSettings(rep *DoctorReport) []registration {
 			rep.add("settings", statusFail, "correct the JSON: Claude Code does not use a settings file it cannot read", "%s is not valid settings JSON: %v", source, err)
 			continue
 		}
-		regs = append(regs, r.registrations(source, s.Hooks, "")...)
+		for _, reg := range r.registrations(source, s.Hooks, "") {
+			reg.file = f.path
+			regs = append(regs, reg)
+		}
 		if s.DisableAllHooks != nil {
 			disabledBy = ""
 			if *s.DisableAllHooks {
@@ -447,7 +476,7 @@ func (r *runCtx) registrations(source string, hooks map[string][]hookMatcher, pl
 				if h.Timeout != nil {
 					timeout = time.Duration(*h.Timeout * float64(time.Second))
 				}
-				regs = append(regs, registration{source: source, event: ev, matcher: m.Matcher, command: h.Command,
+				regs = append(regs, registration{source: source, event: ev, matcher: m.Matcher, command: h.Command, args: h.Args,
 					timeout: timeout, hook: hook, program: program, flags: flags})
 			}
 		}
@@ -611,6 +640,11 @@ func flagValue(flags []string, name string) (string, bool) {
 func (r *runCtx) doctorRegistrations(rep *DoctorReport, regs []registration, cfg *config.Config) {
 	stop, preGate, postGate := 0, 0, 0
 	count := map[string][]string{} // hook and event → sources
+	// hook and event → distinct commands: Claude Code runs a command
+	// string once however many settings files hold it (measured on
+	// 2.1.331: the same stop-hook in user and project settings held a
+	// scripted agent 5 times, not 3).
+	runs := map[string][]string{}
 	var keys []string
 	loaded := map[string]*config.Config{}
 	// The found config's "dialect": "sdk" matters unless every hook
@@ -690,12 +724,21 @@ func (r *runCtx) doctorRegistrations(rep *DoctorReport, regs []registration, cfg
 			keys = append(keys, k)
 		}
 		count[k] = append(count[k], reg.source)
+		if !slices.Contains(runs[k], reg.dedupKey()) {
+			runs[k] = append(runs[k], reg.dedupKey())
+		}
 	}
 	if sdkConfigUsed {
 		rep.add("config", statusFail, `set "dialect": "claude-code" (or leave it out); keep "sdk" only for an Agent SDK host that reads its answers`,
 			`"dialect": "sdk": Claude Code ignores the sdk answers and lets the agent stop`)
 	}
-	if stop == 0 {
+	switch {
+	case stop == 0 && len(regs) == 0:
+		// `claude --plugin-dir DIR` (docs/install.md) loads a plugin no
+		// file records: doctor cannot tell it from no setup at all.
+		rep.add("settings", statusUnknown, "without --plugin-dir: install the plugin (/plugin install donegate@donegate) or run closer init; never both",
+			"not registered in any settings file or installed plugin: if you load donegate with `claude --plugin-dir DIR`, check with `claude --debug --plugin-dir DIR` that its hooks run (the log names stop-hook at each Stop); otherwise donegate does not hold the agent")
+	case stop == 0:
 		rep.add("settings", statusFail, "install the plugin (/plugin install donegate@donegate) or merge settings.example.json into .claude/settings.json",
 			"stop-hook is not registered at Stop in the user, project or local settings nor in an enabled plugin: donegate does not hold the agent")
 	}
@@ -708,7 +751,7 @@ func (r *runCtx) doctorRegistrations(rep *DoctorReport, regs []registration, cfg
 	var groups []string
 	clash := map[string][]string{} // sources → hook-at-events
 	for _, k := range keys {
-		if src := count[k]; len(src) > 1 {
+		if src := count[k]; len(runs[k]) > 1 {
 			g := strings.Join(src, "; ")
 			if _, seen := clash[g]; !seen {
 				groups = append(groups, g)
@@ -717,7 +760,7 @@ func (r *runCtx) doctorRegistrations(rep *DoctorReport, regs []registration, cfg
 		}
 	}
 	for _, g := range groups {
-		n := len(count[clash[g][0]])
+		n := len(runs[clash[g][0]])
 		verb := "is"
 		if len(clash[g]) > 1 {
 			verb = "are"
@@ -766,15 +809,23 @@ func (r *runCtx) doctorBinaries(ctx context.Context, rep *DoctorReport, regs []r
 			programs = append(programs, reg.program)
 		}
 	}
+	// With no registration, a --plugin-dir plugin may run the binaries
+	// from its own bin/: one missing from PATH is unknown then, not ✗.
+	missing := statusFail
 	if len(programs) == 0 {
 		programs = []string{"stop-hook", "posttooluse-hook"}
+		missing = statusUnknown
 	}
 	for _, prog := range programs {
 		path := prog
 		if !strings.Contains(prog, "/") {
 			p, err := exec.LookPath(prog)
 			if err != nil {
-				rep.add("binaries", statusFail, installFix, "%s is not on PATH", prog)
+				msg := "%s is not on PATH"
+				if missing == statusUnknown {
+					msg += ": fine if a plugin loaded with `claude --plugin-dir DIR` runs it from DIR/bin"
+				}
+				rep.add("binaries", missing, installFix, msg, prog)
 				continue
 			}
 			path = p

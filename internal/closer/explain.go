@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -12,11 +13,12 @@ import (
 
 	"github.com/donegate/donegate/hookio"
 	"github.com/donegate/donegate/internal/gate"
+	"github.com/donegate/donegate/internal/lastevent"
 )
 
 var explainCommand = command{
 	name: "explain",
-	args: " [--event FILE]",
+	args: " [--event FILE | --last | --session ID]",
 	summary: `Show what a hook would answer to a recorded event, and why.
 The event (stdin, or --event FILE) goes through the hook's own code — the
 same config lookup, the same block counts read from the state dir — with
@@ -31,6 +33,11 @@ nothing and tells the agent what will be checked).
 As the hook does, explain takes the project dir from $CLAUDE_PROJECT_DIR,
 else the event's cwd, unless --dir is given; run it with the environment
 the hook had.
+The hooks keep the last event of each session (a Stop, a SubagentStop, a
+gated tool call; at most 64 KiB, mode 0600) in the state dir's
+last-event/: --last explains the most recent one of any session,
+--session ID that session's. explain warns when the event's transcript
+or cwd does not exist: the checks then see no plan and no project.
 Exit 0 when the hook would let the agent stop (or the tool call pass),
 1 when it would block.`,
 	flags: explainFlags,
@@ -39,13 +46,16 @@ Exit 0 when the hook would let the agent stop (or the tool call pass),
 
 // explainOptions are explain's own flags.
 type explainOptions struct {
-	event, stateDir, dialect, hook string
+	event, stateDir, dialect, hook, session string
+	last                                    bool
 }
 
 func explainFlags(fs *flag.FlagSet, o *options) {
 	fs.StringVar(&o.explain.event, "event", "", "the hook event's JSON `file` (default: stdin)")
 	fs.StringVar(&o.explain.stateDir, "state-dir", "", "the hooks' state `dir`, as their --state-dir (default: $DONEGATE_STATE_DIR, $XDG_STATE_HOME/donegate, ~/.local/state/donegate)")
 	fs.StringVar(&o.explain.dialect, "dialect", "", "answer `dialect`, as the hook's --dialect: claude-code or sdk (overrides the config)")
+	fs.BoolVar(&o.explain.last, "last", false, "explain the last event the hooks recorded, of any session (in the state dir's last-event/)")
+	fs.StringVar(&o.explain.session, "session", "", "explain the last event the hooks recorded for session `id`")
 	fs.StringVar(&o.explain.hook, "hook", "", "the `hook`, stop-hook or posttooluse-hook (default: from the event's hook_event_name)")
 	// The hook has no --dir: it follows $CLAUDE_PROJECT_DIR and the
 	// event's cwd, and so does explain unless --dir is given. "" tells
@@ -92,6 +102,11 @@ func runExplain(ctx context.Context, r *runCtx) (verdict, error) {
 	if r.opts.dir != "" {
 		opts.ProjectDir = r.dir
 	}
+	if o.last || o.session != "" {
+		// The recorded event is replayed against the state dir it was
+		// recorded in.
+		opts.StateDir = r.explainStateDir()
+	}
 	var diag bytes.Buffer
 	rep, err := gate.Evaluate(ctx, hook, opts, gate.Env{Getenv: r.env.Getenv, Now: r.env.Now}, raw, &diag)
 	if err != nil {
@@ -100,15 +115,67 @@ func runExplain(ctx context.Context, r *runCtx) (verdict, error) {
 	}
 	v := verdict(!rep.Verdict.Block)
 	stderr := lines(diag.String())
+	warnings := missingFiles(rep)
 	if r.opts.json {
-		return v, writeJSON(r.stdout, explainJSON(rep, stderr))
+		out := explainJSON(rep, stderr)
+		out.Warnings = warnings
+		return v, writeJSON(r.stdout, out)
 	}
-	return v, r.printExplain(rep, stderr)
+	return v, r.printExplain(rep, stderr, warnings)
+}
+
+// explainStateDir is --state-dir, else the hooks' default.
+func (r *runCtx) explainStateDir() string {
+	if d := r.opts.explain.stateDir; d != "" {
+		return d
+	}
+	return r.stateDir()
+}
+
+// missingFiles warns of the event's paths that do not exist here: a
+// recorded event from another machine, or one whose session was
+// deleted, is checked against nothing, and "no plan" then means nothing.
+func missingFiles(rep gate.Report) []string {
+	out := []string{}
+	ev := rep.Event
+	for _, f := range []struct{ what, path string }{
+		{"transcript", ev.TranscriptPath},
+		{"agent transcript", ev.AgentTranscriptPath},
+		{"cwd", ev.Cwd},
+	} {
+		if f.path == "" {
+			continue
+		}
+		if _, err := os.Stat(f.path); err != nil {
+			out = append(out, fmt.Sprintf("%s %s does not exist here: what the checks read of it is missing, and the answer may not be the hook's", f.what, f.path))
+		}
+	}
+	return out
 }
 
 // readEvent reads the event from --event or stdin, bounded as the hooks
 // bound theirs.
 func (r *runCtx) readEvent() ([]byte, error) {
+	o := r.opts.explain
+	if n := btoi(o.event != "") + btoi(o.last) + btoi(o.session != ""); n > 1 {
+		return nil, errorf(ErrUsage, "--event, --last and --session each name the event: give one")
+	}
+	if o.last || o.session != "" {
+		var rec lastevent.Record
+		var err error
+		if o.last {
+			rec, err = lastevent.Latest(r.explainStateDir())
+		} else {
+			rec, err = lastevent.Load(r.explainStateDir(), o.session)
+		}
+		if errors.Is(err, lastevent.ErrNone) {
+			return nil, errorf(ErrUsage, "%w: the hooks record a session's last Stop, SubagentStop and gated tool call when they run; is --state-dir (or DONEGATE_STATE_DIR) the hooks' own?", err)
+		}
+		if err != nil {
+			return nil, errorf(ErrEnv, "recorded event: %w", err)
+		}
+		return rec.Raw, nil
+	}
 	in := r.env.Stdin
 	if f := r.opts.explain.event; f != "" {
 		file, err := os.Open(f)
@@ -128,7 +195,7 @@ func (r *runCtx) readEvent() ([]byte, error) {
 	return raw, nil
 }
 
-func (r *runCtx) printExplain(rep gate.Report, stderr []string) error {
+func (r *runCtx) printExplain(rep gate.Report, stderr, warnings []string) error {
 	p := r.printer()
 	ev := rep.Event
 	criteria := rep.Decision.Kind == gate.KindCriteria || gate.CriteriaEvent(ev.HookEventName)
@@ -145,6 +212,9 @@ func (r *runCtx) printExplain(rep gate.Report, stderr []string) error {
 		head += ", prompt " + ev.PromptID
 	}
 	p.line(head)
+	for _, w := range warnings {
+		p.line(p.paint("33", "warning: ") + w)
+	}
 	switch {
 	case rep.ConfigErr != nil:
 		p.line("config: broken: " + oneLine(rep.ConfigErr.Error()))
@@ -266,6 +336,8 @@ type explainReport struct {
 	Answer   json.RawMessage `json:"answer"`
 	Decision explainDecision `json:"decision"`
 	Why      string          `json:"why"`
+	// Warnings name the event's files that do not exist.
+	Warnings []string `json:"warnings"`
 }
 
 type explainChecker struct {
@@ -318,6 +390,13 @@ func errText(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // lines splits what the hook would print on stderr into its lines.

@@ -17,6 +17,7 @@ import (
 	"github.com/donegate/donegate/checkers"
 	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/internal/gate"
+	"github.com/donegate/donegate/internal/lastevent"
 )
 
 // explainEnv is what explain and the hook see: the same variables.
@@ -366,4 +367,64 @@ func TestExplainGitCommitsBaseline(t *testing.T) {
 	gitT(t, repo, "commit", "-q", "-m", "new")
 	rep = e.same(t, event) // from the baseline the hook recorded
 	assert.Equal(t, "complete", rep.Why)
+}
+
+// TestExplainLast: the hooks keep each session's last event, and explain
+// --last (or --session ID) replays it: the user's way to see what
+// happened at a real stop (issue 20).
+func TestExplainLast(t *testing.T) {
+	e := newExplainEnv(t, nil)
+	// No hook ran yet: a usage error that says where it looked.
+	var out, errOut bytes.Buffer
+	code := Main(context.Background(), []string{"explain", "--last"}, &out, &errOut, testEnv(e.vars, false))
+	assert.Equal(t, ExitUsage, code)
+	assert.Contains(t, errOut.String(), "no event recorded")
+
+	open := recordedEvent(t, "stop-plan-open.json")
+	var doneEv map[string]any
+	require.NoError(t, json.Unmarshal(recordedEvent(t, "stop-plan-done.json"), &doneEv))
+	doneEv["session_id"] = "other"
+	done, err := json.Marshal(doneEv)
+	require.NoError(t, err)
+	e.hook(t, gate.StopHookName, open)
+	e.hook(t, gate.StopHookName, done)
+	// The last-written record wins, whatever its name.
+	later := time.Now().Add(time.Minute)
+	var rec lastevent.Record
+	var openID struct {
+		SessionID string `json:"session_id"`
+	}
+	require.NoError(t, json.Unmarshal(open, &openID))
+	rec, err = lastevent.Load(e.stateDir, openID.SessionID)
+	require.NoError(t, err)
+	require.NoError(t, os.Chtimes(rec.Path, later, later))
+
+	_, rep := e.explain(t, nil, "--last")
+	assert.Equal(t, openID.SessionID, rep.Session)
+	assert.Equal(t, "blocked: 2 of 5 continuations used", rep.Why, "the stop after the one recorded")
+	assert.Len(t, rep.Warnings, 1, "the recorded cwd, /home/user/project, is not here: %v", rep.Warnings)
+
+	_, rep = e.explain(t, nil, "--session", "other")
+	assert.Equal(t, "complete", rep.Why)
+
+	code = Main(context.Background(), []string{"explain", "--last", "--event", "x"}, &out, &errOut, testEnv(e.vars, false))
+	assert.Equal(t, ExitUsage, code)
+}
+
+// TestExplainWarnsOfMissingFiles: an event whose transcript and cwd are
+// not here (testdata/events as committed, with $CLAUDE_DIR unexpanded)
+// is explained with a warning, not as a plain "complete" (issue 20).
+func TestExplainWarnsOfMissingFiles(t *testing.T) {
+	e := newExplainEnv(t, nil)
+	raw, err := os.ReadFile(filepath.Join("..", "..", "testdata", "events", "stop-plan-open.json"))
+	require.NoError(t, err)
+	_, rep := e.explain(t, raw)
+	require.Len(t, rep.Warnings, 2, rep.Warnings)
+	assert.Contains(t, rep.Warnings[0], "transcript $CLAUDE_DIR/")
+	assert.Contains(t, rep.Warnings[0], "does not exist")
+	assert.Contains(t, rep.Warnings[1], "cwd ")
+
+	code, out, _ := run(t, "explain", "--event", filepath.Join("..", "..", "testdata", "events", "stop-plan-open.json"))
+	assert.Equal(t, ExitComplete, code)
+	assert.Contains(t, out, "warning: transcript $CLAUDE_DIR/")
 }

@@ -30,11 +30,15 @@ pyproject.toml, setup.cfg or pytest.ini, Cargo.toml, a Makefile with a test
 target) and the type-check, lint and format presets the project has tools
 for; an existing one is kept unless --force. The hooks are merged into
 .claude/settings.json (--user: the user's settings), keeping every other
-hook and setting; their commands are the absolute paths of the hook
-binaries beside closer, else on PATH (--portable: bare names); with the
-donegate plugin, which registers them itself, --no-hooks writes the config
-only. A file init changes is backed up first (settings.json.bak, with the
-file's mode) and replaced through a rename. A file that is a link is
+hook and setting; a hook that already runs from another settings file or
+an enabled plugin is not registered again (Claude Code would run both),
+and init says so. The commands are the bare names stop-hook and
+posttooluse-hook, found on PATH, as suits a file a team commits
+(--absolute: the paths of the binaries beside closer, else on PATH, for
+this machine only); with the donegate plugin, which registers them itself,
+--no-hooks writes the config only. A file init changes is backed up first
+(into donegate.bak/ beside it, with the file's mode; a .gitignore there
+keeps the backups out of git status) and replaced through a rename. A file that is a link is
 written through it (in DIR, only when it leads to a file inside DIR); a
 dangling link, a link at a .bak, a FIFO, a device or a read-only file is
 refused, and nothing is written. A second run changes nothing.`,
@@ -42,7 +46,8 @@ refused, and nothing is written. A second run changes nothing.`,
 	flags: func(fs *flag.FlagSet, o *options) {
 		fs.BoolVar(&o.init.dryRun, "dry-run", false, "print the diff of each file init would change, and write nothing")
 		fs.BoolVar(&o.init.user, "user", false, "register the hooks in the user's settings (~/.claude/settings.json, or $CLAUDE_CONFIG_DIR's) instead of DIR's")
-		fs.BoolVar(&o.init.portable, "portable", false, "write the hook commands as bare names, looked up on PATH, for a settings file shared in a repository")
+		fs.BoolVar(&o.init.absolute, "absolute", false, "write the hook commands as absolute paths of this machine's binaries (default: bare names, looked up on PATH, which suit a settings file shared in a repository)")
+		fs.BoolVar(&o.init.portable, "portable", false, "bare names: the default; kept for the scripts that pass it")
 		fs.BoolVar(&o.init.force, "force", false, "replace an existing .claude/donegate.json (it is backed up first)")
 		fs.BoolVar(&o.init.noHooks, "no-hooks", false, "write the config only and register no hooks (the donegate plugin registers them itself)")
 	},
@@ -51,7 +56,7 @@ refused, and nothing is written. A second run changes nothing.`,
 
 // initOptions are init's flags.
 type initOptions struct {
-	dryRun, user, portable, force, noHooks bool
+	dryRun, user, portable, absolute, force, noHooks bool
 }
 
 // schemaURL is what the written config's "$schema" points at, so editors
@@ -133,8 +138,11 @@ func runInit(ctx context.Context, r *runCtx) (verdict, error) {
 		return incomplete, errorf(ErrUsage, "--config: init writes DIR/.claude/donegate.json; use --dir to choose the project")
 	}
 	o := r.opts.init
-	if o.noHooks && (o.user || o.portable) {
-		return incomplete, errorf(ErrUsage, "--no-hooks registers no hooks: --user and --portable have nothing to do with it")
+	if o.noHooks && (o.user || o.portable || o.absolute) {
+		return incomplete, errorf(ErrUsage, "--no-hooks registers no hooks: --user, --portable and --absolute have nothing to do with it")
+	}
+	if o.portable && o.absolute {
+		return incomplete, errorf(ErrUsage, "--portable and --absolute: choose one (bare names are the default)")
 	}
 	rep := InitReport{DryRun: o.dryRun, Presets: []string{}, Files: []InitFile{}, Notes: []string{}}
 
@@ -190,7 +198,7 @@ func runInit(ctx context.Context, r *runCtx) (verdict, error) {
 		f := InitFile{Path: c.display, Action: "created"}
 		if c.old != nil {
 			f.Action = "updated"
-			f.Backup = c.display + ".bak"
+			f.Backup = r.display(backupPath(c.path))
 		}
 		if o.dryRun {
 			if f.Diff, err = c.diff(); err != nil {
@@ -215,6 +223,7 @@ func runInit(ctx context.Context, r *runCtx) (verdict, error) {
 // and the change to it: nil when the hooks are registered already.
 func (r *runCtx) settingsChange(o initOptions, rep *InitReport) (*change, map[string]string, error) {
 	settingsPath, root := filepath.Join(r.dir, ".claude", "settings.json"), r.dir
+	target := settingsPath
 	if o.user {
 		dir := r.claudeDir("")
 		if !filepath.IsAbs(dir) {
@@ -223,7 +232,9 @@ func (r *runCtx) settingsChange(o initOptions, rep *InitReport) (*change, map[st
 			return nil, nil, errorf(ErrEnv, "--user: the user's settings dir is unknown (HOME is unset and CLAUDE_CONFIG_DIR is not an absolute path): set HOME, or CLAUDE_CONFIG_DIR, and run init again")
 		}
 		settingsPath, root = filepath.Join(dir, "settings.json"), dir
+		target = settingsPath
 	}
+	skip := r.registeredElsewhere(target, rep)
 	// A settings file linked from a dotfiles repository is written
 	// through the link, which stays a link: the user's own, with --user;
 	// in a project, only a link to a file inside it.
@@ -231,7 +242,7 @@ func (r *runCtx) settingsChange(o initOptions, rep *InitReport) (*change, map[st
 	if err != nil {
 		return nil, nil, errorf(ErrEnv, "%w", err)
 	}
-	commands, err := r.hookCommands(o.portable)
+	commands, err := r.hookCommands(o.absolute, rep)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -239,16 +250,63 @@ func (r *runCtx) settingsChange(o initOptions, rep *InitReport) (*change, map[st
 	if err != nil {
 		return nil, nil, errorf(ErrEnv, "%w", err)
 	}
-	merged, err := mergeHooks(old, commands)
+	merged, err := mergeHooks(old, commands, skip)
 	if err != nil {
 		return nil, nil, errorf(ErrConfig, "%s: %w; it is left as it is: fix it, or merge settings.example.json into it by hand", r.display(settingsPath), err)
 	}
 	if merged == nil {
 		rep.Files = append(rep.Files, InitFile{Path: r.display(settingsPath), Action: "unchanged"})
-		rep.Notes = append(rep.Notes, r.display(settingsPath)+": the donegate hooks are registered already")
+		if len(skip) < len(registrations) {
+			rep.Notes = append(rep.Notes, r.display(settingsPath)+": the donegate hooks are registered already")
+		}
 		return nil, commands, nil
 	}
 	return &change{path: settingsPath, root: root, display: r.display(settingsPath), old: old, new: merged, mode: mode}, commands, nil
+}
+
+// registeredElsewhere returns the entries of registrations (by index)
+// that already run from a settings file other than target or from an
+// enabled plugin, read as doctor reads them, and notes each. Claude Code
+// runs one command string once across files, but init's command is
+// rarely the other's string: registering it again ran the hook twice,
+// and a stubborn agent was let go after 3 continuations, not 5 (issue 20).
+func (r *runCtx) registeredElsewhere(target string, rep *InitReport) map[int]bool {
+	var scratch DoctorReport // what is wrong with those files is doctor's to say
+	skip := map[int]bool{}
+	bySource := map[string][]string{}
+	var sources []string
+	regs := r.doctorSettings(&scratch)
+	for i, e := range registrations {
+		for _, reg := range regs {
+			if reg.file == target || !runsEntry(reg, e.event, e.matcher, e.program, e.flags) {
+				continue
+			}
+			skip[i] = true
+			if _, seen := bySource[reg.source]; !seen {
+				sources = append(sources, reg.source)
+			}
+			bySource[reg.source] = append(bySource[reg.source], strings.TrimSpace(regCommand(e.program, e.flags))+" at "+e.event)
+			break
+		}
+	}
+	for _, src := range sources {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%s already run from %s: not registered again in %s (Claude Code would run both, and each run spends limits.max_blocks)",
+			andList(bySource[src]), src, r.display(target)))
+	}
+	return skip
+}
+
+// runsEntry reports whether reg runs the registration of program (with
+// flags) at event for matcher, as registered() judges an entry in the
+// file init writes.
+func runsEntry(reg registration, event, matcher, program, flags string) bool {
+	if reg.hook != program || reg.event != event || slices.Contains(reg.flags, criteriaFlag) != (flags == criteriaFlag) {
+		return false
+	}
+	if matcher == "" {
+		return reg.matcher == "" || reg.matcher == "*"
+	}
+	return matchesAny(reg.matcher, []string{matcher})
 }
 
 // display names path for the user: relative to DIR when inside it.
@@ -368,13 +426,22 @@ func (p project) config() []byte {
 // A bare name depends on Claude Code's PATH, which is not the shell's
 // (an app started from the dock has the system's): a hook it cannot find
 // fails as a non-blocking error and donegate is silently off. So the
-// binaries are named by absolute path unless --portable asks for a
-// settings file that works on other machines.
-func (r *runCtx) hookCommands(portable bool) (map[string]string, error) {
+// binaries could be named by absolute path; but .claude/settings.json is
+// the file teams commit, and a teammate's binaries are elsewhere (issue
+// 20), so bare names are the default and --absolute opts in. A bare name
+// not on PATH here is noted: Claude Code would not find it either.
+func (r *runCtx) hookCommands(absolute bool, rep *InitReport) (map[string]string, error) {
 	out := map[string]string{}
 	for _, prog := range []string{"stop-hook", "posttooluse-hook"} {
-		if portable {
+		if !absolute {
 			out[prog] = prog
+			if !onPath(r.env.Getenv("PATH"), prog) {
+				where := "install the binaries"
+				if path, err := r.findHook(prog); err == nil {
+					where = "put " + filepath.Dir(path) + " on PATH"
+				}
+				rep.Notes = append(rep.Notes, fmt.Sprintf("%s is not on PATH: Claude Code runs the hooks by name, so %s (or run init --absolute to name this machine's binaries)", prog, where))
+			}
 			continue
 		}
 		path, err := r.findHook(prog)
@@ -384,6 +451,17 @@ func (r *runCtx) hookCommands(portable bool) (map[string]string, error) {
 		out[prog] = shellQuote(path)
 	}
 	return out, nil
+}
+
+// onPath reports whether prog is an executable in one of path's
+// absolute directories.
+func onPath(path, prog string) bool {
+	for _, dir := range filepath.SplitList(path) {
+		if filepath.IsAbs(dir) && isExecutable(filepath.Join(dir, prog)) {
+			return true
+		}
+	}
+	return false
 }
 
 // findHook looks for prog beside closer (a release's plugin/bin, or
@@ -411,7 +489,7 @@ func (r *runCtx) findHook(prog string) (string, error) {
 		}
 	}
 	looked = append(looked, "PATH")
-	return "", errorf(ErrEnv, "%s not found (looked beside closer in %s); install the binaries (CGO_ENABLED=0 go install github.com/donegate/donegate/cmd/...@latest) or pass --portable to register bare names",
+	return "", errorf(ErrEnv, "%s not found (looked beside closer in %s); install the binaries (CGO_ENABLED=0 go install github.com/donegate/donegate/cmd/...@latest) or leave out --absolute to register bare names",
 		prog, strings.Join(looked, " and on "))
 }
 
@@ -450,7 +528,7 @@ func isOurs(command, program string) bool {
 // that is missing, and returns the new text, or nil when nothing is
 // missing. Every other key keeps its value and its place; the text is
 // indented as data was. data nil or blank is a new file.
-func mergeHooks(data []byte, commands map[string]string) ([]byte, error) {
+func mergeHooks(data []byte, commands map[string]string, skip map[int]bool) ([]byte, error) {
 	root := newObject()
 	indent, nl := "  ", "\n"
 	// What is around the top-level value (white space) is kept as it
@@ -479,7 +557,10 @@ func mergeHooks(data []byte, commands map[string]string) ([]byte, error) {
 		return nil, fmt.Errorf(`"hooks" is %s, not an object`, hooks.typeName())
 	}
 	changed := false
-	for _, reg := range registrations {
+	for i, reg := range registrations {
+		if skip[i] {
+			continue
+		}
 		groups := hooks.get(reg.event)
 		if groups == nil {
 			groups = &jnode{kind: '['}
@@ -587,8 +668,10 @@ func (c change) check() error {
 		return errorf(ErrEnv, "%s: %w; nothing was written", c.display, err)
 	}
 	if c.old != nil {
-		if err := safewrite.Check(c.root, c.path+".bak"); err != nil {
-			return errorf(ErrEnv, "%s.bak: %w; remove it, then run init again; nothing was written", c.display, err)
+		for _, p := range []string{backupPath(c.path), backupIgnore(c.path)} {
+			if err := safewrite.Check(c.root, p); err != nil {
+				return errorf(ErrEnv, "%s: %w; remove it, then run init again; nothing was written", p, err)
+			}
 		}
 		if c.mode&0o200 == 0 {
 			return errorf(ErrEnv, "%s is read-only (mode %#o): init does not replace a file its owner made read-only; make it writable (chmod u+w) to let init change it; nothing was written", c.display, c.mode)
@@ -600,12 +683,34 @@ func (c change) check() error {
 	return nil
 }
 
-// write backs the old file up (path.bak, with the old file's mode), then
-// replaces it; both through safewrite, so that a crash leaves either
+// backupDir holds init's backups, beside the files they copy: a
+// settings.json.bak beside the file was left untracked in the project
+// and failed the user's own git-clean check (issue 20). The .gitignore
+// in it ignores everything there, itself included, so git status shows
+// nothing of it and no file of the project's changes.
+const backupDir = "donegate.bak"
+
+// backupPath is where the file at path is backed up.
+func backupPath(path string) string {
+	return filepath.Join(filepath.Dir(path), backupDir, filepath.Base(path))
+}
+
+// backupIgnore is the .gitignore of path's backup dir.
+func backupIgnore(path string) string {
+	return filepath.Join(filepath.Dir(path), backupDir, ".gitignore")
+}
+
+const backupIgnoreText = "# closer init's backups: not for git.\n*\n"
+
+// write backs the old file up (donegate.bak/, with the old file's mode),
+// then replaces it; all through safewrite, so that a crash leaves either
 // file whole and no link is followed.
 func (c change) write() error {
 	if c.old != nil {
-		if err := replaceFile(c.root, c.path+".bak", c.old, c.mode); err != nil {
+		if err := replaceFile(c.root, backupIgnore(c.path), []byte(backupIgnoreText), 0o644); err != nil {
+			return fmt.Errorf("back up %s: %w", c.display, err)
+		}
+		if err := replaceFile(c.root, backupPath(c.path), c.old, c.mode); err != nil {
 			return fmt.Errorf("back up %s: %w", c.display, err)
 		}
 	}

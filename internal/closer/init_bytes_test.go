@@ -105,7 +105,8 @@ func TestDoctorReadsARepeatedKeyAsClaudeCodeDoes(t *testing.T) {
 		exampleSettings[:len(exampleSettings)-1]+`, "hooks": {"Notification": [{"hooks": [{"type": "command", "command": "date"}]}]}}`)
 	var out, errOut bytes.Buffer
 	code := Main(context.Background(), []string{"doctor", "--dir", s.proj, "--claude", s.claude}, &out, &errOut, testEnv(s.vars, false))
-	assert.Equal(t, ExitIncomplete, code, out.String())
-	assert.Contains(t, out.String(), "✗ settings: stop-hook is not registered at Stop")
+	// None registered: unknown, as a --plugin-dir plugin may run them.
+	assert.Equal(t, ExitComplete, code, out.String())
+	assert.Contains(t, out.String(), "? settings: not registered in any settings file or installed plugin")
 	assert.NotContains(t, out.String(), "✓ settings: stop-hook at Stop")
 }

@@ -40,18 +40,20 @@ func TestInitNeverWritesThroughALink(t *testing.T) {
 			name: "a link at settings.json.bak",
 			setup: func(t *testing.T, dir, victim string) {
 				require.NoError(t, os.WriteFile(filepath.Join(dir, ".claude", "settings.json"), []byte(`{"model": "opus"}`), 0o644))
-				require.NoError(t, os.Symlink(victim, filepath.Join(dir, ".claude", "settings.json.bak")))
+				require.NoError(t, os.MkdirAll(filepath.Join(dir, ".claude", "donegate.bak"), 0o755))
+				require.NoError(t, os.Symlink(victim, backupPath(filepath.Join(dir, ".claude", "settings.json"))))
 			},
-			want: ".claude/settings.json.bak: replace " + "DIR/.claude/settings.json.bak: not a regular file (a symbolic link)",
+			want: "DIR/.claude/donegate.bak/settings.json: replace DIR/.claude/donegate.bak/settings.json: not a regular file (a symbolic link)",
 		},
 		{
 			name:  "--force and a link at donegate.json.bak",
 			force: true,
 			setup: func(t *testing.T, dir, victim string) {
 				require.NoError(t, os.WriteFile(filepath.Join(dir, ".claude", "donegate.json"), []byte(`{"checkers": [{"type": "plan"}], "x": "attacker's bytes"}`), 0o644))
-				require.NoError(t, os.Symlink(victim, filepath.Join(dir, ".claude", "donegate.json.bak")))
+				require.NoError(t, os.MkdirAll(filepath.Join(dir, ".claude", "donegate.bak"), 0o755))
+				require.NoError(t, os.Symlink(victim, backupPath(filepath.Join(dir, ".claude", "donegate.json"))))
 			},
-			want: ".claude/donegate.json.bak: replace DIR/.claude/donegate.json.bak: not a regular file (a symbolic link)",
+			want: "DIR/.claude/donegate.bak/donegate.json: replace DIR/.claude/donegate.bak/donegate.json: not a regular file (a symbolic link)",
 		},
 		{
 			name: "settings.json a link to a file outside",
@@ -86,10 +88,20 @@ func TestInitNeverWritesThroughALink(t *testing.T) {
 			want: "which does not exist: init writes through a link only to an existing file",
 		},
 		{
+			// The backup dir a link to a directory outside the project.
+			name: "a link at donegate.bak",
+			setup: func(t *testing.T, dir, victim string) {
+				require.NoError(t, os.WriteFile(filepath.Join(dir, ".claude", "settings.json"), []byte(`{}`), 0o644))
+				require.NoError(t, os.Symlink(filepath.Dir(victim), filepath.Join(dir, ".claude", "donegate.bak")))
+			},
+			want: "outside",
+		},
+		{
 			name: "a FIFO at settings.json.bak",
 			setup: func(t *testing.T, dir, victim string) {
 				require.NoError(t, os.WriteFile(filepath.Join(dir, ".claude", "settings.json"), []byte(`{}`), 0o644))
-				require.NoError(t, syscall.Mkfifo(filepath.Join(dir, ".claude", "settings.json.bak"), 0o644))
+				require.NoError(t, os.MkdirAll(filepath.Join(dir, ".claude", "donegate.bak"), 0o755))
+				require.NoError(t, syscall.Mkfifo(backupPath(filepath.Join(dir, ".claude", "settings.json")), 0o644))
 			},
 			want: "not a regular file (a FIFO)",
 		},
@@ -99,7 +111,8 @@ func TestInitNeverWritesThroughALink(t *testing.T) {
 			name: "a directory at settings.json.bak",
 			setup: func(t *testing.T, dir, victim string) {
 				require.NoError(t, os.WriteFile(filepath.Join(dir, ".claude", "settings.json"), []byte(`{}`), 0o644))
-				require.NoError(t, os.Mkdir(filepath.Join(dir, ".claude", "settings.json.bak"), 0o755))
+				require.NoError(t, os.MkdirAll(filepath.Join(dir, ".claude", "donegate.bak"), 0o755))
+				require.NoError(t, os.Mkdir(backupPath(filepath.Join(dir, ".claude", "settings.json")), 0o755))
 			},
 			want: "not a regular file (a directory)",
 		},
@@ -180,7 +193,7 @@ func TestInitWritesThroughALinkInsideTheProject(t *testing.T) {
 	require.NoError(t, err, "still a link")
 	assert.Equal(t, "../shared/settings.json", target)
 	assert.True(t, gjson.GetBytes(mustRead(t, filepath.Join(dir, "shared", "settings.json")), "hooks.Stop").Exists())
-	assert.Equal(t, "{}\n", string(mustRead(t, filepath.Join(dir, "shared", "settings.json.bak"))))
+	assert.Equal(t, "{}\n", string(mustRead(t, backupPath(filepath.Join(dir, "shared", "settings.json")))))
 }
 
 // TestInitBackupIsNeverWiderThanTheFile: the .bak gets the mode of the
@@ -200,13 +213,14 @@ func TestInitBackupIsNeverWiderThanTheFile(t *testing.T) {
 			path := filepath.Join(dir, ".claude", tt.file)
 			require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 			require.NoError(t, os.WriteFile(path, []byte(`{"env": {"ANTHROPIC_API_KEY": "secret"}, "checkers": [{"type": "plan"}]}`), 0o600))
-			require.NoError(t, os.WriteFile(path+".bak", []byte("old\n"), 0o644))
+			require.NoError(t, os.MkdirAll(filepath.Dir(backupPath(path)), 0o755))
+			require.NoError(t, os.WriteFile(backupPath(path), []byte("old\n"), 0o644))
 			code, _, errOut := initRun(t, t.TempDir(), "", append([]string{"--dir", dir, "--portable"}, tt.args...)...)
 			require.Equal(t, ExitComplete, code, errOut)
-			st, err := os.Stat(path + ".bak")
+			st, err := os.Stat(backupPath(path))
 			require.NoError(t, err)
 			assert.Equal(t, os.FileMode(0o600), st.Mode().Perm())
-			assert.Contains(t, string(mustRead(t, path+".bak")), "secret")
+			assert.Contains(t, string(mustRead(t, backupPath(path))), "secret")
 			st, err = os.Stat(path)
 			require.NoError(t, err)
 			assert.Equal(t, os.FileMode(0o600), st.Mode().Perm(), "the file keeps its mode")
@@ -246,11 +260,11 @@ func TestInitRefusesWhatItMustNotWrite(t *testing.T) {
 // TestInitReplacesAReadOnlyBackup: an old .bak is init's own: a
 // read-only one is replaced, not a reason to stop.
 func TestInitReplacesAReadOnlyBackup(t *testing.T) {
-	dir := projectWith(t, map[string]string{".claude/settings.json": "{}\n", ".claude/settings.json.bak": "old\n"})
-	require.NoError(t, os.Chmod(filepath.Join(dir, ".claude", "settings.json.bak"), 0o444))
+	dir := projectWith(t, map[string]string{".claude/settings.json": "{}\n", ".claude/donegate.bak/settings.json": "old\n"})
+	require.NoError(t, os.Chmod(backupPath(filepath.Join(dir, ".claude", "settings.json")), 0o444))
 	code, _, errOut := initRun(t, t.TempDir(), "", "--dir", dir, "--portable")
 	require.Equal(t, ExitComplete, code, errOut)
-	assert.Equal(t, "{}\n", string(mustRead(t, filepath.Join(dir, ".claude", "settings.json.bak"))))
+	assert.Equal(t, "{}\n", string(mustRead(t, backupPath(filepath.Join(dir, ".claude", "settings.json")))))
 }
 
 // TestInitUserWithoutHome: --user with neither HOME nor

@@ -303,7 +303,7 @@ func TestInitMergesTheHooks(t *testing.T) {
 
 			if tt.want == "" && tt.contains == nil {
 				assert.Equal(t, tt.settings, string(got), "unchanged")
-				assert.NoFileExists(t, path+".bak", "nothing changed, nothing backed up")
+				assert.NoFileExists(t, backupPath(path), "nothing changed, nothing backed up")
 				return
 			}
 			if tt.want != "" {
@@ -326,11 +326,11 @@ func TestInitMergesTheHooks(t *testing.T) {
 				assert.Equal(t, 1, n, "%s registered once", reg.event)
 			}
 			if tt.settings != "" {
-				bak, err := os.ReadFile(path + ".bak")
+				bak, err := os.ReadFile(backupPath(path))
 				require.NoError(t, err)
 				assert.Equal(t, tt.settings, string(bak), "the backup is the old file")
 			} else {
-				assert.NoFileExists(t, path+".bak")
+				assert.NoFileExists(t, backupPath(path))
 			}
 
 			// A second init changes nothing.
@@ -378,15 +378,20 @@ func TestInitHookCommands(t *testing.T) {
 		name      string
 		closerDir string
 		path      string
-		portable  bool
+		absolute  bool
 		want      string // stop-hook's command
+		wantNote  string
 		wantErr   string
 	}{
-		{name: "beside closer first", closerDir: beside, path: onPath, want: filepath.Join(beside, "stop-hook")},
-		{name: "else on PATH, quoted for sh", closerDir: empty, path: "relative/dir:" + onPath, want: "'" + filepath.Join(onPath, "stop-hook") + "'"},
-		{name: "portable: bare names", closerDir: beside, path: onPath, portable: true, want: "stop-hook"},
-		{name: "portable needs no binaries", closerDir: empty, path: "", portable: true, want: "stop-hook"},
-		{name: "nowhere: refused", closerDir: empty, path: empty + ":bin", wantErr: "stop-hook not found (looked beside closer in " + empty + " and on PATH); install the binaries"},
+		{name: "--absolute: beside closer first", closerDir: beside, path: onPath, absolute: true, want: filepath.Join(beside, "stop-hook")},
+		{name: "--absolute: else on PATH, quoted for sh", closerDir: empty, path: "relative/dir:" + onPath, absolute: true, want: "'" + filepath.Join(onPath, "stop-hook") + "'"},
+		// The default suits a committed file: bare names (issue 20).
+		{name: "bare names by default", closerDir: beside, path: onPath, want: "stop-hook"},
+		{name: "bare names need no binaries, but say so", closerDir: empty, path: "", want: "stop-hook",
+			wantNote: "Note: stop-hook is not on PATH: Claude Code runs the hooks by name, so install the binaries (or run init --absolute"},
+		{name: "bare names, binaries beside closer only", closerDir: beside, path: "", want: "stop-hook",
+			wantNote: "Note: stop-hook is not on PATH: Claude Code runs the hooks by name, so put " + beside + " on PATH"},
+		{name: "--absolute, nowhere: refused", closerDir: empty, path: empty + ":bin", absolute: true, wantErr: "stop-hook not found (looked beside closer in " + empty + " and on PATH); install the binaries"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			exe := executable
@@ -395,10 +400,15 @@ func TestInitHookCommands(t *testing.T) {
 
 			dir := t.TempDir()
 			args := []string{"--dir", dir}
-			if tt.portable {
-				args = append(args, "--portable")
+			if tt.absolute {
+				args = append(args, "--absolute")
 			}
-			code, _, errOut := initRun(t, t.TempDir(), tt.path, args...)
+			code, out, errOut := initRun(t, t.TempDir(), tt.path, args...)
+			if tt.wantNote != "" {
+				assert.Contains(t, out, tt.wantNote)
+			} else {
+				assert.NotContains(t, out, "Note: stop-hook")
+			}
 			if tt.wantErr != "" {
 				assert.Equal(t, ExitUsage, code)
 				assert.Contains(t, errOut, tt.wantErr)
@@ -480,11 +490,11 @@ func TestInitKeepsAnExistingConfigUnlessForced(t *testing.T) {
 			if !tt.force {
 				assert.Equal(t, mine, string(got))
 				assert.Contains(t, out, ".claude/donegate.json exists: left as it is")
-				assert.NoFileExists(t, path+".bak")
+				assert.NoFileExists(t, backupPath(path))
 				return
 			}
 			assert.Equal(t, "go test ./...", gjson.GetBytes(got, `checkers.#(type=="test").command`).Str)
-			bak, err := os.ReadFile(path + ".bak")
+			bak, err := os.ReadFile(backupPath(path))
 			require.NoError(t, err)
 			assert.Equal(t, mine, string(bak))
 		})
@@ -503,7 +513,7 @@ func TestInitJSON(t *testing.T) {
 	sort.Slice(rep.Files, func(i, j int) bool { return rep.Files[i].Path < rep.Files[j].Path })
 	assert.Equal(t, []InitFile{
 		{Path: ".claude/donegate.json", Action: "created"},
-		{Path: ".claude/settings.json", Action: "updated", Backup: ".claude/settings.json.bak"},
+		{Path: ".claude/settings.json", Action: "updated", Backup: ".claude/donegate.bak/settings.json"},
 	}, rep.Files)
 }
 
@@ -547,7 +557,7 @@ func TestInitNoHooks(t *testing.T) {
 	got, err := os.ReadFile(filepath.Join(dir, ".claude", "settings.json"))
 	require.NoError(t, err)
 	assert.Equal(t, settingsOthers, string(got), "the settings are left as they are")
-	assert.NoFileExists(t, filepath.Join(dir, ".claude", "settings.json.bak"))
+	assert.NoFileExists(t, backupPath(filepath.Join(dir, ".claude", "settings.json")))
 	assert.NoDirExists(t, filepath.Join(home, ".claude"))
 	parseWritten(t, mustRead(t, filepath.Join(dir, ".claude", "donegate.json")))
 	assert.Contains(t, out, "no hooks registered")

@@ -128,7 +128,7 @@ func TestCompletionSignal(t *testing.T) {
 			rep, err := gate.Evaluate(context.Background(), tt.hook, gate.Options{ConfigPath: cfg, StateDir: stateDir, Explain: true}, env, []byte(tt.event), &stderr)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, rep.Decision.Kind)
-			files, _ := filepath.Glob(filepath.Join(stateDir, "*"))
+			files, _ := filepath.Glob(filepath.Join(stateDir, "*.json"))
 			if tt.want == gate.KindNotDeclared {
 				assert.Equal(t, "{}\n", string(rep.Answer))
 				assert.Empty(t, rep.Checkers, "no checker ran")

@@ -149,6 +149,8 @@ type run struct {
 	stderr io.Writer
 	// checkers is filled in when opts.Explain is set (see explainCheck).
 	checkers []Outcome
+	// saved reports the end of saveEvent's write; nil when none runs.
+	saved chan error
 }
 
 // newRun starts a run of ev. The event's paths are expanded here, once,

@@ -1,0 +1,100 @@
+package lastevent_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/donegate/donegate/internal/lastevent"
+)
+
+func TestSaveLoadLatest(t *testing.T) {
+	dir := t.TempDir()
+	_, err := lastevent.Latest(dir)
+	require.ErrorIs(t, err, lastevent.ErrNone)
+
+	require.NoError(t, lastevent.Save(dir, "s1", []byte(`{"session_id":"s1"}`)))
+	require.NoError(t, lastevent.Save(dir, "s2", []byte(`{"session_id":"s2"}`)))
+	// s1 written last: it is the latest, whatever the names' order.
+	require.NoError(t, lastevent.Save(dir, "s1", []byte(`{"session_id":"s1","n":2}`)))
+	later := time.Now().Add(time.Second)
+	rec, err := lastevent.Load(dir, "s1")
+	require.NoError(t, err)
+	require.NoError(t, os.Chtimes(rec.Path, later, later))
+
+	rec, err = lastevent.Latest(dir)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"session_id":"s1","n":2}`, string(rec.Raw))
+	st, err := os.Stat(rec.Path)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), st.Mode().Perm(), "the agent's words stay the user's")
+
+	rec, err = lastevent.Load(dir, "s2")
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"session_id":"s2"}`, string(rec.Raw))
+	_, err = lastevent.Load(dir, "nobody")
+	assert.ErrorIs(t, err, lastevent.ErrNone)
+
+	entries, err := os.ReadDir(filepath.Join(dir, lastevent.Dir))
+	require.NoError(t, err)
+	assert.Len(t, entries, 2, "no temporary file left")
+}
+
+// TestSaveBounded: a huge event keeps the fields explain needs and the
+// start of the message, within MaxBytes.
+func TestSaveBounded(t *testing.T) {
+	dir := t.TempDir()
+	ev, err := json.Marshal(map[string]any{
+		"session_id": "s", "transcript_path": "/t.jsonl", "cwd": "/p", "hook_event_name": "Stop",
+		"last_assistant_message": strings.Repeat("é", 1<<20),
+		"tool_input":             map[string]string{"x": strings.Repeat("y", 1<<20)},
+	})
+	require.NoError(t, err)
+	require.NoError(t, lastevent.Save(dir, "s", ev))
+	rec, err := lastevent.Load(dir, "s")
+	require.NoError(t, err)
+	assert.LessOrEqual(t, len(rec.Raw), lastevent.MaxBytes)
+	var got map[string]any
+	require.NoError(t, json.Unmarshal(rec.Raw, &got))
+	assert.Equal(t, "/t.jsonl", got["transcript_path"])
+	assert.Equal(t, "/p", got["cwd"])
+	assert.Equal(t, "Stop", got["hook_event_name"])
+	assert.Contains(t, got["last_assistant_message"], "[cut by donegate]")
+	assert.NotContains(t, got, "tool_input")
+}
+
+// TestSaveReplacesALink: a link planted at a record's name is replaced,
+// its target untouched.
+func TestSaveReplacesALink(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, lastevent.Save(dir, "s", []byte(`{}`)))
+	rec, err := lastevent.Load(dir, "s")
+	require.NoError(t, err)
+	target := filepath.Join(t.TempDir(), "target")
+	require.NoError(t, os.WriteFile(target, []byte("mine"), 0o644))
+	require.NoError(t, os.Remove(rec.Path))
+	require.NoError(t, os.Symlink(target, rec.Path))
+	require.NoError(t, lastevent.Save(dir, "s", []byte(`{"a":1}`)))
+	got, err := os.ReadFile(target)
+	require.NoError(t, err)
+	assert.Equal(t, "mine", string(got))
+}
+
+// BenchmarkSave is what keeping the event adds to a gated hook call: one
+// small file created, written and renamed (no fsync: a record lost in a
+// crash costs only the explanation of that stop).
+func BenchmarkSave(b *testing.B) {
+	dir := b.TempDir()
+	ev := []byte(`{"session_id":"s","transcript_path":"/t.jsonl","cwd":"/p","hook_event_name":"Stop","last_assistant_message":"` + strings.Repeat("x", 2000) + `"}`)
+	for i := 0; i < b.N; i++ {
+		if err := lastevent.Save(dir, "s", ev); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
