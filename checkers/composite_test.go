@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/donegate/donegate/internal/proctest"
 	"math/rand/v2"
 	"sync/atomic"
 	"testing"
@@ -99,7 +100,7 @@ func TestParallelCancelsTheRestAndWaitsForThem(t *testing.T) {
 			// The members that hang end only when cancelled.
 			var r checkers.Result
 			var err error
-			withinAMinute(t, func() { r, err = comp.Check(context.Background(), &checkers.Context{}) })
+			proctest.WithinAMinute(t, func() { r, err = comp.Check(context.Background(), &checkers.Context{}) })
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, r)
 			assert.Equal(t, int32(len(tt.members)-1), cancelled.Load(), "the members still running are cancelled")

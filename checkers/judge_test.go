@@ -183,7 +183,7 @@ func TestJudgeCheckerTimeoutKillsTheProcessGroup(t *testing.T) {
 	// ends it within the minute.
 	var r checkers.Result
 	var err error
-	withinAMinute(t, func() { r, err = ch.Check(context.Background(), c) })
+	proctest.WithinAMinute(t, func() { r, err = ch.Check(context.Background(), c) })
 	require.NoError(t, err)
 	assert.False(t, r.Complete)
 	assert.Contains(t, r.Feedback, "timed out after 500ms and was stopped with its process group")

@@ -3,6 +3,7 @@ package checkers_test
 import (
 	"context"
 	"fmt"
+	"github.com/donegate/donegate/internal/proctest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -129,7 +130,7 @@ func TestPlanIsReadAfterTheTranscriptCatchesUp(t *testing.T) {
 			c := &checkers.Context{Event: &ev, ClaudeDir: dir, Reason: tt.reason}
 			var r checkers.Result
 			var err error
-			withinAMinute(t, func() { r, err = checkers.Plan{}.Check(context.Background(), c) })
+			proctest.WithinAMinute(t, func() { r, err = checkers.Plan{}.Check(context.Background(), c) })
 			require.NoError(t, err)
 			assertSaid(t, checkers.Result{Complete: tt.complete, Feedback: tt.feedback}, "plan-incomplete", r)
 		})
@@ -184,7 +185,7 @@ func TestPlanDoesNotWaitInVain(t *testing.T) {
 			useTranscriptWait(t, tt.wait)
 			var r checkers.Result
 			var err error
-			withinAMinute(t, func() { r, err = checkers.Plan{}.Check(context.Background(), c) })
+			proctest.WithinAMinute(t, func() { r, err = checkers.Plan{}.Check(context.Background(), c) })
 			require.NoError(t, err)
 			assertSaid(t, checkers.Result{Feedback: tt.feedback}, "plan-incomplete", r)
 		})
@@ -204,21 +205,4 @@ func useTranscriptWait(t *testing.T, w transcript.Wait) {
 	old := checkers.TranscriptWait
 	checkers.TranscriptWait = w
 	t.Cleanup(func() { checkers.TranscriptWait = old })
-}
-
-// withinAMinute runs fn and fails the test, instead of hanging it, when fn
-// has not returned after a minute: what it tells apart takes milliseconds
-// or an hour.
-func withinAMinute(t *testing.T, fn func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		fn()
-	}()
-	select {
-	case <-done:
-	case <-time.After(time.Minute):
-		t.Fatal("still running after a minute")
-	}
 }

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -98,21 +97,4 @@ func callArgs(t *testing.T, dir, n string) []string {
 	data, err := os.ReadFile(filepath.Join(dir, n+".args"))
 	require.NoError(t, err)
 	return strings.Split(strings.TrimSuffix(string(data), "\x00"), "\x00")
-}
-
-// withinAMinute runs fn and fails the test, instead of hanging it, when fn
-// has not returned after a minute: the runs it guards end in about a
-// second when the code is right, and wait for a 300 s child otherwise.
-func withinAMinute(t *testing.T, fn func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		fn()
-	}()
-	select {
-	case <-done:
-	case <-time.After(time.Minute):
-		t.Fatal("still running after a minute")
-	}
 }

@@ -113,7 +113,7 @@ func TestJudgeTimeoutKillsTheProcessGroup(t *testing.T) {
 	claude, _ := fakeClaude(t, map[string]string{"1.sh": "sleep 300 & echo $! > " + pidFile + "; wait"})
 	var code int
 	var out, stderr string
-	withinAMinute(t, func() {
+	proctest.WithinAMinute(t, func() {
 		code, out, stderr = run(t, "judge", "--dir", repo, "--claude", claude, "--criteria-text", "x", "--timeout", "500ms")
 	})
 	assert.Equal(t, 1, code, stderr)

@@ -148,7 +148,7 @@ func TestLoopInterrupted(t *testing.T) {
 	defer cancel()
 	var out, errOut bytes.Buffer
 	var code int
-	withinAMinute(t, func() {
+	proctest.WithinAMinute(t, func() {
 		code = Main(ctx, []string{"loop", "--dir", repo, "--prompt-file", promptFile, "--claude", claude, "--json"}, &out, &errOut,
 			testEnv(map[string]string{"HOME": t.TempDir(), "DONEGATE_STATE_DIR": t.TempDir()}, false))
 	})

@@ -126,7 +126,7 @@ func TestRunKillsDaemonHoldingThePipe(t *testing.T) {
 	dir := t.TempDir()
 	var o Outcome
 	var err error
-	withinAMinute(t, func() {
+	proctest.WithinAMinute(t, func() {
 		o, err = Run(context.Background(), Command{Shell: `setsid sh -c 'echo $$ > pid; exec sleep 300' &
 while [ ! -s pid ]; do sleep 0.01; done; echo started`, Dir: dir})
 	}) // had Run waited for the pipe, an hour

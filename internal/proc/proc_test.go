@@ -75,7 +75,7 @@ func TestRunKillsTheGroup(t *testing.T) {
 	// It ignores SIGTERM and never ends: only the SIGKILL ends the run.
 	var o Outcome
 	var err error
-	withinAMinute(t, func() {
+	proctest.WithinAMinute(t, func() {
 		o, err = Run(ctx, Command{Shell: `trap "" TERM; sleep 60 & echo $! > child.pid; while :; do sleep 1; done`, Dir: dir})
 	})
 	require.NoError(t, err)
@@ -105,23 +105,6 @@ func requireGone(t *testing.T, pidText string) {
 	require.Eventually(t, func() bool {
 		return proctest.Gone(pid)
 	}, 20*time.Second, 10*time.Millisecond, "child %d outlived the command", pid)
-}
-
-// withinAMinute runs fn and fails the test, instead of hanging it, when fn
-// has not returned after a minute: the runs it guards end in a second when
-// the code is right, and never (or after an hour) otherwise.
-func withinAMinute(t *testing.T, fn func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		fn()
-	}()
-	select {
-	case <-done:
-	case <-time.After(time.Minute):
-		t.Fatal("still running after a minute")
-	}
 }
 
 // waitForPipesAnHour makes a Run that waits for a pipe held by a process
@@ -212,7 +195,7 @@ func TestRunArgsKilledWithStdinUnread(t *testing.T) {
 	defer cancel()
 	var o Outcome
 	var err error
-	withinAMinute(t, func() {
+	proctest.WithinAMinute(t, func() {
 		o, err = Run(ctx, Command{Args: []string{"sleep", "60"}, Dir: t.TempDir(), Stdin: []byte(strings.Repeat("x", 1<<20)), SplitStdout: true})
 	})
 	require.NoError(t, err)
