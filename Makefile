@@ -54,6 +54,9 @@ lint: $(STATICCHECK)
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.tools/*')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed on:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet -tags $(TEST_TAGS) ./...
+	@# Untagged too: go test ./... alone must build, so a test that needs
+	@# the real CLI and lacks the e2e tag fails here, not on a user's machine.
+	$(GO) vet ./...
 	$(STATICCHECK) -tags $(TEST_TAGS) ./...
 	$(GO) mod tidy -diff
 
