@@ -50,6 +50,8 @@ var ErrBadEvent = errors.New("bad hook event")
 
 // Event is one hook event. Fields absent from the input are empty.
 type Event struct {
+	// Host is the host that sent the event (see Host).
+	Host                 Host
 	HookEventName        string
 	SessionID            string
 	TranscriptPath       string
@@ -165,7 +167,7 @@ func ParseEvent(data []byte) (*Event, error) {
 	if !root.IsObject() {
 		return nil, fmt.Errorf("%w: stdin is a JSON %s, expected an object", ErrBadEvent, kind(root))
 	}
-	e := &Event{}
+	e := &Event{Host: HostClaude}
 	for _, f := range e.stringFields() {
 		v := root.Get(f.key)
 		if !v.Exists() || v.Type == gjson.Null {
