@@ -17,8 +17,17 @@ GOTEST_FLAGS    ?= -race -count=1
 # Claude Code CLI (npm). `go test ./...` alone leaves them out; unit and
 # lint take them in.
 TEST_TAGS       := e2e
+# The real clients the e2e tests drive besides Claude Code, each installed
+# pinned into .tools/ by scripts/install-<name> (npm), and the variable
+# that hands the tests its path. Each host adds its own lines.
+E2E_CLIENTS     :=
+E2E_ENV         :=
+E2E_CLIENTS     += codex qwen agent-sdk
+E2E_ENV         += DONEGATE_CODEX=$$(scripts/install-codex | tail -n 1)
+E2E_ENV         += DONEGATE_QWEN=$$(scripts/install-qwen | tail -n 1)
+E2E_ENV         += DONEGATE_AGENT_SDK=$$(scripts/install-agent-sdk | tail -n 1)
 
-.PHONY: all build test lint unit generate demo demo-claude claude tools clean fuzz bench \
+.PHONY: all build test lint unit generate demo demo-claude claude $(E2E_CLIENTS) tools clean fuzz bench \
         plugin plugin-validate release-snapshot release-check
 
 all: build
@@ -35,8 +44,8 @@ build:
 ## real CLI.
 test: lint unit plugin-validate
 
-unit: claude
-	DONEGATE_CLAUDE=$$(scripts/install-claude | tail -n 1) $(GO) test $(GOTEST_FLAGS) -tags $(TEST_TAGS) ./...
+unit: claude $(E2E_CLIENTS)
+	DONEGATE_CLAUDE=$$(scripts/install-claude | tail -n 1) $(E2E_ENV) $(GO) test $(GOTEST_FLAGS) -tags $(TEST_TAGS) ./...
 
 ## generate: rewrite the generated files: schema/donegate.schema.json and
 ## the checker reference in docs/checkers.md, from the checker registry;
@@ -49,6 +58,11 @@ generate:
 ## claude: install the pinned Claude Code CLI (npm) for the end-to-end tests.
 claude:
 	@scripts/install-claude >/dev/null
+
+## codex, qwen, agent-sdk: install the pinned Codex CLI, Qwen Code and
+## Claude Agent SDK (npm) for the end-to-end tests.
+codex qwen agent-sdk:
+	@scripts/install-$@ >/dev/null
 
 lint: $(STATICCHECK)
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.tools/*')); \
@@ -65,7 +79,7 @@ $(STATICCHECK):
 	GOBIN=$(TOOLS)/bin $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VER)
 	mv $(TOOLS)/bin/staticcheck $@
 
-tools: $(STATICCHECK) claude
+tools: $(STATICCHECK) claude $(E2E_CLIENTS)
 
 ## plugin: the Claude Code plugin in dist/plugin/: .claude-plugin/plugin.json
 ## (VERSION stamped), hooks/hooks.json, README.md and bin/ with the hooks'
