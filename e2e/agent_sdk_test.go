@@ -102,8 +102,9 @@ func TestAgentSDKPlanHoldsTheAgent(t *testing.T) {
 			require.Len(t, stops, 2)
 			checkFixtures(t, "agent-sdk", events, []fixture{
 				{"stop.json", nthEvent("Stop", 0, "stop_hook_active", false)},
-				{"stop-active.json", nthEvent("Stop", 0, "stop_hook_active", true)},
-			}, s.Home, "$HOME", s.Project, "/home/user/project", strings.ReplaceAll(s.Project, "/", "-"), "-home-user-project")
+				{"stop-continued.json", nthEvent("Stop", 0, "stop_hook_active", true)},
+			}, s.Home, "$HOME", s.Project, "/home/user/project", strings.ReplaceAll(s.Project, "/", "-"), "-home-user-project",
+				stops[0].str("session_id"), "11111111-1111-4111-8111-111111111111", stops[0].str("prompt_id"), "p-11111111")
 			assert.Equal(t, true, stops[1].Fields["stop_hook_active"])
 		})
 	}

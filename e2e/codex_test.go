@@ -26,7 +26,7 @@ import (
 type codexSession struct {
 	t       *testing.T
 	API     *fakeapi.Responses
-	Home    string // CODEX_HOME and HOME
+	Home    string // HOME; CODEX_HOME is Home/.codex, as by default
 	Project string
 	Events  string // the recorder's dir
 	Env     []string
@@ -55,7 +55,8 @@ hooks = true
 [tools.update_plan]
 enabled = true
 `
-	require.NoError(t, os.WriteFile(filepath.Join(s.Home, "config.toml"), []byte(config), 0o644))
+	require.NoError(t, os.MkdirAll(s.codexHome(), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(s.codexHome(), "config.toml"), []byte(config), 0o644))
 	// Every event Codex sends is recorded; Stop then goes to donegate.
 	rec := recorder(t, s.Events)
 	writeJSON(t, filepath.Join(s.Project, ".codex", "hooks.json"), map[string]any{"hooks": claudeShapedHooks(map[string]string{
@@ -72,6 +73,8 @@ func (s *codexSession) config(cfg string) {
 	require.NoError(s.t, os.WriteFile(filepath.Join(s.Project, ".donegate.json"), []byte(cfg), 0o644))
 }
 
+func (s *codexSession) codexHome() string { return filepath.Join(s.Home, ".codex") }
+
 func (s *codexSession) stateDir() string { return filepath.Join(s.Home, "donegate-state") }
 
 // codexResult is a finished `codex exec --json` run.
@@ -85,7 +88,7 @@ func (s *codexSession) run(prompt string) codexResult {
 	codex := clientPath(s.t, "DONEGATE_CODEX", "install-codex")
 	env := append([]string{
 		"HOME=" + s.Home,
-		"CODEX_HOME=" + s.Home,
+		"CODEX_HOME=" + s.codexHome(),
 		"FAKE_API_KEY=fake-key-for-tests",
 		"DONEGATE_STATE_DIR=" + s.stateDir(),
 	}, s.Env...)
@@ -154,7 +157,7 @@ func TestCodexPlanHoldsTheAgent(t *testing.T) {
 	require.NotEmpty(t, stops, "recorded: %s", eventNames(events))
 	rollout, err := os.ReadFile(stops[0].str("transcript_path"))
 	require.NoError(t, err)
-	checkLineFixture(t, "codex", "rollout-update-plan.jsonl", rollout, `"name":"update_plan"`, s.Home, "$CODEX_HOME", s.Project, "/home/user/project")
+	checkLineFixture(t, filepath.Join("codex", "rollout-update-plan.jsonl"), rollout, `"name":"update_plan"`, s.placeholders(events)...)
 
 	assert.Contains(t, fakeapi.ToolNames(s.API.Of("main")[0].Body), "update_plan", "config.toml turned the plan tool on")
 	told := s.told(2)
@@ -194,11 +197,11 @@ func TestCodexFailingTestHoldsUntilFixed(t *testing.T) {
 	// What Codex sent is what the fixtures hold.
 	events := recordedEvents(t, s.Events)
 	checkFixtures(t, "codex", events, []fixture{
-		{"sessionstart-startup.json", nthEvent("SessionStart", 0, "", nil)},
+		{"sessionstart.json", nthEvent("SessionStart", 0, "", nil)},
 		{"userpromptsubmit.json", nthEvent("UserPromptSubmit", 0, "", nil)},
 		{"stop.json", nthEvent("Stop", 0, "stop_hook_active", false)},
-		{"stop-active.json", nthEvent("Stop", 0, "stop_hook_active", true)},
-	}, s.Home, "$CODEX_HOME", s.Project, "/home/user/project")
+		{"stop-continued.json", nthEvent("Stop", 0, "stop_hook_active", true)},
+	}, s.placeholders(events)...)
 }
 
 // (c) An agent that never finishes is let go after limits.max_blocks
@@ -224,11 +227,22 @@ func TestCodexNeverFinishingAgentIsLetGoAfterMaxBlocks(t *testing.T) {
 	assert.Equal(t, stops[0].str("turn_id"), count.PromptID, "counted per Codex turn")
 }
 
+// placeholders are what -update-events puts for the run's throwaway
+// paths and ids: those of hookio's unit tests.
+func (s *codexSession) placeholders(events []recordedEvent) []string {
+	p := []string{s.Home, "$HOME", s.Project, "/home/user/project"}
+	if stops := ofEvent(events, "Stop"); len(stops) > 0 {
+		p = append(p, stops[0].str("session_id"), "01a2b3c4-0000-7000-8000-000000000001",
+			stops[0].str("turn_id"), "01a2b3c4-0000-7000-8000-0000000000aa")
+	}
+	return p
+}
+
 // useAPI points the session at another stand-in (for a script that needs
 // the project's path, known only once the session exists).
 func (s *codexSession) useAPI(api *fakeapi.Responses) {
 	s.API = api
-	path := filepath.Join(s.Home, "config.toml")
+	path := filepath.Join(s.codexHome(), "config.toml")
 	data, err := os.ReadFile(path)
 	require.NoError(s.t, err)
 	var lines []string

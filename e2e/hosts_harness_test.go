@@ -154,7 +154,8 @@ func afterStop(name string) func([]recordedEvent) (recordedEvent, bool) {
 // in this run: each must have the same keys, with values of the same JSON
 // types, as the event it stands for (ids, times and paths differ from run
 // to run). -update-events writes them again, with the run's throwaway
-// paths replaced by placeholders (paths, in order: from -> to).
+// paths and ids replaced by placeholders (paths: pairs of from, to): the
+// unit tests of hookio read them for exact values.
 func checkFixtures(t *testing.T, host string, events []recordedEvent, fixtures []fixture, paths ...string) {
 	t.Helper()
 	for _, fx := range fixtures {
@@ -162,15 +163,15 @@ func checkFixtures(t *testing.T, host string, events []recordedEvent, fixtures [
 		if !assert.True(t, ok, "%s: the run sent no such event; recorded: %s", fx.file, eventNames(events)) {
 			continue
 		}
-		checkJSONFixture(t, host, fx.file, ev.Raw, paths...)
+		checkJSONFixture(t, filepath.Join("events", host, fx.file), ev.Raw, paths...)
 	}
 }
 
-// checkJSONFixture holds testdata/events/<host>/file, one JSON object,
-// to got, what the real client wrote, as checkFixtures does.
-func checkJSONFixture(t *testing.T, host, file string, got []byte, paths ...string) {
+// checkJSONFixture holds testdata/file, one JSON object, to got, what
+// the real client wrote, as checkFixtures does.
+func checkJSONFixture(t *testing.T, file string, got []byte, paths ...string) {
 	t.Helper()
-	path := filepath.Join(repoRoot(t), "testdata", "events", host, file)
+	path := filepath.Join(repoRoot(t), "testdata", file)
 	if *updateEvents {
 		var indented bytes.Buffer
 		require.NoError(t, json.Indent(&indented, bytes.TrimSpace(got), "", " "))
@@ -185,13 +186,13 @@ func checkJSONFixture(t *testing.T, host, file string, got []byte, paths ...stri
 	assert.Equal(t, shape(recorded), shape(real), "%s: the real client wrote another shape than the fixture; record it again with -update-events", file)
 }
 
-// checkLineFixture holds the line of testdata/events/<host>/file (JSON
-// lines) that contains marker to the first such line of got, a file the
-// real client wrote, as checkFixtures does. -update-events writes the
-// whole of got, its long strings (the instructions) shortened.
-func checkLineFixture(t *testing.T, host, file string, got []byte, marker string, paths ...string) {
+// checkLineFixture holds the line of testdata/file (JSON lines) that
+// contains marker to the first such line of got, a file the real client
+// wrote, as checkFixtures does. -update-events writes the whole of got,
+// its long strings (the instructions) shortened.
+func checkLineFixture(t *testing.T, file string, got []byte, marker string, paths ...string) {
 	t.Helper()
-	path := filepath.Join(repoRoot(t), "testdata", "events", host, file)
+	path := filepath.Join(repoRoot(t), "testdata", file)
 	if *updateEvents {
 		var out bytes.Buffer
 		enc := json.NewEncoder(&out)

@@ -102,6 +102,17 @@ func (s *qwenSession) assertEnded(r clientRun, final string, mainRequests int) {
 	assert.Len(s.t, s.API.Of("main"), mainRequests)
 }
 
+// placeholders are what -update-events puts for the run's throwaway
+// paths and ids: those of hookio's unit tests.
+func (s *qwenSession) placeholders(events []recordedEvent) []string {
+	p := []string{s.Home, "$HOME", s.Project, "/home/user/project",
+		strings.ReplaceAll(s.Project, "/", "-"), "-home-user-project"}
+	if stops := ofEvent(events, "Stop"); len(stops) > 0 {
+		p = append(p, stops[0].str("session_id"), "7c1d0e2a-3b4c-4d5e-8f60-718293a4b5c6")
+	}
+	return p
+}
+
 func qwenTodos(items ...string) fakeapi.Turn {
 	var todos []any
 	for i := 0; i < len(items); i += 2 {
@@ -128,7 +139,7 @@ func TestQwenTodosHoldTheAgent(t *testing.T) {
 	require.NotEmpty(t, stops, "recorded: %s", eventNames(events))
 	todos, err := os.ReadFile(filepath.Join(s.Home, ".qwen", "todos", stops[0].str("session_id")+".json"))
 	require.NoError(t, err, "the plan lives in the todos file")
-	checkJSONFixture(t, "qwen", "todos.json", todos)
+	checkJSONFixture(t, filepath.Join("qwen", "todos.json"), todos, s.placeholders(events)...)
 
 	assert.Contains(t, fakeapi.ToolNames(s.API.Of("main")[0].Body), "todo_write", "settings.json turned the todo tool on")
 	told := s.told(2)
@@ -166,16 +177,15 @@ func TestQwenFailingTestHoldsUntilFixed(t *testing.T) {
 	// What Qwen sent is what the fixtures hold.
 	events := recordedEvents(t, s.Events)
 	checkFixtures(t, "qwen", events, []fixture{
-		{"sessionstart-startup.json", nthEvent("SessionStart", 0, "", nil)},
+		{"sessionstart.json", nthEvent("SessionStart", 0, "", nil)},
 		{"userpromptsubmit.json", nthEvent("UserPromptSubmit", 0, "", nil)},
 		// Qwen sends UserPromptSubmit again for each request of the turn:
 		// with "" after a tool's result, with the reason after a block.
 		{"userpromptsubmit-after-tool.json", nthEvent("UserPromptSubmit", 0, "prompt", "")},
 		{"userpromptsubmit-after-block.json", afterStop("UserPromptSubmit")},
 		{"stop.json", nthEvent("Stop", 0, "stop_hook_active", false)},
-		{"stop-active.json", nthEvent("Stop", 0, "stop_hook_active", true)},
-	}, filepath.Join(s.Home, ".qwen"), "$QWEN_DIR", s.Project, "/home/user/project",
-		strings.ReplaceAll(s.Project, "/", "-"), "-home-user-project")
+		{"stop-continued.json", nthEvent("Stop", 0, "stop_hook_active", true)},
+	}, s.placeholders(events)...)
 }
 
 // (c) An agent that never finishes is let go after limits.max_blocks
