@@ -227,6 +227,33 @@ func TestCodexNeverFinishingAgentIsLetGoAfterMaxBlocks(t *testing.T) {
 	assert.Equal(t, stops[0].str("turn_id"), count.PromptID, "counted per Codex turn")
 }
 
+// (d) closer init --host codex on a fresh repository, then a real codex
+// exec: the agent is held by the Go project's failing test (the default
+// config detects go test from go.mod) and let go once it is fixed. Init
+// never writes Codex's trust for the hooks (it would forge the user's
+// consent): the run passes --dangerously-bypass-hook-trust, as a person
+// reviews them in /hooks.
+func TestCodexAfterCloserInitHoldsTheAgent(t *testing.T) {
+	s := newCodexSession(t)
+	require.NoError(t, os.RemoveAll(filepath.Join(s.Project, ".codex")))
+	env := goProject(t, s.Project, s.Home)
+	api := fakeapi.NewResponses(
+		fakeapi.Say("Done."),
+		fakeapi.Call("exec_command", map[string]any{"cmd": "printf '%s' '" + fixedCalc + "' > calc.go"}),
+		fakeapi.Say("Fixed: Add adds."),
+	)
+	t.Cleanup(api.Close)
+	s.useAPI(api)
+	path := closerInit(t, "codex", s.Project, s.Home)
+	s.Env = append(env, "PATH="+path)
+	r := s.run("Make Add correct")
+
+	told := s.told(1)
+	assert.Contains(t, told, goTestFailure)
+	assert.Contains(t, told, "Add(2, 3) = -1, want 5")
+	s.assertEnded(r, "Fixed: Add adds.", 3)
+}
+
 // placeholders are what -update-events puts for the run's throwaway
 // paths and ids: those of hookio's unit tests.
 func (s *codexSession) placeholders(events []recordedEvent) []string {

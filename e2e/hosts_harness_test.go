@@ -384,3 +384,15 @@ func claudeShapedHooks(commands map[string]string) map[string]any {
 	}
 	return hooks
 }
+
+// closerInit runs closer init --host host in project, as a person would on
+// a fresh repository: HOME is home, the hooks are found on PATH by their
+// bare names. It returns PATH with the hooks' dir first, for the client.
+func closerInit(t *testing.T, host, project, home string) string {
+	t.Helper()
+	path := hookBinaries(t) + string(os.PathListSeparator) + os.Getenv("PATH")
+	r := runClient(t, time.Minute, project, []string{"HOME=" + home, "PATH=" + path}, closerBinary(t), "init", "--host", host)
+	require.Equal(t, 0, r.ExitCode, "closer init --host %s\nstdout: %s\nstderr: %s", host, r.Stdout, r.Stderr)
+	t.Logf("closer init --host %s:\n%s", host, r.Stdout)
+	return path
+}

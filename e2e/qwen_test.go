@@ -102,6 +102,28 @@ func (s *qwenSession) assertEnded(r clientRun, final string, mainRequests int) {
 	assert.Len(s.t, s.API.Of("main"), mainRequests)
 }
 
+// (d) closer init --host qwen on a fresh project, then a real qwen -p:
+// held by the Go project's failing test (the default config detects go
+// test from go.mod), let go once it is fixed.
+func TestQwenAfterCloserInitHoldsTheAgent(t *testing.T) {
+	s := newQwenSession(t)
+	require.NoError(t, os.RemoveAll(filepath.Join(s.Project, ".qwen")))
+	env := goProject(t, s.Project, s.Home)
+	s.useAPI(fakeapi.NewChat(
+		fakeapi.Say("Done."),
+		fakeapi.Call("run_shell_command", map[string]any{"command": "printf '%s' '" + fixedCalc + "' > calc.go", "is_background": false}),
+		fakeapi.Say("Fixed: Add adds."),
+	))
+	path := closerInit(t, "qwen", s.Project, s.Home)
+	s.Env = append(env, "PATH="+path)
+	r := s.run("Make Add correct")
+
+	told := s.told(1)
+	assert.Contains(t, told, goTestFailure)
+	assert.Contains(t, told, "Add(2, 3) = -1, want 5")
+	s.assertEnded(r, "Fixed: Add adds.", 3)
+}
+
 // placeholders are what -update-events puts for the run's throwaway
 // paths and ids: those of hookio's unit tests.
 func (s *qwenSession) placeholders(events []recordedEvent) []string {
