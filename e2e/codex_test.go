@@ -162,8 +162,9 @@ func TestCodexPlanHoldsTheAgent(t *testing.T) {
 	assert.Contains(t, fakeapi.ToolNames(s.API.Of("main")[0].Body), "update_plan", "config.toml turned the plan tool on")
 	told := s.told(2)
 	assert.Contains(t, told, `<hook_prompt hook_run_id="stop:`)
-	assert.Contains(t, told, "1 incomplete")
-	assert.Contains(t, told, "Implement the feature")
+	assert.Contains(t, told, "You have 1 incomplete task(s) out of 2. ")
+	assert.Contains(t, told, "update the plan with update_plan to remove tasks", "the feedback names the host's plan tool")
+	assert.True(t, strings.HasSuffix(strings.TrimSuffix(told, "</hook_prompt>"), ": Implement the feature"), told)
 	assert.NotContains(t, told, "Write the tests", "only the open step is named")
 	s.assertEnded(r, "Now all done.", 4)
 
@@ -225,6 +226,17 @@ func TestCodexNeverFinishingAgentIsLetGoAfterMaxBlocks(t *testing.T) {
 	assert.Equal(t, 3, count.Blocks, "donegate's own count")
 	assert.True(t, count.Exhausted)
 	assert.Equal(t, stops[0].str("turn_id"), count.PromptID, "counted per Codex turn")
+
+	// Codex shows a systemMessage nowhere: the person learns why the agent
+	// was let go from closer explain --last.
+	explain := runClient(t, time.Minute, s.Project, []string{"HOME=" + s.Home, "DONEGATE_STATE_DIR=" + s.stateDir()},
+		closerBinary(t), "explain", "--last", "--json")
+	require.Equal(t, 0, explain.ExitCode, "the hook let the agent stop; stderr: %s", explain.Stderr)
+	var rep struct{ Session, Event, Why string }
+	require.NoError(t, json.Unmarshal([]byte(explain.Stdout), &rep), explain.Stdout)
+	assert.Equal(t, stops[0].str("session_id"), rep.Session)
+	assert.Equal(t, "Stop", rep.Event)
+	assert.Equal(t, "let through: max_blocks (3) spent (still incomplete after 3 continuations)", rep.Why)
 }
 
 // (d) closer init --host codex on a fresh repository, then a real codex

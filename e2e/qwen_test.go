@@ -165,8 +165,9 @@ func TestQwenTodosHoldTheAgent(t *testing.T) {
 
 	assert.Contains(t, fakeapi.ToolNames(s.API.Of("main")[0].Body), "todo_write", "settings.json turned the todo tool on")
 	told := s.told(2)
-	assert.Contains(t, told, "1 incomplete")
-	assert.Contains(t, told, "Implement the feature")
+	assert.Contains(t, told, "You have 1 incomplete task(s) out of 2. ")
+	assert.Contains(t, told, "update the plan with todo_write to remove tasks", "the feedback names the host's plan tool")
+	assert.True(t, strings.HasSuffix(strings.TrimSuffix(told, "</hook_prompt>"), ": Implement the feature"), told)
 	assert.NotContains(t, told, "Write the tests", "only the open todo is named")
 	s.assertEnded(r, "Now all done.", 4)
 
