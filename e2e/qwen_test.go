@@ -124,6 +124,43 @@ func TestQwenAfterCloserInitHoldsTheAgent(t *testing.T) {
 	s.assertEnded(r, "Fixed: Add adds.", 3)
 }
 
+// stop-hook --criteria at SessionStart and UserPromptSubmit tells the
+// agent the criteria once per prompt, though Qwen sends UserPromptSubmit
+// again before every request of the turn (after each tool result, after a
+// block): each request carries as many copies as the first.
+func TestQwenCriteriaAreToldOncePerPrompt(t *testing.T) {
+	s := newQwenSession(t,
+		fakeapi.Call("run_shell_command", map[string]any{"command": "echo one", "is_background": false}),
+		fakeapi.Call("run_shell_command", map[string]any{"command": "echo two", "is_background": false}),
+		fakeapi.Say("Done."),
+		fakeapi.Say("Done again."),
+	)
+	bin := filepath.Join(hookBinaries(t), "stop-hook")
+	rec := recorder(t, s.Events)
+	writeJSON(t, filepath.Join(s.Project, ".qwen", "settings.json"), map[string]any{
+		"memory": map[string]any{"enableManagedAutoMemory": false},
+		"hooks": claudeShapedHooks(map[string]string{
+			"SessionStart":     rec + " " + bin + " --criteria",
+			"UserPromptSubmit": rec + " " + bin + " --criteria",
+			"Stop":             rec + " " + bin,
+		}),
+	})
+	s.config(`{"checkers":[{"type":"files","paths":["never.txt"]}],"limits":{"max_blocks":1}}`)
+	r := s.run("Do it")
+
+	const told = "This session ends when: required files exist: never.txt."
+	main := s.API.Of("main")
+	require.Len(t, main, 4, "two tool calls, a stop, one continuation")
+	first := strings.Count(string(main[0].Body), told)
+	assert.Equal(t, 2, first, "told at session start and with the prompt")
+	for i, req := range main[1:] {
+		assert.Equal(t, first, strings.Count(string(req.Body), told), "request %d", i+1)
+	}
+	assert.Contains(t, s.told(3), "Missing required files: never.txt")
+	s.assertEnded(r, "Done again.", 4)
+	assert.Len(t, ofEvent(recordedEvents(t, s.Events), "UserPromptSubmit"), 4, "Qwen asked at each request")
+}
+
 // placeholders are what -update-events puts for the run's throwaway
 // paths and ids: those of hookio's unit tests.
 func (s *qwenSession) placeholders(events []recordedEvent) []string {
