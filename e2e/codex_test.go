@@ -266,6 +266,30 @@ func TestCodexAfterCloserInitHoldsTheAgent(t *testing.T) {
 	s.assertEnded(r, "Fixed: Add adds.", 3)
 }
 
+// stop-hook --criteria at Codex's SessionStart and UserPromptSubmit: the
+// criteria reach the model with the prompt, once each, and a block's
+// continuation adds no copy (Codex sends UserPromptSubmit once per prompt).
+func TestCodexCriteriaReachTheModel(t *testing.T) {
+	s := newCodexSession(t, fakeapi.Say("Done."), fakeapi.Say("Done again."))
+	bin := filepath.Join(hookBinaries(t), "stop-hook")
+	rec := recorder(t, s.Events)
+	writeJSON(t, filepath.Join(s.Project, ".codex", "hooks.json"), map[string]any{"hooks": claudeShapedHooks(map[string]string{
+		"SessionStart":     rec + " " + bin + " --criteria",
+		"UserPromptSubmit": rec + " " + bin + " --criteria",
+		"Stop":             rec + " " + bin,
+	})})
+	s.config(`{"checkers":[{"type":"files","paths":["never.txt"]}],"limits":{"max_blocks":1}}`)
+	r := s.run("Do it")
+
+	const told = "This session ends when: required files exist: never.txt."
+	main := s.API.Of("main")
+	require.Len(t, main, 2, "a stop, one continuation")
+	assert.Equal(t, 2, strings.Count(string(main[0].Body), told), "told at session start and with the prompt")
+	assert.Equal(t, 2, strings.Count(string(main[1].Body), told), "no copy more with the continuation")
+	assert.Contains(t, s.told(1), "Missing required files: never.txt")
+	s.assertEnded(r, "Done again.", 2)
+}
+
 // placeholders are what -update-events puts for the run's throwaway
 // paths and ids: those of hookio's unit tests.
 func (s *codexSession) placeholders(events []recordedEvent) []string {
