@@ -144,3 +144,19 @@ func TestInstallClientsFailClearly(t *testing.T) {
 	}
 	assert.Equal(t, 0, npmCalls(npmLog))
 }
+
+// A client that writes more after its version line is still found
+// installed: with --version piped into grep -q, grep stopped reading at
+// the match, the client died of SIGPIPE writing the rest, and pipefail
+// called it missing (the same fault was found in install-copilot).
+func TestInstallClientsReadTheWholeVersionOutput(t *testing.T) {
+	root, npmLog := clientInstallers(t, true)
+	entry := filepath.Join(root, ".tools", "qwen", "0.24.4", "node_modules", "@qwen-code", "qwen-code", "cli-entry.js")
+	require.NoError(t, os.MkdirAll(filepath.Dir(entry), 0o755))
+	// The version, then more than a pipe holds (64 KiB on Linux).
+	require.NoError(t, os.WriteFile(entry, []byte("#!/bin/sh\necho 0.24.4\ni=0\nwhile [ $i -lt 4000 ]; do echo 'a notice the client prints after its version, line after line'; i=$((i+1)); done\n"), 0o755))
+	last, out, err := runInstaller(root, npmLog, "install-qwen")
+	require.NoError(t, err, out)
+	assert.Equal(t, entry, last)
+	assert.Equal(t, 0, npmCalls(npmLog), "installed: no npm")
+}
