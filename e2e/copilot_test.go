@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/donegate/donegate/internal/fakeapi"
+	"github.com/donegate/donegate/transcript"
 )
 
 // updateCopilot rewrites testdata/events/copilot/ from the real client.
@@ -302,6 +303,24 @@ func TestCopilotFixturesAreTheRealClientsEvents(t *testing.T) {
 		recorded, err := os.ReadFile(filepath.Join(dir, f.file))
 		require.NoError(t, err, "run go test -tags e2e ./e2e -run CopilotFixtures -update-copilot")
 		assert.Equal(t, keys(t, recorded), keys(t, f.event.Data), "%s: the real client's event has other fields than the fixture; record it again", f.file)
+	}
+
+	// The plan as the real client's sql tool left it, read as the
+	// stop-hook reads it; in rollback-journal mode (header bytes 18 and
+	// 19 are 1), which is all the reader reads beside an empty WAL.
+	for i, want := range [][]transcript.Item{
+		{{Title: "Writing DONE.txt", Status: "in_progress"}, {Title: "Reporting back", Status: "pending"}},
+		{{Title: "Writing DONE.txt", Status: "completed"}, {Title: "Reporting back", Status: "completed"}},
+	} {
+		session := t.TempDir()
+		copyFile(t, dbs[i], filepath.Join(session, "session.db"))
+		items, found, err := transcript.ReadCopilotTodos(filepath.Join(session, "events.jsonl"))
+		require.NoError(t, err)
+		assert.True(t, found)
+		assert.Equal(t, want, items)
+		header, err := os.ReadFile(dbs[i])
+		require.NoError(t, err)
+		assert.Equal(t, []byte{1, 1}, header[18:20], "session.db's journal mode: 1 rollback, 2 WAL")
 	}
 
 	// What tells a continuation from a new prompt: stop_hook_active.
