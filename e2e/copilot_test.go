@@ -284,7 +284,7 @@ func TestCopilotFixturesAreTheRealClientsEvents(t *testing.T) {
 		{"subagentstop-after-block.json", subStops[1]},
 		{"sessionstart-new.json", starts[0]},
 		{"sessionstart-resume.json", starts[1]},
-		{"userpromptsubmitted.json", prompts[0]},
+		{"userpromptsubmitted-first.json", prompts[0]},
 		{"userpromptsubmitted-block-reason.json", prompts[1]},
 		{"subagent-userpromptsubmitted.json", subPrompts[0]},
 	}
@@ -371,4 +371,116 @@ func copyFile(t *testing.T, from, to string) {
 	data, err := os.ReadFile(from)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(to, data, 0o644))
+}
+
+// copilotTodos is the sql tool call the real client's model makes to
+// write a plan (its system prompt's own example): two todos, the first
+// in progress.
+func copilotTodos() fakeapi.Turn {
+	return fakeapi.Call("sql", map[string]any{"description": "Insert todos", "query": "INSERT INTO todos (id, title, description) VALUES " +
+		"('write-done', 'Writing DONE.txt', 'Create DONE.txt in the project'), " +
+		"('report-back', 'Reporting back', 'Tell the user what was done'); " +
+		"UPDATE todos SET status = 'in_progress' WHERE id = 'write-done';"})
+}
+
+// copilotAssertEnded checks a run ended normally after the whole script.
+func copilotAssertEnded(t *testing.T, api *fakeapi.Server, r copilotResult, final string, mainRequests int) {
+	t.Helper()
+	assert.Equal(t, 0, r.ExitCode, "exit code; stderr: %s", r.Stderr)
+	assert.Contains(t, r.Stdout, final)
+	assert.False(t, api.Exhausted(), "the agent was kept going beyond the script")
+	assert.Len(t, api.Of("main"), mainRequests)
+}
+
+// (a) Copilot's plan: the agent writes todos into session.db with its sql
+// tool and stops with them open; donegate's stop-hook, registered as the
+// docs say, holds it with the open todos, and lets it go once its sql
+// tool marked them done.
+func TestCopilotPlanHoldsTheAgentUntilItsTodosAreDone(t *testing.T) {
+	api := fakeapi.New(
+		copilotTodos(),
+		fakeapi.Say("I stop early."),
+		fakeapi.Call("sql", map[string]any{"description": "Finish todos", "query": "UPDATE todos SET status = 'done';"}),
+		fakeapi.Say("All done."),
+	)
+	s := newCopilotSession(t, api)
+	s.config(`{"checkers":[{"type":"plan"}]}`)
+	s.useDonegate()
+	r := s.run("Write DONE.txt and report", false)
+
+	fb := mainTurn(t, api, 2)
+	assert.Contains(t, fb, "You have 2 incomplete task(s) out of 2. Please either complete all remaining tasks or update the plan with sql to remove tasks that are no longer needed before producing output: Writing DONE.txt, Reporting back")
+	copilotAssertEnded(t, api, r, "All done.", 4)
+}
+
+// (b) The embedded default on a Go project with a failing test (no
+// config at all): held with the failure, let go after the fix.
+func TestCopilotDefaultHoldsAGoProjectUntilItsTestsPass(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go not on PATH")
+	}
+	api := fakeapi.New()
+	s := newCopilotSession(t, api)
+	files := map[string]string{
+		"go.mod":       "module example.com/calc\n\ngo 1.21\n",
+		"calc.go":      "package calc\n\n// Add returns a plus b.\nfunc Add(a, b int) int { return a - b }\n",
+		"calc_test.go": "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif got := Add(2, 3); got != 5 {\n\t\tt.Fatalf(\"Add(2, 3) = %d, want 5\", got)\n\t}\n}\n",
+	}
+	for name, content := range files {
+		require.NoError(t, os.WriteFile(filepath.Join(s.Project, name), []byte(content), 0o644))
+	}
+	api = fakeapi.New(
+		fakeapi.Say("Done."),
+		fakeapi.Call("edit", map[string]any{"path": filepath.Join(s.Project, "calc.go"), "old_str": "return a - b", "new_str": "return a + b"}),
+		fakeapi.Say("Fixed: Add adds."),
+	)
+	s.API = api
+	t.Cleanup(api.Close)
+	// The developer's build cache keeps the hook's go test quick; no
+	// toolchain is ever fetched.
+	cache, err := exec.Command("go", "env", "GOCACHE").Output()
+	require.NoError(t, err)
+	s.Env = []string{"GOCACHE=" + strings.TrimSpace(string(cache)), "GOTOOLCHAIN=local", "GOFLAGS=", "GOPATH=" + filepath.Join(s.Home, "go")}
+	s.useDonegate() // and no config
+	r := s.run("Make Add correct", false)
+
+	fb := mainTurn(t, api, 1)
+	assert.Contains(t, fb, "The test command `go test ./...` failed with exit code 1.")
+	assert.Contains(t, fb, "Add(2, 3) = -1, want 5")
+	copilotAssertEnded(t, api, r, "Fixed: Add adds.", 3)
+	for _, name := range []string{".donegate.json", ".claude"} {
+		_, err = os.Stat(filepath.Join(s.Project, name))
+		assert.ErrorIs(t, err, os.ErrNotExist, "no config was written: %s", name)
+	}
+}
+
+// (c) An agent that never finishes is let go after limits.max_blocks
+// continuations — donegate's count, below Copilot's own cap of 8
+// consecutive blocks — and closer explain --last says why (Copilot shows
+// a systemMessage nowhere).
+func TestCopilotLetsGoAfterMaxBlocks(t *testing.T) {
+	api := fakeapi.New(
+		fakeapi.Say("Stop 1."),
+		fakeapi.Say("Stop 2."),
+		fakeapi.Call("bash", map[string]any{"command": "echo still working", "description": "Work a little"}),
+		fakeapi.Say("Stop 3."),
+		fakeapi.Say("Stop 4."),
+	)
+	s := newCopilotSession(t, api)
+	s.config(`{"checkers":[{"type":"files","paths":["never.txt"]}],"limits":{"max_blocks":3}}`)
+	s.useDonegate()
+	r := s.run("Never finish", false)
+
+	for _, turn := range []int{1, 2, 4} {
+		assert.Contains(t, mainTurn(t, api, turn), "Missing required files: never.txt", "main turn %d", turn)
+	}
+	copilotAssertEnded(t, api, r, "Stop 4.", 5)
+
+	c := (&session{t: t, API: api, Home: s.Home, Project: s.Project}).closer(time.Minute, "explain", "--last", "--json")
+	require.Equal(t, 0, c.Code, "the hook let the agent stop; stderr: %s", c.Stderr)
+	var rep struct{ Session, Event, Why string }
+	require.NoError(t, json.Unmarshal([]byte(c.Stdout), &rep), c.Stdout)
+	assert.Equal(t, filepath.Base(s.sessionDir()), rep.Session)
+	assert.Equal(t, "Stop", rep.Event)
+	assert.Equal(t, "let through: max_blocks (3) spent (still incomplete after 3 continuations)", rep.Why)
 }
