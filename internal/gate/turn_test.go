@@ -56,3 +56,36 @@ func TestCopilotCountsPerTurn(t *testing.T) {
 		assert.Equal(t, tt.blocks, rep.Decision.Blocks, "%d: %s", i, tt.name)
 	}
 }
+
+// A subagent that ends fires Copilot's agentStop for the subagent, then
+// the parent's subagentStop; Copilot honours a block only at the second.
+// The first is neither checked nor counted (it was: each subagent's end
+// ran the checkers twice, and counted blocks Copilot ignored); the
+// second is, under the subagent's own id.
+func TestCopilotSubagentsOwnStopIsNotChecked(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(t.TempDir(), "donegate.json")
+	require.NoError(t, os.WriteFile(cfg, []byte(`{"checkers":[{"type":"files","paths":["never.txt"],"on":["stop","subagent_stop"]}],"limits":{"max_blocks":2}}`), 0o644))
+	stateDir := t.TempDir()
+	env := gate.Env{Getenv: func(k string) string { return map[string]string{"HOME": dir}[k] }, Now: time.Now}
+	tail := `"cwd":"` + dir + `","transcriptPath":"` + dir + `/events.jsonl","stopReason":"end_turn","stop_hook_active":false,"agentId":"sub-1","agentType":"general-purpose","parentAgentId":"main-1"}`
+	own := []byte(`{"sessionId":"sub-1","timestamp":1795554648448,` + tail)
+	sub := []byte(`{"sessionId":"main-1","timestamp":1795554648464,"agentName":"general-purpose","response":"Subagent finished.",` + tail)
+
+	var stderr bytes.Buffer
+	rep, err := gate.Evaluate(context.Background(), gate.StopHookName, gate.Options{ConfigPath: cfg, StateDir: stateDir}, env, own, &stderr)
+	require.NoError(t, err)
+	assert.Equal(t, gate.KindDuplicate, rep.Decision.Kind)
+	assert.Equal(t, "{}\n", string(rep.Answer))
+	assert.Empty(t, rep.Checkers)
+	assert.Empty(t, stderr.String())
+	files, err := filepath.Glob(filepath.Join(stateDir, "*"))
+	require.NoError(t, err)
+	assert.Empty(t, files, "nothing recorded or counted")
+
+	rep, err = gate.Evaluate(context.Background(), gate.StopHookName, gate.Options{ConfigPath: cfg, StateDir: stateDir}, env, sub, &stderr)
+	require.NoError(t, err)
+	assert.Equal(t, gate.KindBlocked, rep.Decision.Kind)
+	assert.Equal(t, 1, rep.Decision.Blocks)
+	assert.Equal(t, "{\"decision\":\"block\",\"reason\":\"Missing required files: never.txt\"}\n", string(rep.Answer))
+}
