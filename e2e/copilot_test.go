@@ -484,3 +484,29 @@ func TestCopilotLetsGoAfterMaxBlocks(t *testing.T) {
 	assert.Equal(t, "Stop", rep.Event)
 	assert.Equal(t, "let through: max_blocks (3) spent (still incomplete after 3 continuations)", rep.Why)
 }
+
+// A subagent (Copilot's task tool) is held at its subagentStop until its
+// own work is done, and continued by Copilot; the agentStop Copilot runs
+// for the subagent just before is neither checked nor counted (a block
+// there is ignored).
+func TestCopilotHoldsASubagentAtSubagentStop(t *testing.T) {
+	api := fakeapi.New(
+		fakeapi.Call("task", map[string]any{"name": "writer", "description": "Write sub.txt", "prompt": "SUBAGENT: write sub.txt", "agent_type": "general-purpose", "mode": "sync"}),
+		fakeapi.Say("Main done."),
+	)
+	s := newCopilotSession(t, api)
+	api.WithSubagent("SUBAGENT:",
+		fakeapi.Say("Subagent finished."),
+		fakeapi.Call("create", map[string]any{"path": filepath.Join(s.Project, "sub.txt"), "file_text": "done\n"}),
+		fakeapi.Say("Subagent finished twice."),
+	)
+	s.config(`{"checkers":[{"type":"files","paths":["sub.txt"],"on":["subagent_stop"]}]}`)
+	s.useDonegate()
+	r := s.run("Have a subagent write sub.txt", false)
+
+	sub := api.Of("subagent")
+	require.Len(t, sub, 3, "held once, then done")
+	assert.Contains(t, sub[1].LastUserText(), "Missing required files: sub.txt")
+	copilotAssertEnded(t, api, r, "Main done.", 2)
+	assert.FileExists(t, filepath.Join(s.Project, "sub.txt"))
+}
