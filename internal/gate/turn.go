@@ -42,6 +42,14 @@ func (r *run) copilotTurn() {
 		}
 		turn = fmt.Sprintf("copilot-turn-%d", r.env.Now().UnixNano())
 		turns[key] = turn
+		// A gate is continued only after it blocked, which left a count:
+		// the turns of gates without one (a subagent long gone, a turn
+		// that ended complete) are never asked for again.
+		for k := range turns {
+			if k != key && s.Counters[k] == nil {
+				delete(turns, k)
+			}
+		}
 		return s.Put(turnsSlot, turns)
 	})
 	if err != nil {
