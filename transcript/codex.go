@@ -156,7 +156,9 @@ func codexPlan(r io.ReaderAt, size int64) (items []Item, found bool, err error) 
 			if goal.state == "" {
 				goal.state = GoalActive
 			}
-			if goal.title == "" {
+			// The latest objective names an open goal; a closed one
+			// needs no name.
+			if goal.title == "" && goal.state != "completed" {
 				goal.title = objective.Str
 			}
 		case "update_goal":
