@@ -11,6 +11,7 @@ import (
 
 	"github.com/donegate/donegate/checkers"
 	"github.com/donegate/donegate/hookio"
+	"github.com/donegate/donegate/internal/state"
 )
 
 // hostFixture is a plan fixture of package transcript's testdata.
@@ -160,4 +161,46 @@ func tempFile(t *testing.T, name, text string) string {
 	path := filepath.Join(t.TempDir(), name)
 	require.NoError(t, os.WriteFile(path, []byte(text), 0o600))
 	return path
+}
+
+// TestCodexPlanKeepsWhereItRead: a Codex session's goal calls are read
+// once: the plan checker keeps how far it read them in the session's
+// record, reads only what was appended at the next stop, and writes no
+// record when read-only (closer explain).
+func TestCodexPlanKeepsWhereItRead(t *testing.T) {
+	data, err := os.ReadFile(hostFixture("codex/done.jsonl"))
+	require.NoError(t, err)
+	rollout := tempFile(t, "rollout.jsonl", string(data))
+	ev := hookio.Event{Host: hookio.HostCodex, HookEventName: "Stop", SessionID: "c1", TranscriptPath: rollout}
+	stateDir := t.TempDir()
+	check := func(readOnly bool) checkers.Result {
+		r, err := checkers.Plan{}.Check(context.Background(), &checkers.Context{Event: &ev, Reason: checkers.ReasonStop, StateDir: stateDir, ReadOnly: readOnly})
+		require.NoError(t, err)
+		return r
+	}
+	record := func() map[string]any {
+		sess, err := state.Store{Dir: stateDir}.Peek("c1")
+		require.NoError(t, err)
+		var rec map[string]any
+		sess.Get("plan", &rec)
+		return rec
+	}
+
+	assert.True(t, check(true).Complete)
+	assert.Nil(t, record(), "read-only: nothing recorded")
+	assert.True(t, check(false).Complete)
+	rec := record()
+	require.NotNil(t, rec)
+	assert.Equal(t, rollout, rec["transcript"])
+	assert.EqualValues(t, len(data), rec["offset"])
+
+	f, err := os.OpenFile(rollout, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString(`{"timestamp":"2026-11-24T16:50:00.000Z","type":"response_item","payload":{"type":"function_call","name":"create_goal","arguments":"{\"objective\": \"Ship it\"}","call_id":"call_g"}}` + "\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	r := check(false)
+	assert.False(t, r.Complete)
+	assert.Contains(t, r.Feedback, "goal: Ship it")
+	assert.Equal(t, "active", record()["state"])
 }

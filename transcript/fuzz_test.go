@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -111,6 +112,23 @@ func FuzzReadTasks(f *testing.F) {
 			t.Fatalf("a deleted task counts: %v", items)
 		}
 	})
+}
+
+// codexPlan is CodexPlan on the first size bytes of r, read whole: the
+// plan and the goal calls of every line.
+func codexPlan(r io.ReaderAt, size int64) ([]Item, bool, error) {
+	items, planFound, err := codexSteps0(r, size, markBuf(size))
+	if err != nil {
+		return nil, false, err
+	}
+	goal, err := codexGoalIn(r, size, markBuf(size))
+	if err != nil {
+		return nil, false, err
+	}
+	if goal.state != "" {
+		items = append(items, goal.item())
+	}
+	return items, planFound || goal.state != "", nil
 }
 
 // referenceCodexPlan is the slow, obvious reader of a Codex rollout: the

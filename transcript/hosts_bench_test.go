@@ -145,3 +145,29 @@ func BenchmarkGeminiPlanSmall(b *testing.B) { benchGemini(b, 300<<10, true) }
 func BenchmarkGeminiPlanLarge(b *testing.B) { large(b); benchGemini(b, 256<<20, true) }
 
 func BenchmarkGeminiPlanNone(b *testing.B) { large(b); benchGemini(b, 256<<20, false) }
+
+// BenchmarkCodexPlanNoGoalLargeKept is a later stop of a session without
+// a goal: what the goal calls said up to the previous stop is kept (as
+// the plan checker keeps it in the session's record), and only a line
+// appended since is searched for one.
+func BenchmarkCodexPlanNoGoalLargeKept(b *testing.B) {
+	large(b)
+	path := writeRollout(b, 256<<20, true, false)
+	_, _, kept, err := transcript.CodexPlanFrom(path, transcript.CodexGoalState{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	fmt.Fprintln(f, `{"timestamp":"2026-11-24T16:50:00.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Still going."}]}}`)
+	f.Close()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_, found, next, err := transcript.CodexPlanFrom(path, kept)
+		if err != nil || !found || next.Offset <= kept.Offset {
+			b.Fatalf("found=%v next=%d kept=%d err=%v", found, next.Offset, kept.Offset, err)
+		}
+	}
+}
