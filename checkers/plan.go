@@ -106,6 +106,11 @@ func readPlan(ctx context.Context, c *Context) ([]transcript.Item, string, error
 		items, found, err = c.codexPlan(path)
 		return named(items, found, err, "plan (update_plan)")
 	case hookio.HostQwen:
+		if c.Reason == ReasonSubagentStop {
+			// The session's todo file is the main agent's: a subagent
+			// must not be held on it, and keeps none of its own there.
+			return nil, "", nil
+		}
 		items, found, err = transcript.QwenPlan(transcript.QwenTodoFile(transcript.QwenDir(ev.TranscriptPath, c.Home), ev.SessionID))
 		return named(items, found, err, "todo list (todo_write)")
 	case hookio.HostGemini:
@@ -113,8 +118,9 @@ func readPlan(ctx context.Context, c *Context) ([]transcript.Item, string, error
 		return named(items, found, err, "todo list (write_todos)")
 	case hookio.HostCopilot:
 		// Copilot CLI keeps its todos in the todos table of session.db
-		// beside transcript_path (events.jsonl): the Copilot reader is
-		// wired here (transcript.ReadCopilotTodos).
+		// beside transcript_path (events.jsonl). Its reader
+		// (transcript.ReadCopilotTodos, written on the Copilot branch) is
+		// wired here; until then Copilot has no plan source.
 		return nil, "", nil
 	case hookio.HostCursor:
 		// Cursor keeps no plan donegate can read: no plan tool.

@@ -43,6 +43,7 @@ func TestPlanOnEachHost(t *testing.T) {
 		name     string
 		ev       hookio.Event
 		home     string
+		reason   checkers.StopReason
 		complete bool
 		feedback string
 		wantErr  string
@@ -114,6 +115,20 @@ func TestPlanOnEachHost(t *testing.T) {
 			feedback: "All 2 task(s) in the todo list (todo_write) are completed.",
 		},
 		{
+			name:     "qwen: a subagent is not held on the main agent's todos",
+			ev:       hookio.Event{Host: hookio.HostQwen, HookEventName: "SubagentStop", SessionID: "s1", TranscriptPath: qwenTranscript},
+			reason:   checkers.ReasonSubagentStop,
+			complete: true,
+			feedback: "No plan to check (the agent made no todo_write call).",
+		},
+		{
+			name:     "codex: a subagent with no rollout of its own has no plan",
+			ev:       hookio.Event{Host: hookio.HostCodex, HookEventName: "SubagentStop", SessionID: "c1", TranscriptPath: hostFixture("codex/open.jsonl")},
+			reason:   checkers.ReasonSubagentStop,
+			complete: true,
+			feedback: "No plan to check (the agent made no update_plan call).",
+		},
+		{
 			name:     "qwen: no todo file",
 			ev:       hookio.Event{Host: hookio.HostQwen, HookEventName: "Stop", SessionID: "s9", TranscriptPath: qwenTranscript},
 			complete: true,
@@ -141,7 +156,11 @@ func TestPlanOnEachHost(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ev := tt.ev
-			c := &checkers.Context{Event: &ev, ClaudeDir: t.TempDir(), Home: tt.home, Reason: checkers.ReasonStop}
+			reason := tt.reason
+			if reason == "" {
+				reason = checkers.ReasonStop
+			}
+			c := &checkers.Context{Event: &ev, ClaudeDir: t.TempDir(), Home: tt.home, Reason: reason}
 			r, err := checkers.Plan{}.Check(context.Background(), c)
 			if tt.wantErr != "" {
 				require.Error(t, err)
