@@ -10,7 +10,7 @@ import (
 )
 
 // Plan checks that every item of the agent's plan is completed. Where the
-// plan is kept depends on the host (see planSource): on Claude Code the
+// plan is kept depends on the host (see readPlan): on Claude Code the
 // Task tools' list when it has tasks, else the latest TodoWrite call in
 // the transcript, and at SubagentStop the subagent's own TodoWrite. No
 // plan at all is complete on every host: many sessions never make one,
