@@ -13,8 +13,11 @@ import (
 
 // fakeCopilotNpm stands in for npm install: it "installs" the platform
 // package's copilot, which answers --version as the real one does (only
-// when told not to reach the network or update itself), and logs each
-// call.
+// when told not to reach the network or update itself), with its
+// version line first and more after it, and logs each call. The lines
+// after it once failed the script now and then: grep -q left at the
+// first, the client was killed writing the next (SIGPIPE), and pipefail
+// made that a binary that does not answer; a long tail makes it always.
 const fakeCopilotNpm = `#!/bin/sh
 echo "$*" >> "$NPM_LOG"
 prefix= version=
@@ -31,7 +34,8 @@ cat > "$bin/copilot" <<END
 #!/bin/sh
 [ "\$COPILOT_OFFLINE" = true ] && [ "\$COPILOT_AUTO_UPDATE" = false ] || exit 3
 echo "GitHub Copilot CLI $version."
-echo "Run 'copilot update' to check for updates."
+i=0
+while [ \$i -lt 2000 ]; do echo "Run 'copilot update' to check for updates."; i=\$((i+1)); done
 END
 chmod +x "$bin/copilot"
 `
