@@ -27,7 +27,7 @@ E2E_ENV         += DONEGATE_CODEX=$$(scripts/install-codex | tail -n 1)
 E2E_ENV         += DONEGATE_QWEN=$$(scripts/install-qwen | tail -n 1)
 E2E_ENV         += DONEGATE_AGENT_SDK=$$(scripts/install-agent-sdk | tail -n 1)
 
-.PHONY: all build test lint unit generate demo demo-claude claude $(E2E_CLIENTS) tools clean fuzz bench \
+.PHONY: all build test lint unit generate demo demo-claude claude copilot $(E2E_CLIENTS) tools clean fuzz bench \
         plugin plugin-validate release-snapshot release-check
 
 all: build
@@ -44,8 +44,11 @@ build:
 ## real CLI.
 test: lint unit plugin-validate
 
-unit: claude $(E2E_CLIENTS)
-	DONEGATE_CLAUDE=$$(scripts/install-claude | tail -n 1) $(E2E_ENV) $(GO) test $(GOTEST_FLAGS) -tags $(TEST_TAGS) ./...
+unit: claude copilot $(E2E_CLIENTS)
+	DONEGATE_CLAUDE=$$(scripts/install-claude | tail -n 1) \
+	DONEGATE_COPILOT=$$(scripts/install-copilot | tail -n 1) \
+	$(E2E_ENV) \
+	$(GO) test $(GOTEST_FLAGS) -tags $(TEST_TAGS) ./...
 
 ## generate: rewrite the generated files: schema/donegate.schema.json and
 ## the checker reference in docs/checkers.md, from the checker registry;
@@ -58,6 +61,10 @@ generate:
 ## claude: install the pinned Claude Code CLI (npm) for the end-to-end tests.
 claude:
 	@scripts/install-claude >/dev/null
+
+## copilot: install the pinned GitHub Copilot CLI (npm) for the end-to-end tests.
+copilot:
+	@scripts/install-copilot >/dev/null
 
 ## codex, qwen, agent-sdk: install the pinned Codex CLI, Qwen Code and
 ## Claude Agent SDK (npm) for the end-to-end tests.
@@ -79,7 +86,7 @@ $(STATICCHECK):
 	GOBIN=$(TOOLS)/bin $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VER)
 	mv $(TOOLS)/bin/staticcheck $@
 
-tools: $(STATICCHECK) claude $(E2E_CLIENTS)
+tools: $(STATICCHECK) claude copilot $(E2E_CLIENTS)
 
 ## plugin: the Claude Code plugin in dist/plugin/: .claude-plugin/plugin.json
 ## (VERSION stamped), hooks/hooks.json, README.md and bin/ with the hooks'
@@ -142,9 +149,11 @@ FUZZTIME       ?= 30s
 FUZZMINIMIZE   ?= 1000x
 FUZZ_TOOLCHAIN ?= go1.27.4
 FUZZ_TARGETS := hookio:FuzzEvent hookio:FuzzCleanText transcript:FuzzLatestTodoWrite \
+                transcript:FuzzCodexPlan transcript:FuzzGeminiPlan transcript:FuzzQwenPlan \
                 transcript:FuzzReadTasks config:FuzzParse \
                 config:FuzzDecodeMatchesEncodingJSON config:FuzzRulesMatchValidator \
-                config:FuzzAcceptedPatternsNeverFailTheFilesChecker
+                config:FuzzAcceptedPatternsNeverFailTheFilesChecker \
+                internal/sqlitefile:FuzzFile
 fuzz:
 	@GOTOOLCHAIN=$(FUZZ_TOOLCHAIN) GO=$(GO) FUZZTIME=$(FUZZTIME) FUZZMINIMIZE=$(FUZZMINIMIZE) \
 	  scripts/fuzz $(FUZZ_TARGETS)

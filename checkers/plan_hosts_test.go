@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/donegate/donegate/checkers"
 	"github.com/donegate/donegate/hookio"
+	"github.com/donegate/donegate/internal/state"
 )
 
 // hostFixture is a plan fixture of package transcript's testdata.
@@ -42,6 +44,7 @@ func TestPlanOnEachHost(t *testing.T) {
 		name     string
 		ev       hookio.Event
 		home     string
+		reason   checkers.StopReason
 		complete bool
 		feedback string
 		wantErr  string
@@ -113,6 +116,20 @@ func TestPlanOnEachHost(t *testing.T) {
 			feedback: "All 2 task(s) in the todo list (todo_write) are completed.",
 		},
 		{
+			name:     "qwen: a subagent is not held on the main agent's todos",
+			ev:       hookio.Event{Host: hookio.HostQwen, HookEventName: "SubagentStop", SessionID: "s1", TranscriptPath: qwenTranscript},
+			reason:   checkers.ReasonSubagentStop,
+			complete: true,
+			feedback: "No plan to check (the agent made no todo_write call).",
+		},
+		{
+			name:     "codex: a subagent with no rollout of its own has no plan",
+			ev:       hookio.Event{Host: hookio.HostCodex, HookEventName: "SubagentStop", SessionID: "c1", TranscriptPath: hostFixture("codex/open.jsonl")},
+			reason:   checkers.ReasonSubagentStop,
+			complete: true,
+			feedback: "No plan to check (the agent made no update_plan call).",
+		},
+		{
 			name:     "qwen: no todo file",
 			ev:       hookio.Event{Host: hookio.HostQwen, HookEventName: "Stop", SessionID: "s9", TranscriptPath: qwenTranscript},
 			complete: true,
@@ -131,6 +148,35 @@ func TestPlanOnEachHost(t *testing.T) {
 			feedback: "No plan to check (the agent made no todo_write call).",
 		},
 		{
+			name:     "copilot: open todos in session.db beside the transcript",
+			ev:       hookio.Event{Host: hookio.HostCopilot, HookEventName: "Stop", SessionID: "p1", TranscriptPath: copilotSession(t, "session-open.db")},
+			feedback: "You have 2 incomplete task(s) out of 2. " + prefix + "with sql " + rest + "Writing DONE.txt, Reporting back",
+		},
+		{
+			name:     "copilot: done",
+			ev:       hookio.Event{Host: hookio.HostCopilot, HookEventName: "Stop", SessionID: "p1", TranscriptPath: copilotSession(t, "session-done.db")},
+			complete: true,
+			feedback: "All 2 task(s) in the todos table (session.db) are completed.",
+		},
+		{
+			name:     "copilot: no session.db",
+			ev:       hookio.Event{Host: hookio.HostCopilot, HookEventName: "Stop", SessionID: "p1", TranscriptPath: copilotSession(t, "")},
+			complete: true,
+			feedback: "No plan to check (no todo in the session's session.db).",
+		},
+		{
+			name:     "copilot: a subagent is not held by the main agent's todos",
+			ev:       hookio.Event{Host: hookio.HostCopilot, HookEventName: "SubagentStop", AgentID: "general-purpose", SessionID: "p1", TranscriptPath: copilotSession(t, "session-open.db")},
+			reason:   checkers.ReasonSubagentStop,
+			complete: true,
+			feedback: "No plan to check (no todo in the session's session.db).",
+		},
+		{
+			name:    "copilot: a FIFO for session.db is refused without blocking",
+			ev:      hookio.Event{Host: hookio.HostCopilot, HookEventName: "Stop", SessionID: "p1", TranscriptPath: copilotFIFO(t)},
+			wantErr: "session.db: not a regular file (a FIFO)",
+		},
+		{
 			name:     "cursor: no plan tool",
 			ev:       hookio.Event{Host: hookio.HostCursor, HookEventName: "Stop", SessionID: "x", TranscriptPath: hostFixture("codex/open.jsonl")},
 			complete: true,
@@ -140,7 +186,11 @@ func TestPlanOnEachHost(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ev := tt.ev
-			c := &checkers.Context{Event: &ev, ClaudeDir: t.TempDir(), Home: tt.home, Reason: checkers.ReasonStop}
+			reason := tt.reason
+			if reason == "" {
+				reason = checkers.ReasonStop
+			}
+			c := &checkers.Context{Event: &ev, ClaudeDir: t.TempDir(), Home: tt.home, Reason: reason}
 			r, err := checkers.Plan{}.Check(context.Background(), c)
 			if tt.wantErr != "" {
 				require.Error(t, err)
@@ -154,10 +204,73 @@ func TestPlanOnEachHost(t *testing.T) {
 	}
 }
 
+// copilotSession lays out a Copilot session dir with the recorded
+// session.db fixture db ("" for none) and returns its transcript path.
+func copilotSession(t *testing.T, db string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if db != "" {
+		data, err := os.ReadFile(filepath.Join("..", "testdata", "events", "copilot", db))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "session.db"), data, 0o600))
+	}
+	return filepath.Join(dir, "events.jsonl")
+}
+
+// copilotFIFO is a Copilot session dir whose session.db is a FIFO.
+func copilotFIFO(t *testing.T) string {
+	t.Helper()
+	path := copilotSession(t, "")
+	require.NoError(t, syscall.Mkfifo(filepath.Join(filepath.Dir(path), "session.db"), 0o600))
+	return path
+}
+
 // tempFile writes text to a file called name in a new temporary dir.
 func tempFile(t *testing.T, name, text string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), name)
 	require.NoError(t, os.WriteFile(path, []byte(text), 0o600))
 	return path
+}
+
+// TestCodexPlanKeepsWhereItRead: a Codex session's goal calls are read
+// once: the plan checker keeps how far it read them in the session's
+// record, reads only what was appended at the next stop, and writes no
+// record when read-only (closer explain).
+func TestCodexPlanKeepsWhereItRead(t *testing.T) {
+	data, err := os.ReadFile(hostFixture("codex/done.jsonl"))
+	require.NoError(t, err)
+	rollout := tempFile(t, "rollout.jsonl", string(data))
+	ev := hookio.Event{Host: hookio.HostCodex, HookEventName: "Stop", SessionID: "c1", TranscriptPath: rollout}
+	stateDir := t.TempDir()
+	check := func(readOnly bool) checkers.Result {
+		r, err := checkers.Plan{}.Check(context.Background(), &checkers.Context{Event: &ev, Reason: checkers.ReasonStop, StateDir: stateDir, ReadOnly: readOnly})
+		require.NoError(t, err)
+		return r
+	}
+	record := func() map[string]any {
+		sess, err := state.Store{Dir: stateDir}.Peek("c1")
+		require.NoError(t, err)
+		var rec map[string]any
+		sess.Get("plan", &rec)
+		return rec
+	}
+
+	assert.True(t, check(true).Complete)
+	assert.Nil(t, record(), "read-only: nothing recorded")
+	assert.True(t, check(false).Complete)
+	rec := record()
+	require.NotNil(t, rec)
+	assert.Equal(t, rollout, rec["transcript"])
+	assert.EqualValues(t, len(data), rec["offset"])
+
+	f, err := os.OpenFile(rollout, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString(`{"timestamp":"2026-11-24T16:50:00.000Z","type":"response_item","payload":{"type":"function_call","name":"create_goal","arguments":"{\"objective\": \"Ship it\"}","call_id":"call_g"}}` + "\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	r := check(false)
+	assert.False(t, r.Complete)
+	assert.Contains(t, r.Feedback, "goal: Ship it")
+	assert.Equal(t, "active", record()["state"])
 }

@@ -97,7 +97,7 @@ func TestAgentSDKPlanHoldsTheAgent(t *testing.T) {
 
 			// The callback's input is the command hook's stdin, Claude
 			// Code's Stop (2.1.331 adds "effort" to the recorded one).
-			events := recordedEvents(t, dir)
+			events := clientEvents(t, dir)
 			stops := ofEvent(events, "Stop")
 			require.Len(t, stops, 2)
 			checkFixtures(t, "agent-sdk", events, []fixture{
@@ -153,7 +153,7 @@ func TestAgentSDKNeverFinishingAgentIsLetGoAfterMaxBlocks(t *testing.T) {
 				assert.Contains(t, mainTurn(t, api, i), "Stop hook feedback:\nMissing required files: never.txt", "continuation %d", i)
 			}
 			s.assertSDKEnded(api, r, "Done.", 4)
-			stops := ofEvent(recordedEvents(t, events), "Stop")
+			stops := ofEvent(clientEvents(t, events), "Stop")
 			require.Len(t, stops, 4, "three blocks, then the agent was let go")
 			count := donegateStopCount(t, filepath.Join(s.Home, "donegate-state"))
 			assert.Equal(t, 3, count.Blocks, "donegate's own count")

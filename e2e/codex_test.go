@@ -152,7 +152,7 @@ func TestCodexPlanHoldsTheAgent(t *testing.T) {
 
 	// The plan is where the fixture says, as the fixture says: checked
 	// first, as it does not depend on donegate.
-	events := recordedEvents(t, s.Events)
+	events := clientEvents(t, s.Events)
 	stops := ofEvent(events, "Stop")
 	require.NotEmpty(t, stops, "recorded: %s", eventNames(events))
 	rollout, err := os.ReadFile(stops[0].str("transcript_path"))
@@ -196,7 +196,7 @@ func TestCodexFailingTestHoldsUntilFixed(t *testing.T) {
 	assert.Equal(t, fixedCalc, string(data), "the agent's command fixed it")
 
 	// What Codex sent is what the fixtures hold.
-	events := recordedEvents(t, s.Events)
+	events := clientEvents(t, s.Events)
 	checkFixtures(t, "codex", events, []fixture{
 		{"sessionstart.json", nthEvent("SessionStart", 0, "", nil)},
 		{"userpromptsubmit.json", nthEvent("UserPromptSubmit", 0, "", nil)},
@@ -220,7 +220,7 @@ func TestCodexNeverFinishingAgentIsLetGoAfterMaxBlocks(t *testing.T) {
 		assert.Contains(t, s.told(i), "Missing required files: never.txt", "continuation %d", i)
 	}
 	s.assertEnded(r, "Done.", 4)
-	stops := ofEvent(recordedEvents(t, s.Events), "Stop")
+	stops := ofEvent(clientEvents(t, s.Events), "Stop")
 	require.Len(t, stops, 4, "three blocks, then the agent was let go")
 	count := donegateStopCount(t, s.stateDir())
 	assert.Equal(t, 3, count.Blocks, "donegate's own count")
@@ -292,7 +292,7 @@ func TestCodexCriteriaReachTheModel(t *testing.T) {
 
 // placeholders are what -update-events puts for the run's throwaway
 // paths and ids: those of hookio's unit tests.
-func (s *codexSession) placeholders(events []recordedEvent) []string {
+func (s *codexSession) placeholders(events []clientEvent) []string {
 	p := []string{s.Home, "$HOME", s.Project, "/home/user/project"}
 	if stops := ofEvent(events, "Stop"); len(stops) > 0 {
 		p = append(p, stops[0].str("session_id"), "01a2b3c4-0000-7000-8000-000000000001",

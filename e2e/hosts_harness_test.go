@@ -70,37 +70,37 @@ tee "$f" | "$@"
 	return script
 }
 
-// recordedEvent is one event a client sent, as recorded.
-type recordedEvent struct {
+// clientEvent is one event a client sent, as recorded.
+type clientEvent struct {
 	Raw    []byte
 	Fields map[string]any
 }
 
-func (e recordedEvent) str(key string) string {
+func (e clientEvent) str(key string) string {
 	s, _ := e.Fields[key].(string)
 	return s
 }
 
-// recordedEvents reads the events recorder saved in dir, in order.
-func recordedEvents(t *testing.T, dir string) []recordedEvent {
+// clientEvents reads the events recorder saved in dir, in order.
+func clientEvents(t *testing.T, dir string) []clientEvent {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	require.NoError(t, err)
 	sort.Strings(files)
-	var out []recordedEvent
+	var out []clientEvent
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		require.NoError(t, err)
 		var fields map[string]any
 		require.NoError(t, json.Unmarshal(data, &fields), "%s: %s", f, data)
-		out = append(out, recordedEvent{Raw: data, Fields: fields})
+		out = append(out, clientEvent{Raw: data, Fields: fields})
 	}
 	return out
 }
 
 // ofEvent returns the recorded events named name (hook_event_name).
-func ofEvent(events []recordedEvent, name string) []recordedEvent {
-	var out []recordedEvent
+func ofEvent(events []clientEvent, name string) []clientEvent {
+	var out []clientEvent
 	for _, e := range events {
 		if e.str("hook_event_name") == name {
 			out = append(out, e)
@@ -113,13 +113,13 @@ func ofEvent(events []recordedEvent, name string) []recordedEvent {
 // run's recorded events it stands for.
 type fixture struct {
 	file string
-	pick func([]recordedEvent) (recordedEvent, bool)
+	pick func([]clientEvent) (clientEvent, bool)
 }
 
 // nthEvent picks the i-th event named name whose field key, when key is
 // not "", has the value want.
-func nthEvent(name string, i int, key string, want any) func([]recordedEvent) (recordedEvent, bool) {
-	return func(events []recordedEvent) (recordedEvent, bool) {
+func nthEvent(name string, i int, key string, want any) func([]clientEvent) (clientEvent, bool) {
+	return func(events []clientEvent) (clientEvent, bool) {
 		n := 0
 		for _, e := range ofEvent(events, name) {
 			if key != "" && e.Fields[key] != want {
@@ -130,13 +130,13 @@ func nthEvent(name string, i int, key string, want any) func([]recordedEvent) (r
 			}
 			n++
 		}
-		return recordedEvent{}, false
+		return clientEvent{}, false
 	}
 }
 
 // afterStop picks the first event named name sent after the first Stop.
-func afterStop(name string) func([]recordedEvent) (recordedEvent, bool) {
-	return func(events []recordedEvent) (recordedEvent, bool) {
+func afterStop(name string) func([]clientEvent) (clientEvent, bool) {
+	return func(events []clientEvent) (clientEvent, bool) {
 		stopped := false
 		for _, e := range events {
 			switch {
@@ -146,7 +146,7 @@ func afterStop(name string) func([]recordedEvent) (recordedEvent, bool) {
 				return e, true
 			}
 		}
-		return recordedEvent{}, false
+		return clientEvent{}, false
 	}
 }
 
@@ -156,7 +156,7 @@ func afterStop(name string) func([]recordedEvent) (recordedEvent, bool) {
 // to run). -update-events writes them again, with the run's throwaway
 // paths and ids replaced by placeholders (paths: pairs of from, to): the
 // unit tests of hookio read them for exact values.
-func checkFixtures(t *testing.T, host string, events []recordedEvent, fixtures []fixture, paths ...string) {
+func checkFixtures(t *testing.T, host string, events []clientEvent, fixtures []fixture, paths ...string) {
 	t.Helper()
 	for _, fx := range fixtures {
 		ev, ok := fx.pick(events)
@@ -259,7 +259,7 @@ func shape(fields map[string]any) []string {
 	return out
 }
 
-func eventNames(events []recordedEvent) string {
+func eventNames(events []clientEvent) string {
 	var names []string
 	for _, e := range events {
 		names = append(names, e.str("hook_event_name"))

@@ -158,12 +158,12 @@ func TestQwenCriteriaAreToldOncePerPrompt(t *testing.T) {
 	}
 	assert.Contains(t, s.told(3), "Missing required files: never.txt")
 	s.assertEnded(r, "Done again.", 4)
-	assert.Len(t, ofEvent(recordedEvents(t, s.Events), "UserPromptSubmit"), 4, "Qwen asked at each request")
+	assert.Len(t, ofEvent(clientEvents(t, s.Events), "UserPromptSubmit"), 4, "Qwen asked at each request")
 }
 
 // placeholders are what -update-events puts for the run's throwaway
 // paths and ids: those of hookio's unit tests.
-func (s *qwenSession) placeholders(events []recordedEvent) []string {
+func (s *qwenSession) placeholders(events []clientEvent) []string {
 	p := []string{s.Home, "$HOME", s.Project, "/home/user/project",
 		strings.ReplaceAll(s.Project, "/", "-"), "-home-user-project"}
 	if stops := ofEvent(events, "Stop"); len(stops) > 0 {
@@ -193,7 +193,7 @@ func TestQwenTodosHoldTheAgent(t *testing.T) {
 
 	// The todos are where the fixture says, as the fixture says: checked
 	// first, as it does not depend on donegate.
-	events := recordedEvents(t, s.Events)
+	events := clientEvents(t, s.Events)
 	stops := ofEvent(events, "Stop")
 	require.NotEmpty(t, stops, "recorded: %s", eventNames(events))
 	todos, err := os.ReadFile(filepath.Join(s.Home, ".qwen", "todos", stops[0].str("session_id")+".json"))
@@ -235,7 +235,7 @@ func TestQwenFailingTestHoldsUntilFixed(t *testing.T) {
 	assert.Equal(t, fixedCalc, string(data), "the agent's command fixed it")
 
 	// What Qwen sent is what the fixtures hold.
-	events := recordedEvents(t, s.Events)
+	events := clientEvents(t, s.Events)
 	checkFixtures(t, "qwen", events, []fixture{
 		{"sessionstart.json", nthEvent("SessionStart", 0, "", nil)},
 		{"userpromptsubmit.json", nthEvent("UserPromptSubmit", 0, "", nil)},
@@ -263,7 +263,7 @@ func TestQwenNeverFinishingAgentIsLetGoAfterMaxBlocks(t *testing.T) {
 		assert.Contains(t, s.told(i), "Missing required files: never.txt", "continuation %d", i)
 	}
 	s.assertEnded(r, "Done.", 4)
-	stops := ofEvent(recordedEvents(t, s.Events), "Stop")
+	stops := ofEvent(clientEvents(t, s.Events), "Stop")
 	require.Len(t, stops, 4, "three blocks, then the agent was let go")
 	count := donegateStopCount(t, s.stateDir())
 	assert.Equal(t, 3, count.Blocks, "donegate's own count")
