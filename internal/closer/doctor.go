@@ -140,13 +140,19 @@ func (r *runCtx) doctor(ctx context.Context) DoctorReport {
 	cfg := r.doctorConfig(&rep)
 	r.doctorPlanOnly(&rep, cfg)
 	regs := r.doctorSettings(&rep)
-	r.doctorRegistrations(&rep, regs, cfg)
-	r.doctorBinaries(ctx, &rep, regs)
-	r.doctorStateDirs(&rep, regs)
-	r.doctorClaude(ctx, &rep)
+	hostRegs, othersOnly := r.doctorHosts(&rep, cfg)
+	if !othersOnly || len(regs) > 0 {
+		r.doctorRegistrations(&rep, regs, cfg)
+	}
+	r.doctorBinaries(ctx, &rep, slices.Concat(regs, hostRegs))
+	r.doctorStateDirs(&rep, slices.Concat(regs, hostRegs))
+	if !othersOnly {
+		r.doctorClaude(ctx, &rep)
+	}
 	// Config first to have the budget at hand; shown in the order a person
-	// installs: binaries, registrations, config, state, Claude Code.
-	order := map[string]int{"binaries": 0, "settings": 1, "config": 2, "state": 3, "claude": 4}
+	// installs: binaries, registrations (Claude Code's settings, then
+	// each other host's), config, state, Claude Code.
+	order := map[string]int{"binaries": 0, "settings": 1, "codex": 2, "qwen": 3, "gemini": 4, "copilot": 5, "config": 6, "state": 7, "claude": 8}
 	slices.SortStableFunc(rep.Findings, func(a, b Finding) int { return order[a.Area] - order[b.Area] })
 	return rep
 }
@@ -253,6 +259,14 @@ type registration struct {
 	hook    string   // stop-hook or posttooluse-hook
 	program string   // the executable Claude Code ends up running: a path, or a name on PATH
 	flags   []string // the hook's own flags
+
+	// group and handler are the entry's place in the event's list (its
+	// matcher group, and its handler there): Codex keys a hook's trust
+	// by them. timeoutSet: the entry names its timeout.
+	group, handler int
+	timeoutSet     bool
+	async          bool
+	statusMessage  *string
 }
 
 // dedupKey is what Claude Code compares to run a handler once: the
@@ -295,15 +309,21 @@ func parseSettings(data []byte) (settingsJSON, error) {
 }
 
 type hookMatcher struct {
-	Matcher string `json:"matcher"`
-	Hooks   []struct {
-		Type    string `json:"type"`
-		Command string `json:"command"`
-		// Args, when present (even empty), makes the handler exec form:
-		// Command is the program, spawned with no shell.
-		Args    []string `json:"args"`
-		Timeout *float64 `json:"timeout"` // seconds
-	} `json:"hooks"`
+	Matcher string        `json:"matcher"`
+	Hooks   []hookHandler `json:"hooks"`
+}
+
+// hookHandler is one handler of a matcher group.
+type hookHandler struct {
+	Type    string `json:"type"`
+	Command string `json:"command"`
+	// Args, when present (even empty), makes the handler exec form:
+	// Command is the program, spawned with no shell.
+	Args    []string `json:"args"`
+	Timeout *float64 `json:"timeout"` // seconds (Gemini: milliseconds)
+	// What Codex hashes besides, to tell a hook trusted as it is.
+	Async         bool    `json:"async"`
+	StatusMessage *string `json:"statusMessage"`
 }
 
 // doctorSettings reads the user, project and local settings and the
@@ -442,7 +462,7 @@ func (r *runCtx) registrations(source string, hooks map[string][]hookMatcher, pl
 	}
 	// In the order of the settings in docs/hosts.md, then any other event by name.
 	rank := func(ev string) int {
-		order := []string{"Stop", "SubagentStop", "PreToolUse", "PostToolUse", "SessionStart", "UserPromptSubmit"}
+		order := []string{"Stop", "SubagentStop", "AfterAgent", "agentStop", "subagentStop", "PreToolUse", "PostToolUse", "SessionStart", "UserPromptSubmit", "BeforeAgent"}
 		if i := slices.Index(order, ev); i >= 0 {
 			return i
 		}
@@ -456,8 +476,8 @@ func (r *runCtx) registrations(source string, hooks map[string][]hookMatcher, pl
 	})
 	var regs []registration
 	for _, ev := range events {
-		for _, m := range hooks[ev] {
-			for _, h := range m.Hooks {
+		for gi, m := range hooks[ev] {
+			for hi, h := range m.Hooks {
 				if h.Type != "command" && h.Type != "" {
 					continue
 				}
@@ -477,7 +497,8 @@ func (r *runCtx) registrations(source string, hooks map[string][]hookMatcher, pl
 					timeout = time.Duration(*h.Timeout * float64(time.Second))
 				}
 				regs = append(regs, registration{source: source, event: ev, matcher: m.Matcher, command: h.Command, args: h.Args,
-					timeout: timeout, hook: hook, program: program, flags: flags})
+					timeout: timeout, hook: hook, program: program, flags: flags, group: gi, handler: hi, timeoutSet: h.Timeout != nil,
+					async: h.Async, statusMessage: h.StatusMessage})
 			}
 		}
 	}
