@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -189,7 +190,8 @@ func (r *runCtx) doctorHosts(rep *DoctorReport, cfg *config.Config) (regs []regi
 		regs = append(regs, found...)
 	}
 	claude, _ := setupOf(hookio.HostClaude)
-	return regs, others && !r.hostInUse(claude) && !onPath(r.env.Getenv("PATH"), r.opts.claude)
+	_, err := exec.LookPath(r.opts.claude) // as doctorClaude runs it
+	return regs, others && !r.hostInUse(claude) && err != nil
 }
 
 // judgeHostRegistrations checks each registration against the entries
