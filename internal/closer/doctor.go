@@ -168,7 +168,8 @@ func (r *runCtx) doctorConfig(rep *DoctorReport) *config.Config {
 	}
 	source := path
 	if path == "" {
-		source = config.DefaultSource + " (no " + filepath.Join(r.dir, ".claude", config.FileName) + ")"
+		files := config.ProjectFiles(r.dir)
+		source = config.DefaultSource + " (no " + files[0] + " nor " + files[1] + ")"
 	}
 	c, err := config.Resolve(l)
 	if err != nil {

@@ -13,28 +13,22 @@ import (
 	"github.com/donegate/donegate/internal/jsondepth"
 )
 
-// neutralConfig is the project config of a project that does not use
-// Claude Code, at the project's root (the hooks look for it after
-// .claude/donegate.json).
-const neutralConfig = ".donegate.json"
-
 // configTarget is the config init writes (or keeps): the one the project
-// has already, .claude/donegate.json first as the hooks look it up; else
-// .claude/donegate.json when Claude Code is among the hosts, whose
+// has already, in the order the hooks look them up (config.ProjectFiles);
+// else .claude/donegate.json when Claude Code is among the hosts, whose
 // project files live in .claude/, and the host-neutral .donegate.json
 // when it is not.
 func (r *runCtx) configTarget(hosts hostList) string {
-	claude := filepath.Join(r.dir, ".claude", config.FileName)
-	neutral := filepath.Join(r.dir, neutralConfig)
-	for _, p := range []string{claude, neutral} {
+	files := config.ProjectFiles(r.dir)
+	for _, p := range files {
 		if _, err := os.Lstat(p); err == nil {
 			return p
 		}
 	}
 	if slices.Contains(hosts, hookio.HostClaude) {
-		return claude
+		return files[0]
 	}
-	return neutral
+	return filepath.Join(r.dir, config.NeutralFileName)
 }
 
 // usesProgram reports whether init registers program for host.
