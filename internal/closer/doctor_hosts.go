@@ -171,7 +171,9 @@ func (r *runCtx) doctorHosts(rep *DoctorReport, cfg *config.Config) (regs []regi
 	}
 	others := false
 	for _, s := range hostSetups[1:] {
-		if !r.hostInUse(s) {
+		// Codex's config.toml says nothing of hooks unless it holds some.
+		var scratch DoctorReport
+		if !r.hostInUse(s) && len(r.hostRegistrations(s, &scratch)) == 0 {
 			continue
 		}
 		others = true
