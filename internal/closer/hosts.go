@@ -224,7 +224,7 @@ func (r *runCtx) detectHosts() (hostList, string) {
 	case len(onPATH) > 0:
 		return onPATH, andList(whyPath) + " on PATH, and the project has none of " + markerList()
 	}
-	return hostList{hookio.HostClaude}, "none of " + markerList() + " in the project, and no host CLI on PATH: Claude Code, the default"
+	return hostList{hookio.HostClaude}, "none of " + markerList() + " in the project, and no host CLI on PATH: the default"
 }
 
 func markerList() string {

@@ -344,6 +344,16 @@ func (r *runCtx) display(path string) string {
 
 func (r *runCtx) printInit(rep InitReport, commands map[string]string) error {
 	p := r.printer()
+	var titles []string
+	for _, h := range rep.Hosts {
+		s, _ := setupOf(hookio.Host(h))
+		titles = append(titles, s.title)
+	}
+	if rep.Detected != "" {
+		p.line(fmt.Sprintf("Hosts: %s (detected: %s; --host chooses).", andList(titles), rep.Detected))
+	} else {
+		p.line("Hosts: " + andList(titles) + ".")
+	}
 	if rep.Test != "" {
 		p.line(fmt.Sprintf("Detected %s: test command `%s`.", rep.TestFrom, rep.Test))
 	}

@@ -252,7 +252,7 @@ func TestInitDetectsHosts(t *testing.T) {
 		config   string
 		detected string
 	}{
-		{name: "nothing: Claude Code", files: map[string]string{"README": "x"}, hosts: []string{"claude"}, config: ".claude/donegate.json", detected: "Claude Code, the default"},
+		{name: "nothing: Claude Code", files: map[string]string{"README": "x"}, hosts: []string{"claude"}, config: ".claude/donegate.json", detected: "no host CLI on PATH: the default"},
 		{name: "a .codex dir", files: map[string]string{".codex/config.toml": ""}, hosts: []string{"codex"}, config: ".donegate.json", detected: "the project has .codex/"},
 		{name: "the project's dir wins over PATH", files: map[string]string{".gemini/x": ""}, onPath: []string{"codex", "claude"}, hosts: []string{"gemini"}, config: ".donegate.json"},
 		{name: ".github without hooks is no Copilot", files: map[string]string{".github/workflows/ci.yml": ""}, onPath: []string{"copilot"}, hosts: []string{"copilot"}, config: ".donegate.json", detected: "copilot on PATH"},
