@@ -280,3 +280,35 @@ func TestDoctorOtherHostOnly(t *testing.T) {
 	assert.Contains(t, out, "✓ binaries: "+filepath.Join(s.bin, "stop-hook"))
 	assert.Contains(t, out, "No problems found.")
 }
+
+func TestTOMLNesting(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		want int
+	}{
+		{"a = 1\n", 0},
+		{"[tools.update_plan]\nenabled = true\n", 1},
+		{"[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ncommand = \"x\"\n", 2},
+		{"a = [[1, 2], {b = [3]}]\n", 3},
+		{"a = \"]]]]{{{{\" # [[[[\nb = [1]\n", 1},
+		{"a = '''\n[[[[\n'''\nb = {c = {d = 1}}\n", 2},
+		{"a = \"\\\"[[[\"\nb = [[[1]]]\n", 3},
+		{"a = \"}}}}}}}}\"\nb = " + strings.Repeat("{c = ", 100), maxTOMLNesting + 1},
+	} {
+		assert.Equal(t, tt.want, tomlNesting([]byte(tt.text)), "%q", tt.text)
+	}
+}
+
+// TestDoctorRefusesADeeplyNestedConfigTOML: a project's .codex/config.toml
+// nested 200,000 levels deep (1 MB) made the TOML parser run for minutes
+// (its time grows with the square of the nesting); doctor refuses it as
+// a finding and goes on.
+func TestDoctorRefusesADeeplyNestedConfigTOML(t *testing.T) {
+	s := newDoctorSetup(t)
+	s.write(t, filepath.Join(s.proj, ".codex", "hooks.json"), codexHooks)
+	s.write(t, filepath.Join(s.proj, ".codex", "config.toml"), "a = "+strings.Repeat("{b = ", 200000))
+	code, out, _ := s.run(t)
+	assert.Equal(t, ExitIncomplete, code)
+	assert.Contains(t, out, "✗ codex: Codex CLI project config "+filepath.Join(s.proj, ".codex", "config.toml")+" cannot be read: arrays or inline tables nested 65 levels deep or more, over the 64 doctor reads")
+	assert.Contains(t, out, "✓ codex: stop-hook at Stop in Codex CLI project settings")
+}
