@@ -27,8 +27,11 @@ var doctorCommand = command{
 	name: "doctor",
 	summary: `Check that donegate is set up to hold the agent in DIR: the hook binaries
 and their versions, the hooks registered in the Claude Code settings (user,
-project, local) and enabled plugins, hooks Claude Code ignores, the config
-and its checkers, the state dir, and the Claude Code version. Prints one
+project, local) and enabled plugins, hooks Claude Code ignores, those of
+every other host the project or the user set up (Codex CLI, with whether
+it trusts each hook and has its plan tool on; Qwen Code and its todo tool;
+Gemini CLI and folder trust; Copilot CLI), the config and its checkers,
+the state dir, and the Claude Code version. Prints one
 ✓ (fine), ! (works, but look), ? (cannot be seen from here: a plugin
 loaded with claude --plugin-dir, say how to check) or ✗ (broken, with its
 fix) line each; exits 1 when a line is ✗, 0 otherwise.`,

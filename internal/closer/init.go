@@ -24,16 +24,21 @@ import (
 
 var initCommand = command{
 	name: "init",
-	summary: `Set donegate up in DIR: write its config and register its hooks.
-.claude/donegate.json gets the plan checker, the test command detected from
-the project's files (go.mod, package.json with a "test" script,
+	summary: `Set donegate up in DIR: write its config and register its hooks for
+each agent host (--host claude, codex, qwen, gemini, copilot; by default
+the hosts whose dirs the project has, else whose CLIs are on PATH, else
+Claude Code). The config gets the plan checker, the test command detected
+from the project's files (go.mod, package.json with a "test" script,
 pyproject.toml, setup.cfg or pytest.ini, Cargo.toml, a Makefile with a test
 target) and the type-check, lint and format presets the project has tools
-for; an existing one is kept unless --force. The hooks are merged into
-.claude/settings.json (--user: the user's settings), keeping every other
-hook and setting; a hook that already runs from another settings file or
-an enabled plugin is not registered again (Claude Code would run both),
-and init says so. The commands are the bare names stop-hook and
+for: .claude/donegate.json with Claude Code, else .donegate.json; an
+existing one is kept unless --force. The hooks are merged into each host's
+file (.claude/settings.json, .codex/hooks.json, .qwen/settings.json,
+.gemini/settings.json, .github/hooks/donegate.json; --user: the user's),
+keeping every other hook and setting; a hook that already runs from
+another file the host reads or an enabled plugin is not registered again
+(the host would run both), and init says so. It never trusts a hook for
+the user (Codex's trusted_hash): it says what to do. The commands are the bare names stop-hook and
 posttooluse-hook, found on PATH, as suits a file a team commits
 (--absolute: the paths of the binaries beside closer, else on PATH, for
 this machine only); with the donegate plugin, which registers them itself,
@@ -46,10 +51,10 @@ refused, and nothing is written. A second run changes nothing.`,
 	noConfig: true,
 	flags: func(fs *flag.FlagSet, o *options) {
 		fs.BoolVar(&o.init.dryRun, "dry-run", false, "print the diff of each file init would change, and write nothing")
-		fs.BoolVar(&o.init.user, "user", false, "register the hooks in the user's settings (~/.claude/settings.json, or $CLAUDE_CONFIG_DIR's) instead of DIR's")
+		fs.BoolVar(&o.init.user, "user", false, "register the hooks in the user's files (~/.claude/settings.json or $CLAUDE_CONFIG_DIR's, $CODEX_HOME/hooks.json, ~/.qwen/settings.json, ~/.gemini/settings.json, ~/.copilot/hooks/donegate.json) instead of DIR's")
 		fs.BoolVar(&o.init.absolute, "absolute", false, "write the hook commands as absolute paths of this machine's binaries (default: bare names, looked up on PATH, which suit a settings file shared in a repository)")
 		fs.BoolVar(&o.init.portable, "portable", false, "bare names: the default; kept for the scripts that pass it")
-		fs.BoolVar(&o.init.force, "force", false, "replace an existing .claude/donegate.json (it is backed up first)")
+		fs.BoolVar(&o.init.force, "force", false, "replace an existing .claude/donegate.json or .donegate.json (it is backed up first)")
 		fs.BoolVar(&o.init.noHooks, "no-hooks", false, "write the config only and register no hooks (the donegate plugin registers them itself)")
 		fs.Var(&o.init.hosts, "host", "the agent `host`s to register the hooks for: "+hostNames()+"; repeat it or give a comma-separated list (default: the hosts whose dirs the project has, else whose CLIs are on PATH, else claude)")
 	},
