@@ -201,7 +201,7 @@ func (r *runCtx) doctorHosts(rep *DoctorReport, cfg *config.Config) (regs []regi
 // stop-hook at the end of a turn, none registered twice.
 func (r *runCtx) judgeHostRegistrations(rep *DoctorReport, s hostSetup, regs []registration, budget time.Duration) {
 	area := string(s.host)
-	fix := "run closer init --host " + string(s.host) + " (it registers each entry once), or see docs/hosts.md, Set up " + s.title
+	fix := "run closer init --host " + string(s.host) + " (it registers each entry once), or see docs/install.md, Set up " + s.title
 	stopEvent := s.regs[0].event
 	stop := 0
 	runs := map[string][]string{} // hook at event → distinct commands

@@ -65,7 +65,7 @@ func (r *runCtx) hostChange(s hostSetup, o initOptions, commands map[string]stri
 		merged, err = mergeHooks(old, s.regs, s.timeout, commands, skip)
 	}
 	if err != nil {
-		return nil, errorf(ErrConfig, "%s: %w; it is left as it is: fix it, or add donegate's entries by hand (docs/hosts.md, Set up %s)", r.display(path), err, s.title)
+		return nil, errorf(ErrConfig, "%s: %w; it is left as it is: fix it, or add donegate's entries by hand (docs/install.md, Set up %s)", r.display(path), err, s.title)
 	}
 	if merged == nil {
 		rep.Files = append(rep.Files, InitFile{Path: r.display(path), Action: "unchanged", hooks: true})
