@@ -143,20 +143,13 @@ func parseHostHooks(s hostSetup, f hostFile, data []byte) (map[string][]hookMatc
 	return st.Hooks, err
 }
 
-// hostInUse reports whether the project or the user set s's host up: a
-// hook file of it exists, or the project has its dir.
+// hostInUse reports whether the project has s's host's dir. A user
+// file alone (~/.gemini/settings.json holds Gemini's login) says nothing
+// of this project: doctorHosts also counts a host whose files register
+// donegate.
 func (r *runCtx) hostInUse(s hostSetup) bool {
-	if st, err := os.Stat(filepath.Join(r.dir, s.marker)); err == nil && st.IsDir() {
-		return true
-	}
-	for _, f := range r.hostFiles(s) {
-		if !f.toml {
-			if _, err := os.Lstat(f.path); err == nil {
-				return true
-			}
-		}
-	}
-	return false
+	st, err := os.Stat(filepath.Join(r.dir, s.marker))
+	return err == nil && st.IsDir()
 }
 
 // doctorHosts checks the registrations of every host but Claude Code
@@ -171,7 +164,6 @@ func (r *runCtx) doctorHosts(rep *DoctorReport, cfg *config.Config) (regs []regi
 	}
 	others := false
 	for _, s := range hostSetups[1:] {
-		// Codex's config.toml says nothing of hooks unless it holds some.
 		var scratch DoctorReport
 		if !r.hostInUse(s) && len(r.hostRegistrations(s, &scratch)) == 0 {
 			continue
@@ -244,7 +236,14 @@ func (r *runCtx) judgeHostRegistrations(rep *DoctorReport, s hostSetup, regs []r
 			runs[k] = append(runs[k], reg.dedupKey())
 		}
 	}
-	if stop == 0 {
+	switch {
+	case len(regs) == 0:
+		// The project has the host's dir, maybe for settings of its own:
+		// whether donegate should hold that host's agents is the team's
+		// call, so not a problem.
+		rep.add(area, statusWarn, fix, "the project has %s/, but no file %s reads registers donegate (%s): donegate does not hold %s's agents here",
+			s.marker, s.title, r.hostFileList(s), s.title)
+	case stop == 0:
 		rep.add(area, statusFail, fix, "stop-hook is not registered at %s in any file %s reads (%s): donegate does not hold the agent there",
 			stopEvent, s.title, r.hostFileList(s))
 	}

@@ -220,6 +220,13 @@ func TestDoctorHosts(t *testing.T) {
 			want: []string{`^✓ gemini: stop-hook at AfterAgent`, `^\? gemini: Gemini CLI runs the project's hooks only in a trusted folder`},
 		},
 		{
+			name: "a .gemini dir without donegate's hooks",
+			setup: func(t *testing.T, s *doctorSetup) {
+				s.write(t, filepath.Join(s.proj, ".gemini", "settings.json"), `{"theme": "dark"}`)
+			},
+			want: []string{`^! gemini: the project has \.gemini/, but no file Gemini CLI reads registers donegate \(.*\): donegate does not hold Gemini CLI's agents here$`, `fix: run closer init --host gemini`},
+		},
+		{
 			name: "copilot without timeoutSec",
 			setup: func(t *testing.T, s *doctorSetup) {
 				s.write(t, filepath.Join(s.proj, ".github", "hooks", "donegate.json"), `{"version": 1, "hooks": {"agentStop": [{"type": "command", "bash": "stop-hook"}]}}`)
