@@ -38,16 +38,17 @@ file (.claude/settings.json, .codex/hooks.json, .qwen/settings.json,
 keeping every other hook and setting; a hook that already runs from
 another file the host reads or an enabled plugin is not registered again
 (the host would run both), and init says so. It never trusts a hook for
-the user (Codex's trusted_hash): it says what to do. The commands are the bare names stop-hook and
-posttooluse-hook, found on PATH, as suits a file a team commits
-(--absolute: the paths of the binaries beside closer, else on PATH, for
-this machine only); with the donegate plugin, which registers them itself,
---no-hooks writes the config only. A file init changes is backed up first
-(into donegate.bak/ beside it, with the file's mode; a .gitignore there
-keeps the backups out of git status) and replaced through a rename. A file that is a link is
-written through it (in DIR, only when it leads to a file inside DIR); a
-dangling link, a link at a .bak, a FIFO, a device or a read-only file is
-refused, and nothing is written. A second run changes nothing.`,
+the user (Codex's trusted_hash): it says what to do. The commands are the
+bare names stop-hook and posttooluse-hook, found on PATH, as suits a file
+a team commits (--absolute: the paths of the binaries beside closer, else
+on PATH, for this machine only); with the donegate plugin, which registers
+them itself, --no-hooks writes the config only. A file init changes is
+backed up first (into donegate.bak/ beside it, with the file's mode; a
+.gitignore there keeps the backups out of git status) and replaced
+through a rename. A file that is a link is written through it (in DIR,
+only when it leads to a file inside DIR); a dangling link, a link at a
+.bak, a FIFO, a device or a read-only file is refused, and nothing is
+written. A second run changes nothing.`,
 	noConfig: true,
 	flags: func(fs *flag.FlagSet, o *options) {
 		fs.BoolVar(&o.init.dryRun, "dry-run", false, "print the diff of each file init would change, and write nothing")
