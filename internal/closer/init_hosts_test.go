@@ -317,3 +317,20 @@ func TestInitHostDryRun(t *testing.T) {
 	assert.Contains(t, out, "--- /dev/null\n+++ b/.donegate.json\n")
 	assert.Equal(t, before, snapshot(t, dir))
 }
+
+// TestInitNeutralConfigNeverWritesThroughALink: --force on a
+// .donegate.json that a repository made a link to a file outside it is
+// refused, as for .claude/donegate.json, and the file outside is left
+// as it was.
+func TestInitNeutralConfigNeverWritesThroughALink(t *testing.T) {
+	dir := projectWith(t, map[string]string{"README": "x\n"})
+	victim := victimFile(t)
+	require.NoError(t, os.WriteFile(victim, []byte(`{"checkers": [{"type": "plan"}]}`), 0o600))
+	require.NoError(t, os.Symlink(victim, filepath.Join(dir, ".donegate.json")))
+	before := lsnapshot(t, filepath.Dir(victim))
+	code, _, errOut := initRun(t, t.TempDir(), "", "--dir", dir, "--host", "codex", "--force")
+	assert.Equal(t, ExitUsage, code)
+	assert.Contains(t, errOut, "init writes nothing outside the project")
+	assert.Equal(t, before, lsnapshot(t, filepath.Dir(victim)))
+	assert.NoDirExists(t, filepath.Join(dir, ".codex"), "nothing is written")
+}
