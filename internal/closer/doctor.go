@@ -269,6 +269,9 @@ type registration struct {
 	// by them. timeoutSet: the entry names its timeout.
 	group, handler int
 	timeoutSet     bool
+	// keySource names the file in Codex's trust key when it is not the
+	// file's path: a plugin's "donegate@market:hooks/hooks.json".
+	keySource string
 	async          bool
 	statusMessage  *string
 }
@@ -516,6 +519,22 @@ func (r *runCtx) registrations(source string, hooks map[string][]hookMatcher, pl
 // not donegate's.
 func (r *runCtx) resolveCommand(command, pluginRoot string) (hook, program string, flags []string, ok bool) {
 	words := r.shellWords(command, pluginRoot)
+	// The Codex plugin's and the Gemini extension's command:
+	// `if [ -x "DIR/bin/stop-hook" ]; then exec "DIR/bin/stop-hook" FLAGS; fi; exec stop-hook FLAGS`.
+	if len(words) > 4 && words[0] == "if" && words[1] == "[" && words[2] == "-x" {
+		if last := slices.Index(words, "fi;"); last > 0 && last+2 < len(words) && words[last+1] == "exec" {
+			hook = words[last+2]
+			program = hook
+			if isExecutable(words[3]) && filepath.Base(words[3]) == hook {
+				program = words[3]
+			}
+			switch hook {
+			case "stop-hook", "posttooluse-hook":
+				return hook, program, words[last+3:], true
+			}
+			return "", "", nil, false
+		}
+	}
 	// The plugin's shell command looks for the binary in its bin/ and on
 	// PATH before it runs the wrapper, and names it in each place: the
 	// wrapper's words say what it runs.
@@ -571,7 +590,10 @@ func (r *runCtx) shellWords(s, pluginRoot string) []string {
 		switch name {
 		case "CLAUDE_PROJECT_DIR":
 			return r.dir
-		case "CLAUDE_PLUGIN_ROOT":
+		case "CLAUDE_PLUGIN_ROOT", "PLUGIN_ROOT", "extensionPath":
+			// Claude Code's, Codex's and Gemini CLI's names of a
+			// plugin's dir (Gemini replaces its own before the shell
+			// runs the command).
 			return pluginRoot
 		case "HOME":
 			return r.home()

@@ -87,6 +87,76 @@ func (r *runCtx) hostRegistrations(s hostSetup, rep *DoctorReport) []registratio
 			regs = append(regs, reg)
 		}
 	}
+	return append(regs, r.hostPluginRegistrations(s, rep)...)
+}
+
+// hostPluginRegistrations reads the hooks of donegate's Codex plugin
+// (enabled in $CODEX_HOME/config.toml, [plugins."donegate@MARKET"], as
+// `codex plugin add` installs it in plugins/cache/MARKET/donegate/VERSION/)
+// and of its Gemini CLI extension (~/.gemini/extensions/donegate/; its
+// enablement per folder is not read).
+func (r *runCtx) hostPluginRegistrations(s hostSetup, rep *DoctorReport) []registration {
+	type plugin struct{ source, root, keySource string }
+	var plugins []plugin
+	switch s.host {
+	case hookio.HostCodex:
+		home := r.codexHome()
+		if home == "" {
+			return nil
+		}
+		c, _, err := readCodexConfig(filepath.Join(home, "config.toml"))
+		if err != nil {
+			return nil // doctorCodex reports it
+		}
+		for id, p := range c.Plugins {
+			name, market, ok := strings.Cut(id, "@")
+			if !ok || name != "donegate" || (p.Enabled != nil && !*p.Enabled) {
+				continue
+			}
+			versions, _ := filepath.Glob(filepath.Join(home, "plugins", "cache", market, name, "*", "hooks", "hooks.json"))
+			if len(versions) == 0 {
+				rep.add("codex", statusWarn, "reinstall it: codex plugin add "+id, "Codex plugin %s is enabled in %s but not installed under %s", id, filepath.Join(home, "config.toml"), filepath.Join(home, "plugins", "cache", market, name))
+				continue
+			}
+			slices.Sort(versions)
+			root := filepath.Dir(filepath.Dir(versions[len(versions)-1]))
+			plugins = append(plugins, plugin{source: "Codex CLI plugin " + id + " (" + root + ")", root: root, keySource: id + ":hooks/hooks.json"})
+		}
+	case hookio.HostGemini:
+		if home := r.home(); filepath.IsAbs(home) {
+			root := filepath.Join(home, ".gemini", "extensions", "donegate")
+			if _, err := os.Stat(filepath.Join(root, "gemini-extension.json")); err == nil {
+				plugins = append(plugins, plugin{source: "Gemini CLI extension donegate (" + root + ")", root: root})
+			}
+		}
+	}
+	slices.SortFunc(plugins, func(a, b plugin) int { return strings.Compare(a.source, b.source) })
+	var regs []registration
+	for _, p := range plugins {
+		file := filepath.Join(p.root, "hooks", "hooks.json")
+		data, _, err := readSettings(file)
+		if err == nil && data == nil {
+			err = os.ErrNotExist
+		}
+		var st settingsJSON
+		if err == nil {
+			st, err = parseSettings(data)
+		}
+		if err != nil {
+			rep.add(string(s.host), statusFail, "reinstall it", "%s: its hooks cannot be read: %v", p.source, err)
+			continue
+		}
+		for _, reg := range r.registrations(p.source, st.Hooks, p.root) {
+			reg.file, reg.keySource = file, p.keySource
+			switch {
+			case reg.timeoutSet && s.unit != time.Second:
+				reg.timeout = reg.timeout / time.Second * s.unit
+			case !reg.timeoutSet:
+				reg.timeout = s.defaultTimeout
+			}
+			regs = append(regs, reg)
+		}
+	}
 	return regs
 }
 
@@ -358,6 +428,9 @@ type codexConfig struct {
 	Projects map[string]struct {
 		TrustLevel string `toml:"trust_level"`
 	} `toml:"projects"`
+	Plugins map[string]struct {
+		Enabled *bool `toml:"enabled"`
+	} `toml:"plugins"`
 }
 
 // readCodexConfig reads a config.toml; ok is false when it does not
@@ -482,6 +555,11 @@ func (r *runCtx) doctorCodex(rep *DoctorReport, s hostSetup, regs []registration
 				"%s is not trusted: Codex skips it without a word until you review it (no trusted_hash for %q in %s)", where, key, userPath)
 		case st.TrustedHash == codexHookHash(reg):
 			rep.add("codex", statusOK, "", "%s is trusted in Codex", where)
+		case reg.keySource != "" && strings.HasPrefix(st.TrustedHash, codexHookHash(reg)+"/"):
+			// A plugin's hook is trusted as "<the hook's hash>/<one of
+			// the plugin's>" (measured on 0.169.0); doctor reckons only
+			// the first.
+			rep.add("codex", statusOK, "", "%s is trusted in Codex (the hook as it is; whether the plugin changed since, only /hooks tells)", where)
 		default:
 			rep.add("codex", statusWarn, "open /hooks in Codex and review it again",
 				"%s: its trusted_hash in %s is not the hash donegate reckons Codex gives it now (%s): the hook changed since you trusted it, and Codex skips it as modified; or this Codex hashes hooks differently than 0.169 does, and doctor cannot tell",
@@ -507,7 +585,11 @@ func (r *runCtx) doctorCodex(rep *DoctorReport, s hostSetup, regs []registration
 // codexTrustKey is the key of reg's [hooks.state] entry in Codex's
 // config.toml: "<file>:<event label>:<group>:<handler>".
 func codexTrustKey(reg registration) string {
-	return fmt.Sprintf("%s:%s:%d:%d", reg.file, codexEventLabel(reg.event), reg.group, reg.handler)
+	source := reg.file
+	if reg.keySource != "" {
+		source = reg.keySource
+	}
+	return fmt.Sprintf("%s:%s:%d:%d", source, codexEventLabel(reg.event), reg.group, reg.handler)
 }
 
 // codexProjectTrusted reports whether dir, or a dir above it (a git

@@ -3,6 +3,7 @@ package closer
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -220,6 +221,50 @@ func TestDoctorHosts(t *testing.T) {
 			want: []string{`^✓ gemini: stop-hook at AfterAgent`, `^\? gemini: Gemini CLI runs the project's hooks only in a trusted folder`},
 		},
 		{
+			name: "the Codex plugin, installed and trusted",
+			setup: func(t *testing.T, s *doctorSetup) {
+				root := filepath.Join(s.home, ".codex", "plugins", "cache", "dglocal", "donegate", "1.2.3")
+				buildHostPlugin(t, "codex", root)
+				// As Codex 0.169.0 recorded it when the plugin's Stop hook
+				// was trusted: the hook's hash, then one of the plugin's.
+				s.write(t, filepath.Join(s.home, ".codex", "config.toml"), `[plugins."donegate@dglocal"]
+enabled = true
+
+[tools.update_plan]
+enabled = true
+
+[hooks.state."donegate@dglocal:hooks/hooks.json:stop:0:0"]
+trusted_hash = "sha256:5991475f47f232cf9a95b8c7591a20f5d8757f58aef7e7daa5bb2242931363db/sha256:213b9afb45d4351d634ec31f6a7b115491ffb277360c7eefb3bfb2db0214a04b"
+`)
+			},
+			want: []string{
+				`^✓ codex: stop-hook at Stop in Codex CLI plugin donegate@dglocal \(.*/1\.2\.3\)$`,
+				`^✓ codex: stop-hook at Stop in .*/1\.2\.3/hooks/hooks\.json is trusted in Codex \(the hook as it is; whether the plugin changed since, only /hooks tells\)$`,
+				`^! codex: stop-hook at SubagentStop in .*/1\.2\.3/hooks/hooks\.json is not trusted: .*\(no trusted_hash for "donegate@dglocal:hooks/hooks\.json:subagent_stop:0:0"`,
+				`^✓ binaries: .*/bin/stop-hook, version`,
+			},
+			never: []string{`^✗`},
+		},
+		{
+			name: "the Codex plugin enabled but not installed",
+			setup: func(t *testing.T, s *doctorSetup) {
+				s.write(t, filepath.Join(s.proj, ".codex", "hooks.json"), codexHooks)
+				s.write(t, filepath.Join(s.home, ".codex", "config.toml"), "[plugins.\"donegate@gone\"]\nenabled = true\n")
+			},
+			want: []string{`^! codex: Codex plugin donegate@gone is enabled in .* but not installed under .*/plugins/cache/gone/donegate$`},
+		},
+		{
+			name: "the Gemini extension",
+			setup: func(t *testing.T, s *doctorSetup) {
+				buildHostPlugin(t, "gemini", filepath.Join(s.home, ".gemini", "extensions", "donegate"))
+			},
+			want: []string{
+				`^✓ gemini: stop-hook at AfterAgent in Gemini CLI extension donegate \(.*/\.gemini/extensions/donegate\)$`,
+				`^✓ gemini: stop-hook --criteria at BeforeAgent in Gemini CLI extension donegate`,
+			},
+			never: []string{`^[✗?] gemini`},
+		},
+		{
 			name: "a .gemini dir without donegate's hooks",
 			setup: func(t *testing.T, s *doctorSetup) {
 				s.write(t, filepath.Join(s.proj, ".gemini", "settings.json"), `{"theme": "dark"}`)
@@ -318,4 +363,16 @@ func TestDoctorRefusesADeeplyNestedConfigTOML(t *testing.T) {
 	assert.Equal(t, ExitIncomplete, code)
 	assert.Contains(t, out, "✗ codex: Codex CLI project config "+filepath.Join(s.proj, ".codex", "config.toml")+" cannot be read: arrays or inline tables nested 65 levels deep or more, over the 64 doctor reads")
 	assert.Contains(t, out, "✓ codex: stop-hook at Stop in Codex CLI project settings")
+}
+
+// buildHostPlugin builds the Codex plugin or the Gemini extension into
+// dir with scripts/build-plugin, as a release archive holds it (no
+// binaries: its hooks run the ones on PATH).
+func buildHostPlugin(t *testing.T, host, dir string) {
+	t.Helper()
+	cmd := exec.Command(filepath.Join("..", "..", "scripts", "build-plugin"), "--host", host, "--no-binaries", dir, "1.2.3")
+	// newDoctorSetup's PATH holds the fake hooks alone.
+	cmd.Env = append(os.Environ(), "PATH=/usr/bin:/bin")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
 }
