@@ -271,9 +271,9 @@ type registration struct {
 	timeoutSet     bool
 	// keySource names the file in Codex's trust key when it is not the
 	// file's path: a plugin's "donegate@market:hooks/hooks.json".
-	keySource string
-	async          bool
-	statusMessage  *string
+	keySource     string
+	async         bool
+	statusMessage *string
 }
 
 // dedupKey is what Claude Code compares to run a handler once: the
