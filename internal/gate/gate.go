@@ -226,15 +226,8 @@ func (r *run) stateDir() string {
 }
 
 // envProjectDir is the project dir the host names in the hook's
-// environment: $CLAUDE_PROJECT_DIR (Claude Code, Qwen Code; Gemini CLI
-// and Copilot CLI set it too), else $GEMINI_PROJECT_DIR. Codex and
-// Cursor name none: the event's cwd is the project dir there.
-func envProjectDir(env Env) string {
-	if d := env.Getenv("CLAUDE_PROJECT_DIR"); d != "" {
-		return d
-	}
-	return env.Getenv("GEMINI_PROJECT_DIR")
-}
+// environment (see paths.ProjectDir).
+func envProjectDir(env Env) string { return paths.ProjectDir(env.Getenv) }
 
 func lookup(opts Options, env Env, cwd string) config.Lookup {
 	l := config.Lookup{

@@ -1,0 +1,144 @@
+package gate_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/donegate/donegate/internal/gate"
+)
+
+// step is one stop of a host's session and what donegate decides on it.
+type step struct {
+	event  string
+	kind   gate.Kind
+	blocks int
+}
+
+// TestHostCounting: every host's stops are counted per session and turn,
+// so that open work blocks at most limits.max_blocks times in a turn
+// whatever the host's own cap, and a new turn starts a fresh count.
+func TestHostCounting(t *testing.T) {
+	codex := func(turn string, active bool) string {
+		return `{"session_id":"s","turn_id":"` + turn + `","model":"m","hook_event_name":"Stop","cwd":"$DIR","stop_hook_active":` + map[bool]string{true: "true", false: "false"}[active] + `}`
+	}
+	gemini := `{"session_id":"s","hook_event_name":"AfterAgent","cwd":"$DIR","prompt":"p","prompt_response":"r","stop_hook_active":false}`
+	copilot := `{"sessionId":"s","cwd":"$DIR","stopReason":"end_turn","stop_hook_active":false}`
+	cursor := func(gen string, loop string) string {
+		return `{"conversation_id":"s","generation_id":"` + gen + `","hook_event_name":"stop","workspace_roots":["$DIR"],"status":"completed","loop_count":` + loop + `}`
+	}
+	tests := []struct {
+		name  string
+		steps []step
+	}{
+		{"codex: turn_id is the turn", []step{
+			{codex("t1", false), gate.KindBlocked, 1},
+			{codex("t1", true), gate.KindBlocked, 2},
+			{codex("t1", true), gate.KindLetGo, 2},
+			{codex("t1", true), gate.KindLetGo, 2},
+			{codex("t2", false), gate.KindBlocked, 1},
+		}},
+		{"gemini: stop_hook_active false throughout", []step{
+			{gemini, gate.KindBlocked, 1},
+			{gemini, gate.KindBlocked, 2},
+			// Without a turn id the spent count is dropped (see
+			// limit.Open), and Gemini ends the turn on the let-go.
+			{gemini, gate.KindLetGo, 0},
+			{gemini, gate.KindBlocked, 1},
+		}},
+		{"copilot", []step{
+			{copilot, gate.KindBlocked, 1},
+			{copilot, gate.KindBlocked, 2},
+			{copilot, gate.KindLetGo, 0},
+		}},
+		{"cursor: loop_count 0 starts a turn, a stop is taken once", []step{
+			{cursor("g0", "0"), gate.KindBlocked, 1},
+			{cursor("g0", "0"), gate.KindDuplicate, 0},
+			{cursor("g1", "1"), gate.KindBlocked, 2},
+			{cursor("g1", "1"), gate.KindDuplicate, 0},
+			{cursor("g2", "2"), gate.KindLetGo, 0},
+			// A turn cut short after one block, then the person's next
+			// prompt: its count starts over.
+			{cursor("g3", "0"), gate.KindBlocked, 1},
+			{cursor("g4", "0"), gate.KindBlocked, 1},
+		}},
+		{"cursor without generation ids: each stop counted", []step{
+			{`{"conversation_id":"s","hook_event_name":"stop","workspace_roots":["$DIR"],"loop_count":0}`, gate.KindBlocked, 1},
+			{`{"conversation_id":"s","hook_event_name":"stop","workspace_roots":["$DIR"],"loop_count":1}`, gate.KindBlocked, 2},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			cfg := filepath.Join(dir, "cfg.json")
+			require.NoError(t, os.WriteFile(cfg, []byte(`{"checkers":[{"type":"files","paths":["a"]}],"limits":{"max_blocks":2}}`), 0o644))
+			opts := gate.Options{ConfigPath: cfg, StateDir: filepath.Join(dir, "state")}
+			env := gate.Env{Getenv: func(k string) string { return map[string]string{"HOME": dir}[k] }, Now: time.Now}
+			for i, s := range tt.steps {
+				var stderr bytes.Buffer
+				rep, err := gate.Evaluate(context.Background(), gate.StopHookName, opts, env, []byte(strings.ReplaceAll(s.event, "$DIR", dir)), &stderr)
+				require.NoError(t, err, "step %d", i)
+				assert.Equal(t, s.kind, rep.Decision.Kind, "step %d: %s", i, stderr.String())
+				assert.Equal(t, s.blocks, rep.Decision.Blocks, "step %d", i)
+			}
+		})
+	}
+}
+
+// A dry run (closer explain) of a Cursor stop takes nothing: the hook's
+// own run of that stop afterwards is not a duplicate.
+func TestCursorDryRunTakesNothing(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "cfg.json")
+	require.NoError(t, os.WriteFile(cfg, []byte(`{"checkers":[{"type":"files","paths":["a"]}]}`), 0o644))
+	event := []byte(`{"conversation_id":"s","generation_id":"g","hook_event_name":"stop","workspace_roots":["` + dir + `"],"loop_count":0}`)
+	env := gate.Env{Getenv: func(k string) string { return map[string]string{"HOME": dir}[k] }, Now: time.Now}
+	stateDir := filepath.Join(dir, "state")
+	for _, opts := range []gate.Options{{DryRun: true}, {DryRun: true}, {}} {
+		opts.ConfigPath, opts.StateDir = cfg, stateDir
+		var stderr bytes.Buffer
+		rep, err := gate.Evaluate(context.Background(), gate.StopHookName, opts, env, event, &stderr)
+		require.NoError(t, err)
+		assert.Equal(t, gate.KindBlocked, rep.Decision.Kind, "dry run %v", opts.DryRun)
+		assert.Equal(t, "{\"followup_message\":\"Missing required files: a\"}\n", string(rep.Answer))
+	}
+}
+
+// The project dir: $CLAUDE_PROJECT_DIR, else $GEMINI_PROJECT_DIR, else
+// the event's cwd (Cursor: its first workspace root).
+func TestProjectDirPerHost(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name  string
+		env   map[string]string
+		event string
+		want  string
+	}{
+		{"claude", map[string]string{"CLAUDE_PROJECT_DIR": "/c"}, `{"session_id":"s","hook_event_name":"Stop","cwd":"/w"}`, "/c"},
+		{"gemini", map[string]string{"GEMINI_PROJECT_DIR": "/g"}, `{"session_id":"s","hook_event_name":"AfterAgent","cwd":"/w"}`, "/g"},
+		{"gemini, both set", map[string]string{"GEMINI_PROJECT_DIR": "/g", "CLAUDE_PROJECT_DIR": "/c"}, `{"session_id":"s","hook_event_name":"AfterAgent","cwd":"/w"}`, "/c"},
+		{"codex", nil, `{"session_id":"s","turn_id":"t","model":"m","hook_event_name":"Stop","cwd":"/w"}`, "/w"},
+		{"cursor", nil, `{"conversation_id":"s","hook_event_name":"stop","workspace_roots":["/r1","/r2"]}`, "/r1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := gate.Env{Getenv: func(k string) string {
+				if k == "HOME" {
+					return dir
+				}
+				return tt.env[k]
+			}, Now: time.Now}
+			var stderr bytes.Buffer
+			rep, err := gate.Evaluate(context.Background(), gate.StopHookName, gate.Options{DryRun: true, StateDir: filepath.Join(dir, "state")}, env, []byte(tt.event), &stderr)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, rep.ProjectDir)
+		})
+	}
+}
