@@ -91,6 +91,13 @@ type Event struct {
 	GenerationID string
 	LoopCount    int
 
+	// Echo, when set, says why this event is one the host also sends in
+	// the form that counts: it is answered {}, unchecked and uncounted.
+	// Copilot CLI ends a subagent with two events, the subagent's own
+	// agentStop (whose block it ignores) and the parent's subagentStop
+	// (whose block it honours): the first is the echo.
+	Echo string
+
 	// SubagentStop only.
 	AgentID             string
 	AgentType           string
@@ -106,9 +113,20 @@ type Event struct {
 
 // TurnStart reports whether the host says this stop is the first of a
 // turn the person started, before any continuation: Cursor's loop_count
-// 0. Hosts with a turn id (PromptID) need not say it.
+// 0; Copilot CLI's stop_hook_active false (measured with 1.0.102: false
+// at the first stop of a prompt, true at every stop after a block, tool
+// calls or not). Hosts with a turn id (PromptID) need not say it.
 func (e *Event) TurnStart() bool {
-	return e.Host == HostCursor && e.IsStop() && e.LoopCount == 0
+	if !e.IsStop() {
+		return false
+	}
+	switch e.Host {
+	case HostCursor:
+		return e.LoopCount == 0
+	case HostCopilot:
+		return !e.StopHookActive
+	}
+	return false
 }
 
 // IsStop reports whether the event is a Stop or SubagentStop event.
@@ -250,8 +268,13 @@ func Parse(data []byte, host Host) (*Event, error) {
 // which are Claude Code's with a few fields more.
 func (e *Event) readClaude(root gjson.Result) error {
 	fields := e.claudeFields()
-	if e.Host == HostCodex {
+	switch e.Host {
+	case HostCodex:
 		fields = append(fields, field{"turn_id", &e.TurnID}, field{"model", &e.Model})
+	case HostQwen:
+		// Qwen Code sends UserPromptSubmit before every model request of
+		// a turn; prompt tells the person's from the others (see Prompt).
+		fields = append(fields, field{"prompt", &e.Prompt})
 	}
 	if err := readStrings(root, fields); err != nil {
 		return err
@@ -331,15 +354,14 @@ const (
 	copilotPostToolUse  = "postToolUse"
 )
 
-// copilotAgentKeys are the fields that name the subagent in a Copilot
-// subagentStop event (any one of them makes a stop a subagent's).
-var copilotAgentKeys = []string{"agentName", "agentId", "subagentName"}
-
 // readCopilot reads Copilot CLI's wire format: camelCase fields, no event
 // name (the event is told by the fields it has), stop_hook_active in
-// snake case.
+// snake case. Measured with 1.0.102: a subagentStop carries the
+// subagent's agentId, agentType, agentName and its last message in
+// response, under the parent's sessionId; the subagent's own agentStop
+// carries agentId and parentAgentId under the subagent's id as sessionId.
 func (e *Event) readCopilot(root gjson.Result) error {
-	var stopReason, source string
+	var stopReason, source, agentName, parent string
 	err := readStrings(root, []field{
 		{"sessionId", &e.SessionID},
 		{"transcriptPath", &e.TranscriptPath},
@@ -348,17 +370,14 @@ func (e *Event) readCopilot(root gjson.Result) error {
 		{"toolName", &e.ToolName},
 		{"stopReason", &stopReason},
 		{"source", &source},
+		{"agentId", &e.AgentID},
+		{"agentType", &e.AgentType},
+		{"agentName", &agentName},
+		{"parentAgentId", &parent},
+		{"response", &e.LastAssistantMessage},
 	})
 	if err != nil {
 		return err
-	}
-	for _, k := range copilotAgentKeys {
-		if err := readStrings(root, []field{{k, &e.AgentID}}); err != nil {
-			return err
-		}
-		if e.AgentID != "" {
-			break
-		}
 	}
 	if err := readBool(root, "stop_hook_active", &e.StopHookActive); err != nil {
 		return err
@@ -371,8 +390,11 @@ func (e *Event) readCopilot(root gjson.Result) error {
 		e.WireEventName, e.HookEventName = copilotPreToolUse, EventPreToolUse
 	case stopReason != "" || root.Get("stop_hook_active").Exists():
 		e.WireEventName, e.HookEventName = copilotAgentStop, EventStop
-		if e.AgentID != "" {
+		switch {
+		case agentName != "" || root.Get("response").Exists():
 			e.WireEventName, e.HookEventName = copilotSubagentStop, EventSubagentStop
+		case parent != "":
+			e.Echo = "Copilot CLI's agentStop of a subagent, which it ends again with a subagentStop (and ignores a block of this one)"
 		}
 	case root.Get("prompt").Exists():
 		e.WireEventName, e.HookEventName = copilotPrompt, EventUserPromptSubmit

@@ -71,7 +71,7 @@ const (
 	KindCheckFailed  Kind = "check failed"  // a checker could not run, on_error allow
 	KindStateFailed  Kind = "state failed"  // the block count could not be kept
 	KindCriteria     Kind = "criteria"      // stop-hook --criteria: told, nothing checked
-	KindDuplicate    Kind = "duplicate"     // a stop another donegate entry answers (Cursor)
+	KindDuplicate    Kind = "duplicate"     // a stop answered elsewhere: another entry's (Cursor), or an echo (Copilot)
 )
 
 // Decision says why a run answered as it did.
@@ -79,7 +79,8 @@ type Decision struct {
 	Kind Kind
 	// Limit is, for KindLetGo, the limit that let the agent go
 	// ("max_blocks" or "deadline"), and Why its words for it; for
-	// KindNotDeclared, Why names the completion_signal that did not hold.
+	// KindNotDeclared, Why names the completion_signal that did not hold;
+	// for KindDuplicate, where the stop is answered.
 	Limit, Why string
 	// Blocks is the gate's count of continuations after this run
 	// (KindBlocked: this one included); MaxBlocks is limits.max_blocks.
@@ -173,6 +174,9 @@ func Evaluate(ctx context.Context, hook string, opts Options, env Env, raw []byt
 	}
 	r := newRun(hook, opts, env, ev, stderr)
 	r.raw = raw
+	if hook == StopHookName {
+		r.settleTurn()
+	}
 	c, err := r.loadConfig()
 	rep := Report{Hook: hook, Event: r.event, ProjectDir: r.projectDir(), StateDir: r.stateDir(), ConfigErr: err}
 	if opts.Explain {
@@ -221,12 +225,15 @@ func (r *run) evaluate(ctx context.Context, reason checkers.StopReason, c *confi
 		// and uncounted.
 		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindNotDeclared, Why: config.DescribeConditions(c.CompletionSignal, " or ")}
 	}
+	if r.event.Echo != "" {
+		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindDuplicate, Why: r.event.Echo}
+	}
 	if r.duplicateStop() {
 		// Cursor ran donegate for this stop already (registered in
 		// .cursor/hooks.json and in .claude/settings.json, which Cursor
 		// runs too): that run checks and counts it, this one lets it be.
 		fmt.Fprintf(r.stderr, "%s: %s stop %s (loop %d) is answered by donegate's other hook entry; not checking it twice\n", r.name, r.event.Host.Title(), r.event.GenerationID, r.event.LoopCount)
-		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindDuplicate}
+		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindDuplicate, Why: "Cursor ran donegate's other hook entry for this stop"}
 	}
 	r.saveEvent()
 	if err != nil {

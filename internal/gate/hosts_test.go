@@ -3,6 +3,7 @@ package gate_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,7 +31,9 @@ func TestHostCounting(t *testing.T) {
 		return `{"session_id":"s","turn_id":"` + turn + `","model":"m","hook_event_name":"Stop","cwd":"$DIR","stop_hook_active":` + map[bool]string{true: "true", false: "false"}[active] + `}`
 	}
 	gemini := `{"session_id":"s","hook_event_name":"AfterAgent","cwd":"$DIR","prompt":"p","prompt_response":"r","stop_hook_active":false}`
-	copilot := `{"sessionId":"s","cwd":"$DIR","stopReason":"end_turn","stop_hook_active":false}`
+	copilot := func(active bool) string {
+		return `{"sessionId":"s","cwd":"$DIR","stopReason":"end_turn","stop_hook_active":` + map[bool]string{true: "true", false: "false"}[active] + `}`
+	}
 	cursor := func(gen string, loop string) string {
 		return `{"conversation_id":"s","generation_id":"` + gen + `","hook_event_name":"stop","workspace_roots":["$DIR"],"status":"completed","loop_count":` + loop + `}`
 	}
@@ -45,18 +48,20 @@ func TestHostCounting(t *testing.T) {
 			{codex("t1", true), gate.KindLetGo, 2},
 			{codex("t2", false), gate.KindBlocked, 1},
 		}},
-		{"gemini: stop_hook_active false throughout", []step{
+		{"gemini: stop_hook_active false throughout, no chat file", []step{
 			{gemini, gate.KindBlocked, 1},
 			{gemini, gate.KindBlocked, 2},
-			// Without a turn id the spent count is dropped (see
-			// limit.Open), and Gemini ends the turn on the let-go.
-			{gemini, gate.KindLetGo, 0},
-			{gemini, gate.KindBlocked, 1},
+			// The prompt's text names the turn: the same text again
+			// carries its spent count on.
+			{gemini, gate.KindLetGo, 2},
+			{gemini, gate.KindLetGo, 2},
 		}},
-		{"copilot", []step{
-			{copilot, gate.KindBlocked, 1},
-			{copilot, gate.KindBlocked, 2},
-			{copilot, gate.KindLetGo, 0},
+		{"copilot: stop_hook_active false starts a turn", []step{
+			{copilot(false), gate.KindBlocked, 1},
+			{copilot(true), gate.KindBlocked, 2},
+			{copilot(true), gate.KindLetGo, 0},
+			{copilot(false), gate.KindBlocked, 1},
+			{copilot(false), gate.KindBlocked, 1},
 		}},
 		{"cursor: loop_count 0 starts a turn, a stop is taken once", []step{
 			{cursor("g0", "0"), gate.KindBlocked, 1},
@@ -139,6 +144,105 @@ func TestProjectDirPerHost(t *testing.T) {
 			rep, err := gate.Evaluate(context.Background(), gate.StopHookName, gate.Options{DryRun: true, StateDir: filepath.Join(dir, "state")}, env, []byte(tt.event), &stderr)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, rep.ProjectDir)
+		})
+	}
+}
+
+// recordedEvent reads a recorded event of testdata/events, with its
+// transcript path replaced.
+func recordedEvent(t *testing.T, file, transcript, cwd string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "events", file))
+	require.NoError(t, err)
+	var ev map[string]any
+	require.NoError(t, json.Unmarshal(data, &ev))
+	for _, k := range []string{"transcript_path", "transcriptPath"} {
+		if _, ok := ev[k]; ok {
+			ev[k] = transcript
+		}
+	}
+	ev["cwd"] = cwd
+	out, err := json.Marshal(ev)
+	require.NoError(t, err)
+	return out
+}
+
+// TestRecordedTurns: the stops the real Gemini CLI and Copilot CLI sent,
+// counted per turn. Gemini's turn is the chat record of the person's
+// prompt: its stop_hook_active is false again after a continuation that
+// ran a tool, and the same prompt typed again has the same text.
+// Copilot's turn starts at a stop whose stop_hook_active is false, and a
+// subagent's own agentStop (whose block Copilot ignores) is not counted
+// beside the subagentStop that follows it.
+func TestRecordedTurns(t *testing.T) {
+	chat, err := os.ReadFile("../../testdata/events/gemini/chat-write-todos.jsonl")
+	require.NoError(t, err)
+	again := `{"id":"second-prompt","type":"user","content":[{"text":"Write DONE.txt"}]}` + "\n"
+	type st struct {
+		file      string
+		appendNew bool // the person typed the same prompt again first
+		kind      gate.Kind
+		blocks    int
+	}
+	tests := []struct {
+		name  string
+		chat  bool // the chat file is there
+		steps []st
+	}{
+		{"gemini, the chat file read", true, []st{
+			{"gemini/afteragent-first.json", false, gate.KindBlocked, 1},
+			{"gemini/afteragent-after-deny.json", false, gate.KindBlocked, 2},
+			{"gemini/afteragent-after-deny-and-tool.json", false, gate.KindLetGo, 2},
+			{"gemini/afteragent-allowed.json", false, gate.KindLetGo, 2},
+			{"gemini/afteragent-resumed-same-prompt.json", true, gate.KindBlocked, 1},
+		}},
+		{"gemini, no chat file: the prompt's text", false, []st{
+			{"gemini/afteragent-first.json", false, gate.KindBlocked, 1},
+			{"gemini/afteragent-after-deny.json", false, gate.KindBlocked, 2},
+			{"gemini/afteragent-after-deny-and-tool.json", false, gate.KindLetGo, 2},
+			// The same text again: let go sooner, never held longer.
+			{"gemini/afteragent-resumed-same-prompt.json", false, gate.KindLetGo, 2},
+		}},
+		{"copilot", false, []st{
+			{"copilot/agentstop-first.json", false, gate.KindBlocked, 1},
+			{"copilot/agentstop-after-block.json", false, gate.KindBlocked, 2},
+			{"copilot/agentstop-after-block.json", false, gate.KindLetGo, 0},
+			{"copilot/subagent-agentstop.json", false, gate.KindDuplicate, 0},
+			{"copilot/subagentstop-first.json", false, gate.KindBlocked, 1},
+			{"copilot/subagentstop-after-block.json", false, gate.KindBlocked, 2},
+			{"copilot/agentstop-second-prompt.json", false, gate.KindBlocked, 1},
+			// A turn cut short: the next prompt starts over.
+			{"copilot/agentstop-second-prompt.json", false, gate.KindBlocked, 1},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			cfg := filepath.Join(dir, "cfg.json")
+			require.NoError(t, os.WriteFile(cfg, []byte(`{"checkers":[{"type":"files","paths":["a"],"on":["stop","subagent_stop"]}],"limits":{"max_blocks":2}}`), 0o644))
+			transcript := filepath.Join(dir, "chat.jsonl")
+			if tt.chat {
+				require.NoError(t, os.WriteFile(transcript, chat, 0o644))
+			}
+			opts := gate.Options{ConfigPath: cfg, StateDir: filepath.Join(dir, "state")}
+			env := gate.Env{Getenv: func(k string) string { return map[string]string{"HOME": dir}[k] }, Now: time.Now}
+			for i, s := range tt.steps {
+				if s.appendNew {
+					f, err := os.OpenFile(transcript, os.O_APPEND|os.O_WRONLY, 0)
+					require.NoError(t, err)
+					_, err = f.WriteString(again)
+					require.NoError(t, err)
+					require.NoError(t, f.Close())
+				}
+				var stderr bytes.Buffer
+				rep, err := gate.Evaluate(context.Background(), gate.StopHookName, opts, env, recordedEvent(t, s.file, transcript, dir), &stderr)
+				require.NoError(t, err, "step %d", i)
+				assert.Equal(t, s.kind, rep.Decision.Kind, "step %d (%s): %s", i, s.file, stderr.String())
+				assert.Equal(t, s.blocks, rep.Decision.Blocks, "step %d (%s)", i, s.file)
+				if s.kind == gate.KindDuplicate {
+					assert.Equal(t, "{}\n", string(rep.Answer))
+				}
+			}
 		})
 	}
 }
