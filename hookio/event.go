@@ -268,13 +268,8 @@ func Parse(data []byte, host Host) (*Event, error) {
 // which are Claude Code's with a few fields more.
 func (e *Event) readClaude(root gjson.Result) error {
 	fields := e.claudeFields()
-	switch e.Host {
-	case HostCodex:
+	if e.Host == HostCodex {
 		fields = append(fields, field{"turn_id", &e.TurnID}, field{"model", &e.Model})
-	case HostQwen:
-		// Qwen Code sends UserPromptSubmit before every model request of
-		// a turn; prompt tells the person's from the others (see Prompt).
-		fields = append(fields, field{"prompt", &e.Prompt})
 	}
 	if err := readStrings(root, fields); err != nil {
 		return err

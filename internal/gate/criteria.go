@@ -24,11 +24,6 @@ func criteria(hook string, opts Options, env Env, ev *hookio.Event, stderr io.Wr
 		rep.ConfigPath, _ = config.Find(lookup(r.opts, r.env, r.event.Cwd))
 	}
 	switch {
-	case r.event.Host == hookio.HostQwen && r.event.HookEventName == hookio.EventUserPromptSubmit && r.event.Prompt == "":
-		// Qwen Code sends UserPromptSubmit before every model request of
-		// a turn, with no prompt after a tool's result (measured with
-		// 0.24.4): the criteria were told with the person's prompt.
-		rep.Decision = Decision{Kind: KindCriteria}
 	case r.guarded():
 		// As the Stop hook checks nothing inside donegate's own check of
 		// this session, there is nothing to announce there either.
