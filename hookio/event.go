@@ -82,7 +82,7 @@ type Event struct {
 	LastAssistantMessage string
 	// Prompt is the person's prompt where the host sends it with the
 	// event (Gemini's AfterAgent and BeforeAgent, Copilot's and Cursor's
-	// prompt events).
+	// prompt events, Qwen's submitted_prompt).
 	Prompt string
 
 	// Cursor only: the generation (one run of the agent loop) and how
@@ -127,6 +127,16 @@ func (e *Event) TurnStart() bool {
 		return !e.StopHookActive
 	}
 	return false
+}
+
+// ResumesTurn reports whether a UserPromptSubmit is the host going on
+// with a turn rather than a prompt of the person. Qwen Code 0.24.4 sends
+// UserPromptSubmit before every model request of a turn, with the turn's
+// prompt_id: with prompt "" after a tool's result, with a Stop hook's
+// reason after a block; only the person's prompt carries submitted_prompt
+// (recorded: testdata/events/qwen/userpromptsubmit*.json).
+func (e *Event) ResumesTurn() bool {
+	return e.Host == HostQwen && e.HookEventName == EventUserPromptSubmit && e.Prompt == ""
 }
 
 // IsStop reports whether the event is a Stop or SubagentStop event.
@@ -283,6 +293,13 @@ func (e *Event) readClaude(root gjson.Result) error {
 		// (measured with 0.169.0): the turn donegate counts per.
 		e.PromptID = e.TurnID
 	}
+	if e.Host == HostQwen {
+		// Only the person's own prompt carries submitted_prompt: see
+		// ResumesTurn.
+		if err := readStrings(root, []field{{"submitted_prompt", &e.Prompt}}); err != nil {
+			return err
+		}
+	}
 	if err := readBool(root, "stop_hook_active", &e.StopHookActive); err != nil {
 		return err
 	}
@@ -326,6 +343,13 @@ func (e *Event) readGemini(root gjson.Result) error {
 	e.HookEventName = e.WireEventName
 	if n, ok := geminiNames[e.WireEventName]; ok {
 		e.HookEventName = n
+	}
+	if e.Host == HostQwen {
+		// Only the person's own prompt carries submitted_prompt: see
+		// ResumesTurn.
+		if err := readStrings(root, []field{{"submitted_prompt", &e.Prompt}}); err != nil {
+			return err
+		}
 	}
 	if err := readBool(root, "stop_hook_active", &e.StopHookActive); err != nil {
 		return err
@@ -468,6 +492,13 @@ func (e *Event) readCursor(root gjson.Result) error {
 			return fmt.Errorf("%w: field loop_count is %s, expected a whole number of 0 or more", ErrBadEvent, preview([]byte(v.Raw)))
 		}
 		e.LoopCount = int(v.Num)
+	}
+	if e.Host == HostQwen {
+		// Only the person's own prompt carries submitted_prompt: see
+		// ResumesTurn.
+		if err := readStrings(root, []field{{"submitted_prompt", &e.Prompt}}); err != nil {
+			return err
+		}
 	}
 	if err := readBool(root, "stop_hook_active", &e.StopHookActive); err != nil {
 		return err

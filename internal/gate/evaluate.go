@@ -72,6 +72,7 @@ const (
 	KindStateFailed  Kind = "state failed"  // the block count could not be kept
 	KindCriteria     Kind = "criteria"      // stop-hook --criteria: told, nothing checked
 	KindDuplicate    Kind = "duplicate"     // a stop answered elsewhere: another entry's (Cursor), or an echo (Copilot)
+	KindResumed      Kind = "turn resumed"  // stop-hook --criteria at a prompt event of a turn going on (Qwen): told at its start
 )
 
 // Decision says why a run answered as it did.
