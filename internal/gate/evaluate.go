@@ -237,6 +237,7 @@ func (r *run) evaluate(ctx context.Context, reason checkers.StopReason, c *confi
 		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindDuplicate, Why: "Cursor ran donegate's other hook entry for this stop"}
 	}
 	r.saveEvent()
+	r.copilotTurn()
 	if err != nil {
 		if !config.BlockOnError(err) {
 			return r.dialect(nil), r.configFailure(err), checkers.Result{}, Decision{Kind: KindConfigBroken, Err: err}
