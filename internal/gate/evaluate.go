@@ -229,7 +229,7 @@ func (r *run) evaluate(ctx context.Context, reason checkers.StopReason, c *confi
 	if r.event.Echo != "" {
 		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindDuplicate, Why: r.event.Echo}
 	}
-	if r.duplicateStop() {
+	if r.cursorStop() {
 		// Cursor ran donegate for this stop already (registered in
 		// .cursor/hooks.json and in .claude/settings.json, which Cursor
 		// runs too): that run checks and counts it, this one lets it be.

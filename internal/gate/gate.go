@@ -303,9 +303,6 @@ func (r *run) check(ctx context.Context, c *config.Config, reason checkers.StopR
 // the chain runs, from the state dir, changing nothing (the count is
 // decide's to change).
 func (r *run) continued() (int, error) {
-	if r.event.TurnStart() {
-		return 0, nil // decide starts the count over
-	}
 	s, err := state.Store{Dir: r.stateDir()}.Peek(r.event.SessionID)
 	if err != nil {
 		return 0, fmt.Errorf("block count: %w", err)
@@ -356,12 +353,6 @@ func (r *run) decide(c *config.Config, res checkers.Result, checkErr error) (hoo
 	count := func(s *state.Session) error {
 		for _, k := range limit.Prune(s.Counters, key, r.event.PromptID, now) {
 			delete(s.Counters, k)
-		}
-		if r.event.TurnStart() {
-			// The host says the person started this turn (Cursor's
-			// loop_count 0): a count left by a turn that was cut short
-			// is not this one's.
-			delete(s.Counters, key)
 		}
 		var cur limit.Counter
 		if p := s.Counters[key]; p != nil {

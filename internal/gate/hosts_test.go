@@ -59,7 +59,7 @@ func TestHostCounting(t *testing.T) {
 		{"copilot: stop_hook_active false starts a turn", []step{
 			{copilot(false), gate.KindBlocked, 1},
 			{copilot(true), gate.KindBlocked, 2},
-			{copilot(true), gate.KindLetGo, 0},
+			{copilot(true), gate.KindLetGo, 2},
 			{copilot(false), gate.KindBlocked, 1},
 			{copilot(false), gate.KindBlocked, 1},
 		}},
@@ -68,7 +68,7 @@ func TestHostCounting(t *testing.T) {
 			{cursor("g0", "0"), gate.KindDuplicate, 0},
 			{cursor("g1", "1"), gate.KindBlocked, 2},
 			{cursor("g1", "1"), gate.KindDuplicate, 0},
-			{cursor("g2", "2"), gate.KindLetGo, 0},
+			{cursor("g2", "2"), gate.KindLetGo, 2},
 			// A turn cut short after one block, then the person's next
 			// prompt: its count starts over.
 			{cursor("g3", "0"), gate.KindBlocked, 1},
@@ -206,7 +206,7 @@ func TestRecordedTurns(t *testing.T) {
 		{"copilot", false, []st{
 			{"copilot/agentstop-first.json", false, gate.KindBlocked, 1},
 			{"copilot/agentstop-after-block.json", false, gate.KindBlocked, 2},
-			{"copilot/agentstop-after-block.json", false, gate.KindLetGo, 0},
+			{"copilot/agentstop-after-block.json", false, gate.KindLetGo, 2},
 			{"copilot/subagent-agentstop.json", false, gate.KindDuplicate, 0},
 			{"copilot/subagentstop-first.json", false, gate.KindBlocked, 1},
 			{"copilot/subagentstop-after-block.json", false, gate.KindBlocked, 2},
@@ -244,5 +244,33 @@ func TestRecordedTurns(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// closer explain --last replays the Cursor stop that was let go: it says
+// so (the turn's spent count is kept under the turn), and is not taken
+// for a duplicate of the hook's own run of that stop.
+func TestCursorExplainLetGo(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "cfg.json")
+	require.NoError(t, os.WriteFile(cfg, []byte(`{"checkers":[{"type":"files","paths":["a"]}],"limits":{"max_blocks":1}}`), 0o644))
+	env := gate.Env{Getenv: func(k string) string { return map[string]string{"HOME": dir}[k] }, Now: time.Now}
+	stop := func(gen, loop string) []byte {
+		return []byte(`{"conversation_id":"s","generation_id":"` + gen + `","hook_event_name":"stop","workspace_roots":["` + dir + `"],"loop_count":` + loop + `}`)
+	}
+	for i, s := range []struct {
+		event []byte
+		dry   bool
+		kind  gate.Kind
+	}{
+		{stop("g0", "0"), false, gate.KindBlocked},
+		{stop("g1", "1"), false, gate.KindLetGo},
+		{stop("g1", "1"), true, gate.KindLetGo},
+		{stop("g0", "0"), true, gate.KindLetGo},
+	} {
+		var stderr bytes.Buffer
+		rep, err := gate.Evaluate(context.Background(), gate.StopHookName, gate.Options{ConfigPath: cfg, StateDir: filepath.Join(dir, "state"), DryRun: s.dry}, env, s.event, &stderr)
+		require.NoError(t, err)
+		assert.Equal(t, s.kind, rep.Decision.Kind, "step %d: %s", i, stderr.String())
 	}
 }
