@@ -175,9 +175,6 @@ func Evaluate(ctx context.Context, hook string, opts Options, env Env, raw []byt
 	}
 	r := newRun(hook, opts, env, ev, stderr)
 	r.raw = raw
-	if hook == StopHookName {
-		r.settleTurn()
-	}
 	c, err := r.loadConfig()
 	rep := Report{Hook: hook, Event: r.event, ProjectDir: r.projectDir(), StateDir: r.stateDir(), ConfigErr: err}
 	if opts.Explain {

@@ -51,10 +51,10 @@ func TestHostCounting(t *testing.T) {
 		{"gemini: stop_hook_active false throughout, no chat file", []step{
 			{gemini, gate.KindBlocked, 1},
 			{gemini, gate.KindBlocked, 2},
-			// The prompt's text names the turn: the same text again
-			// carries its spent count on.
-			{gemini, gate.KindLetGo, 2},
-			{gemini, gate.KindLetGo, 2},
+			// No turn found: the count is the session's, dropped when
+			// the agent is let go, which ends the turn.
+			{gemini, gate.KindLetGo, 0},
+			{gemini, gate.KindBlocked, 1},
 		}},
 		{"copilot: stop_hook_active false starts a turn", []step{
 			{copilot(false), gate.KindBlocked, 1},
@@ -196,12 +196,11 @@ func TestRecordedTurns(t *testing.T) {
 			{"gemini/afteragent-allowed.json", false, gate.KindLetGo, 2},
 			{"gemini/afteragent-resumed-same-prompt.json", true, gate.KindBlocked, 1},
 		}},
-		{"gemini, no chat file: the prompt's text", false, []st{
+		{"gemini, no chat file: the session's count", false, []st{
 			{"gemini/afteragent-first.json", false, gate.KindBlocked, 1},
 			{"gemini/afteragent-after-deny.json", false, gate.KindBlocked, 2},
-			{"gemini/afteragent-after-deny-and-tool.json", false, gate.KindLetGo, 2},
-			// The same text again: let go sooner, never held longer.
-			{"gemini/afteragent-resumed-same-prompt.json", false, gate.KindLetGo, 2},
+			{"gemini/afteragent-after-deny-and-tool.json", false, gate.KindLetGo, 0},
+			{"gemini/afteragent-resumed-same-prompt.json", false, gate.KindBlocked, 1},
 		}},
 		{"copilot", false, []st{
 			{"copilot/agentstop-first.json", false, gate.KindBlocked, 1},
