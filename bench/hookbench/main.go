@@ -226,14 +226,25 @@ func run(bin, base, plugin, buildPlugin string, runs int, largeSize int64) (bool
 	if err != nil {
 		return false, err
 	}
-	for _, h := range hostRows {
-		cases = append(cases, h.bcase)
+	// Each host's case runs right after Claude Code's small stop it is
+	// compared with: run after the 10,000-file git status, the first of
+	// them measured 1 ms slower than the same process did anywhere else.
+	var ordered []*bcase
+	for _, c := range cases {
+		ordered = append(ordered, c)
+		if c.name != "small" {
+			continue
+		}
+		if base != "" {
+			b := *c
+			b.name, b.argv = "base", []string{filepath.Join(base, "stop-hook"), "--state-dir", filepath.Join(work, "state-base")}
+			ordered = append(ordered, &b)
+		}
+		for _, h := range hostRows {
+			ordered = append(ordered, h.bcase)
+		}
 	}
-	if base != "" {
-		c := *stop("small", small, project, "incomplete task")
-		c.name, c.argv = "base", []string{filepath.Join(base, "stop-hook"), "--state-dir", filepath.Join(work, "state-base")}
-		cases = append(cases, &c)
-	}
+	cases = ordered
 	// Warm the page cache and the test-result cache; check every answer.
 	for _, c := range cases {
 		if _, _, err := c.once(); err != nil {
