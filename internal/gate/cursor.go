@@ -24,8 +24,11 @@ type cursorRecord struct {
 	Turns map[string]string `json:"turns,omitempty"`
 }
 
-// takenStop is one Cursor stop a donegate hook has taken.
+// takenStop is one Cursor stop a donegate hook has taken: of one gate
+// (the main agent's stop, or one subagent's), as a subagentStop of a
+// generation is not its stop.
 type takenStop struct {
+	Gate       string `json:"gate"`
 	Generation string `json:"generation"`
 	Loop       int    `json:"loop"`
 }
@@ -38,8 +41,8 @@ type takenStop struct {
 // for one stop, each with the same payload (its docs): a project that
 // registers donegate in both (for Cursor and for Claude Code) would have
 // the stop checked twice and counted twice, so max_blocks would be spent
-// at half the continuations. A stop is one generation_id at one
-// loop_count; the first run to take it answers it, the other answers {}
+// at half the continuations. A stop is one gate's at one generation_id
+// and loop_count; the first run to take it answers it, the other answers {}
 // (a stop hook that sends no follow-up leaves the other's in place).
 //
 // Cursor's events name no turn, but its loop_count says which stop
@@ -56,8 +59,8 @@ func (r *run) cursorStop() (duplicate bool) {
 	if ev.Host != hookio.HostCursor || !ev.IsStop() || ev.SessionID == "" {
 		return false
 	}
-	this := takenStop{Generation: ev.GenerationID, Loop: ev.LoopCount}
 	key := gateKey(ev)
+	this := takenStop{Gate: key, Generation: ev.GenerationID, Loop: ev.LoopCount}
 	var turn string
 	store := state.Store{Dir: r.stateDir(), ReadOnly: r.opts.DryRun}
 	err := store.Update(ev.SessionID, func(s *state.Session) error {

@@ -74,6 +74,10 @@ func TestHostCounting(t *testing.T) {
 			{cursor("g3", "0"), gate.KindBlocked, 1},
 			{cursor("g4", "0"), gate.KindBlocked, 1},
 		}},
+		{"cursor: a subagent's stop of the generation is not its main stop", []step{
+			{`{"conversation_id":"s","generation_id":"g0","hook_event_name":"subagentStop","workspace_roots":["$DIR"]}`, gate.KindComplete, 0},
+			{cursor("g0", "0"), gate.KindBlocked, 1},
+		}},
 		{"cursor without generation ids: each stop counted", []step{
 			{`{"conversation_id":"s","hook_event_name":"stop","workspace_roots":["$DIR"],"loop_count":0}`, gate.KindBlocked, 1},
 			{`{"conversation_id":"s","hook_event_name":"stop","workspace_roots":["$DIR"],"loop_count":1}`, gate.KindBlocked, 2},
