@@ -91,12 +91,13 @@ type Event struct {
 	GenerationID string
 	LoopCount    int
 
-	// Echo, when set, says why this event is one the host also sends in
-	// the form that counts: it is answered {}, unchecked and uncounted.
-	// Copilot CLI ends a subagent with two events, the subagent's own
-	// agentStop (whose block it ignores) and the parent's subagentStop
-	// (whose block it honours): the first is the echo.
-	Echo string
+	// Unchecked, when set, says why this stop is answered {}, unchecked
+	// and uncounted: Copilot CLI ends a subagent with two events, the
+	// subagent's own agentStop (whose block it ignores) and the parent's
+	// subagentStop (whose block it honours), and the first is only an
+	// echo; Cursor runs its stop hook when the person aborted the agent
+	// or it failed too, and a follow-up then would start it again.
+	Unchecked string
 
 	// SubagentStop only.
 	AgentID             string
@@ -413,7 +414,7 @@ func (e *Event) readCopilot(root gjson.Result) error {
 		case agentName != "" || root.Get("response").Exists():
 			e.WireEventName, e.HookEventName = copilotSubagentStop, EventSubagentStop
 		case parent != "":
-			e.Echo = "Copilot CLI's agentStop of a subagent, which it ends again with a subagentStop (and ignores a block of this one)"
+			e.Unchecked = "Copilot CLI's agentStop of a subagent, which it ends again with a subagentStop (and ignores a block of this one)"
 		}
 	case root.Get("prompt").Exists():
 		e.WireEventName, e.HookEventName = copilotPrompt, EventUserPromptSubmit
@@ -448,8 +449,10 @@ var cursorNames = map[string]string{
 // here): conversation_id for the session, generation_id, loop_count,
 // workspace_roots instead of cwd.
 func (e *Event) readCursor(root gjson.Result) error {
+	var status string
 	err := readStrings(root, []field{
 		{"hook_event_name", &e.WireEventName},
+		{"status", &status},
 		{"conversation_id", &e.SessionID},
 		{"generation_id", &e.GenerationID},
 		{"transcript_path", &e.TranscriptPath},
@@ -467,6 +470,9 @@ func (e *Event) readCursor(root gjson.Result) error {
 	e.HookEventName = e.WireEventName
 	if n, ok := cursorNames[e.WireEventName]; ok {
 		e.HookEventName = n
+	}
+	if e.IsStop() && status != "" && status != "completed" {
+		e.Unchecked = fmt.Sprintf("Cursor's %s with status %q: the agent did not finish its turn (the person stopped it, or it failed), and a follow-up would start it again", e.WireEventName, status)
 	}
 	if e.SessionID == "" {
 		if err := readStrings(root, []field{{"session_id", &e.SessionID}}); err != nil {

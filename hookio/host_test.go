@@ -129,7 +129,7 @@ func TestParseHostEvents(t *testing.T) {
 			SessionID: copilotSession, Cwd: project, AgentID: copilotAgent, AgentType: "general-purpose", LastAssistantMessage: "Subagent finished."}, true},
 		{"copilot/subagent-agentstop.json", Event{Host: HostCopilot, HookEventName: EventStop, WireEventName: "agentStop",
 			SessionID: copilotAgent, Cwd: project, AgentID: copilotAgent, AgentType: "general-purpose",
-			Echo: "Copilot CLI's agentStop of a subagent, which it ends again with a subagentStop (and ignores a block of this one)"}, true},
+			Unchecked: "Copilot CLI's agentStop of a subagent, which it ends again with a subagentStop (and ignores a block of this one)"}, true},
 		{"copilot/sessionstart-new.json", Event{Host: HostCopilot, HookEventName: EventSessionStart, WireEventName: "sessionStart",
 			SessionID: copilotSession, Cwd: project}, false},
 		{"copilot/userpromptsubmitted.json", Event{Host: HostCopilot, HookEventName: EventUserPromptSubmit, WireEventName: "userPromptSubmitted",
@@ -155,6 +155,19 @@ func TestParseHostEvents(t *testing.T) {
 			assert.Equal(t, got.Cwd, p.Cwd)
 		})
 	}
+}
+
+// A Cursor stop the person aborted, or that failed, is not to be checked:
+// a follow-up would start the agent again.
+func TestCursorStatus(t *testing.T) {
+	for status, unchecked := range map[string]bool{"completed": false, "": false, "aborted": true, "error": true} {
+		ev, err := Parse([]byte(`{"conversation_id":"c","hook_event_name":"stop","status":"`+status+`"}`), HostCursor)
+		require.NoError(t, err)
+		assert.Equal(t, unchecked, ev.Unchecked != "", "status %q: %s", status, ev.Unchecked)
+	}
+	ev, err := Parse([]byte(`{"conversation_id":"c","hook_event_name":"sessionStart","status":"aborted"}`), HostCursor)
+	require.NoError(t, err)
+	assert.Empty(t, ev.Unchecked, "only stops are let be")
 }
 
 func TestParseHostEventsTranscripts(t *testing.T) {

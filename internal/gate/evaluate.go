@@ -71,7 +71,8 @@ const (
 	KindCheckFailed  Kind = "check failed"  // a checker could not run, on_error allow
 	KindStateFailed  Kind = "state failed"  // the block count could not be kept
 	KindCriteria     Kind = "criteria"      // stop-hook --criteria: told, nothing checked
-	KindDuplicate    Kind = "duplicate"     // a stop answered elsewhere: another entry's (Cursor), or an echo (Copilot)
+	KindDuplicate    Kind = "duplicate"     // a stop another donegate entry answers (Cursor)
+	KindUnchecked    Kind = "unchecked"     // a stop the host's event says not to check (Event.Unchecked)
 	KindResumed      Kind = "turn resumed"  // stop-hook --criteria at a prompt event of a turn going on (Qwen): told at its start
 )
 
@@ -81,7 +82,8 @@ type Decision struct {
 	// Limit is, for KindLetGo, the limit that let the agent go
 	// ("max_blocks" or "deadline"), and Why its words for it; for
 	// KindNotDeclared, Why names the completion_signal that did not hold;
-	// for KindDuplicate, where the stop is answered.
+	// for KindDuplicate, where the stop is answered; for KindUnchecked,
+	// why it is not checked.
 	Limit, Why string
 	// Blocks is the gate's count of continuations after this run
 	// (KindBlocked: this one included); MaxBlocks is limits.max_blocks.
@@ -223,8 +225,8 @@ func (r *run) evaluate(ctx context.Context, reason checkers.StopReason, c *confi
 		// and uncounted.
 		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindNotDeclared, Why: config.DescribeConditions(c.CompletionSignal, " or ")}
 	}
-	if r.event.Echo != "" {
-		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindDuplicate, Why: r.event.Echo}
+	if r.event.Unchecked != "" {
+		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindUnchecked, Why: r.event.Unchecked}
 	}
 	if r.cursorStop() {
 		// Cursor ran donegate for this stop already (registered in

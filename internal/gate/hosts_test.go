@@ -74,6 +74,11 @@ func TestHostCounting(t *testing.T) {
 			{cursor("g3", "0"), gate.KindBlocked, 1},
 			{cursor("g4", "0"), gate.KindBlocked, 1},
 		}},
+		{"cursor: a stop the person aborted, or that failed, is let be", []step{
+			{`{"conversation_id":"s","generation_id":"g0","hook_event_name":"stop","workspace_roots":["$DIR"],"status":"aborted","loop_count":0}`, gate.KindUnchecked, 0},
+			{`{"conversation_id":"s","generation_id":"g1","hook_event_name":"stop","workspace_roots":["$DIR"],"status":"error","loop_count":0}`, gate.KindUnchecked, 0},
+			{`{"conversation_id":"s","generation_id":"g2","hook_event_name":"stop","workspace_roots":["$DIR"],"status":"completed","loop_count":0}`, gate.KindBlocked, 1},
+		}},
 		{"cursor: a subagent's stop of the generation is not its main stop", []step{
 			{`{"conversation_id":"s","generation_id":"g0","hook_event_name":"subagentStop","workspace_roots":["$DIR"]}`, gate.KindComplete, 0},
 			{cursor("g0", "0"), gate.KindBlocked, 1},
@@ -210,7 +215,7 @@ func TestRecordedTurns(t *testing.T) {
 			{"copilot/agentstop-first.json", false, gate.KindBlocked, 1},
 			{"copilot/agentstop-after-block.json", false, gate.KindBlocked, 2},
 			{"copilot/agentstop-after-block.json", false, gate.KindLetGo, 2},
-			{"copilot/subagent-agentstop.json", false, gate.KindDuplicate, 0},
+			{"copilot/subagent-agentstop.json", false, gate.KindUnchecked, 0},
 			{"copilot/subagentstop-first.json", false, gate.KindBlocked, 1},
 			{"copilot/subagentstop-after-block.json", false, gate.KindBlocked, 2},
 			{"copilot/agentstop-second-prompt.json", false, gate.KindBlocked, 1},
@@ -242,7 +247,7 @@ func TestRecordedTurns(t *testing.T) {
 				require.NoError(t, err, "step %d", i)
 				assert.Equal(t, s.kind, rep.Decision.Kind, "step %d (%s): %s", i, s.file, stderr.String())
 				assert.Equal(t, s.blocks, rep.Decision.Blocks, "step %d (%s)", i, s.file)
-				if s.kind == gate.KindDuplicate {
+				if s.kind == gate.KindUnchecked {
 					assert.Equal(t, "{}\n", string(rep.Answer))
 				}
 			}
