@@ -31,7 +31,7 @@ func hostEventNames(h hookio.Host) eventNames {
 	case hookio.HostCopilot:
 		return eventNames{"agentStop and subagentStop", "nothing (Copilot CLI ignores what those hooks answer)", "preToolUse"}
 	case hookio.HostCursor:
-		return eventNames{"stop and subagentStop", "sessionStart", "nothing (it does not answer Cursor's tool events)"}
+		return eventNames{"stop and subagentStop", "sessionStart", "preToolUse and postToolUse"}
 	}
 	return eventNames{"Stop and SubagentStop", "SessionStart and UserPromptSubmit", "PreToolUse and PostToolUse"}
 }
