@@ -18,7 +18,7 @@ GOTEST_FLAGS    ?= -race -count=1
 # lint take them in.
 TEST_TAGS       := e2e
 
-.PHONY: all build test lint unit generate demo demo-claude claude tools clean fuzz bench \
+.PHONY: all build test lint unit generate demo demo-claude claude copilot tools clean fuzz bench \
         plugin plugin-validate release-snapshot release-check
 
 all: build
@@ -35,8 +35,10 @@ build:
 ## real CLI.
 test: lint unit plugin-validate
 
-unit: claude
-	DONEGATE_CLAUDE=$$(scripts/install-claude | tail -n 1) $(GO) test $(GOTEST_FLAGS) -tags $(TEST_TAGS) ./...
+unit: claude copilot
+	DONEGATE_CLAUDE=$$(scripts/install-claude | tail -n 1) \
+	DONEGATE_COPILOT=$$(scripts/install-copilot | tail -n 1) \
+	$(GO) test $(GOTEST_FLAGS) -tags $(TEST_TAGS) ./...
 
 ## generate: rewrite the generated files: schema/donegate.schema.json and
 ## the checker reference in docs/checkers.md, from the checker registry;
@@ -49,6 +51,10 @@ generate:
 ## claude: install the pinned Claude Code CLI (npm) for the end-to-end tests.
 claude:
 	@scripts/install-claude >/dev/null
+
+## copilot: install the pinned GitHub Copilot CLI (npm) for the end-to-end tests.
+copilot:
+	@scripts/install-copilot >/dev/null
 
 lint: $(STATICCHECK)
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.tools/*')); \
@@ -65,7 +71,7 @@ $(STATICCHECK):
 	GOBIN=$(TOOLS)/bin $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VER)
 	mv $(TOOLS)/bin/staticcheck $@
 
-tools: $(STATICCHECK) claude
+tools: $(STATICCHECK) claude copilot
 
 ## plugin: the Claude Code plugin in dist/plugin/: .claude-plugin/plugin.json
 ## (VERSION stamped), hooks/hooks.json, README.md and bin/ with the hooks'
@@ -131,7 +137,8 @@ FUZZ_TARGETS := hookio:FuzzEvent hookio:FuzzCleanText transcript:FuzzLatestTodoW
                 transcript:FuzzCodexPlan transcript:FuzzGeminiPlan transcript:FuzzQwenPlan \
                 transcript:FuzzReadTasks config:FuzzParse \
                 config:FuzzDecodeMatchesEncodingJSON config:FuzzRulesMatchValidator \
-                config:FuzzAcceptedPatternsNeverFailTheFilesChecker
+                config:FuzzAcceptedPatternsNeverFailTheFilesChecker \
+                internal/sqlitefile:FuzzFile
 fuzz:
 	@GOTOOLCHAIN=$(FUZZ_TOOLCHAIN) GO=$(GO) FUZZTIME=$(FUZZTIME) FUZZMINIMIZE=$(FUZZMINIMIZE) \
 	  scripts/fuzz $(FUZZ_TARGETS)

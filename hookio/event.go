@@ -92,17 +92,18 @@ type Event struct {
 	LoopCount    int
 
 	// Unchecked, when set, says why this stop is answered {}, unchecked
-	// and uncounted: Copilot CLI ends a subagent with two events, the
-	// subagent's own agentStop (whose block it ignores) and the parent's
-	// subagentStop (whose block it honours), and the first is only an
-	// echo; Cursor runs its stop hook when the person aborted the agent
-	// or it failed too, and a follow-up then would start it again.
+	// and uncounted: Cursor runs its stop hook when the person aborted
+	// the agent or it failed too, and a follow-up then would start it
+	// again.
 	Unchecked string
 
 	// SubagentStop only.
 	AgentID             string
 	AgentType           string
 	AgentTranscriptPath string
+	// ParentAgentID is, on Copilot CLI, the agent that started the
+	// subagent an event comes from (parentAgentId).
+	ParentAgentID string
 
 	// PreToolUse and PostToolUse only. ToolInput of StructuredOutput is the
 	// agent's tentative final output.
@@ -128,6 +129,14 @@ func (e *Event) TurnStart() bool {
 		return !e.StopHookActive
 	}
 	return false
+}
+
+// SubagentsOwnStop reports whether the event is the agentStop Copilot CLI
+// runs for a subagent that ends, before the subagentStop it runs for the
+// same end (measured with 1.0.102): Copilot ignores a block answered to
+// it, and continues the subagent on a block answered to subagentStop.
+func (e *Event) SubagentsOwnStop() bool {
+	return e.Host == HostCopilot && e.WireEventName == copilotAgentStop && e.HookEventName == EventSubagentStop
 }
 
 // ResumesTurn reports whether a UserPromptSubmit is the host going on
@@ -374,6 +383,12 @@ const (
 	copilotPostToolUse  = "postToolUse"
 )
 
+// copilotAgentKeys are the fields that name the subagent in a Copilot
+// subagentStop event (any one of them makes a stop a subagent's). The
+// real client (1.0.102) sends agentId, unique to the subagent's run, and
+// agentName, its type ("general-purpose"), which two subagents share.
+var copilotAgentKeys = []string{"agentId", "agentName", "subagentName"}
+
 // readCopilot reads Copilot CLI's wire format: camelCase fields, no event
 // name (the event is told by the fields it has), stop_hook_active in
 // snake case. Measured with 1.0.102: a subagentStop carries the
@@ -381,7 +396,7 @@ const (
 // response, under the parent's sessionId; the subagent's own agentStop
 // carries agentId and parentAgentId under the subagent's id as sessionId.
 func (e *Event) readCopilot(root gjson.Result) error {
-	var stopReason, source, agentName, parent string
+	var stopReason, source string
 	err := readStrings(root, []field{
 		{"sessionId", &e.SessionID},
 		{"transcriptPath", &e.TranscriptPath},
@@ -390,14 +405,20 @@ func (e *Event) readCopilot(root gjson.Result) error {
 		{"toolName", &e.ToolName},
 		{"stopReason", &stopReason},
 		{"source", &source},
-		{"agentId", &e.AgentID},
+		{"parentAgentId", &e.ParentAgentID},
 		{"agentType", &e.AgentType},
-		{"agentName", &agentName},
-		{"parentAgentId", &parent},
 		{"response", &e.LastAssistantMessage},
 	})
 	if err != nil {
 		return err
+	}
+	for _, k := range copilotAgentKeys {
+		if err := readStrings(root, []field{{k, &e.AgentID}}); err != nil {
+			return err
+		}
+		if e.AgentID != "" {
+			break
+		}
 	}
 	if err := readBool(root, "stop_hook_active", &e.StopHookActive); err != nil {
 		return err
@@ -411,10 +432,12 @@ func (e *Event) readCopilot(root gjson.Result) error {
 	case stopReason != "" || root.Get("stop_hook_active").Exists():
 		e.WireEventName, e.HookEventName = copilotAgentStop, EventStop
 		switch {
-		case agentName != "" || root.Get("response").Exists():
+		case e.AgentID != "" && e.AgentID == e.SessionID:
+			// The subagent's own agentStop, named by its agentId as
+			// sessionId; Copilot runs the parent's subagentStop next.
+			e.HookEventName = EventSubagentStop
+		case e.AgentID != "":
 			e.WireEventName, e.HookEventName = copilotSubagentStop, EventSubagentStop
-		case parent != "":
-			e.Unchecked = "Copilot CLI's agentStop of a subagent, which it ends again with a subagentStop (and ignores a block of this one)"
 		}
 	case root.Get("prompt").Exists():
 		e.WireEventName, e.HookEventName = copilotPrompt, EventUserPromptSubmit

@@ -71,7 +71,7 @@ const (
 	KindCheckFailed  Kind = "check failed"  // a checker could not run, on_error allow
 	KindStateFailed  Kind = "state failed"  // the block count could not be kept
 	KindCriteria     Kind = "criteria"      // stop-hook --criteria: told, nothing checked
-	KindDuplicate    Kind = "duplicate"     // a stop another donegate entry answers (Cursor)
+	KindDuplicate    Kind = "duplicate"     // a stop another donegate entry answers (Cursor), or a later event (Copilot)
 	KindUnchecked    Kind = "unchecked"     // a stop the host's event says not to check (Event.Unchecked)
 	KindResumed      Kind = "turn resumed"  // stop-hook --criteria at a prompt event of a turn going on (Qwen): told at its start
 )
@@ -234,6 +234,13 @@ func (r *run) evaluate(ctx context.Context, reason checkers.StopReason, c *confi
 		// runs too): that run checks and counts it, this one lets it be.
 		fmt.Fprintf(r.stderr, "%s: %s stop %s (loop %d) is answered by donegate's other hook entry; not checking it twice\n", r.name, r.event.Host.Title(), r.event.GenerationID, r.event.LoopCount)
 		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindDuplicate, Why: "Cursor ran donegate's other hook entry for this stop"}
+	}
+	if r.event.SubagentsOwnStop() {
+		// Copilot runs agentStop for a subagent that ends, then the
+		// parent's subagentStop for the same end, and honours a block
+		// only there: that run checks and counts it.
+		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindDuplicate,
+			Why: fmt.Sprintf("%s runs subagentStop for subagent %s next; that stop is checked", r.event.Host.Title(), r.event.AgentID)}
 	}
 	r.saveEvent()
 	r.copilotTurn()

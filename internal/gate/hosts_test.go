@@ -215,7 +215,7 @@ func TestRecordedTurns(t *testing.T) {
 			{"copilot/agentstop-first.json", false, gate.KindBlocked, 1},
 			{"copilot/agentstop-after-block.json", false, gate.KindBlocked, 2},
 			{"copilot/agentstop-after-block.json", false, gate.KindLetGo, 2},
-			{"copilot/subagent-agentstop.json", false, gate.KindUnchecked, 0},
+			{"copilot/subagent-agentstop.json", false, gate.KindDuplicate, 0},
 			{"copilot/subagentstop-first.json", false, gate.KindBlocked, 1},
 			{"copilot/subagentstop-after-block.json", false, gate.KindBlocked, 2},
 			{"copilot/agentstop-second-prompt.json", false, gate.KindBlocked, 1},
@@ -247,7 +247,7 @@ func TestRecordedTurns(t *testing.T) {
 				require.NoError(t, err, "step %d", i)
 				assert.Equal(t, s.kind, rep.Decision.Kind, "step %d (%s): %s", i, s.file, stderr.String())
 				assert.Equal(t, s.blocks, rep.Decision.Blocks, "step %d (%s)", i, s.file)
-				if s.kind == gate.KindUnchecked {
+				if s.kind == gate.KindDuplicate || s.kind == gate.KindUnchecked {
 					assert.Equal(t, "{}\n", string(rep.Answer))
 				}
 			}
