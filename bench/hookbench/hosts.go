@@ -76,7 +76,7 @@ func hostCases(work, bin string, env []string, project string) ([]hostRow, error
 			"stop_hook_active": false}},
 		// No session.db beside events.jsonl: no plan, and no test command
 		// in the project, so the stop passes.
-		{"copilot", "stop-hook, Copilot CLI agentStop, 300 KB events.jsonl", "{}", map[string]any{
+		{"copilot", "stop-hook, Copilot CLI agentStop, 300 KB events.jsonl, no session.db", "{}", map[string]any{
 			"sessionId": "bench-copilot", "timestamp": 1795539630056, "cwd": project, "transcriptPath": copilotEvents,
 			"stopReason": "end_turn", "stop_hook_active": false}},
 		{"cursor", "stop-hook, Cursor stop (a new generation each run), 300 KB transcript", "{}", map[string]any{
