@@ -35,6 +35,7 @@ import (
 	"github.com/donegate/donegate/internal/proc"
 	"github.com/donegate/donegate/internal/state"
 	"github.com/donegate/donegate/internal/version"
+	"github.com/donegate/donegate/transcript"
 )
 
 // Exit codes.
@@ -196,8 +197,27 @@ func newRun(name string, opts Options, env Env, ev *hookio.Event, stderr io.Writ
 	e.TranscriptPath = paths.Expand(r.env.Getenv, e.TranscriptPath)
 	e.AgentTranscriptPath = paths.Expand(r.env.Getenv, e.AgentTranscriptPath)
 	e.Cwd = paths.Expand(r.env.Getenv, e.Cwd)
+	if e.Host == hookio.HostGemini && e.IsStop() && e.PromptID == "" {
+		e.PromptID = geminiTurn(name, &e, stderr)
+	}
 	r.event = &e
 	return r
+}
+
+// geminiTurn is the PromptID of a Gemini CLI stop, which names no turn:
+// the chat record of the turn's prompt (see transcript.GeminiTurn).
+// Counted per session, a turn cut short after a block (the CLI killed
+// mid-continuation) left its count to the next prompt of the session, the
+// same prompt resumed included, which then got less than its max_blocks
+// (measured with 0.61.0: e2e TestGeminiResumedPromptIsANewTurn). Without
+// the record the count is the session's, as for a host that sends no
+// turn id.
+func geminiTurn(name string, ev *hookio.Event, stderr io.Writer) string {
+	id, err := transcript.GeminiTurn(ev.TranscriptPath, ev.Prompt)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: cannot tell the Gemini turn, counting blocks per session: %v\n", name, err)
+	}
+	return id
 }
 
 // projectDir is --dir (explain only), else the host's project dir
@@ -229,15 +249,8 @@ func (r *run) stateDir() string {
 }
 
 // envProjectDir is the project dir the host names in the hook's
-// environment: $CLAUDE_PROJECT_DIR (Claude Code, Qwen Code; Gemini CLI
-// and Copilot CLI set it too), else $GEMINI_PROJECT_DIR. Codex and
-// Cursor name none: the event's cwd is the project dir there.
-func envProjectDir(env Env) string {
-	if d := env.Getenv("CLAUDE_PROJECT_DIR"); d != "" {
-		return d
-	}
-	return env.Getenv("GEMINI_PROJECT_DIR")
-}
+// environment (see paths.ProjectDir).
+func envProjectDir(env Env) string { return paths.ProjectDir(env.Getenv) }
 
 func lookup(opts Options, env Env, cwd string) config.Lookup {
 	l := config.Lookup{
@@ -313,9 +326,6 @@ func (r *run) check(ctx context.Context, c *config.Config, reason checkers.StopR
 // the chain runs, from the state dir, changing nothing (the count is
 // decide's to change).
 func (r *run) continued() (int, error) {
-	if r.event.TurnStart() {
-		return 0, nil // decide starts the count over
-	}
 	s, err := state.Store{Dir: r.stateDir()}.Peek(r.event.SessionID)
 	if err != nil {
 		return 0, fmt.Errorf("block count: %w", err)
@@ -366,12 +376,6 @@ func (r *run) decide(c *config.Config, res checkers.Result, checkErr error) (hoo
 	count := func(s *state.Session) error {
 		for _, k := range limit.Prune(s.Counters, key, r.event.PromptID, now) {
 			delete(s.Counters, k)
-		}
-		if r.event.TurnStart() {
-			// The host says the person started this turn (Cursor's
-			// loop_count 0): a count left by a turn that was cut short
-			// is not this one's.
-			delete(s.Counters, key)
 		}
 		var cur limit.Counter
 		if p := s.Counters[key]; p != nil {
