@@ -196,11 +196,26 @@ func Evaluate(ctx context.Context, hook string, opts Options, env Env, raw []byt
 			return rep, rep.write()
 		}
 	}
+	if reason == checkers.ReasonStop && err == nil && slices.Contains(c.GateTools, structuredOutputTool) {
+		if checkers.CodexFinalOutput(r.event) != nil {
+			// codex exec --output-schema hands the agent's final JSON in as
+			// its last message, at Stop: there is no tool call to gate. It
+			// is checked as Claude Code's StructuredOutput call is (the
+			// tool_use chain, completion_signal, output and claims), and
+			// answered as the Stop it is.
+			reason = checkers.ReasonToolUse
+		}
+	}
 	rep.Dialect, rep.Verdict, rep.Result, rep.Decision = r.evaluate(ctx, reason, c, err)
 	r.waitSaved()
 	rep.Checkers = r.checkers
 	return rep, rep.write()
 }
+
+// structuredOutputTool is Claude Code's tool for a final structured
+// answer; a config that gates it gates a Codex agent's final JSON message
+// too (see CodexFinalOutput).
+const structuredOutputTool = "StructuredOutput"
 
 // write renders the answer.
 func (rep *Report) write() error {
@@ -219,7 +234,7 @@ func (r *run) evaluate(ctx context.Context, reason checkers.StopReason, c *confi
 		fmt.Fprintf(r.stderr, "%s: running inside donegate's own check of session %s; not checking again\n", r.name, r.event.SessionID)
 		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindGuarded}
 	}
-	if err == nil && reason == checkers.ReasonToolUse && c.CompletionSignal != nil && !declaresCompletion(c.CompletionSignal, r.event.ToolInput) {
+	if err == nil && reason == checkers.ReasonToolUse && c.CompletionSignal != nil && !declaresCompletion(c.CompletionSignal, r.structuredOutput()) {
 		// The agent hands in an answer that says the work is not done
 		// ("blocked", "failed"): an honest answer, let through unchecked
 		// and uncounted.
@@ -256,6 +271,15 @@ func (r *run) evaluate(ctx context.Context, reason checkers.StopReason, c *confi
 	res, err := r.check(ctx, c, reason)
 	v, d := r.decide(c, res, err)
 	return r.dialect(c), v, res, d
+}
+
+// structuredOutput is what the agent hands in as its final answer: the
+// gated tool call's input, or a Codex agent's final JSON message.
+func (r *run) structuredOutput() []byte {
+	if r.event.ToolInput != nil {
+		return r.event.ToolInput
+	}
+	return checkers.CodexFinalOutput(r.event)
 }
 
 // declaresCompletion reports whether any condition of the config's

@@ -297,6 +297,7 @@ func (r *run) check(ctx context.Context, c *config.Config, reason checkers.StopR
 		RawEvent:   r.raw,
 		ProjectDir: r.projectDir(),
 		ClaudeDir:  r.claudeDir(),
+		Home:       paths.Home(r.env.Getenv),
 		TaskListID: listID,
 		Reason:     reason,
 		Budget:     budget,
