@@ -3,9 +3,7 @@ package fakeapi
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 )
 
@@ -18,61 +16,29 @@ import (
 // turn; one without tools (Qwen's side calls: a session title, the
 // next-speaker check) gets a short text, or "{}" when it asks for JSON.
 type Chat struct {
-	srv *httptest.Server
-	script
+	scripted
 }
 
 // NewChat starts the stand-in on 127.0.0.1, playing main to the agent.
 func NewChat(main ...Turn) *Chat {
-	c := &Chat{script: script{turns: main}}
-	c.srv = httptest.NewServer(http.HandlerFunc(c.handle))
+	c := &Chat{}
+	c.start(main, "/v1/chat/completions", c.handle)
 	return c
 }
 
-// URL is the base URL for OPENAI_BASE_URL: it ends in /v1.
-func (c *Chat) URL() string { return c.srv.URL + "/v1" }
-
-// Close stops the server.
-func (c *Chat) Close() { c.srv.Close() }
-
-// Requests returns every request so far.
-func (c *Chat) Requests() []Request { return c.all() }
-
-// Of returns the recorded requests of one kind: "main", "side", "other".
-func (c *Chat) Of(kind string) []Request { return c.of(kind) }
-
-// Exhausted reports whether the script ran out and "Done." was given.
-func (c *Chat) Exhausted() bool { return c.ranOut() }
-
-func (c *Chat) handle(w http.ResponseWriter, hr *http.Request) {
-	body, _ := io.ReadAll(hr.Body)
-	req := Request{Path: hr.URL.Path, Body: body, Turn: -1}
-	if hr.Method != http.MethodPost || hr.URL.Path != "/v1/chat/completions" {
-		req.Kind = "other"
-		c.record(req)
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprint(w, `{"object":"list","data":[]}`)
-		return
-	}
+func (c *Chat) handle(w http.ResponseWriter, req Request) {
 	var parsed struct {
 		Model          string            `json:"model"`
 		Stream         bool              `json:"stream"`
 		Tools          []json.RawMessage `json:"tools"`
 		ResponseFormat json.RawMessage   `json:"response_format"`
 	}
-	_ = json.Unmarshal(body, &parsed)
-	var turn Turn
-	if len(parsed.Tools) == 0 {
-		req.Kind = "side"
-		c.record(req)
-		turn = Say("ok")
-		if len(parsed.ResponseFormat) > 0 {
-			turn = Say("{}")
-		}
-	} else {
-		req.Kind = "main"
-		turn = c.play(req, "Done.")
+	_ = json.Unmarshal(req.Body, &parsed)
+	side := "ok"
+	if len(parsed.ResponseFormat) > 0 {
+		side = "{}"
 	}
+	turn := c.answer(req, len(parsed.Tools) > 0, side)
 	model := parsed.Model
 	if model == "" {
 		model = "fake-model"

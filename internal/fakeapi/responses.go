@@ -3,9 +3,7 @@ package fakeapi
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 )
 
@@ -18,59 +16,23 @@ import (
 // A request that offers tools is the agent's main loop and gets the next
 // scripted turn; one without tools (a side call) gets a short text.
 type Responses struct {
-	srv *httptest.Server
-	script
+	scripted
 }
 
 // NewResponses starts the stand-in on 127.0.0.1, playing main to the agent.
 func NewResponses(main ...Turn) *Responses {
-	r := &Responses{script: script{turns: main}}
-	r.srv = httptest.NewServer(http.HandlerFunc(r.handle))
+	r := &Responses{}
+	r.start(main, "/v1/responses", r.handle)
 	return r
 }
 
-// URL is the base URL for a Codex model provider: it ends in /v1.
-func (r *Responses) URL() string { return r.srv.URL + "/v1" }
-
-// Close stops the server.
-func (r *Responses) Close() { r.srv.Close() }
-
-// Requests returns every request so far.
-func (r *Responses) Requests() []Request { return r.all() }
-
-// Of returns the recorded requests of one kind: "main", "side", "other".
-func (r *Responses) Of(kind string) []Request { return r.of(kind) }
-
-// Exhausted reports whether the script ran out and "Done." was given:
-// the client kept the agent going longer than the test expected.
-func (r *Responses) Exhausted() bool { return r.ranOut() }
-
-func (r *Responses) handle(w http.ResponseWriter, hr *http.Request) {
-	body, _ := io.ReadAll(hr.Body)
-	req := Request{Path: hr.URL.Path, Body: body, Turn: -1}
-	if hr.Method != http.MethodPost || hr.URL.Path != "/v1/responses" {
-		// Codex asks for /v1/models and the like at start-up; an empty
-		// object is enough for it to go on.
-		req.Kind = "other"
-		r.record(req)
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprint(w, `{"object":"list","data":[]}`)
-		return
-	}
+func (r *Responses) handle(w http.ResponseWriter, req Request) {
 	var parsed struct {
 		Model string            `json:"model"`
 		Tools []json.RawMessage `json:"tools"`
 	}
-	_ = json.Unmarshal(body, &parsed)
-	var turn Turn
-	if len(parsed.Tools) == 0 {
-		req.Kind = "side"
-		r.record(req)
-		turn = Say("ok")
-	} else {
-		req.Kind = "main"
-		turn = r.play(req, "Done.")
-	}
+	_ = json.Unmarshal(req.Body, &parsed)
+	turn := r.answer(req, len(parsed.Tools) > 0, "ok")
 	model := parsed.Model
 	if model == "" {
 		model = "fake-model"

@@ -1,6 +1,12 @@
 package fakeapi
 
-import "sync"
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+)
 
 // script plays scripted turns in order to the main loop of an agent and
 // records every request, for the stand-ins of the OpenAI APIs (Codex CLI,
@@ -67,3 +73,61 @@ func (s *script) ranOut() bool {
 	defer s.mu.Unlock()
 	return s.exhausted
 }
+
+// answer records a request of the API itself and returns the turn that
+// answers it. One that offers tools is the agent's main loop and gets the
+// next scripted turn; one without tools is a side call (a title, a check)
+// and gets side, the script kept for the main loop.
+func (s *script) answer(req Request, offersTools bool, side string) Turn {
+	if !offersTools {
+		req.Kind = "side"
+		s.record(req)
+		return Say(side)
+	}
+	req.Kind = "main"
+	return s.play(req, "Done.")
+}
+
+// scripted is the server plumbing the OpenAI stand-ins share: the server
+// on 127.0.0.1, the script it plays, and the answer to every request that
+// is not a POST to the API's one path.
+type scripted struct {
+	srv *httptest.Server
+	script
+}
+
+// start serves api at POST path and plays main to the agent. The clients
+// ask for /v1/models and the like at start-up; such a request is recorded
+// as "other" and gets an empty list, enough for them to go on.
+func (s *scripted) start(main []Turn, path string, api func(w http.ResponseWriter, req Request)) {
+	s.script = script{turns: main}
+	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, hr *http.Request) {
+		body, _ := io.ReadAll(hr.Body)
+		req := Request{Path: hr.URL.Path, Body: body, Turn: -1}
+		if hr.Method != http.MethodPost || hr.URL.Path != path {
+			req.Kind = "other"
+			s.record(req)
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `{"object":"list","data":[]}`)
+			return
+		}
+		api(w, req)
+	}))
+}
+
+// URL is the base URL for OPENAI_BASE_URL or a Codex model provider: it
+// ends in /v1.
+func (s *scripted) URL() string { return s.srv.URL + "/v1" }
+
+// Close stops the server.
+func (s *scripted) Close() { s.srv.Close() }
+
+// Requests returns every request so far.
+func (s *scripted) Requests() []Request { return s.all() }
+
+// Of returns the recorded requests of one kind: "main", "side", "other".
+func (s *scripted) Of(kind string) []Request { return s.of(kind) }
+
+// Exhausted reports whether the script ran out and "Done." was given:
+// the client kept the agent going longer than the test expected.
+func (s *scripted) Exhausted() bool { return s.ranOut() }
