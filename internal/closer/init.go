@@ -269,30 +269,43 @@ func (r *runCtx) settingsChange(o initOptions, commands map[string]string, rep *
 		settingsPath, root = filepath.Join(dir, "settings.json"), dir
 		target = settingsPath
 	}
-	skip := r.registeredElsewhere(target, rep)
-	// A settings file linked from a dotfiles repository is written
-	// through the link, which stays a link: the user's own, with --user;
-	// in a project, only a link to a file inside it.
-	settingsPath, root, err := resolveDest(settingsPath, root, o.user)
+	claude, _ := setupOf(hookio.HostClaude)
+	return r.mergeChange(claude, target, root, o.user, r.registeredElsewhere(target, rep), commands, "merge settings.example.json into it by hand", rep)
+}
+
+// mergeChange works out the change that merges s's entries, but those
+// in skip, into the hook file target, written through a link to a file
+// inside root (anywhere with --user): nil when none is missing. fix says
+// what else the person can do when the file cannot be read.
+func (r *runCtx) mergeChange(s hostSetup, target, root string, user bool, skip map[int]bool, commands map[string]string, fix string, rep *InitReport) (*change, error) {
+	// A hook file linked from a dotfiles repository is written through
+	// the link, which stays a link: the user's own, with --user; in a
+	// project, only a link to a file inside it.
+	path, root, err := resolveDest(target, root, user)
 	if err != nil {
 		return nil, errorf(ErrEnv, "%w", err)
 	}
-	old, mode, err := readSettings(settingsPath)
+	old, mode, err := readSettings(path)
 	if err != nil {
 		return nil, errorf(ErrEnv, "%w", err)
 	}
-	merged, err := mergeHooks(old, registrations, hookTimeout, commands, skip)
+	var merged []byte
+	if s.copilot {
+		merged, err = mergeCopilot(old, s.regs, s.timeout, commands, skip)
+	} else {
+		merged, err = mergeHooks(old, s.regs, s.timeout, commands, skip)
+	}
 	if err != nil {
-		return nil, errorf(ErrConfig, "%s: %w; it is left as it is: fix it, or merge settings.example.json into it by hand", r.display(settingsPath), err)
+		return nil, errorf(ErrConfig, "%s: %w; it is left as it is: fix it, or %s", r.display(path), err, fix)
 	}
 	if merged == nil {
-		rep.Files = append(rep.Files, InitFile{Path: r.display(settingsPath), Action: "unchanged"})
-		if len(skip) < len(registrations) {
-			rep.Notes = append(rep.Notes, r.display(settingsPath)+": the donegate hooks are registered already")
+		rep.Files = append(rep.Files, InitFile{Path: r.display(path), Action: "unchanged", hooks: true})
+		if len(skip) < len(s.regs) {
+			rep.Notes = append(rep.Notes, r.display(path)+": the donegate hooks are registered already")
 		}
 		return nil, nil
 	}
-	return &change{path: settingsPath, root: root, display: r.display(settingsPath), old: old, new: merged, mode: mode, hooks: true}, nil
+	return &change{path: path, root: root, display: r.display(path), old: old, new: merged, mode: mode, hooks: true}, nil
 }
 
 // registeredElsewhere returns the entries of registrations (by index)
@@ -302,27 +315,35 @@ func (r *runCtx) settingsChange(o initOptions, commands map[string]string, rep *
 // rarely the other's string: registering it again ran the hook twice,
 // and a stubborn agent was let go after 3 continuations, not 5 (issue 20).
 func (r *runCtx) registeredElsewhere(target string, rep *InitReport) map[int]bool {
+	claude, _ := setupOf(hookio.HostClaude)
 	var scratch DoctorReport // what is wrong with those files is doctor's to say
+	found := r.doctorSettings(&scratch)
+	return r.notAgain(claude, found, func(file string) bool { return file == target }, target, rep)
+}
+
+// notAgain returns the entries of s.regs (by index) that one of found
+// (registrations read as doctor reads them) runs from a file other than
+// target (isTarget says which), and notes each by where it runs from.
+func (r *runCtx) notAgain(s hostSetup, found []registration, isTarget func(file string) bool, target string, rep *InitReport) map[int]bool {
 	skip := map[int]bool{}
 	bySource := map[string][]string{}
 	var sources []string
-	regs := r.doctorSettings(&scratch)
-	for i, e := range registrations {
-		for _, reg := range regs {
-			if reg.file == target || !runsEntry(reg, e.event, e.matcher, e.program, e.flags) {
+	for i, e := range s.regs {
+		for _, reg := range found {
+			if isTarget(reg.file) || !runsEntry(reg, e.event, e.matcher, e.program, e.flags) {
 				continue
 			}
 			skip[i] = true
 			if _, seen := bySource[reg.source]; !seen {
 				sources = append(sources, reg.source)
 			}
-			bySource[reg.source] = append(bySource[reg.source], strings.TrimSpace(regCommand(e.program, e.flags))+" at "+e.event)
+			bySource[reg.source] = append(bySource[reg.source], regCommand(e.program, e.flags)+" at "+e.event)
 			break
 		}
 	}
 	for _, src := range sources {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("%s already run from %s: not registered again in %s (Claude Code would run both, and each run spends limits.max_blocks)",
-			andList(bySource[src]), src, r.display(target)))
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%s already run from %s: not registered again in %s (%s would run both, and each run spends limits.max_blocks)",
+			andList(bySource[src]), src, r.display(target), s.title))
 	}
 	return skip
 }
@@ -587,6 +608,31 @@ func isOurs(command, program string) bool {
 // missing. Every other key keeps its value and its place; the text is
 // indented as data was. data nil or blank is a new file.
 func mergeHooks(data []byte, regs []hookReg, timeout int, commands map[string]string, skip map[int]bool) ([]byte, error) {
+	return mergeEntries(data, regs, skip, nil, func(groups *jnode, reg hookReg) bool {
+		if registered(groups, reg.matcher, reg.program, reg.flags) {
+			return false
+		}
+		g := newObject()
+		if reg.matcher != "" {
+			g.set("matcher", newScalar(reg.matcher))
+		}
+		h := newObject()
+		h.set("type", newScalar("command"))
+		h.set("command", newScalar(regCommand(commands[reg.program], reg.flags)))
+		h.set("timeout", newScalar(timeout))
+		g.set("hooks", &jnode{kind: '[', items: []*jnode{h}})
+		groups.items = append(groups.items, g)
+		return true
+	})
+}
+
+// mergeEntries is what mergeHooks and mergeCopilot share: it parses the
+// hook file data (nil or blank is a new file), lets top add what the top
+// level must hold, and calls add with the list of "hooks" under each
+// event of regs but those in skip; add appends an entry when the list
+// has none of reg's, and reports whether it did. It returns the new
+// text, indented as data was, or nil when add appended nothing.
+func mergeEntries(data []byte, regs []hookReg, skip map[int]bool, top func(root *jnode), add func(list *jnode, reg hookReg) bool) ([]byte, error) {
 	root := newObject()
 	indent, nl := "  ", "\n"
 	// What is around the top-level value (white space) is kept as it
@@ -607,6 +653,9 @@ func mergeHooks(data []byte, regs []hookReg, timeout int, commands map[string]st
 		lead := len(data) - len(bytes.TrimLeft(data, " \t\r\n"))
 		before, after = data[:lead], data[lead+len(root.raw):]
 	}
+	if top != nil {
+		top(root)
+	}
 	hooks := root.get("hooks")
 	if hooks == nil {
 		hooks = newObject()
@@ -619,34 +668,22 @@ func mergeHooks(data []byte, regs []hookReg, timeout int, commands map[string]st
 		if skip[i] {
 			continue
 		}
-		groups := hooks.get(reg.event)
-		if groups == nil {
-			groups = &jnode{kind: '['}
-			hooks.set(reg.event, groups)
-		} else if groups.kind != '[' {
-			return nil, fmt.Errorf(`"hooks.%s" is %s, not an array`, reg.event, groups.typeName())
+		list := hooks.get(reg.event)
+		if list == nil {
+			list = &jnode{kind: '['}
+			hooks.set(reg.event, list)
+		} else if list.kind != '[' {
+			return nil, fmt.Errorf(`"hooks.%s" is %s, not an array`, reg.event, list.typeName())
 		}
-		if registered(groups, reg.matcher, reg.program, reg.flags) {
-			continue
+		if add(list, reg) {
+			list.dirty, hooks.dirty, root.dirty = true, true, true
+			changed = true
 		}
-		g := newObject()
-		if reg.matcher != "" {
-			g.set("matcher", newScalar(reg.matcher))
-		}
-		h := newObject()
-		h.set("type", newScalar("command"))
-		h.set("command", newScalar(regCommand(commands[reg.program], reg.flags)))
-		h.set("timeout", newScalar(timeout))
-		g.set("hooks", &jnode{kind: '[', items: []*jnode{h}})
-		groups.items = append(groups.items, g)
-		groups.dirty, hooks.dirty, root.dirty = true, true, true
-		changed = true
 	}
 	if !changed {
 		return nil, nil
 	}
-	out := slices.Concat(before, root.encode(indent, nl), after)
-	return out, nil
+	return slices.Concat(before, root.encode(indent, nl), after), nil
 }
 
 // registered reports whether an event's matcher groups run program, with

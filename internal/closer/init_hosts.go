@@ -1,8 +1,6 @@
 package closer
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,7 +8,6 @@ import (
 
 	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/hookio"
-	"github.com/donegate/donegate/internal/jsondepth"
 )
 
 // configTarget is the config init writes (or keeps): the one the project
@@ -49,32 +46,8 @@ func (r *runCtx) hostChange(s hostSetup, o initOptions, commands map[string]stri
 		}
 		root = filepath.Dir(target)
 	}
-	skip := r.hostRegisteredElsewhere(s, target, rep)
-	path, root, err := resolveDest(target, root, o.user)
-	if err != nil {
-		return nil, errorf(ErrEnv, "%w", err)
-	}
-	old, mode, err := readSettings(path)
-	if err != nil {
-		return nil, errorf(ErrEnv, "%w", err)
-	}
-	var merged []byte
-	if s.copilot {
-		merged, err = mergeCopilot(old, s.regs, s.timeout, commands, skip)
-	} else {
-		merged, err = mergeHooks(old, s.regs, s.timeout, commands, skip)
-	}
-	if err != nil {
-		return nil, errorf(ErrConfig, "%s: %w; it is left as it is: fix it, or add donegate's entries by hand (docs/install.md, Set up %s)", r.display(path), err, s.title)
-	}
-	if merged == nil {
-		rep.Files = append(rep.Files, InitFile{Path: r.display(path), Action: "unchanged", hooks: true})
-		if len(skip) < len(s.regs) {
-			rep.Notes = append(rep.Notes, r.display(path)+": the donegate hooks are registered already")
-		}
-		return nil, nil
-	}
-	return &change{path: path, root: root, display: r.display(path), old: old, new: merged, mode: mode, hooks: true}, nil
+	fix := fmt.Sprintf("add donegate's entries by hand (docs/install.md, Set up %s)", s.title)
+	return r.mergeChange(s, target, root, o.user, r.hostRegisteredElsewhere(s, target, rep), commands, fix, rep)
 }
 
 // hostRegisteredElsewhere returns the entries of s.regs (by index) that
@@ -84,28 +57,8 @@ func (r *runCtx) hostChange(s hostSetup, o initOptions, commands map[string]stri
 // limits.max_blocks, as for Claude Code (issue 20).
 func (r *runCtx) hostRegisteredElsewhere(s hostSetup, target string, rep *InitReport) map[int]bool {
 	var scratch DoctorReport // what is wrong with those files is doctor's to say
-	skip := map[int]bool{}
-	bySource := map[string][]string{}
-	var sources []string
-	regs := r.hostRegistrations(s, &scratch)
-	for i, e := range s.regs {
-		for _, reg := range regs {
-			if sameFile(reg.file, target) || !runsEntry(reg, e.event, e.matcher, e.program, e.flags) {
-				continue
-			}
-			skip[i] = true
-			if _, seen := bySource[reg.source]; !seen {
-				sources = append(sources, reg.source)
-			}
-			bySource[reg.source] = append(bySource[reg.source], regCommand(e.program, e.flags)+" at "+e.event)
-			break
-		}
-	}
-	for _, src := range sources {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("%s already run from %s: not registered again in %s (%s would run both, and each run spends limits.max_blocks)",
-			andList(bySource[src]), src, r.display(target), s.title))
-	}
-	return skip
+	found := r.hostRegistrations(s, &scratch)
+	return r.notAgain(s, found, func(file string) bool { return sameFile(file, target) }, target, rep)
 }
 
 // sameFile reports whether a and b name one file: the same path, or
@@ -125,61 +78,22 @@ func sameFile(a, b string) bool {
 // missing. Copilot's entries sit right in the event's list, with the
 // command in "bash" and the timeout in "timeoutSec".
 func mergeCopilot(data []byte, regs []hookReg, timeout int, commands map[string]string, skip map[int]bool) ([]byte, error) {
-	root := newObject()
-	indent, nl := "  ", "\n"
-	before, after := []byte(nil), []byte(nl)
-	if len(bytes.TrimSpace(data)) > 0 {
-		if !jsondepth.Within(data, 512) {
-			return nil, errors.New("nested deeper than 512 levels")
+	version := func(root *jnode) {
+		if root.get("version") == nil {
+			root.set("version", newScalar(1))
 		}
-		var err error
-		if root, err = parseJSON(data); err != nil {
-			return nil, err
-		}
-		if root.kind != '{' {
-			return nil, fmt.Errorf("the top level is %s, not an object", root.typeName())
-		}
-		indent, nl = detectIndent(data), detectNewline(data)
-		lead := len(data) - len(bytes.TrimLeft(data, " \t\r\n"))
-		before, after = data[:lead], data[lead+len(root.raw):]
 	}
-	if root.get("version") == nil {
-		root.set("version", newScalar(1))
-	}
-	hooks := root.get("hooks")
-	if hooks == nil {
-		hooks = newObject()
-		root.set("hooks", hooks)
-	} else if hooks.kind != '{' {
-		return nil, fmt.Errorf(`"hooks" is %s, not an object`, hooks.typeName())
-	}
-	changed := false
-	for i, reg := range regs {
-		if skip[i] {
-			continue
-		}
-		entries := hooks.get(reg.event)
-		if entries == nil {
-			entries = &jnode{kind: '['}
-			hooks.set(reg.event, entries)
-		} else if entries.kind != '[' {
-			return nil, fmt.Errorf(`"hooks.%s" is %s, not an array`, reg.event, entries.typeName())
-		}
+	return mergeEntries(data, regs, skip, version, func(entries *jnode, reg hookReg) bool {
 		if copilotRegistered(entries, reg.program, reg.flags) {
-			continue
+			return false
 		}
 		h := newObject()
 		h.set("type", newScalar("command"))
 		h.set("bash", newScalar(regCommand(commands[reg.program], reg.flags)))
 		h.set("timeoutSec", newScalar(timeout))
 		entries.items = append(entries.items, h)
-		entries.dirty, hooks.dirty, root.dirty = true, true, true
-		changed = true
-	}
-	if !changed {
-		return nil, nil
-	}
-	return slices.Concat(before, root.encode(indent, nl), after), nil
+		return true
+	})
 }
 
 // copilotRegistered reports whether a Copilot event's entries run
