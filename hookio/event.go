@@ -220,7 +220,7 @@ type field struct {
 // Codex and Qwen Code share.
 func (e *Event) claudeFields() []field {
 	return []field{
-		{"hook_event_name", &e.HookEventName},
+		{"hook_event_name", &e.WireEventName},
 		{"session_id", &e.SessionID},
 		{"transcript_path", &e.TranscriptPath},
 		{"cwd", &e.Cwd},
@@ -294,10 +294,9 @@ func (e *Event) readClaude(root gjson.Result) error {
 	if err := readStrings(root, fields); err != nil {
 		return err
 	}
-	if e.HookEventName == "" {
-		return fmt.Errorf("%w: field hook_event_name is missing or empty", ErrBadEvent)
+	if err := e.nameEvent(nil); err != nil {
+		return err
 	}
-	e.WireEventName = e.HookEventName
 	if e.Host == HostCodex && e.PromptID == "" {
 		// Codex keeps its turn_id across the continuations of a turn
 		// (measured with 0.169.0): the turn donegate counts per.
@@ -310,16 +309,7 @@ func (e *Event) readClaude(root gjson.Result) error {
 			return err
 		}
 	}
-	if err := readBool(root, "stop_hook_active", &e.StopHookActive); err != nil {
-		return err
-	}
-	if v := root.Get("tool_input"); v.Exists() {
-		e.ToolInput = []byte(v.Raw)
-	}
-	if v := root.Get("tool_response"); v.Exists() {
-		e.ToolResponse = []byte(v.Raw)
-	}
-	return nil
+	return e.readToolAndStop(root, "tool_response")
 }
 
 // geminiNames maps Gemini CLI's event names to Claude Code's.
@@ -347,23 +337,10 @@ func (e *Event) readGemini(root gjson.Result) error {
 	if err != nil {
 		return err
 	}
-	if e.WireEventName == "" {
-		return fmt.Errorf("%w: field hook_event_name is missing or empty", ErrBadEvent)
-	}
-	e.HookEventName = e.WireEventName
-	if n, ok := geminiNames[e.WireEventName]; ok {
-		e.HookEventName = n
-	}
-	if err := readBool(root, "stop_hook_active", &e.StopHookActive); err != nil {
+	if err := e.nameEvent(geminiNames); err != nil {
 		return err
 	}
-	if v := root.Get("tool_input"); v.Exists() {
-		e.ToolInput = []byte(v.Raw)
-	}
-	if v := root.Get("tool_response"); v.Exists() {
-		e.ToolResponse = []byte(v.Raw)
-	}
-	return nil
+	return e.readToolAndStop(root, "tool_response")
 }
 
 // Copilot CLI's event names, which its events do not carry.
@@ -480,12 +457,8 @@ func (e *Event) readCursor(root gjson.Result) error {
 	if err != nil {
 		return err
 	}
-	if e.WireEventName == "" {
-		return fmt.Errorf("%w: field hook_event_name is missing or empty", ErrBadEvent)
-	}
-	e.HookEventName = e.WireEventName
-	if n, ok := cursorNames[e.WireEventName]; ok {
-		e.HookEventName = n
+	if err := e.nameEvent(cursorNames); err != nil {
+		return err
 	}
 	if e.IsStop() && status != "" && status != "completed" {
 		e.Unchecked = fmt.Sprintf("Cursor's %s with status %q: the agent did not finish its turn (the person stopped it, or it failed), and a follow-up would start it again", e.WireEventName, status)
@@ -515,13 +488,34 @@ func (e *Event) readCursor(root gjson.Result) error {
 		}
 		e.LoopCount = int(v.Num)
 	}
+	return e.readToolAndStop(root, "tool_output")
+}
+
+// nameEvent sets HookEventName from WireEventName, the host's name for
+// the event, through names (the host's names to Claude Code's; one not
+// among them is taken as it is), and refuses an event without a name.
+func (e *Event) nameEvent(names map[string]string) error {
+	if e.WireEventName == "" {
+		return fmt.Errorf("%w: field hook_event_name is missing or empty", ErrBadEvent)
+	}
+	e.HookEventName = e.WireEventName
+	if n, ok := names[e.WireEventName]; ok {
+		e.HookEventName = n
+	}
+	return nil
+}
+
+// readToolAndStop reads the fields every host but Copilot CLI sends
+// under Claude Code's names: stop_hook_active and tool_input, and the
+// tool's result into ToolResponse from response (its name differs).
+func (e *Event) readToolAndStop(root gjson.Result, response string) error {
 	if err := readBool(root, "stop_hook_active", &e.StopHookActive); err != nil {
 		return err
 	}
 	if v := root.Get("tool_input"); v.Exists() {
 		e.ToolInput = []byte(v.Raw)
 	}
-	if v := root.Get("tool_output"); v.Exists() {
+	if v := root.Get(response); v.Exists() {
 		e.ToolResponse = []byte(v.Raw)
 	}
 	return nil
