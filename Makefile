@@ -37,6 +37,10 @@ test: lint unit plugin-validate
 
 unit: claude
 	DONEGATE_CLAUDE=$$(scripts/install-claude | tail -n 1) $(GO) test $(GOTEST_FLAGS) -tags $(TEST_TAGS) ./...
+# The Gemini CLI's end-to-end tests (e2e/gemini_test.go): an install that
+# fails fails make (the gemini target), an empty path fails the tests.
+unit: gemini
+unit: export DONEGATE_GEMINI = $(shell scripts/install-gemini | tail -n 1)
 
 ## generate: rewrite the generated files: schema/donegate.schema.json and
 ## the checker reference in docs/checkers.md, from the checker registry;
@@ -49,6 +53,11 @@ generate:
 ## claude: install the pinned Claude Code CLI (npm) for the end-to-end tests.
 claude:
 	@scripts/install-claude >/dev/null
+
+## gemini: install the pinned Gemini CLI (npm) for the end-to-end tests.
+.PHONY: gemini
+gemini:
+	@scripts/install-gemini >/dev/null
 
 lint: $(STATICCHECK)
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.tools/*')); \
@@ -66,6 +75,7 @@ $(STATICCHECK):
 	mv $(TOOLS)/bin/staticcheck $@
 
 tools: $(STATICCHECK) claude
+tools: gemini
 
 ## plugin: the Claude Code plugin in dist/plugin/: .claude-plugin/plugin.json
 ## (VERSION stamped), hooks/hooks.json, README.md and bin/ with the hooks'
