@@ -75,6 +75,10 @@ type Context struct {
 	ProjectDir string
 	// ClaudeDir is the Claude config dir (~/.claude or $CLAUDE_CONFIG_DIR).
 	ClaudeDir string
+	// Home is the user's home dir: a Qwen Code session whose transcript
+	// path does not show its Qwen dir keeps its todos under Home/.qwen
+	// (see transcript.QwenDir). "" leaves only the transcript path.
+	Home string
 	// TaskListID names the Task tools' list: $CLAUDE_CODE_TASK_LIST_ID,
 	// else the session id.
 	TaskListID string

@@ -39,10 +39,10 @@ type ClaimsOptions struct {
 
 // claimsType is the claims checker's type: donegate's own check that
 // what an agent's final answer says it did is so. It runs at tool_use
-// only, where a structured output is handed in.
+// only, where a structured output is handed in (as output does).
 var claimsType = register(Type{
 	Name:      "claims",
-	Summary:   "every claim of `true` the structured output makes at a `path` is confirmed by that claim's `checker`",
+	Summary:   "every claim of `true` the structured output (or a Codex agent's final JSON message) makes at a `path` is confirmed by that claim's `checker`",
 	DefaultOn: toolReasons,
 	Only:      toolReasons,
 	Patterns:  []string{"claim-false"},
@@ -85,7 +85,7 @@ type claim struct {
 // unless another claim is refuted: that finding stands, and the claim
 // left unverified is named beside it.
 func (cs Claims) Check(ctx context.Context, c *Context) (Result, error) {
-	doc, err := toolInput(c, claimsType.Name)
+	doc, final, err := structuredOutput(c, claimsType.Name)
 	if err != nil {
 		return Result{}, err
 	}
@@ -122,7 +122,7 @@ func (cs Claims) Check(ctx context.Context, c *Context) (Result, error) {
 		}
 	}
 	if len(refuted) > 0 {
-		return c.Fail("claim-false", map[string]any{"Tool": c.Event.ToolName, "Claims": refuted, "Unchecked": unchecked}), nil
+		return c.Fail("claim-false", map[string]any{"Tool": c.Event.ToolName, "Claims": refuted, "Unchecked": unchecked, "Final": final}), nil
 	}
 	if len(errs) > 0 {
 		return Result{}, fmt.Errorf("%s: %w", claimsType.Name, errors.Join(errs...))

@@ -1,10 +1,16 @@
 package checkers
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/donegate/donegate/config"
+	"github.com/donegate/donegate/hookio"
+	"github.com/donegate/donegate/internal/jsondepth"
+	"github.com/donegate/donegate/transcript"
 )
 
 // OutputOptions are the options of an output checker.
@@ -16,11 +22,13 @@ type OutputOptions struct {
 	Conditions []config.Condition `json:"conditions" validate:"min=1,dive"`
 }
 
-// outputType is the output checker's type. It runs at tool_use only: no
-// other event carries a structured output.
+// outputType is the output checker's type. It runs at tool_use only,
+// where a structured output is handed in: a gated tool's input, or a
+// Codex agent's final JSON message, which the hooks check as a gated
+// call at its stop (see CodexFinalOutput).
 var outputType = register(Type{
 	Name:      "output",
-	Summary:   "every condition (`path` with `equals`, `exists` or `matches`) holds on the structured output handed to the gated tool",
+	Summary:   "every condition (`path` with `equals`, `exists` or `matches`) holds on the structured output handed to the gated tool (or a Codex agent's final JSON message, `codex exec --output-schema`)",
 	DefaultOn: toolReasons,
 	Only:      toolReasons,
 	Patterns:  []string{"output-mismatch"},
@@ -40,7 +48,7 @@ type Output struct {
 // Check implements Checker. Every condition is tested, so the agent
 // learns of all it must correct at once.
 func (o Output) Check(_ context.Context, c *Context) (Result, error) {
-	doc, err := toolInput(c, outputType.Name)
+	doc, final, err := structuredOutput(c, outputType.Name)
 	if err != nil {
 		return Result{}, err
 	}
@@ -52,22 +60,48 @@ func (o Output) Check(_ context.Context, c *Context) (Result, error) {
 		}
 	}
 	if len(failed) > 0 {
-		return c.Fail("output-mismatch", map[string]any{"Tool": c.Event.ToolName, "Failed": failed}), nil
+		return c.Fail("output-mismatch", map[string]any{"Tool": c.Event.ToolName, "Failed": failed, "Final": final}), nil
 	}
 	return OK(fmt.Sprintf("The structured output meets its %d %s.", len(o.Conditions), plural(len(o.Conditions), "condition", "conditions"))), nil
 }
 
-// toolInput returns the gated tool's input, the structured output the
-// checker named checks. An event without one is a check that cannot
-// run: At keeps such checkers to tool_use, so only a checker built by
-// hand (or a claims checker's, at a tool_use event that has none) meets it.
-func toolInput(c *Context, checker string) ([]byte, error) {
-	if c.Event == nil || c.Event.ToolInput == nil {
-		event := "this"
-		if c.Event != nil && c.Event.HookEventName != "" {
-			event = "the " + c.Event.HookEventName
-		}
-		return nil, fmt.Errorf("%s: %s event carries no structured output (no tool_input); it checks gated tool calls only (on: tool_use)", checker, event)
+// CodexFinalOutput returns the structured output a Codex agent hands in
+// at its stop: its last message when the event is a Codex Stop and the
+// message is a JSON object, which `codex exec --output-schema` makes it
+// (the final message is the Stop event's last_assistant_message); nil
+// otherwise. A prose message is not one: like a Claude Code session that
+// never calls StructuredOutput, a Codex session without an output schema
+// hands in nothing. The hooks run the tool_use checkers (output, claims)
+// on a stop that has one, as on a gated StructuredOutput call.
+func CodexFinalOutput(ev *hookio.Event) []byte {
+	if ev == nil || ev.Host != hookio.HostCodex || ev.HookEventName != hookio.EventStop {
+		return nil
 	}
-	return c.Event.ToolInput, nil
+	msg := bytes.TrimSpace([]byte(ev.LastAssistantMessage))
+	// Bounded like every JSON donegate parses: gjson recurses per level.
+	if !jsondepth.Within(msg, transcript.MaxLineDepth) || !gjson.ValidBytes(msg) || !gjson.ParseBytes(msg).IsObject() {
+		return nil
+	}
+	return msg
+}
+
+// structuredOutput returns the structured output the checker named
+// checks: the gated tool's input, or a Codex agent's final JSON message
+// (see CodexFinalOutput). final is true for the latter, whose feedback
+// asks for a corrected message rather than a call. An event without one
+// is a check that cannot run: At keeps such checkers to tool_use, so only
+// a checker built by hand (or a claims checker's, at a tool_use event
+// that has none) meets it.
+func structuredOutput(c *Context, checker string) (doc []byte, final bool, err error) {
+	if c.Event != nil && c.Event.ToolInput != nil {
+		return c.Event.ToolInput, false, nil
+	}
+	if doc := CodexFinalOutput(c.Event); doc != nil {
+		return doc, true, nil
+	}
+	event := "this"
+	if c.Event != nil && c.Event.HookEventName != "" {
+		event = "the " + c.Event.HookEventName
+	}
+	return nil, false, fmt.Errorf("%s: %s event carries no structured output (no tool_input); it checks gated tool calls only (on: tool_use)", checker, event)
 }

@@ -4,13 +4,16 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/donegate/donegate/hookio"
 	"github.com/donegate/donegate/transcript"
 )
 
-// Plan checks that every item of the agent's plan is completed. The plan is
-// the Task tools' list when it has tasks, else the latest TodoWrite call in
-// the transcript; at SubagentStop it is the subagent's own TodoWrite. No
-// plan at all is complete: many sessions never make one.
+// Plan checks that every item of the agent's plan is completed. Where the
+// plan is kept depends on the host (see planSource): on Claude Code the
+// Task tools' list when it has tasks, else the latest TodoWrite call in
+// the transcript, and at SubagentStop the subagent's own TodoWrite. No
+// plan at all is complete on every host: many sessions never make one,
+// and most hosts offer their plan tool only when it is turned on.
 type Plan struct{}
 
 // PlanOptions: the plan checker takes none.
@@ -41,6 +44,9 @@ func (Plan) Check(ctx context.Context, c *Context) (Result, error) {
 		return Result{}, err
 	}
 	if source == "" {
+		if tool := planTool(c); tool != "" {
+			return OK(fmt.Sprintf("No plan to check (the agent made no %s call).", tool)), nil
+		}
 		return OK("No plan to check."), nil
 	}
 	var open []string
@@ -54,8 +60,28 @@ func (Plan) Check(ctx context.Context, c *Context) (Result, error) {
 	}
 	// plan-incomplete: Open, every open item's title, in the plan's
 	// order; Total, how many items the plan has; Source, where it was
-	// read ("task list", "todo list", "subagent's todo list").
-	return c.Fail("plan-incomplete", map[string]any{"Open": open, "Total": len(items), "Source": source}), nil
+	// read ("task list", "todo list", "subagent's todo list", "plan
+	// (update_plan)", ...); Tool, the host's plan tool the agent updates
+	// its plan with, "" on Claude Code (whose feedback names none).
+	return c.Fail("plan-incomplete", map[string]any{"Open": open, "Total": len(items), "Source": source, "Tool": planTool(c)}), nil
+}
+
+// planTool names the plan tool of the event's host, for feedback; "" for
+// Claude Code, whose agents know theirs (TodoWrite or the Task tools),
+// and for a host donegate reads no plan of.
+func planTool(c *Context) string {
+	if c.Event == nil {
+		return ""
+	}
+	switch c.Event.Host {
+	case hookio.HostCodex:
+		return "update_plan"
+	case hookio.HostQwen:
+		return "todo_write"
+	case hookio.HostGemini:
+		return "write_todos"
+	}
+	return ""
 }
 
 // readPlan returns the plan and a name for where it came from, "" if none.
@@ -64,6 +90,50 @@ func readPlan(ctx context.Context, c *Context) ([]transcript.Item, string, error
 	if ev == nil {
 		return nil, "", nil
 	}
+	// A subagent's own transcript, where the host names one.
+	path := ev.TranscriptPath
+	if c.Reason == ReasonSubagentStop || ev.AgentTranscriptPath != "" {
+		path = ev.AgentTranscriptPath
+	}
+	var (
+		items []transcript.Item
+		found bool
+		err   error
+	)
+	switch ev.Host {
+	case hookio.HostCodex:
+		items, found, err = transcript.CodexPlan(path)
+		return named(items, found, err, "plan (update_plan)")
+	case hookio.HostQwen:
+		items, found, err = transcript.QwenPlan(transcript.QwenTodoFile(transcript.QwenDir(ev.TranscriptPath, c.Home), ev.SessionID))
+		return named(items, found, err, "todo list (todo_write)")
+	case hookio.HostGemini:
+		items, found, err = transcript.GeminiPlan(path)
+		return named(items, found, err, "todo list (write_todos)")
+	case hookio.HostCopilot:
+		// Copilot CLI keeps its todos in the todos table of session.db
+		// beside transcript_path (events.jsonl): the Copilot reader is
+		// wired here (transcript.ReadCopilotTodos).
+		return nil, "", nil
+	case hookio.HostCursor:
+		// Cursor keeps no plan donegate can read: no plan tool.
+		return nil, "", nil
+	}
+	return readClaudePlan(ctx, c)
+}
+
+// named returns what a host's reader found under the name of its source.
+func named(items []transcript.Item, found bool, err error, source string) ([]transcript.Item, string, error) {
+	if err != nil || !found {
+		return nil, "", err
+	}
+	return items, source, nil
+}
+
+// readClaudePlan is readPlan on Claude Code (and the Agent SDK, which
+// runs it): the Task tools' list, else the latest TodoWrite.
+func readClaudePlan(ctx context.Context, c *Context) ([]transcript.Item, string, error) {
+	ev := c.Event
 	// Task files are written when the tool runs; only the transcript lags,
 	// at a stop and at a gated tool alike. At PreToolUse the gated call
 	// reached the transcript 16-33 ms after the hook started in 5 of 6

@@ -468,19 +468,33 @@ func Load(path string) (*Config, error) {
 type Lookup struct {
 	Flag       string // --config
 	Env        string // $DONEGATE_CONFIG
-	ProjectDir string // $CLAUDE_PROJECT_DIR
+	ProjectDir string // the host's project dir ($CLAUDE_PROJECT_DIR, $GEMINI_PROJECT_DIR)
 	Cwd        string // the event's cwd
+}
+
+// NeutralFileName is the project config of a project that does not use
+// Claude Code (or would rather not keep donegate's config under .claude):
+// <dir>/.donegate.json, read after <dir>/.claude/donegate.json.
+const NeutralFileName = ".donegate.json"
+
+// ProjectFiles are the config files Find looks for in a dir, in order:
+// .claude/donegate.json (where closer init --host claude writes it),
+// then the host-neutral .donegate.json (every other host's).
+func ProjectFiles(dir string) []string {
+	return []string{filepath.Join(dir, ".claude", FileName), filepath.Join(dir, NeutralFileName)}
 }
 
 // ErrNotFound is returned by Find when an explicitly named config is missing.
 var ErrNotFound = errors.New("config file not found")
 
 // Find returns the path of the config to use, or "" for the embedded
-// default. A file named by the flag or the environment must exist; the
-// project files are used only when present. Find only stats paths, so it
-// never blocks; a path that is there but is not a regular file (a FIFO) is
-// returned, for Load to report, rather than silently replaced by the
-// default. A directory in place of a project file is skipped.
+// default: the file the flag names, else the environment's, else the
+// first of ProjectFiles in the project dir, then in the cwd. A file named
+// by the flag or the environment must exist; the project files are used
+// only when present. Find only stats paths, so it never blocks; a path
+// that is there but is not a regular file (a FIFO) is returned, for Load
+// to report, rather than silently replaced by the default. A directory in
+// place of a project file is skipped.
 func Find(l Lookup) (string, error) {
 	for _, named := range []struct{ what, path string }{{"--config", l.Flag}, {"DONEGATE_CONFIG", l.Env}} {
 		if named.path == "" {
@@ -495,9 +509,10 @@ func Find(l Lookup) (string, error) {
 		if dir == "" || (i == 1 && dir == l.ProjectDir) {
 			continue // under Claude Code the cwd is most often the project dir
 		}
-		p := filepath.Join(dir, ".claude", FileName)
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
-			return p, nil
+		for _, p := range ProjectFiles(dir) {
+			if st, err := os.Stat(p); err == nil && !st.IsDir() {
+				return p, nil
+			}
 		}
 	}
 	return "", nil

@@ -354,6 +354,10 @@ func TestFindOrder(t *testing.T) {
 	env := write(filepath.Join(dir, "env.json"))
 	proj := write(filepath.Join(dir, "proj", ".claude", config.FileName))
 	cwd := write(filepath.Join(dir, "cwd", ".claude", config.FileName))
+	// The host-neutral file, alone and beside .claude/donegate.json.
+	neutral := write(filepath.Join(dir, "neutral", config.NeutralFileName))
+	write(filepath.Join(dir, "proj", config.NeutralFileName))
+	cwdNeutral := write(filepath.Join(dir, "cwdneutral", config.NeutralFileName))
 	// A directory where the project file would be is not a config.
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "dirproj", ".claude", config.FileName), 0o755))
 	// A FIFO is returned, for Load to report, and never opened here.
@@ -371,6 +375,10 @@ func TestFindOrder(t *testing.T) {
 		{"then env", config.Lookup{Env: env, ProjectDir: filepath.Join(dir, "proj")}, env, nil},
 		{"then project dir", config.Lookup{ProjectDir: filepath.Join(dir, "proj"), Cwd: filepath.Join(dir, "cwd")}, proj, nil},
 		{"then cwd", config.Lookup{ProjectDir: filepath.Join(dir, "none"), Cwd: filepath.Join(dir, "cwd")}, cwd, nil},
+		{"host-neutral .donegate.json in the project dir", config.Lookup{ProjectDir: filepath.Join(dir, "neutral")}, neutral, nil},
+		{".claude/donegate.json before .donegate.json", config.Lookup{ProjectDir: filepath.Join(dir, "proj")}, proj, nil},
+		{"the project dir's .donegate.json before the cwd's .claude/donegate.json", config.Lookup{ProjectDir: filepath.Join(dir, "neutral"), Cwd: filepath.Join(dir, "cwd")}, neutral, nil},
+		{"host-neutral .donegate.json in the cwd", config.Lookup{ProjectDir: filepath.Join(dir, "none"), Cwd: filepath.Join(dir, "cwdneutral")}, cwdNeutral, nil},
 		{"a directory is skipped", config.Lookup{ProjectDir: filepath.Join(dir, "dirproj"), Cwd: filepath.Join(dir, "cwd")}, cwd, nil},
 		{"a FIFO is returned for Load to report", config.Lookup{ProjectDir: filepath.Join(dir, "fifoproj"), Cwd: filepath.Join(dir, "cwd")}, fifo, nil},
 		{"a FIFO as --config is returned", config.Lookup{Flag: fifo}, fifo, nil},

@@ -232,3 +232,118 @@ func StripANSI(s string) string {
 	}
 	return b.String()
 }
+
+// hostAnswer holds the fields of the answers of the hosts that do not
+// speak Claude Code's shapes; the field order is the order on the wire.
+type hostAnswer struct {
+	Decision                 string        `json:"decision,omitempty"`
+	Reason                   string        `json:"reason,omitempty"`
+	PermissionDecision       string        `json:"permissionDecision,omitempty"`
+	PermissionDecisionReason string        `json:"permissionDecisionReason,omitempty"`
+	FollowupMessage          string        `json:"followup_message,omitempty"`
+	AdditionalContext        string        `json:"additional_context,omitempty"`
+	HookSpecificOutput       *hookSpecific `json:"hookSpecificOutput,omitempty"`
+	SystemMessage            string        `json:"systemMessage,omitempty"`
+}
+
+// defaultReason stands in for an empty reason where a host refuses a
+// block without one (Codex: "reason" must be non-empty).
+const defaultReason = "donegate: the work is not done yet; keep going until it is."
+
+// WriteHostAnswer writes exactly one JSON object answering ev, in the
+// shape ev.Host honours:
+//
+//   - Claude Code and Qwen Code: WriteAnswer's, in dialect d;
+//   - Codex CLI: Claude Code's (a block is {"decision":"block","reason":R}
+//     with R never empty, allow is {}); Codex shows a systemMessage
+//     nowhere, but takes it;
+//   - Gemini CLI: a block is {"decision":"deny","reason":R}, which Gemini
+//     sends to the agent as a new prompt; allow is {}; the person sees
+//     systemMessage; context goes in hookSpecificOutput.additionalContext
+//     at SessionStart and BeforeAgent;
+//   - Copilot CLI: a stop is blocked with {"decision":"block","reason":R}
+//     on exit 0, a tool call denied with permissionDecision; it ignores
+//     what its sessionStart, userPromptSubmitted and postToolUse hooks
+//     answer, so context there is an error;
+//   - Cursor: a stop is continued with {"followup_message":R}, which
+//     Cursor sends as the next user message; context only at
+//     sessionStart ({"additional_context":C}).
+//
+// An answer the host cannot take is an error naming what to register
+// instead, and nothing is written.
+func WriteHostAnswer(w io.Writer, ev *Event, d Dialect, v Verdict) error {
+	switch ev.Host {
+	case HostClaude, HostQwen, "":
+		return WriteAnswer(w, ev.HookEventName, d, v)
+	case HostCodex:
+		if v.Block && CleanText(v.Reason) == "" {
+			v.Reason = defaultReason
+		}
+		return WriteAnswer(w, ev.HookEventName, DialectClaudeCode, v)
+	}
+	a, err := hostShape(ev, v)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(a); err != nil {
+		return fmt.Errorf("write answer: %w", err)
+	}
+	return nil
+}
+
+// hostShape is the answer to ev on Gemini CLI, Copilot CLI or Cursor.
+func hostShape(ev *Event, v Verdict) (hostAnswer, error) {
+	var a hostAnswer
+	reason := CleanText(v.Reason)
+	if v.Block && reason == "" {
+		reason = defaultReason
+	}
+	wire := ev.WireEventName
+	host := ev.Host.Title()
+	if v.Block {
+		switch {
+		case ev.IsStop() && ev.Host == HostGemini:
+			a.Decision, a.Reason = "deny", reason
+		case ev.IsStop() && ev.Host == HostCopilot:
+			a.Decision, a.Reason = "block", reason
+		case ev.IsStop() && ev.Host == HostCursor:
+			a.FollowupMessage = reason
+		case ev.HookEventName == EventPreToolUse && ev.Host == HostGemini:
+			a.Decision, a.Reason = "deny", reason
+		case ev.HookEventName == EventPostToolUse && ev.Host == HostGemini:
+			a.HookSpecificOutput = &hookSpecific{HookEventName: wire, AdditionalContext: reason}
+		case ev.HookEventName == EventPreToolUse && ev.Host == HostCopilot:
+			a.PermissionDecision, a.PermissionDecisionReason = "deny", reason
+		case ev.HookEventName == EventPostToolUse && ev.Host == HostCopilot:
+			return a, fmt.Errorf("%s ignores what a postToolUse hook answers: register posttooluse-hook for preToolUse", host)
+		case ev.Host == HostCursor && (ev.HookEventName == EventPreToolUse || ev.HookEventName == EventPostToolUse):
+			return a, fmt.Errorf("posttooluse-hook does not answer %s's %s events: do not register it there", host, wire)
+		default:
+			return a, fmt.Errorf("cannot block a %q event", wire)
+		}
+	}
+	if v.Context != "" {
+		ctx := CleanText(v.Context)
+		switch {
+		case ev.Host == HostGemini && (ev.HookEventName == EventSessionStart || ev.HookEventName == EventUserPromptSubmit):
+			a.HookSpecificOutput = &hookSpecific{HookEventName: wire, AdditionalContext: ctx}
+		case ev.Host == HostCursor && ev.HookEventName == EventSessionStart:
+			a.AdditionalContext = ctx
+		case ev.Host == HostCopilot && (ev.HookEventName == EventSessionStart || ev.HookEventName == EventUserPromptSubmit):
+			return a, fmt.Errorf("%s ignores what a %s hook answers, so it cannot tell the agent the criteria: do not register stop-hook --criteria there", host, wire)
+		case ev.Host == HostCursor && ev.HookEventName == EventUserPromptSubmit:
+			return a, fmt.Errorf("%s's %s hook cannot add context: register stop-hook --criteria for sessionStart only", host, wire)
+		default:
+			return a, fmt.Errorf("cannot give context to the model in a %q answer", wire)
+		}
+	}
+	// Gemini shows systemMessage to the person; Copilot's and Cursor's
+	// docs name no such field for these hooks, and the person learns why
+	// the agent was let go from closer explain --last there.
+	if ev.Host == HostGemini {
+		a.SystemMessage = CleanText(v.SystemMessage)
+	}
+	return a, nil
+}

@@ -1,6 +1,6 @@
-// Package hookio is the only package that knows the wire format of Claude
-// Code hook events (JSON on stdin) and of the answers a hook prints (JSON on
-// stdout). Everything else in donegate works on the typed Event and Verdict
+// Package hookio is the only package that knows the wire format of hook
+// events (JSON on stdin) and of the answers a hook prints (JSON on
+// stdout), for every agent host donegate answers (see Host). Everything else in donegate works on the typed Event and Verdict
 // values defined here and never touches the raw bytes.
 //
 // It must not decide anything: which checks run and whether work is open is
@@ -48,18 +48,48 @@ const (
 // can tell "the host sent us garbage" from their own failures.
 var ErrBadEvent = errors.New("bad hook event")
 
-// Event is one hook event. Fields absent from the input are empty.
+// Event is one hook event, normalised: whatever the host, the fields
+// mean what Claude Code's do. Fields absent from the input are empty.
 type Event struct {
 	// Host is the host that sent the event (see Host).
-	Host                 Host
-	HookEventName        string
-	SessionID            string
-	TranscriptPath       string
-	Cwd                  string
-	PromptID             string
+	Host Host
+	// HookEventName is Claude Code's name of what happened (Stop,
+	// SubagentStop, SessionStart, UserPromptSubmit, PreToolUse,
+	// PostToolUse) whatever the host called it; an event with no such
+	// counterpart keeps the host's name. WireEventName is the host's own
+	// name, which the answer is written for.
+	HookEventName string
+	WireEventName string
+	SessionID     string
+	// TranscriptPath is the host's record of the session: Claude Code's
+	// and Qwen's transcript, Codex's rollout, Gemini's chat file,
+	// Copilot's events.jsonl, Cursor's transcript.
+	TranscriptPath string
+	// Cwd is the event's working dir (Cursor: its first workspace root).
+	Cwd string
+	// PromptID names the turn that donegate's block count is kept per:
+	// stable across the continuations of one turn, new at each prompt
+	// of the person. Claude Code's prompt_id, Codex's turn_id; "" where
+	// the host sends no such id (the count is then the session's, see
+	// package limit).
+	PromptID string
+	// TurnID is the host's own turn id where it sends one (Codex).
+	TurnID string
+	// Model is the model the host names in the event (Codex, Cursor).
+	Model                string
 	PermissionMode       string
 	StopHookActive       bool
 	LastAssistantMessage string
+	// Prompt is the person's prompt where the host sends it with the
+	// event (Gemini's AfterAgent and BeforeAgent, Copilot's and Cursor's
+	// prompt events).
+	Prompt string
+
+	// Cursor only: the generation (one run of the agent loop) and how
+	// many follow-ups Cursor has sent in this loop so far. A stop with
+	// LoopCount 0 is the first of a turn the person started.
+	GenerationID string
+	LoopCount    int
 
 	// SubagentStop only.
 	AgentID             string
@@ -72,6 +102,13 @@ type Event struct {
 	ToolUseID    string
 	ToolInput    []byte // raw JSON, nil when absent
 	ToolResponse []byte // raw JSON, nil when absent
+}
+
+// TurnStart reports whether the host says this stop is the first of a
+// turn the person started, before any continuation: Cursor's loop_count
+// 0. Hosts with a turn id (PromptID) need not say it.
+func (e *Event) TurnStart() bool {
+	return e.Host == HostCursor && e.IsStop() && e.LoopCount == 0
 }
 
 // IsStop reports whether the event is a Stop or SubagentStop event.
@@ -107,7 +144,7 @@ func checkDepth(data []byte) error {
 }
 
 // Peeked holds the few fields a hook needs to decide whether an event
-// concerns it at all.
+// concerns it at all, normalised as Event's are.
 type Peeked struct {
 	Event, Tool, Cwd string
 }
@@ -115,21 +152,36 @@ type Peeked struct {
 // Peek reads a few fields of a raw event without validating or decoding
 // the rest, so a hook can answer events it does not gate before doing any
 // other work. Fields are empty when absent or when data is not an object.
-// data should come from ReadAll, which bounds its nesting.
+// The host is detected without the environment (see DetectHost); data
+// should come from ReadAll, which bounds its nesting.
 func Peek(data []byte) Peeked {
-	r := gjson.GetManyBytes(data, "hook_event_name", "tool_name", "cwd")
-	return Peeked{Event: r[0].Str, Tool: r[1].Str, Cwd: r[2].Str}
+	return PeekHost(data, DetectHost(data, nil))
 }
 
-// stringFields maps each string field of the wire format to where it goes.
-func (e *Event) stringFields() []struct {
+// PeekHost is Peek for an event known to come from host.
+func PeekHost(data []byte, host Host) Peeked {
+	if host == HostClaude || host == HostCodex || host == HostQwen {
+		r := gjson.GetManyBytes(data, "hook_event_name", "tool_name", "cwd")
+		return Peeked{Event: r[0].Str, Tool: r[1].Str, Cwd: r[2].Str}
+	}
+	// The other hosts name events and fields their own way: decode.
+	e, err := Parse(data, host)
+	if err != nil {
+		return Peeked{}
+	}
+	return Peeked{Event: e.HookEventName, Tool: e.ToolName, Cwd: e.Cwd}
+}
+
+// field is a string field of a host's wire format and where it goes.
+type field struct {
 	key string
 	dst *string
-} {
-	return []struct {
-		key string
-		dst *string
-	}{
+}
+
+// claudeFields are the string fields of Claude Code's wire format, which
+// Codex and Qwen Code share.
+func (e *Event) claudeFields() []field {
+	return []field{
 		{"hook_event_name", &e.HookEventName},
 		{"session_id", &e.SessionID},
 		{"transcript_path", &e.TranscriptPath},
@@ -145,16 +197,25 @@ func (e *Event) stringFields() []struct {
 	}
 }
 
-// ParseEvent decodes one hook event. It rejects empty input, input nested
-// deeper than MaxEventDepth, invalid JSON, anything but an object, a missing
-// or empty hook_event_name and fields of the wrong type, each with an error
-// that names the problem and wraps ErrBadEvent.
+// ParseEvent decodes one hook event from whichever host DetectHost names
+// without the environment; see Parse.
 func ParseEvent(data []byte) (*Event, error) {
+	return Parse(data, DetectHost(data, nil))
+}
+
+// Parse decodes one hook event sent by host into the normalised Event.
+// It rejects empty input, input nested deeper than MaxEventDepth, invalid
+// JSON, anything but an object, an event that does not say what happened
+// (a missing or empty hook_event_name; on Copilot CLI, which sends none,
+// no field that tells) and fields of the wrong type, each with an error
+// that names the problem and wraps ErrBadEvent. A Claude Code event is
+// read as it always was.
+func Parse(data []byte, host Host) (*Event, error) {
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
-		return nil, fmt.Errorf("%w: stdin is empty; expected one JSON object from Claude Code", ErrBadEvent)
+		return nil, fmt.Errorf("%w: stdin is empty; expected one JSON object from %s", ErrBadEvent, host.Title())
 	}
-	// ReadAll checked already; ParseEvent checks again because data need
+	// ReadAll checked already; Parse checks again because data need
 	// not come from ReadAll, and with few brackets the check is one
 	// vectorized count (tens of nanoseconds on a recorded event).
 	if err := checkDepth(trimmed); err != nil {
@@ -167,25 +228,45 @@ func ParseEvent(data []byte) (*Event, error) {
 	if !root.IsObject() {
 		return nil, fmt.Errorf("%w: stdin is a JSON %s, expected an object", ErrBadEvent, kind(root))
 	}
-	e := &Event{Host: HostClaude}
-	for _, f := range e.stringFields() {
-		v := root.Get(f.key)
-		if !v.Exists() || v.Type == gjson.Null {
-			continue
-		}
-		if v.Type != gjson.String {
-			return nil, fmt.Errorf("%w: field %s is a %s, expected a string", ErrBadEvent, f.key, kind(v))
-		}
-		*f.dst = v.Str
+	e := &Event{Host: host}
+	var err error
+	switch host {
+	case HostGemini:
+		err = e.readGemini(root)
+	case HostCopilot:
+		err = e.readCopilot(root)
+	case HostCursor:
+		err = e.readCursor(root)
+	default:
+		err = e.readClaude(root)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// readClaude reads Claude Code's wire format, and Codex's and Qwen's,
+// which are Claude Code's with a few fields more.
+func (e *Event) readClaude(root gjson.Result) error {
+	fields := e.claudeFields()
+	if e.Host == HostCodex {
+		fields = append(fields, field{"turn_id", &e.TurnID}, field{"model", &e.Model})
+	}
+	if err := readStrings(root, fields); err != nil {
+		return err
 	}
 	if e.HookEventName == "" {
-		return nil, fmt.Errorf("%w: field hook_event_name is missing or empty", ErrBadEvent)
+		return fmt.Errorf("%w: field hook_event_name is missing or empty", ErrBadEvent)
 	}
-	if v := root.Get("stop_hook_active"); v.Exists() && v.Type != gjson.Null {
-		if !v.IsBool() {
-			return nil, fmt.Errorf("%w: field stop_hook_active is a %s, expected a boolean", ErrBadEvent, kind(v))
-		}
-		e.StopHookActive = v.Bool()
+	e.WireEventName = e.HookEventName
+	if e.Host == HostCodex && e.PromptID == "" {
+		// Codex keeps its turn_id across the continuations of a turn
+		// (measured with 0.169.0): the turn donegate counts per.
+		e.PromptID = e.TurnID
+	}
+	if err := readBool(root, "stop_hook_active", &e.StopHookActive); err != nil {
+		return err
 	}
 	if v := root.Get("tool_input"); v.Exists() {
 		e.ToolInput = []byte(v.Raw)
@@ -193,7 +274,223 @@ func ParseEvent(data []byte) (*Event, error) {
 	if v := root.Get("tool_response"); v.Exists() {
 		e.ToolResponse = []byte(v.Raw)
 	}
-	return e, nil
+	return nil
+}
+
+// geminiNames maps Gemini CLI's event names to Claude Code's.
+var geminiNames = map[string]string{
+	"AfterAgent":   EventStop,
+	"BeforeAgent":  EventUserPromptSubmit,
+	"SessionStart": EventSessionStart,
+	"BeforeTool":   EventPreToolUse,
+	"AfterTool":    EventPostToolUse,
+}
+
+// readGemini reads Gemini CLI's wire format: Claude Code's field names,
+// its own event names, the turn's text in prompt_response (cumulative
+// over the turn).
+func (e *Event) readGemini(root gjson.Result) error {
+	err := readStrings(root, []field{
+		{"hook_event_name", &e.WireEventName},
+		{"session_id", &e.SessionID},
+		{"transcript_path", &e.TranscriptPath},
+		{"cwd", &e.Cwd},
+		{"prompt", &e.Prompt},
+		{"prompt_response", &e.LastAssistantMessage},
+		{"tool_name", &e.ToolName},
+	})
+	if err != nil {
+		return err
+	}
+	if e.WireEventName == "" {
+		return fmt.Errorf("%w: field hook_event_name is missing or empty", ErrBadEvent)
+	}
+	e.HookEventName = e.WireEventName
+	if n, ok := geminiNames[e.WireEventName]; ok {
+		e.HookEventName = n
+	}
+	if err := readBool(root, "stop_hook_active", &e.StopHookActive); err != nil {
+		return err
+	}
+	if v := root.Get("tool_input"); v.Exists() {
+		e.ToolInput = []byte(v.Raw)
+	}
+	if v := root.Get("tool_response"); v.Exists() {
+		e.ToolResponse = []byte(v.Raw)
+	}
+	return nil
+}
+
+// Copilot CLI's event names, which its events do not carry.
+const (
+	copilotAgentStop    = "agentStop"
+	copilotSubagentStop = "subagentStop"
+	copilotSessionStart = "sessionStart"
+	copilotPrompt       = "userPromptSubmitted"
+	copilotPreToolUse   = "preToolUse"
+	copilotPostToolUse  = "postToolUse"
+)
+
+// copilotAgentKeys are the fields that name the subagent in a Copilot
+// subagentStop event (any one of them makes a stop a subagent's).
+var copilotAgentKeys = []string{"agentName", "agentId", "subagentName"}
+
+// readCopilot reads Copilot CLI's wire format: camelCase fields, no event
+// name (the event is told by the fields it has), stop_hook_active in
+// snake case.
+func (e *Event) readCopilot(root gjson.Result) error {
+	var stopReason, source string
+	err := readStrings(root, []field{
+		{"sessionId", &e.SessionID},
+		{"transcriptPath", &e.TranscriptPath},
+		{"cwd", &e.Cwd},
+		{"prompt", &e.Prompt},
+		{"toolName", &e.ToolName},
+		{"stopReason", &stopReason},
+		{"source", &source},
+	})
+	if err != nil {
+		return err
+	}
+	for _, k := range copilotAgentKeys {
+		if err := readStrings(root, []field{{k, &e.AgentID}}); err != nil {
+			return err
+		}
+		if e.AgentID != "" {
+			break
+		}
+	}
+	if err := readBool(root, "stop_hook_active", &e.StopHookActive); err != nil {
+		return err
+	}
+	switch {
+	case e.ToolName != "" && root.Get("toolResult").Exists():
+		e.WireEventName, e.HookEventName = copilotPostToolUse, EventPostToolUse
+		e.ToolResponse = []byte(root.Get("toolResult").Raw)
+	case e.ToolName != "":
+		e.WireEventName, e.HookEventName = copilotPreToolUse, EventPreToolUse
+	case stopReason != "" || root.Get("stop_hook_active").Exists():
+		e.WireEventName, e.HookEventName = copilotAgentStop, EventStop
+		if e.AgentID != "" {
+			e.WireEventName, e.HookEventName = copilotSubagentStop, EventSubagentStop
+		}
+	case root.Get("prompt").Exists():
+		e.WireEventName, e.HookEventName = copilotPrompt, EventUserPromptSubmit
+	case source != "" || root.Get("initialPrompt").Exists():
+		e.WireEventName, e.HookEventName = copilotSessionStart, EventSessionStart
+	default:
+		return fmt.Errorf("%w: a Copilot CLI event (camelCase, no hook_event_name) without stopReason, toolName, prompt or source: cannot tell which event it is", ErrBadEvent)
+	}
+	if v := root.Get("toolArgs"); v.Exists() {
+		// Copilot passes a tool's arguments as a JSON string.
+		e.ToolInput = []byte(v.Raw)
+		if v.Type == gjson.String && gjson.Valid(v.Str) {
+			e.ToolInput = []byte(v.Str)
+		}
+	}
+	return nil
+}
+
+// cursorNames maps Cursor's event names to Claude Code's. Cursor runs the
+// hooks of .claude/settings.json too, mapping Claude Code's names to its
+// own: those are taken as they are.
+var cursorNames = map[string]string{
+	"stop":               EventStop,
+	"subagentStop":       EventSubagentStop,
+	"sessionStart":       EventSessionStart,
+	"beforeSubmitPrompt": EventUserPromptSubmit,
+	"preToolUse":         EventPreToolUse,
+	"postToolUse":        EventPostToolUse,
+}
+
+// readCursor reads Cursor's wire format (from its docs: no client ran
+// here): conversation_id for the session, generation_id, loop_count,
+// workspace_roots instead of cwd.
+func (e *Event) readCursor(root gjson.Result) error {
+	err := readStrings(root, []field{
+		{"hook_event_name", &e.WireEventName},
+		{"conversation_id", &e.SessionID},
+		{"generation_id", &e.GenerationID},
+		{"transcript_path", &e.TranscriptPath},
+		{"cwd", &e.Cwd},
+		{"model", &e.Model},
+		{"prompt", &e.Prompt},
+		{"tool_name", &e.ToolName},
+	})
+	if err != nil {
+		return err
+	}
+	if e.WireEventName == "" {
+		return fmt.Errorf("%w: field hook_event_name is missing or empty", ErrBadEvent)
+	}
+	e.HookEventName = e.WireEventName
+	if n, ok := cursorNames[e.WireEventName]; ok {
+		e.HookEventName = n
+	}
+	if e.SessionID == "" {
+		if err := readStrings(root, []field{{"session_id", &e.SessionID}}); err != nil {
+			return err
+		}
+	}
+	if v := root.Get("workspace_roots"); v.Exists() && v.Type != gjson.Null {
+		if !v.IsArray() {
+			return fmt.Errorf("%w: field workspace_roots is a %s, expected an array of strings", ErrBadEvent, kind(v))
+		}
+		roots := v.Array()
+		for i, r := range roots {
+			if r.Type != gjson.String {
+				return fmt.Errorf("%w: field workspace_roots[%d] is a %s, expected a string", ErrBadEvent, i, kind(r))
+			}
+		}
+		if e.Cwd == "" && len(roots) > 0 {
+			e.Cwd = roots[0].Str
+		}
+	}
+	if v := root.Get("loop_count"); v.Exists() && v.Type != gjson.Null {
+		if v.Type != gjson.Number || v.Num < 0 || v.Num != float64(int(v.Num)) {
+			return fmt.Errorf("%w: field loop_count is %s, expected a whole number of 0 or more", ErrBadEvent, preview([]byte(v.Raw)))
+		}
+		e.LoopCount = int(v.Num)
+	}
+	if err := readBool(root, "stop_hook_active", &e.StopHookActive); err != nil {
+		return err
+	}
+	if v := root.Get("tool_input"); v.Exists() {
+		e.ToolInput = []byte(v.Raw)
+	}
+	if v := root.Get("tool_output"); v.Exists() {
+		e.ToolResponse = []byte(v.Raw)
+	}
+	return nil
+}
+
+// readStrings decodes the string fields of root into their places; null
+// is absent.
+func readStrings(root gjson.Result, fields []field) error {
+	for _, f := range fields {
+		v := root.Get(f.key)
+		if !v.Exists() || v.Type == gjson.Null {
+			continue
+		}
+		if v.Type != gjson.String {
+			return fmt.Errorf("%w: field %s is a %s, expected a string", ErrBadEvent, f.key, kind(v))
+		}
+		*f.dst = v.Str
+	}
+	return nil
+}
+
+// readBool decodes the boolean field key of root into dst; null is absent.
+func readBool(root gjson.Result, key string, dst *bool) error {
+	v := root.Get(key)
+	if !v.Exists() || v.Type == gjson.Null {
+		return nil
+	}
+	if !v.IsBool() {
+		return fmt.Errorf("%w: field %s is a %s, expected a boolean", ErrBadEvent, key, kind(v))
+	}
+	*dst = v.Bool()
+	return nil
 }
 
 func kind(v gjson.Result) string {

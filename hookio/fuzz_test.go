@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -15,7 +16,8 @@ import (
 // seedEvents adds the recorded events under testdata/ to a fuzz corpus.
 func seedEvents(f *testing.F) {
 	files, _ := filepath.Glob("../testdata/events/*.json")
-	for _, p := range files {
+	hosts, _ := filepath.Glob("../testdata/events/*/*.json")
+	for _, p := range append(files, hosts...) {
 		data, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)
@@ -35,8 +37,9 @@ func FuzzEvent(f *testing.F) {
 	seedEvents(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		hookio.Peek(data)
-		ev, err := hookio.ParseEvent(data)
+		ev, err := hookio.Parse(data, hookio.HostClaude)
 		if err != nil {
+			fuzzHosts(t, data)
 			return
 		}
 		if ev.HookEventName == "" {
@@ -56,7 +59,47 @@ func FuzzEvent(f *testing.F) {
 				}
 			}
 		}
+		fuzzHosts(t, data)
 	})
+}
+
+// fuzzHosts: whichever host the event is read as, reading never panics,
+// an event that decodes has a name, and every answer a host takes is one
+// well-formed JSON object, clean and bounded; the rest are refused with
+// an error and nothing written.
+func fuzzHosts(t *testing.T, data []byte) {
+	hookio.DetectHost(data, func(string) string { return "s" })
+	if h := hookio.DetectHost(data, nil); !slices.Contains(hookio.Hosts, h) {
+		t.Fatalf("detected %q, not a host", h)
+	}
+	for _, h := range hookio.Hosts {
+		hookio.PeekHost(data, h)
+		ev, err := hookio.Parse(data, h)
+		if err != nil {
+			continue
+		}
+		if ev.Host != h || ev.HookEventName == "" || ev.WireEventName == "" {
+			t.Fatalf("%s: decoded an event without a host or a name: %+v", h, ev)
+		}
+		for _, name := range []string{hookio.EventStop, hookio.EventSubagentStop, hookio.EventPreToolUse, hookio.EventPostToolUse, hookio.EventSessionStart, hookio.EventUserPromptSubmit} {
+			e := *ev
+			e.HookEventName = name
+			for _, v := range []hookio.Verdict{
+				{Block: true, Reason: ev.LastAssistantMessage + ev.Prompt, SystemMessage: ev.Cwd},
+				{SystemMessage: ev.SessionID},
+				{Context: ev.Prompt + "x"},
+			} {
+				var out bytes.Buffer
+				if err := hookio.WriteHostAnswer(&out, &e, hookio.DialectClaudeCode, v); err != nil {
+					if out.Len() > 0 {
+						t.Fatalf("%s %s: refused, yet wrote %q", h, name, out.Bytes())
+					}
+					continue
+				}
+				checkAnswer(t, out.Bytes())
+			}
+		}
+	}
 }
 
 func checkAnswer(t *testing.T, out []byte) {
@@ -72,7 +115,7 @@ func checkAnswer(t *testing.T, out []byte) {
 	if dec.More() {
 		t.Fatalf("more than one JSON value: %q", out)
 	}
-	for _, k := range []string{"reason", "systemMessage"} {
+	for _, k := range []string{"reason", "systemMessage", "followup_message", "additional_context", "permissionDecisionReason"} {
 		if s, ok := m[k].(string); ok {
 			checkClean(t, s)
 		}

@@ -2,7 +2,10 @@ package hookio
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
+
+	"github.com/tidwall/gjson"
 )
 
 // Host is the agent host whose hook sent an event: it decides how the
@@ -37,4 +40,150 @@ func ParseHost(s string) (Host, error) {
 		names[i] = string(h)
 	}
 	return "", fmt.Errorf("unknown host %q (valid: %s)", s, strings.Join(names, ", "))
+}
+
+// Title is the host's name as its users know it, for messages.
+func (h Host) Title() string {
+	switch h {
+	case HostClaude:
+		return "Claude Code"
+	case HostCodex:
+		return "Codex CLI"
+	case HostQwen:
+		return "Qwen Code"
+	case HostGemini:
+		return "Gemini CLI"
+	case HostCopilot:
+		return "Copilot CLI"
+	case HostCursor:
+		return "Cursor"
+	}
+	return string(h)
+}
+
+// geminiEvents are the event names only Gemini CLI sends (its
+// SessionStart and SessionEnd share Claude Code's names and are told
+// apart otherwise: see DetectHost).
+var geminiEvents = map[string]bool{
+	"AfterAgent": true, "BeforeAgent": true, "BeforeTool": true, "AfterTool": true,
+	"BeforeModel": true, "AfterModel": true, "BeforeToolSelection": true,
+	"PreCompress": true,
+}
+
+// detectKeys are the top-level keys DetectHost looks at.
+type detectKeys struct {
+	eventName, sessionID, transcript                                 string
+	hasEventName, turnID, model, camelSession, cursor, qwenStopStats bool
+}
+
+// DetectHost names the host that sent the raw event, from its fields and,
+// where the fields leave it open, the hook's environment (getenv may be
+// nil: no environment). An event that is none of the others' is Claude
+// Code's, read exactly as it always was:
+//
+//   - Cursor: conversation_id, generation_id or cursor_version, which no
+//     other host sends (its events name themselves in camelCase, and
+//     Cursor also runs .claude/settings.json hooks with these payloads);
+//   - Copilot CLI: no hook_event_name and a camelCase sessionId;
+//   - Gemini CLI: its own event names (AfterAgent, BeforeAgent, ...), or a
+//     SessionStart/SessionEnd whose session is $GEMINI_SESSION_ID or
+//     whose transcript is a Gemini chat (under .gemini/tmp);
+//   - Codex CLI: turn_id and model (Claude Code sends no turn_id), or
+//     model with a rollout transcript (rollout-*.jsonl) or one under
+//     $CODEX_HOME. CODEX_HOME alone decides nothing: a user's shell may
+//     export it while Claude Code runs;
+//   - Qwen Code: a transcript under a .qwen dir, or a Stop carrying the
+//     context_usage and context_limit that only Qwen adds.
+//
+// Invalid JSON is Claude Code's: ParseEvent reports it as it always has.
+func DetectHost(raw []byte, getenv func(string) string) Host {
+	var k detectKeys
+	root := gjson.ParseBytes(raw)
+	if !root.IsObject() {
+		return HostClaude
+	}
+	// One pass over the top-level keys: on a recorded Stop event of
+	// 1.2 KB it costs about as much as one gjson Get.
+	root.ForEach(func(key, v gjson.Result) bool {
+		// The first of duplicate keys counts, as it does for gjson's Get,
+		// which ParseEvent reads with.
+		switch key.Str {
+		case "hook_event_name":
+			if !k.hasEventName {
+				k.hasEventName, k.eventName = true, v.Str
+			}
+		case "session_id":
+			if k.sessionID == "" {
+				k.sessionID = v.Str
+			}
+		case "transcript_path":
+			if k.transcript == "" {
+				k.transcript = v.Str
+			}
+		case "turn_id":
+			k.turnID = true
+		case "model":
+			k.model = true
+		case "sessionId":
+			k.camelSession = true
+		case "conversation_id", "generation_id", "cursor_version":
+			k.cursor = true
+		case "context_limit":
+			k.qwenStopStats = true
+		}
+		return true
+	})
+	switch {
+	case k.cursor:
+		return HostCursor
+	case !k.hasEventName:
+		if k.camelSession {
+			return HostCopilot
+		}
+		return HostClaude
+	case geminiEvents[k.eventName]:
+		return HostGemini
+	case k.turnID && k.model:
+		return HostCodex
+	case k.model && codexRollout(k.transcript, getenv):
+		return HostCodex
+	case underDir(k.transcript, ".qwen"):
+		return HostQwen
+	case k.qwenStopStats && (k.eventName == EventStop || k.eventName == EventSubagentStop):
+		return HostQwen
+	case (k.eventName == EventSessionStart || k.eventName == "SessionEnd") && geminiSession(k.sessionID, k.transcript, getenv):
+		return HostGemini
+	}
+	return HostClaude
+}
+
+// codexRollout reports whether transcript is a Codex rollout: named
+// rollout-*.jsonl (or .jsonl.zst), or under $CODEX_HOME.
+func codexRollout(transcript string, getenv func(string) string) bool {
+	if transcript == "" {
+		return false
+	}
+	if strings.HasPrefix(filepath.Base(transcript), "rollout-") {
+		return true
+	}
+	if getenv == nil {
+		return false
+	}
+	home := getenv("CODEX_HOME")
+	return home != "" && strings.HasPrefix(transcript, strings.TrimSuffix(home, "/")+"/")
+}
+
+// geminiSession reports whether a SessionStart or SessionEnd comes from
+// Gemini CLI: its transcript is a Gemini chat, or Gemini named the
+// session in the hook's environment.
+func geminiSession(sessionID, transcript string, getenv func(string) string) bool {
+	if strings.Contains(transcript, "/.gemini/tmp/") {
+		return true
+	}
+	return getenv != nil && sessionID != "" && getenv("GEMINI_SESSION_ID") == sessionID
+}
+
+// underDir reports whether path has a directory element named dir.
+func underDir(path, dir string) bool {
+	return strings.Contains(path, "/"+dir+"/")
 }

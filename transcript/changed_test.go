@@ -34,7 +34,7 @@ func TestShrinkingTranscriptIsReported(t *testing.T) {
 	blockSize = 64
 	defer func() { blockSize = old }()
 	r := shrinking{data: data, after: len(data) / 2}
-	err := eachMarkedLineBackward(r, int64(len(data)), todoWriteMark, func([]byte) bool { return true })
+	err := eachMarkedLineBackward(r, int64(len(data)), [][]byte{todoWriteMark}, otherType, func([]byte) bool { return true })
 	if !errors.Is(err, ErrChanged) {
 		t.Fatalf("got %v, want ErrChanged", err)
 	}

@@ -85,7 +85,7 @@ func HoldsToolUse(ctx context.Context, path, toolUseID string, w Wait) bool {
 	}
 	return w.until(ctx, path, func(r io.ReaderAt, size int64) (bool, error) {
 		found := false
-		err := eachMarkedLineBackward(r, size, marker, func(line []byte) bool {
+		err := eachMarkedLineBackward(r, size, [][]byte{marker}, otherType, func(line []byte) bool {
 			found = holdsToolUse(line, toolUseID)
 			return !found
 		})

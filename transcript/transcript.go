@@ -132,7 +132,7 @@ func open(path string) (*os.File, error) {
 
 // latestTodoWrite is LatestTodoWrite on the first size bytes of r.
 func latestTodoWrite(r io.ReaderAt, size int64, opt ReadOptions) (items []Item, found bool, err error) {
-	err = eachMarkedLineBackward(r, size, todoWriteMark, func(line []byte) bool {
+	err = eachMarkedLineBackward(r, size, [][]byte{todoWriteMark}, otherType, func(line []byte) bool {
 		if opt.SkipSidechain && bytes.Contains(line, sidechainMark) {
 			return true
 		}
@@ -245,18 +245,22 @@ func eachLineBackward(r io.ReaderAt, size int64, fn func(line []byte) bool) erro
 }
 
 // eachMarkedLineBackward calls fn for every line of r (size bytes long)
-// that contains marker, last line first, until fn returns false. Unlike
-// eachLineBackward it copies only those lines: it searches the file for
-// the marker and finds the boundaries of each line around a hit, so the
-// cost of a huge transcript is one pass of bytes.LastIndex over it. A line
-// whose first key is "type" with a value other than "assistant" (an
-// api-request-blob copy, say) is skipped after reading its first bytes;
-// lines longer than MaxLineBytes or nested deeper than MaxLineDepth are
-// skipped too.
-func eachMarkedLineBackward(r io.ReaderAt, size int64, marker []byte, fn func(line []byte) bool) error {
-	buf := make([]byte, max(min(int64(blockSize), size), 2*int64(len(marker))))
+// that contains one of markers, last line first, until fn returns false.
+// Unlike eachLineBackward it copies only those lines: it searches the file
+// for the markers and finds the boundaries of each line around a hit, so
+// the cost of a huge transcript is one pass of bytes.Index over it. A line
+// whose first headBytes bytes skip reports (an api-request-blob copy of a
+// Claude transcript, say; nil skips none) is passed over after reading
+// them; lines longer than MaxLineBytes or nested deeper than MaxLineDepth
+// are skipped too.
+func eachMarkedLineBackward(r io.ReaderAt, size int64, markers [][]byte, skip func(head []byte) bool, fn func(line []byte) bool) error {
+	longest := 0
+	for _, m := range markers {
+		longest = max(longest, len(m))
+	}
+	buf := make([]byte, max(min(int64(blockSize), size), 2*int64(longest), headBytes))
 	for end := size; end > 0; {
-		p, err := lastIndex(r, end, marker, buf)
+		p, n, err := lastIndex(r, end, markers, buf)
 		if err != nil || p < 0 {
 			return err
 		}
@@ -264,7 +268,7 @@ func eachMarkedLineBackward(r io.ReaderAt, size int64, marker []byte, fn func(li
 		if err != nil {
 			return err
 		}
-		stop, err := lineEnd(r, p+int64(len(marker)), size, buf)
+		stop, err := lineEnd(r, p+int64(n), size, buf)
 		if err != nil {
 			return err
 		}
@@ -272,12 +276,14 @@ func eachMarkedLineBackward(r io.ReaderAt, size int64, marker []byte, fn func(li
 		if stop-start > MaxLineBytes {
 			continue
 		}
-		head := buf[:min(int64(len(typePrefix)+len(assistantValue)), stop-start)]
-		if err := readFull(r, head, start); err != nil {
-			return err
-		}
-		if bytes.HasPrefix(head, typePrefix) && !bytes.HasPrefix(head[len(typePrefix):], assistantValue) {
-			continue
+		if skip != nil {
+			head := buf[:min(headBytes, stop-start)]
+			if err := readFull(r, head, start); err != nil {
+				return err
+			}
+			if skip(head) {
+				continue
+			}
 		}
 		line := make([]byte, stop-start)
 		if err := readFull(r, line, start); err != nil {
@@ -293,31 +299,46 @@ func eachMarkedLineBackward(r io.ReaderAt, size int64, marker []byte, fn func(li
 	return nil
 }
 
+// headBytes is how much of a line's start a skip function of
+// eachMarkedLineBackward is shown: enough for {"type":"assistant".
+const headBytes = 32
+
 var (
 	typePrefix     = []byte(`{"type":"`)
 	assistantValue = []byte(`assistant"`)
 )
 
-// lastIndex returns the offset of the last marker in r[0:end], or -1.
-func lastIndex(r io.ReaderAt, end int64, marker []byte, buf []byte) (int64, error) {
-	overlap := int64(len(marker) - 1)
-	// buf holds at least two markers, so every step moves back.
-	step := min(max(firstStep, 2*len(marker)), len(buf))
+// lastIndex returns the offset of the last of markers in r[0:end], or -1,
+// and the length of the marker found there.
+func lastIndex(r io.ReaderAt, end int64, markers [][]byte, buf []byte) (int64, int, error) {
+	longest := 0
+	for _, m := range markers {
+		longest = max(longest, len(m))
+	}
+	overlap := int64(longest - 1)
+	// buf holds at least two of the longest marker, so every step moves back.
+	step := min(max(firstStep, 2*longest), len(buf))
 	for hi := end; hi > 0; step = grow(step, len(buf)) {
 		lo := max(0, hi-int64(step))
 		chunk := buf[:hi-lo]
 		if err := readFull(r, chunk, lo); err != nil {
-			return -1, err
+			return -1, 0, err
 		}
-		if i := lastIndexForward(chunk, marker); i >= 0 {
-			return lo + int64(i), nil
+		last, n := -1, 0
+		for _, m := range markers {
+			if i := lastIndexForward(chunk, m); i > last {
+				last, n = i, len(m)
+			}
+		}
+		if last >= 0 {
+			return lo + int64(last), n, nil
 		}
 		if lo == 0 {
 			break
 		}
 		hi = lo + overlap // a marker may straddle two chunks
 	}
-	return -1, nil
+	return -1, 0, nil
 }
 
 // lastIndexForward is bytes.LastIndex(b, marker) found with bytes.Index,

@@ -81,6 +81,8 @@ func TestBuiltinWording(t *testing.T) {
 			"You have 3 incomplete task(s) out of 3. Please either complete all remaining tasks or update the plan to remove tasks that are no longer needed before producing output: a, b, c"},
 		{"plan with four open", "plan-incomplete", map[string]any{"Open": []string{"a", "b", "c", "d"}, "Total": 5, "Source": "todo list"},
 			"You have 4 incomplete task(s) out of 5. Please either complete all remaining tasks or update the plan to remove tasks that are no longer needed before producing output: a, b, c, ..."},
+		{"plan of a host that names its tool", "plan-incomplete", map[string]any{"Open": []string{"a"}, "Total": 1, "Source": "plan (update_plan)", "Tool": "update_plan"},
+			"You have 1 incomplete task(s) out of 1. Please either complete all remaining tasks or update the plan with update_plan to remove tasks that are no longer needed before producing output: a"},
 		{"test printed nothing", "test-failed", cmd(nil),
 			"The test command `go test ./...` failed with exit code 1. Fix the failures and run it again. It printed nothing."},
 		{"test killed", "test-failed", cmd(map[string]any{"Stopped": "signal", "Signal": "killed", "Output": "ok"}),

@@ -20,6 +20,22 @@ const (
 	ToolHookName = "posttooluse-hook"
 )
 
+// eventNames are the names a host gives the events each donegate hook
+// answers, for the errors that say where to register it.
+type eventNames struct{ stop, criteria, tool string }
+
+func hostEventNames(h hookio.Host) eventNames {
+	switch h {
+	case hookio.HostGemini:
+		return eventNames{"AfterAgent", "SessionStart and BeforeAgent", "BeforeTool and AfterTool"}
+	case hookio.HostCopilot:
+		return eventNames{"agentStop and subagentStop", "nothing (Copilot CLI ignores what those hooks answer)", "preToolUse"}
+	case hookio.HostCursor:
+		return eventNames{"stop and subagentStop", "sessionStart", "nothing (it does not answer Cursor's tool events)"}
+	}
+	return eventNames{"Stop and SubagentStop", "SessionStart and UserPromptSubmit", "PreToolUse and PostToolUse"}
+}
+
 // HookFor names the hook registered for an event: "" for an event no
 // donegate hook answers.
 func HookFor(eventName string) string {
@@ -55,6 +71,7 @@ const (
 	KindCheckFailed  Kind = "check failed"  // a checker could not run, on_error allow
 	KindStateFailed  Kind = "state failed"  // the block count could not be kept
 	KindCriteria     Kind = "criteria"      // stop-hook --criteria: told, nothing checked
+	KindDuplicate    Kind = "duplicate"     // a stop another donegate entry answers (Cursor)
 )
 
 // Decision says why a run answered as it did.
@@ -121,25 +138,26 @@ type Report struct {
 // as the hook prints them. An error means no answer: the event cannot be
 // read or is not one hook answers.
 func Evaluate(ctx context.Context, hook string, opts Options, env Env, raw []byte, stderr io.Writer) (Report, error) {
-	ev, err := hookio.ParseEvent(raw)
+	ev, err := hookio.Parse(raw, detectHost(opts, env, raw))
 	if err != nil {
 		return Report{}, err
 	}
 	var reason checkers.StopReason
+	names := hostEventNames(ev.Host)
 	switch {
 	case hook == StopHookName && opts.Criteria:
 		if !CriteriaEvent(ev.HookEventName) {
-			return Report{}, fmt.Errorf("got a %s event; register stop-hook --criteria for SessionStart and UserPromptSubmit only", ev.HookEventName)
+			return Report{}, fmt.Errorf("got a %s event; register stop-hook --criteria for %s only", ev.WireEventName, names.criteria)
 		}
 		return criteria(hook, opts, env, ev, stderr)
 	case hook == StopHookName:
 		if CriteriaEvent(ev.HookEventName) {
 			// Most likely an entry that lost its flag: say which one
 			// answers this event rather than only where this one belongs.
-			return Report{}, fmt.Errorf("got a %s event without --criteria; register stop-hook --criteria for SessionStart and UserPromptSubmit, stop-hook for Stop and SubagentStop", ev.HookEventName)
+			return Report{}, fmt.Errorf("got a %s event without --criteria; register stop-hook --criteria for %s, stop-hook for %s", ev.WireEventName, names.criteria, names.stop)
 		}
 		if !ev.IsStop() {
-			return Report{}, fmt.Errorf("got a %s event; register stop-hook for Stop and SubagentStop only", ev.HookEventName)
+			return Report{}, fmt.Errorf("got a %s event; register stop-hook for %s only", ev.WireEventName, names.stop)
 		}
 		reason = checkers.ReasonStop
 		if ev.HookEventName == hookio.EventSubagentStop {
@@ -147,7 +165,7 @@ func Evaluate(ctx context.Context, hook string, opts Options, env Env, raw []byt
 		}
 	case hook == ToolHookName:
 		if ev.HookEventName != hookio.EventPreToolUse && ev.HookEventName != hookio.EventPostToolUse {
-			return Report{}, fmt.Errorf("got a %s event; register posttooluse-hook for PreToolUse and PostToolUse only", ev.HookEventName)
+			return Report{}, fmt.Errorf("got a %s event; register posttooluse-hook for %s only", ev.WireEventName, names.tool)
 		}
 		reason = checkers.ReasonToolUse
 	default:
@@ -183,7 +201,7 @@ func Evaluate(ctx context.Context, hook string, opts Options, env Env, raw []byt
 // write renders the answer.
 func (rep *Report) write() error {
 	var b bytes.Buffer
-	if err := hookio.WriteAnswer(&b, rep.Event.HookEventName, rep.Dialect, rep.Verdict); err != nil {
+	if err := hookio.WriteHostAnswer(&b, rep.Event, rep.Dialect, rep.Verdict); err != nil {
 		return err
 	}
 	rep.Answer = b.Bytes()
@@ -202,6 +220,13 @@ func (r *run) evaluate(ctx context.Context, reason checkers.StopReason, c *confi
 		// ("blocked", "failed"): an honest answer, let through unchecked
 		// and uncounted.
 		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindNotDeclared, Why: config.DescribeConditions(c.CompletionSignal, " or ")}
+	}
+	if r.duplicateStop() {
+		// Cursor ran donegate for this stop already (registered in
+		// .cursor/hooks.json and in .claude/settings.json, which Cursor
+		// runs too): that run checks and counts it, this one lets it be.
+		fmt.Fprintf(r.stderr, "%s: %s stop %s (loop %d) is answered by donegate's other hook entry; not checking it twice\n", r.name, r.event.Host.Title(), r.event.GenerationID, r.event.LoopCount)
+		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindDuplicate}
 	}
 	r.saveEvent()
 	if err != nil {

@@ -22,6 +22,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -61,6 +62,9 @@ type Options struct {
 	ConfigPath string // --config
 	Dialect    string // --dialect
 	StateDir   string // --state-dir
+	// Host (--host) names the host that sent the event, instead of
+	// hookio.DetectHost's guess.
+	Host string
 	// ProjectDir, when set, is the project dir instead of
 	// $CLAUDE_PROJECT_DIR or the event's cwd (closer explain --dir).
 	ProjectDir string
@@ -82,8 +86,9 @@ func newFlagSet(name string, opts *Options) (fs *flag.FlagSet, version *bool) {
 	// A hook's stderr is shown to the person as one line: report a usage
 	// error ourselves instead of letting the flag package print the usage.
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&opts.ConfigPath, "config", "", "config `file` (default: $DONEGATE_CONFIG, $CLAUDE_PROJECT_DIR/.claude/donegate.json, <cwd>/.claude/donegate.json, embedded default)")
+	fs.StringVar(&opts.ConfigPath, "config", "", "config `file` (default: $DONEGATE_CONFIG, then .claude/donegate.json and .donegate.json in the project dir, then in the event's cwd, then the embedded default)")
 	fs.StringVar(&opts.Dialect, "dialect", "", "answer `dialect`: claude-code or sdk (overrides the config)")
+	fs.StringVar(&opts.Host, "host", "", "the agent `host` that runs the hook: "+hostNames()+" (default: told from the event)")
 	fs.StringVar(&opts.StateDir, "state-dir", "", "`dir` for block counts (default: $DONEGATE_STATE_DIR, $XDG_STATE_HOME/donegate, ~/.local/state/donegate)")
 	if name == StopHookName {
 		fs.BoolVar(&opts.Criteria, "criteria", false, "at SessionStart and UserPromptSubmit: tell the agent what will be checked before it may stop (register it for those events); checks nothing")
@@ -136,7 +141,31 @@ func parseFlags(name, summary string, args []string, stdout, stderr io.Writer) (
 			return opts, ExitError, true
 		}
 	}
+	if opts.Host != "" {
+		if _, err := hookio.ParseHost(opts.Host); err != nil {
+			fmt.Fprintf(stderr, "%s: --host: %v\n", name, err)
+			return opts, ExitError, true
+		}
+	}
 	return opts, ExitOK, false
+}
+
+// hostNames lists the hosts --host takes.
+func hostNames() string {
+	names := make([]string, len(hookio.Hosts))
+	for i, h := range hookio.Hosts {
+		names[i] = string(h)
+	}
+	return strings.Join(names, ", ")
+}
+
+// detectHost is the host that sent raw: --host, else what the event and
+// the environment tell (hookio.DetectHost).
+func detectHost(opts Options, env Env, raw []byte) hookio.Host {
+	if opts.Host != "" {
+		return hookio.Host(opts.Host)
+	}
+	return hookio.DetectHost(raw, env.Getenv)
 }
 
 // run is one hook invocation after the event has been read.
@@ -168,13 +197,14 @@ func newRun(name string, opts Options, env Env, ev *hookio.Event, stderr io.Writ
 	return r
 }
 
-// projectDir is --dir (explain only), else $CLAUDE_PROJECT_DIR, else the
-// event's cwd, else ours.
+// projectDir is --dir (explain only), else the host's project dir
+// ($CLAUDE_PROJECT_DIR, else $GEMINI_PROJECT_DIR), else the event's cwd
+// (Cursor's first workspace root), else ours.
 func (r *run) projectDir() string {
 	if r.opts.ProjectDir != "" {
 		return r.opts.ProjectDir
 	}
-	if d := r.env.Getenv("CLAUDE_PROJECT_DIR"); d != "" {
+	if d := envProjectDir(r.env); d != "" {
 		return d
 	}
 	if r.event.Cwd != "" {
@@ -195,11 +225,22 @@ func (r *run) stateDir() string {
 	return paths.StateDir(r.env.Getenv)
 }
 
+// envProjectDir is the project dir the host names in the hook's
+// environment: $CLAUDE_PROJECT_DIR (Claude Code, Qwen Code; Gemini CLI
+// and Copilot CLI set it too), else $GEMINI_PROJECT_DIR. Codex and
+// Cursor name none: the event's cwd is the project dir there.
+func envProjectDir(env Env) string {
+	if d := env.Getenv("CLAUDE_PROJECT_DIR"); d != "" {
+		return d
+	}
+	return env.Getenv("GEMINI_PROJECT_DIR")
+}
+
 func lookup(opts Options, env Env, cwd string) config.Lookup {
 	l := config.Lookup{
 		Flag:       opts.ConfigPath,
 		Env:        env.Getenv("DONEGATE_CONFIG"),
-		ProjectDir: env.Getenv("CLAUDE_PROJECT_DIR"),
+		ProjectDir: envProjectDir(env),
 		Cwd:        cwd,
 	}
 	if opts.ProjectDir != "" {
@@ -269,6 +310,9 @@ func (r *run) check(ctx context.Context, c *config.Config, reason checkers.StopR
 // the chain runs, from the state dir, changing nothing (the count is
 // decide's to change).
 func (r *run) continued() (int, error) {
+	if r.event.TurnStart() {
+		return 0, nil // decide starts the count over
+	}
 	s, err := state.Store{Dir: r.stateDir()}.Peek(r.event.SessionID)
 	if err != nil {
 		return 0, fmt.Errorf("block count: %w", err)
@@ -319,6 +363,12 @@ func (r *run) decide(c *config.Config, res checkers.Result, checkErr error) (hoo
 	count := func(s *state.Session) error {
 		for _, k := range limit.Prune(s.Counters, key, r.event.PromptID, now) {
 			delete(s.Counters, k)
+		}
+		if r.event.TurnStart() {
+			// The host says the person started this turn (Cursor's
+			// loop_count 0): a count left by a turn that was cut short
+			// is not this one's.
+			delete(s.Counters, key)
 		}
 		var cur limit.Counter
 		if p := s.Counters[key]; p != nil {

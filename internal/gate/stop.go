@@ -8,9 +8,12 @@ import (
 	"github.com/donegate/donegate/hookio"
 )
 
-const stopSummary = `Claude Code Stop / SubagentStop hook: runs donegate's checker chain and,
-while work is open, answers {"decision":"block","reason":...} so the agent
-keeps going, told exactly what is left.`
+const stopSummary = `End-of-turn hook (Claude Code and Qwen Code Stop / SubagentStop, Codex
+Stop, Gemini CLI AfterAgent, Copilot CLI agentStop / subagentStop, Cursor
+stop): runs donegate's checker chain and, while work is open, answers in
+the host's shape ({"decision":"block","reason":...} on Claude Code) so
+the agent keeps going, told exactly what is left. The host is told from
+the event; --host names it.`
 
 // StopHook is the stop-hook executable.
 func StopHook(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, env Env) int {

@@ -33,7 +33,7 @@ func ToolHook(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	// where none exists the answer is known from the event's name, tool and
 	// cwd (expanded as Evaluate expands it). Evaluate gives the same answer
 	// the long way (closer explain takes it).
-	if p := hookio.Peek(raw); (p.Event == hookio.EventPreToolUse || p.Event == hookio.EventPostToolUse) &&
+	if p := hookio.PeekHost(raw, detectHost(opts, env, raw)); (p.Event == hookio.EventPreToolUse || p.Event == hookio.EventPostToolUse) &&
 		p.Tool != "" && !slices.Contains(config.DefaultGateTools, p.Tool) {
 		path, err := config.Find(lookup(opts, env, paths.Expand(env.Getenv, p.Cwd)))
 		if err == nil && path == "" {

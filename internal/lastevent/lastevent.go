@@ -84,8 +84,13 @@ func Save(stateDir, sessionID string, raw []byte) error {
 // kept are the fields a shrunk record keeps: what explain needs to find
 // the session's files and the hook's answer; the agent's own long text
 // is cut.
+// The fields of the other hosts' events are kept too, so that the host
+// is told from a shrunk record as from the event (hookio.DetectHost).
 var kept = []string{"session_id", "transcript_path", "cwd", "hook_event_name", "stop_hook_active",
-	"prompt_id", "agent_id", "agent_type", "agent_transcript_path", "tool_name", "tool_use_id", "permission_mode"}
+	"prompt_id", "agent_id", "agent_type", "agent_transcript_path", "tool_name", "tool_use_id", "permission_mode",
+	"turn_id", "model", "context_usage", "context_limit", // Codex, Qwen Code
+	"sessionId", "transcriptPath", "stopReason", "agentName", "agentId", "subagentName", "toolName", // Copilot CLI
+	"conversation_id", "generation_id", "cursor_version", "workspace_roots", "loop_count", "status"} // Cursor
 
 // shrink keeps the fields of kept and the start of the last assistant
 // message, within MaxBytes.
@@ -102,12 +107,16 @@ func shrink(raw []byte) []byte {
 			size += len(v)
 		}
 	}
-	var msg string
-	if json.Unmarshal(ev["last_assistant_message"], &msg) == nil && msg != "" {
-		if len(msg) > MaxBytes/4 {
-			msg = strings.ToValidUTF8(msg[:MaxBytes/4], "") + " [cut by donegate]"
+	// The agent's last message: Gemini CLI's prompt_response, everyone
+	// else's last_assistant_message; at most one of them is there.
+	for _, k := range []string{"last_assistant_message", "prompt_response"} {
+		var msg string
+		if json.Unmarshal(ev[k], &msg) == nil && msg != "" {
+			if len(msg) > MaxBytes/4 {
+				msg = strings.ToValidUTF8(msg[:MaxBytes/4], "") + " [cut by donegate]"
+			}
+			out[k], _ = json.Marshal(msg)
 		}
-		out["last_assistant_message"], _ = json.Marshal(msg)
 	}
 	b, _ := json.Marshal(out)
 	return b

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/donegate/donegate/hookio"
 	"github.com/donegate/donegate/internal/lastevent"
 )
 
@@ -67,6 +68,40 @@ func TestSaveBounded(t *testing.T) {
 	assert.Equal(t, "Stop", got["hook_event_name"])
 	assert.Contains(t, got["last_assistant_message"], "[cut by donegate]")
 	assert.NotContains(t, got, "tool_input")
+}
+
+// TestSaveBoundedKeepsTheHost: a huge event of another host than Claude
+// Code is still told to be that host's, and read as one, once shrunk:
+// explain --last replays it as the hook read it.
+func TestSaveBoundedKeepsTheHost(t *testing.T) {
+	huge := strings.Repeat("x", 1<<20)
+	tests := []struct {
+		host  hookio.Host
+		event map[string]any
+	}{
+		{hookio.HostCodex, map[string]any{"session_id": "s", "turn_id": "t", "model": "m", "hook_event_name": "Stop", "cwd": "/p", "last_assistant_message": huge}},
+		{hookio.HostGemini, map[string]any{"session_id": "s", "hook_event_name": "AfterAgent", "cwd": "/p", "prompt_response": huge}},
+		{hookio.HostCopilot, map[string]any{"sessionId": "s", "stopReason": "end_turn", "cwd": "/p", "stop_hook_active": false, "x": huge}},
+		{hookio.HostCursor, map[string]any{"conversation_id": "s", "generation_id": "g", "hook_event_name": "stop", "workspace_roots": []string{"/p"}, "loop_count": 1, "x": huge}},
+		{hookio.HostQwen, map[string]any{"session_id": "s", "hook_event_name": "Stop", "context_usage": 0.1, "context_limit": 1, "cwd": "/p", "last_assistant_message": huge}},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.host), func(t *testing.T) {
+			dir := t.TempDir()
+			ev, err := json.Marshal(tt.event)
+			require.NoError(t, err)
+			require.NoError(t, lastevent.Save(dir, "s", ev))
+			rec, err := lastevent.Load(dir, "s")
+			require.NoError(t, err)
+			assert.LessOrEqual(t, len(rec.Raw), lastevent.MaxBytes)
+			require.Equal(t, tt.host, hookio.DetectHost(rec.Raw, nil))
+			got, err := hookio.Parse(rec.Raw, tt.host)
+			require.NoError(t, err)
+			assert.Equal(t, "s", got.SessionID)
+			assert.Equal(t, "/p", got.Cwd)
+			assert.True(t, got.IsStop())
+		})
+	}
 }
 
 // TestSaveReplacesALink: a link planted at a record's name is replaced,

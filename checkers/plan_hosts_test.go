@@ -1,0 +1,163 @@
+package checkers_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/donegate/donegate/checkers"
+	"github.com/donegate/donegate/hookio"
+)
+
+// hostFixture is a plan fixture of package transcript's testdata.
+func hostFixture(name string) string { return filepath.Join("..", "transcript", "testdata", name) }
+
+// TestPlanOnEachHost: the plan checker reads each host's plan where the
+// host keeps it, names the host's tool in its feedback, and finds no plan
+// a normal state on every host, never a Claude reader on a foreign file.
+func TestPlanOnEachHost(t *testing.T) {
+	// A Qwen dir as Qwen Code lays it out: the transcript under
+	// projects/, the todos beside it.
+	qwen := filepath.Join(t.TempDir(), ".qwen")
+	qwenTranscript := filepath.Join(qwen, "projects", "-home-user-proj", "chats", "s1.jsonl")
+	require.NoError(t, os.MkdirAll(filepath.Join(qwen, "todos"), 0o755))
+	for name, sess := range map[string]string{"open": "s1", "done": "s2"} {
+		data, err := os.ReadFile(hostFixture("qwen/todos/" + name + ".json"))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(qwen, "todos", sess+".json"), data, 0o644))
+	}
+	home := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(home, ".qwen", "todos"), 0o755))
+	data, err := os.ReadFile(hostFixture("qwen/todos/open.json"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(home, ".qwen", "todos", "s3.json"), data, 0o644))
+
+	const prefix = "Please either complete all remaining tasks or update the plan "
+	const rest = "to remove tasks that are no longer needed before producing output: "
+	tests := []struct {
+		name     string
+		ev       hookio.Event
+		home     string
+		complete bool
+		feedback string
+		wantErr  string
+	}{
+		{
+			name:     "codex: an open update_plan holds the agent",
+			ev:       hookio.Event{Host: hookio.HostCodex, HookEventName: "Stop", SessionID: "c1", TranscriptPath: hostFixture("codex/open.jsonl")},
+			feedback: "You have 2 incomplete task(s) out of 2. " + prefix + "with update_plan " + rest + "Write DONE.txt, Report back",
+		},
+		{
+			name:     "codex: a completed plan",
+			ev:       hookio.Event{Host: hookio.HostCodex, HookEventName: "Stop", SessionID: "c1", TranscriptPath: hostFixture("codex/done.jsonl")},
+			complete: true,
+			feedback: "All 2 task(s) in the plan (update_plan) are completed.",
+		},
+		{
+			name:     "codex: an open goal holds the agent though the plan is done",
+			ev:       hookio.Event{Host: hookio.HostCodex, HookEventName: "Stop", SessionID: "c1", TranscriptPath: hostFixture("codex/goal-open.jsonl")},
+			feedback: "You have 1 incomplete task(s) out of 3. " + prefix + "with update_plan " + rest + "goal: Make every test in ./... pass",
+		},
+		{
+			name:     "codex: no plan tool is a normal state",
+			ev:       hookio.Event{Host: hookio.HostCodex, HookEventName: "Stop", SessionID: "c1", TranscriptPath: hostFixture("codex/no-plan.jsonl")},
+			complete: true,
+			feedback: "No plan to check (the agent made no update_plan call).",
+		},
+		{
+			name:    "codex: a compressed rollout says what is not read",
+			ev:      hookio.Event{Host: hookio.HostCodex, HookEventName: "Stop", SessionID: "c1", TranscriptPath: tempFile(t, "rollout.jsonl.zst", "\x28\xb5\x2f\xfd")},
+			wantErr: "zstd-compressed; donegate reads plain JSONL rollouts only: the plan (update_plan) and goal in it are not read",
+		},
+		{
+			name:     "a Codex rollout is not read as a Claude transcript",
+			ev:       hookio.Event{Host: hookio.HostClaude, HookEventName: "Stop", SessionID: "c1", TranscriptPath: hostFixture("codex/open.jsonl")},
+			complete: true,
+			feedback: "No plan to check.",
+		},
+		{
+			name:     "gemini: open todos",
+			ev:       hookio.Event{Host: hookio.HostGemini, HookEventName: "Stop", SessionID: "g1", TranscriptPath: hostFixture("gemini/open.jsonl")},
+			feedback: "You have 2 incomplete task(s) out of 2. " + prefix + "with write_todos " + rest + "Write DONE.txt, Report back",
+		},
+		{
+			name:     "gemini: blocked is open, cancelled closed",
+			ev:       hookio.Event{Host: hookio.HostGemini, HookEventName: "Stop", SessionID: "g1", TranscriptPath: hostFixture("gemini/blocked.jsonl")},
+			feedback: "You have 1 incomplete task(s) out of 3. " + prefix + "with write_todos " + rest + "Report back",
+		},
+		{
+			name:     "gemini: done",
+			ev:       hookio.Event{Host: hookio.HostGemini, HookEventName: "Stop", SessionID: "g1", TranscriptPath: hostFixture("gemini/done.jsonl")},
+			complete: true,
+			feedback: "All 2 task(s) in the todo list (write_todos) are completed.",
+		},
+		{
+			name:     "gemini: no plan tool",
+			ev:       hookio.Event{Host: hookio.HostGemini, HookEventName: "Stop", SessionID: "g1", TranscriptPath: hostFixture("gemini/no-plan.jsonl")},
+			complete: true,
+			feedback: "No plan to check (the agent made no write_todos call).",
+		},
+		{
+			name:     "qwen: the todo file beside the transcript's projects/",
+			ev:       hookio.Event{Host: hookio.HostQwen, HookEventName: "Stop", SessionID: "s1", TranscriptPath: qwenTranscript},
+			feedback: "You have 2 incomplete task(s) out of 2. " + prefix + "with todo_write " + rest + "Write DONE.txt, Report back",
+		},
+		{
+			name:     "qwen: done",
+			ev:       hookio.Event{Host: hookio.HostQwen, HookEventName: "Stop", SessionID: "s2", TranscriptPath: qwenTranscript},
+			complete: true,
+			feedback: "All 2 task(s) in the todo list (todo_write) are completed.",
+		},
+		{
+			name:     "qwen: no todo file",
+			ev:       hookio.Event{Host: hookio.HostQwen, HookEventName: "Stop", SessionID: "s9", TranscriptPath: qwenTranscript},
+			complete: true,
+			feedback: "No plan to check (the agent made no todo_write call).",
+		},
+		{
+			name:     "qwen: no projects/ in the transcript path: the home's .qwen",
+			ev:       hookio.Event{Host: hookio.HostQwen, HookEventName: "Stop", SessionID: "s3", TranscriptPath: "/tmp/elsewhere/s3.jsonl"},
+			home:     home,
+			feedback: "You have 2 incomplete task(s) out of 2. " + prefix + "with todo_write " + rest + "Write DONE.txt, Report back",
+		},
+		{
+			name:     "qwen: an unsafe session id never reaches the file system",
+			ev:       hookio.Event{Host: hookio.HostQwen, HookEventName: "Stop", SessionID: "../todos/s1", TranscriptPath: qwenTranscript},
+			complete: true,
+			feedback: "No plan to check (the agent made no todo_write call).",
+		},
+		{
+			name:     "cursor: no plan tool",
+			ev:       hookio.Event{Host: hookio.HostCursor, HookEventName: "Stop", SessionID: "x", TranscriptPath: hostFixture("codex/open.jsonl")},
+			complete: true,
+			feedback: "No plan to check.",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ev := tt.ev
+			c := &checkers.Context{Event: &ev, ClaudeDir: t.TempDir(), Home: tt.home, Reason: checkers.ReasonStop}
+			r, err := checkers.Plan{}.Check(context.Background(), c)
+			if tt.wantErr != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.complete, r.Complete)
+			assert.Equal(t, tt.feedback, r.Feedback)
+		})
+	}
+}
+
+// tempFile writes text to a file called name in a new temporary dir.
+func tempFile(t *testing.T, name, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	require.NoError(t, os.WriteFile(path, []byte(text), 0o600))
+	return path
+}

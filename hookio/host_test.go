@@ -1,0 +1,261 @@
+package hookio
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestDetectHost: every recorded event is told to come from the host that
+// sent it, Claude Code's included, and the environment only settles what
+// the fields leave open.
+func TestDetectHost(t *testing.T) {
+	claude, err := filepath.Glob("../testdata/events/*.json")
+	require.NoError(t, err)
+	require.NotEmpty(t, claude)
+	for _, f := range claude {
+		t.Run("claude/"+filepath.Base(f), func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			require.NoError(t, err)
+			assert.Equal(t, HostClaude, DetectHost(data, nil))
+			// A user's shell may export CODEX_HOME or a Gemini session
+			// while Claude Code runs: a Claude Code event stays one.
+			env := map[string]string{"CODEX_HOME": "/home/user/.codex", "GEMINI_SESSION_ID": "other"}
+			assert.Equal(t, HostClaude, DetectHost(data, func(k string) string { return env[k] }))
+		})
+	}
+	for _, h := range Hosts[1:] {
+		files, err := filepath.Glob("../testdata/events/" + string(h) + "/*.json")
+		require.NoError(t, err)
+		require.NotEmpty(t, files, "no recorded events of %s", h)
+		for _, f := range files {
+			t.Run(string(h)+"/"+filepath.Base(f), func(t *testing.T) {
+				data, err := os.ReadFile(f)
+				require.NoError(t, err)
+				assert.Equal(t, h, DetectHost(data, nil))
+			})
+		}
+	}
+
+	env := func(kv ...string) func(string) string {
+		return func(k string) string {
+			for i := 0; i+1 < len(kv); i += 2 {
+				if kv[i] == k {
+					return kv[i+1]
+				}
+			}
+			return ""
+		}
+	}
+	tests := []struct {
+		name   string
+		event  string
+		getenv func(string) string
+		want   Host
+	}{
+		{"not JSON", `hello`, nil, HostClaude},
+		{"no event name, no camelCase session", `{"session_id":"s"}`, nil, HostClaude},
+		{"a number for an event name stays Claude's error", `{"hook_event_name":7,"session_id":"s"}`, nil, HostClaude},
+		{"Codex: turn_id and model", `{"hook_event_name":"Stop","turn_id":"t","model":"m"}`, nil, HostCodex},
+		{"turn_id alone is not enough", `{"hook_event_name":"Stop","turn_id":"t"}`, nil, HostClaude},
+		{"Codex session start under CODEX_HOME", `{"hook_event_name":"SessionStart","model":"m","transcript_path":"/c/sessions/x.jsonl"}`, env("CODEX_HOME", "/c"), HostCodex},
+		{"CODEX_HOME alone decides nothing", `{"hook_event_name":"SessionStart","model":"claude-sonnet-4-5","transcript_path":"/home/u/.claude/projects/p/s.jsonl"}`, env("CODEX_HOME", "/home/u/.codex"), HostClaude},
+		{"Gemini session start named in the environment", `{"hook_event_name":"SessionStart","session_id":"g1","transcript_path":"/x/chat.jsonl"}`, env("GEMINI_SESSION_ID", "g1"), HostGemini},
+		{"another session's GEMINI_SESSION_ID", `{"hook_event_name":"SessionStart","session_id":"c1","transcript_path":"/x/c1.jsonl"}`, env("GEMINI_SESSION_ID", "g1"), HostClaude},
+		{"Qwen stop by its extra fields", `{"hook_event_name":"Stop","context_limit":1,"context_usage":0.5}`, nil, HostQwen},
+		{"Cursor payload with Claude's name", `{"hook_event_name":"Stop","conversation_id":"c","generation_id":"g"}`, nil, HostCursor},
+		{"the first of duplicate event names", `{"hook_event_name":"Stop","hook_event_name":"AfterAgent"}`, nil, HostClaude},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, DetectHost([]byte(tt.event), tt.getenv))
+		})
+	}
+}
+
+// TestParseHostEvents: each host's recorded events normalised.
+func TestParseHostEvents(t *testing.T) {
+	tests := []struct {
+		file string
+		want Event
+	}{
+		{"codex/stop.json", Event{Host: HostCodex, HookEventName: EventStop, WireEventName: "Stop",
+			SessionID: "01a2b3c4-0000-7000-8000-000000000001", TurnID: "01a2b3c4-0000-7000-8000-0000000000aa", PromptID: "01a2b3c4-0000-7000-8000-0000000000aa",
+			Model: "fake-model", Cwd: "/home/user/project", PermissionMode: "bypassPermissions", LastAssistantMessage: "I stop early."}},
+		{"codex/stop-continued.json", Event{Host: HostCodex, HookEventName: EventStop, WireEventName: "Stop",
+			SessionID: "01a2b3c4-0000-7000-8000-000000000001", TurnID: "01a2b3c4-0000-7000-8000-0000000000aa", PromptID: "01a2b3c4-0000-7000-8000-0000000000aa",
+			Model: "fake-model", Cwd: "/home/user/project", PermissionMode: "bypassPermissions", StopHookActive: true}},
+		{"codex/sessionstart.json", Event{Host: HostCodex, HookEventName: EventSessionStart, WireEventName: "SessionStart",
+			SessionID: "01a2b3c4-0000-7000-8000-000000000001", Model: "fake-model", Cwd: "/home/user/project", PermissionMode: "bypassPermissions"}},
+		{"qwen/stop.json", Event{Host: HostQwen, HookEventName: EventStop, WireEventName: "Stop",
+			SessionID: "7c1d0e2a-3b4c-4d5e-8f60-718293a4b5c6", Cwd: "/home/user/project", LastAssistantMessage: "Done."}},
+		{"gemini/afteragent.json", Event{Host: HostGemini, HookEventName: EventStop, WireEventName: "AfterAgent",
+			SessionID: "bd9bd3bc-1111-4222-8333-444455556666", Cwd: "/home/user/project", Prompt: "Say hello", LastAssistantMessage: "First answer, turn over."}},
+		{"gemini/beforeagent.json", Event{Host: HostGemini, HookEventName: EventUserPromptSubmit, WireEventName: "BeforeAgent",
+			SessionID: "bd9bd3bc-1111-4222-8333-444455556666", Cwd: "/home/user/project", Prompt: "Say hello"}},
+		{"gemini/sessionstart.json", Event{Host: HostGemini, HookEventName: EventSessionStart, WireEventName: "SessionStart",
+			SessionID: "bd9bd3bc-1111-4222-8333-444455556666", Cwd: "/home/user/project"}},
+		{"copilot/agentstop.json", Event{Host: HostCopilot, HookEventName: EventStop, WireEventName: "agentStop",
+			SessionID: "2bfd0c1e-2222-4333-8444-555566667777", Cwd: "/home/user/project"}},
+		{"copilot/subagentstop.json", Event{Host: HostCopilot, HookEventName: EventSubagentStop, WireEventName: "subagentStop",
+			SessionID: "2bfd0c1e-2222-4333-8444-555566667777", Cwd: "/home/user/project", AgentID: "explore"}},
+		{"copilot/sessionstart.json", Event{Host: HostCopilot, HookEventName: EventSessionStart, WireEventName: "sessionStart",
+			SessionID: "2bfd0c1e-2222-4333-8444-555566667777", Cwd: "/home/user/project"}},
+		{"copilot/userpromptsubmitted.json", Event{Host: HostCopilot, HookEventName: EventUserPromptSubmit, WireEventName: "userPromptSubmitted",
+			SessionID: "2bfd0c1e-2222-4333-8444-555566667777", Cwd: "/home/user/project", Prompt: "Write DONE.txt"}},
+		{"cursor/stop.json", Event{Host: HostCursor, HookEventName: EventStop, WireEventName: "stop",
+			SessionID: "c0ffee00-1111-4222-8333-444455556666", GenerationID: "9e1f2a3b-aaaa-4bbb-8ccc-ddddeeeeffff", Model: "claude-sonnet-4.5", Cwd: "/home/user/project"}},
+		{"cursor/stop-followup.json", Event{Host: HostCursor, HookEventName: EventStop, WireEventName: "stop",
+			SessionID: "c0ffee00-1111-4222-8333-444455556666", GenerationID: "0a1b2c3d-aaaa-4bbb-8ccc-ddddeeeeffff", Model: "claude-sonnet-4.5", Cwd: "/home/user/project", LoopCount: 1}},
+		{"cursor/beforesubmitprompt.json", Event{Host: HostCursor, HookEventName: EventUserPromptSubmit, WireEventName: "beforeSubmitPrompt",
+			SessionID: "c0ffee00-1111-4222-8333-444455556666", GenerationID: "9e1f2a3b-aaaa-4bbb-8ccc-ddddeeeeffff", Model: "claude-sonnet-4.5", Cwd: "/home/user/project", Prompt: "Write DONE.txt"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			data, err := os.ReadFile("../testdata/events/" + tt.file)
+			require.NoError(t, err)
+			got, err := ParseEvent(data)
+			require.NoError(t, err)
+			got.TranscriptPath, got.ToolInput, got.ToolResponse = "", nil, nil
+			assert.Equal(t, tt.want, *got)
+			p := Peek(data)
+			assert.Equal(t, got.HookEventName, p.Event)
+			assert.Equal(t, got.Cwd, p.Cwd)
+		})
+	}
+}
+
+func TestParseHostEventsTranscripts(t *testing.T) {
+	for file, want := range map[string]string{
+		"gemini/afteragent.json":  "$HOME/.gemini/tmp/project/chats/session-2026-11-24T16-57-bd9bd3bc.jsonl",
+		"copilot/agentstop.json":  "$HOME/.copilot/session-state/2bfd0c1e-2222-4333-8444-555566667777/events.jsonl",
+		"cursor/stop.json":        "$HOME/.cursor/projects/home-user-project/agent-transcripts/c0ffee00-1111-4222-8333-444455556666.txt",
+		"copilot/pretooluse.json": "",
+	} {
+		data, err := os.ReadFile("../testdata/events/" + file)
+		require.NoError(t, err)
+		e, err := ParseEvent(data)
+		require.NoError(t, err, file)
+		assert.Equal(t, want, e.TranscriptPath, file)
+	}
+	data, err := os.ReadFile("../testdata/events/copilot/pretooluse.json")
+	require.NoError(t, err)
+	e, err := ParseEvent(data)
+	require.NoError(t, err)
+	assert.Equal(t, EventPreToolUse, e.HookEventName)
+	assert.Equal(t, "bash", e.ToolName)
+	assert.JSONEq(t, `{"command":"ls"}`, string(e.ToolInput), "Copilot's toolArgs is a JSON string")
+}
+
+func TestParseHostEventErrors(t *testing.T) {
+	tests := []struct {
+		name  string
+		host  Host
+		input string
+		want  string
+	}{
+		{"empty, Gemini", HostGemini, " ", "stdin is empty; expected one JSON object from Gemini CLI"},
+		{"Gemini without a name", HostGemini, `{"session_id":"s"}`, "field hook_event_name is missing or empty"},
+		{"Gemini response not a string", HostGemini, `{"hook_event_name":"AfterAgent","prompt_response":1}`, "field prompt_response is a number, expected a string"},
+		{"Copilot session not a string", HostCopilot, `{"sessionId":1,"stopReason":"end_turn"}`, "field sessionId is a number, expected a string"},
+		{"Copilot flag not a boolean", HostCopilot, `{"sessionId":"s","stop_hook_active":"no"}`, "field stop_hook_active is a string, expected a boolean"},
+		{"Copilot event that tells nothing", HostCopilot, `{"sessionId":"s","cwd":"/p"}`, "cannot tell which event it is"},
+		{"Cursor roots not an array", HostCursor, `{"hook_event_name":"stop","workspace_roots":"/p"}`, "field workspace_roots is a string, expected an array of strings"},
+		{"Cursor root not a string", HostCursor, `{"hook_event_name":"stop","workspace_roots":[1]}`, "field workspace_roots[0] is a number, expected a string"},
+		{"Cursor loop count negative", HostCursor, `{"hook_event_name":"stop","loop_count":-1}`, "field loop_count is -1, expected a whole number of 0 or more"},
+		{"Cursor loop count a string", HostCursor, `{"hook_event_name":"stop","loop_count":"1"}`, "field loop_count is \"1\""},
+		{"Codex turn not a string", HostCodex, `{"hook_event_name":"Stop","turn_id":1,"model":"m"}`, "field turn_id is a number, expected a string"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(tt.input), tt.host)
+			require.Error(t, err)
+			assert.True(t, errors.Is(err, ErrBadEvent), "error must wrap ErrBadEvent: %v", err)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}
+
+// TestWriteHostAnswer pins every host's answer shapes on the wire.
+func TestWriteHostAnswer(t *testing.T) {
+	block := Verdict{Block: true, Reason: "Missing required files: a"}
+	letGo := Verdict{SystemMessage: "donegate: still incomplete"}
+	ctx := Verdict{Context: "ends when: x"}
+	ev := func(h Host, name, wire string) *Event {
+		return &Event{Host: h, HookEventName: name, WireEventName: wire}
+	}
+	tests := []struct {
+		name    string
+		event   *Event
+		verdict Verdict
+		want    string
+	}{
+		{"codex stop open", ev(HostCodex, EventStop, "Stop"), block, `{"decision":"block","reason":"Missing required files: a"}`},
+		{"codex stop done", ev(HostCodex, EventStop, "Stop"), Verdict{}, `{}`},
+		{"codex reason never empty", ev(HostCodex, EventStop, "Stop"), Verdict{Block: true, Reason: "\x1b[0m"}, `{"decision":"block","reason":"` + defaultReason + `"}`},
+		{"codex session start context", ev(HostCodex, EventSessionStart, "SessionStart"), ctx, `{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"ends when: x"}}`},
+		{"qwen stop open", ev(HostQwen, EventStop, "Stop"), block, `{"decision":"block","reason":"Missing required files: a"}`},
+		{"gemini stop open", ev(HostGemini, EventStop, "AfterAgent"), block, `{"decision":"deny","reason":"Missing required files: a"}`},
+		{"gemini stop done", ev(HostGemini, EventStop, "AfterAgent"), Verdict{}, `{}`},
+		{"gemini let go", ev(HostGemini, EventStop, "AfterAgent"), letGo, `{"systemMessage":"donegate: still incomplete"}`},
+		{"gemini before agent context", ev(HostGemini, EventUserPromptSubmit, "BeforeAgent"), ctx, `{"hookSpecificOutput":{"hookEventName":"BeforeAgent","additionalContext":"ends when: x"}}`},
+		{"gemini session start context", ev(HostGemini, EventSessionStart, "SessionStart"), ctx, `{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"ends when: x"}}`},
+		{"gemini before tool open", ev(HostGemini, EventPreToolUse, "BeforeTool"), block, `{"decision":"deny","reason":"Missing required files: a"}`},
+		{"copilot stop open", ev(HostCopilot, EventStop, "agentStop"), block, `{"decision":"block","reason":"Missing required files: a"}`},
+		{"copilot subagent stop open", ev(HostCopilot, EventSubagentStop, "subagentStop"), block, `{"decision":"block","reason":"Missing required files: a"}`},
+		{"copilot let go", ev(HostCopilot, EventStop, "agentStop"), letGo, `{}`},
+		{"copilot pre tool use open", ev(HostCopilot, EventPreToolUse, "preToolUse"), block, `{"permissionDecision":"deny","permissionDecisionReason":"Missing required files: a"}`},
+		{"cursor stop open", ev(HostCursor, EventStop, "stop"), block, `{"followup_message":"Missing required files: a"}`},
+		{"cursor stop done", ev(HostCursor, EventStop, "stop"), Verdict{}, `{}`},
+		{"cursor let go", ev(HostCursor, EventStop, "stop"), letGo, `{}`},
+		{"cursor session start context", ev(HostCursor, EventSessionStart, "sessionStart"), ctx, `{"additional_context":"ends when: x"}`},
+		{"cursor reason cleaned", ev(HostCursor, EventStop, "stop"), Verdict{Block: true, Reason: "\x1b[31mFAIL\x1b[0m a < b"}, `{"followup_message":"FAIL a < b"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, d := range []Dialect{DialectClaudeCode, DialectSDK} {
+				if tt.event.Host == HostQwen && d == DialectSDK {
+					continue
+				}
+				var b bytes.Buffer
+				require.NoError(t, WriteHostAnswer(&b, tt.event, d, tt.verdict))
+				assert.Equal(t, tt.want+"\n", b.String(), "dialect %s", d)
+			}
+		})
+	}
+}
+
+func TestWriteHostAnswerRefuses(t *testing.T) {
+	tests := []struct {
+		name    string
+		event   *Event
+		verdict Verdict
+		want    string
+	}{
+		{"copilot criteria at session start", &Event{Host: HostCopilot, HookEventName: EventSessionStart, WireEventName: "sessionStart"}, Verdict{Context: "x"},
+			"Copilot CLI ignores what a sessionStart hook answers, so it cannot tell the agent the criteria: do not register stop-hook --criteria there"},
+		{"copilot criteria at a prompt", &Event{Host: HostCopilot, HookEventName: EventUserPromptSubmit, WireEventName: "userPromptSubmitted"}, Verdict{Context: "x"},
+			"do not register stop-hook --criteria there"},
+		{"cursor criteria at a prompt", &Event{Host: HostCursor, HookEventName: EventUserPromptSubmit, WireEventName: "beforeSubmitPrompt"}, Verdict{Context: "x"},
+			"Cursor's beforeSubmitPrompt hook cannot add context: register stop-hook --criteria for sessionStart only"},
+		{"copilot post tool use", &Event{Host: HostCopilot, HookEventName: EventPostToolUse, WireEventName: "postToolUse"}, Verdict{Block: true, Reason: "x"},
+			"Copilot CLI ignores what a postToolUse hook answers: register posttooluse-hook for preToolUse"},
+		{"gemini context at a stop", &Event{Host: HostGemini, HookEventName: EventStop, WireEventName: "AfterAgent"}, Verdict{Context: "x"},
+			`cannot give context to the model in a "AfterAgent" answer`},
+		{"cursor blocks a session start", &Event{Host: HostCursor, HookEventName: EventSessionStart, WireEventName: "sessionStart"}, Verdict{Block: true, Reason: "x"},
+			`cannot block a "sessionStart" event`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b bytes.Buffer
+			err := WriteHostAnswer(&b, tt.event, DialectClaudeCode, tt.verdict)
+			require.ErrorContains(t, err, tt.want)
+			assert.Empty(t, b.String(), "nothing may be written when the answer is refused")
+		})
+	}
+}
