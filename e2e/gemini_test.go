@@ -469,3 +469,97 @@ func chatShape(t *testing.T, chat []byte) []string {
 	}
 	return out
 }
+
+// Gemini (a): held while write_todos has open items, told which, and let
+// go once the agent marks them done. The continuation runs tools, so
+// stop_hook_active is false again at the second AfterAgent.
+func TestGeminiOpenTodosHoldTheAgent(t *testing.T) {
+	api := fakeapi.NewGemini(
+		writeTodos(geminiTodo("Write DONE.txt", "in_progress"), geminiTodo("Report back", "pending")),
+		shell("echo done > DONE.txt"),
+		fakeapi.Say("I am done."),
+		writeTodos(geminiTodo("Write DONE.txt", "completed"), geminiTodo("Report back", "completed")),
+		fakeapi.Say("Now all done."),
+	)
+	s := newGeminiSession(t, api)
+	s.config(`{"checkers":[{"type":"plan"}]}`)
+	s.useDonegate()
+	r := s.run("Write DONE.txt and report back")
+
+	require.Len(t, r.Blocked, 1, "one deny; stdout: %s\nstderr: %s", r.Stdout, r.Stderr)
+	reason := geminiMainTurn(t, api, 3)
+	assert.Contains(t, reason, "Write DONE.txt")
+	assert.Contains(t, reason, "Report back")
+	assert.NotContains(t, geminiMainTurn(t, api, 2), "Report back", "no deny before the first answer")
+	assertGeminiEnded(t, api, r, 5)
+	assert.Equal(t, "I am done.Now all done.", r.Text())
+}
+
+// Gemini (b): a Go project with a failing test: the test checker holds
+// the agent with the failure and lets it go once its fix passes.
+func TestGeminiFailingTestHoldsTheAgent(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go not on PATH")
+	}
+	api := fakeapi.NewGemini(
+		fakeapi.Say("Done."),
+		shell("sed -i 's/a - b/a + b/' calc.go"),
+		fakeapi.Say("Fixed: Add adds."),
+	)
+	s := newGeminiSession(t, api)
+	files := map[string]string{
+		"go.mod":       "module example.com/calc\n\ngo 1.21\n",
+		"calc.go":      "package calc\n\n// Add returns a plus b.\nfunc Add(a, b int) int { return a - b }\n",
+		"calc_test.go": "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif got := Add(2, 3); got != 5 {\n\t\tt.Fatalf(\"Add(2, 3) = %d, want 5\", got)\n\t}\n}\n",
+	}
+	for name, content := range files {
+		require.NoError(t, os.WriteFile(filepath.Join(s.Project, name), []byte(content), 0o644))
+	}
+	// The developer's build cache keeps the hook's go test quick; no
+	// toolchain is ever fetched.
+	cache, err := exec.Command("go", "env", "GOCACHE").Output()
+	require.NoError(t, err)
+	s.Env = []string{"GOCACHE=" + strings.TrimSpace(string(cache)), "GOTOOLCHAIN=local", "GOFLAGS=", "GOPATH=" + filepath.Join(s.Home, "go")}
+	s.config(`{"checkers":[{"type":"test"}]}`)
+	s.useDonegate()
+	r := s.run("Make Add correct")
+
+	require.Len(t, r.Blocked, 1, "one deny; stdout: %s\nstderr: %s", r.Stdout, r.Stderr)
+	reason := geminiMainTurn(t, api, 1)
+	assert.Contains(t, reason, "The test command `go test ./...` failed with exit code 1.")
+	assert.Contains(t, reason, "Add(2, 3) = -1, want 5")
+	assertGeminiEnded(t, api, r, 3)
+	assert.Equal(t, "Done.Fixed: Add adds.", r.Text())
+}
+
+// Gemini (c): an agent that never finishes is let go after max_blocks
+// continuations by donegate's own count (Gemini has no cap that matters),
+// though each continuation ran a tool and so came with stop_hook_active
+// false; and the same prompt again in the resumed session is a turn of
+// its own, held again rather than let through on the spent count.
+func TestGeminiBlockCapLetsTheAgentGo(t *testing.T) {
+	api := fakeapi.NewGemini(
+		fakeapi.Say("Done."),
+		shell("true"),
+		fakeapi.Say("Done!"),
+		shell("true"),
+		fakeapi.Say("Really done."),
+	)
+	s := newGeminiSession(t, api)
+	s.config(`{"checkers":[{"type":"files","paths":["never.txt"]}],"limits":{"max_blocks":2}}`)
+	s.useDonegate()
+	r := s.run("Do it")
+
+	require.Len(t, r.Blocked, 2, "two denies; stdout: %s\nstderr: %s", r.Stdout, r.Stderr)
+	assert.Contains(t, geminiMainTurn(t, api, 1), "Missing required files: never.txt")
+	assert.Contains(t, geminiMainTurn(t, api, 3), "Missing required files: never.txt")
+	assertGeminiEnded(t, api, r, 5)
+	assert.Contains(t, r.Stderr, "still incomplete after 2 continuations", "the person sees why the agent stopped")
+
+	s.API = fakeapi.NewGemini(fakeapi.Say("Done."), fakeapi.Say("Done, again."), fakeapi.Say("Still done."))
+	r2 := s.run("Do it", "--resume", "latest")
+	require.Equal(t, r.SessionID, r2.SessionID)
+	assert.Len(t, r2.Blocked, 2, "the new prompt is held max_blocks times again; stdout: %s\nstderr: %s", r2.Stdout, r2.Stderr)
+	assert.Contains(t, geminiMainTurn(t, s.API, 1), "Missing required files: never.txt")
+	assertGeminiEnded(t, s.API, r2, 3)
+}
