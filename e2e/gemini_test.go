@@ -563,3 +563,29 @@ func TestGeminiBlockCapLetsTheAgentGo(t *testing.T) {
 	assert.Contains(t, geminiMainTurn(t, s.API, 1), "Missing required files: never.txt")
 	assertGeminiEnded(t, s.API, r2, 3)
 }
+
+// Gemini: what identifies a turn. A turn held once and then cut short
+// (the CLI killed during its continuation, so donegate never saw its end)
+// leaves a count of 1; the same prompt in the resumed session has the
+// same session id and the same prompt text, but is a turn of its own: it
+// gets its whole max_blocks, not the interrupted turn's remainder.
+func TestGeminiResumedPromptIsANewTurn(t *testing.T) {
+	api := fakeapi.NewGemini(
+		fakeapi.Say("Done."),
+		// The tool's shell is the CLI's child: the CLI dies mid-turn.
+		shell("kill -9 $PPID"),
+	)
+	s := newGeminiSession(t, api)
+	s.config(`{"checkers":[{"type":"files","paths":["never.txt"]}],"limits":{"max_blocks":2}}`)
+	s.useDonegate()
+	r := s.run("Do it")
+	require.Len(t, r.Blocked, 1, "held once; stdout: %s\nstderr: %s", r.Stdout, r.Stderr)
+	require.NotEqual(t, 0, r.ExitCode, "the CLI was killed")
+
+	s.API = fakeapi.NewGemini(fakeapi.Say("Done."), fakeapi.Say("Done!"), fakeapi.Say("Really done."))
+	r2 := s.run("Do it", "--resume", "latest")
+	require.Equal(t, r.SessionID, r2.SessionID)
+	assert.Len(t, r2.Blocked, 2, "the resumed prompt is held max_blocks times; stdout: %s\nstderr: %s", r2.Stdout, r2.Stderr)
+	assertGeminiEnded(t, s.API, r2, 3)
+	assert.Contains(t, r2.Stderr, "still incomplete after 2 continuations")
+}
