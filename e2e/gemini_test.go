@@ -589,3 +589,31 @@ func TestGeminiResumedPromptIsANewTurn(t *testing.T) {
 	assertGeminiEnded(t, s.API, r2, 3)
 	assert.Contains(t, r2.Stderr, "still incomplete after 2 continuations")
 }
+
+// Gemini: stop-hook --criteria at SessionStart and BeforeAgent tells the
+// model what donegate will check before its first answer, and the agent
+// is then held to it. Gemini fires BeforeAgent again for each
+// continuation after a deny, so the criteria come again with each reason.
+func TestGeminiCriteriaReachTheModel(t *testing.T) {
+	api := fakeapi.NewGemini(
+		fakeapi.Say("Done."),
+		shell("echo '# Report' > REPORT.md"),
+		fakeapi.Say("The report is written."),
+	)
+	s := newGeminiSession(t, api)
+	s.config(`{"checkers":[{"type":"files","paths":["REPORT.md"]}]}`)
+	s.useDonegate()
+	s.Hooks["SessionStart"] = append(s.Hooks["SessionStart"], "stop-hook --criteria")
+	s.Hooks["BeforeAgent"] = append(s.Hooks["BeforeAgent"], "stop-hook --criteria")
+	r := s.run("Write the report")
+
+	const criteria = "<hook_context>This session ends when: required files exist: REPORT.md. " +
+		"donegate checks this each time you stop and, while something is missing, keeps you working and tells you what.</hook_context>"
+	reqs := api.Of("main")
+	require.NotEmpty(t, reqs)
+	// SessionStart's before the prompt, BeforeAgent's after it.
+	assert.Equal(t, criteria+"\n\nWrite the report\n"+criteria, geminiMainTurn(t, api, 0)[strings.Index(geminiMainTurn(t, api, 0), criteria):])
+	require.Len(t, r.Blocked, 1, "stdout: %s\nstderr: %s", r.Stdout, r.Stderr)
+	assert.Equal(t, "Missing required files: REPORT.md\n"+criteria, geminiMainTurn(t, api, 1))
+	assertGeminiEnded(t, api, r, 3)
+}
