@@ -23,6 +23,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/donegate/donegate/internal/fakeapi"
+	"github.com/donegate/donegate/transcript"
 )
 
 // The tests against the real Gemini CLI, pinned by scripts/install-gemini
@@ -281,31 +282,6 @@ func recordedEvents(t *testing.T, dir, event string) []recordedEvent {
 	return out
 }
 
-// turnRecord is what identifies a Gemini turn, as these recordings show:
-// the id of the last user record of the chat file whose first text is the
-// event's prompt. A deny's reason is written as a user record of its own
-// text, a tool's result as a functionResponse record, so neither starts
-// another turn; a new prompt, even of the same text, is a new record.
-func turnRecord(chat []byte, prompt string) string {
-	id := ""
-	for _, line := range bytes.Split(chat, []byte("\n")) {
-		var rec struct {
-			ID      string `json:"id"`
-			Type    string `json:"type"`
-			Content []struct {
-				Text *string `json:"text"`
-			} `json:"content"`
-		}
-		if json.Unmarshal(line, &rec) != nil || rec.Type != "user" || len(rec.Content) == 0 || rec.Content[0].Text == nil {
-			continue
-		}
-		if *rec.Content[0].Text == prompt {
-			id = rec.ID
-		}
-	}
-	return id
-}
-
 // The events and the chat file testdata/events/gemini/ holds are what the
 // real CLI sends and writes: recorded with -update-gemini, and checked
 // against a fresh recording on every run (keys, and the fields donegate
@@ -361,10 +337,15 @@ func TestGeminiEventsAreTheRecordedOnes(t *testing.T) {
 		"First answer, turn over.\nSecond answer.\nRan a tool.", "First answer, turn over.\nSecond answer.\nRan a tool.\nAll done.",
 		"Second prompt answer.", "Second prompt answer.\nSecond prompt, after deny."}, responses)
 
-	// What identifies a turn: the chat's record of its prompt.
+	// What identifies a turn: the chat's record of its prompt, as the
+	// stop-hook reads it from the chat file as it was at each stop.
 	var turns []string
 	for _, e := range after {
-		turns = append(turns, turnRecord(e.Chat, prompt))
+		chat := filepath.Join(t.TempDir(), "session.jsonl")
+		require.NoError(t, os.WriteFile(chat, e.Chat, 0o600))
+		id, err := transcript.GeminiTurn(chat, prompt)
+		require.NoError(t, err)
+		turns = append(turns, id)
 	}
 	require.NotEmpty(t, turns[0])
 	assert.Equal(t, []string{turns[0], turns[0], turns[0], turns[0], turns[4], turns[4]}, turns)

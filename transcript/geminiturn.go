@@ -21,7 +21,15 @@ import (
 // of functionResponse parts, so neither starts another turn
 // (testdata/events/gemini/chat-write-todos.jsonl).
 
-var geminiUserMark = []byte(`"type":"user"`)
+// geminiPromptMark is where a user record of text begins its content:
+// Gemini CLI 0.61.0 writes a record's keys in one order (id, timestamp,
+// type, content), so the search passes over tool results, a user record
+// of functionResponse parts, which are most of a long turn's lines (a
+// turn of 300 shell calls: 4.5 ms with every user record parsed). Should
+// a later CLI write the keys in another order, no record is found and the
+// count is the session's; e2e TestGeminiEventsAreTheRecordedOnes runs
+// GeminiTurn on the real CLI's file.
+var geminiPromptMark = []byte(`"type":"user","content":[{"text":`)
 
 // hookContextTag begins the part a BeforeAgent hook's additionalContext
 // adds after the prompt's own parts in its record (the event's prompt is
@@ -66,7 +74,7 @@ func GeminiTurn(path, prompt string) (string, error) {
 
 // geminiTurn is GeminiTurn on the first size bytes of r.
 func geminiTurn(r io.ReaderAt, size int64, prompt string) (id string, err error) {
-	err = eachMarkedLineBackward(r, size, [][]byte{geminiUserMark}, nil, func(line []byte) bool {
+	err = eachMarkedLineBackward(r, size, [][]byte{geminiPromptMark}, nil, func(line []byte) bool {
 		if !gjson.ValidBytes(line) {
 			return true
 		}
