@@ -138,6 +138,7 @@ FUZZTIME       ?= 30s
 FUZZMINIMIZE   ?= 1000x
 FUZZ_TOOLCHAIN ?= go1.27.4
 FUZZ_TARGETS := hookio:FuzzEvent hookio:FuzzCleanText transcript:FuzzLatestTodoWrite \
+                transcript:FuzzCodexPlan transcript:FuzzGeminiPlan transcript:FuzzQwenPlan \
                 transcript:FuzzReadTasks config:FuzzParse \
                 config:FuzzDecodeMatchesEncodingJSON config:FuzzRulesMatchValidator \
                 config:FuzzAcceptedPatternsNeverFailTheFilesChecker

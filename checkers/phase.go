@@ -137,21 +137,29 @@ func (c *Context) phase(ctx context.Context) (int, error) {
 		return 0, errors.New("no state dir to keep the session's phase in")
 	}
 	path := ev.TranscriptPath
+	if !claudeHost(ev) {
+		// Another host's transcript is not Claude Code's: the markers
+		// are read from the last message of each stop, kept in the
+		// session's record, and not from the texts between stops.
+		path = ""
+	}
 	furthest := -1
 	// The transcript can lag behind the event: wait for what the event is
 	// about, as the plan checker does. The last message is read too, in
 	// case the wait ran out.
 	// At a subagent's stop the event is about the subagent's own
 	// transcript, and there is nothing in the main one to wait for.
-	switch c.Reason {
-	case ReasonStop:
+	switch {
+	case path == "":
+		furthest = markedPhase(ev.LastAssistantMessage)
+	case c.Reason == ReasonStop:
 		if ev.LastAssistantMessage == "" {
 			_, _, _ = transcript.LastText(ctx, path, transcript.ReadOptions{SkipSidechain: true}, TranscriptWait)
 		} else {
 			transcript.CaughtUp(ctx, path, ev.LastAssistantMessage, TranscriptWait)
 		}
 		furthest = markedPhase(ev.LastAssistantMessage)
-	case ReasonToolUse:
+	case c.Reason == ReasonToolUse:
 		transcript.HoldsToolUse(ctx, path, ev.ToolUseID, TranscriptWait)
 	}
 	store := state.Store{Dir: c.StateDir, ReadOnly: c.ReadOnly}

@@ -5,11 +5,12 @@ import (
 	"fmt"
 
 	"github.com/donegate/donegate/hookio"
+	"github.com/donegate/donegate/internal/state"
 	"github.com/donegate/donegate/transcript"
 )
 
 // Plan checks that every item of the agent's plan is completed. Where the
-// plan is kept depends on the host (see planSource): on Claude Code the
+// plan is kept depends on the host (see readPlan): on Claude Code the
 // Task tools' list when it has tasks, else the latest TodoWrite call in
 // the transcript, and at SubagentStop the subagent's own TodoWrite. No
 // plan at all is complete on every host: many sessions never make one,
@@ -102,9 +103,14 @@ func readPlan(ctx context.Context, c *Context) ([]transcript.Item, string, error
 	)
 	switch ev.Host {
 	case hookio.HostCodex:
-		items, found, err = transcript.CodexPlan(path)
+		items, found, err = c.codexPlan(path)
 		return named(items, found, err, "plan (update_plan)")
 	case hookio.HostQwen:
+		if c.Reason == ReasonSubagentStop {
+			// The session's todo file is the main agent's: a subagent
+			// must not be held on it, and keeps none of its own there.
+			return nil, "", nil
+		}
 		items, found, err = transcript.QwenPlan(transcript.QwenTodoFile(transcript.QwenDir(ev.TranscriptPath, c.Home), ev.SessionID))
 		return named(items, found, err, "todo list (todo_write)")
 	case hookio.HostGemini:
@@ -112,8 +118,9 @@ func readPlan(ctx context.Context, c *Context) ([]transcript.Item, string, error
 		return named(items, found, err, "todo list (write_todos)")
 	case hookio.HostCopilot:
 		// Copilot CLI keeps its todos in the todos table of session.db
-		// beside transcript_path (events.jsonl): the Copilot reader is
-		// wired here (transcript.ReadCopilotTodos).
+		// beside transcript_path (events.jsonl). Its reader
+		// (transcript.ReadCopilotTodos, written on the Copilot branch) is
+		// wired here; until then Copilot has no plan source.
 		return nil, "", nil
 	case hookio.HostCursor:
 		// Cursor keeps no plan donegate can read: no plan tool.
@@ -121,6 +128,53 @@ func readPlan(ctx context.Context, c *Context) ([]transcript.Item, string, error
 	}
 	return readClaudePlan(ctx, c)
 }
+
+// codexPlanRecord is what the plan checker keeps of a Codex session (see
+// state.Session.Get): what the goal calls of its rollout say up to where
+// they were read. A session without a goal would otherwise have its whole
+// rollout searched for one at every stop (62 ms on 256 MiB); with it, a
+// stop searches what was appended since the previous one.
+type codexPlanRecord struct {
+	// Transcript is the rollout read; a record of another is not used.
+	Transcript string `json:"transcript,omitempty"`
+	transcript.CodexGoalState
+}
+
+// codexPlan reads the Codex plan in the rollout at path, going on from
+// the session's record of its goal calls, and records how far they were
+// read (nothing is written when c.ReadOnly). Only the main agent's
+// rollout is recorded: a subagent's is another file. The record only
+// saves time: one that cannot be read or written costs a whole search,
+// never a wrong plan (see transcript.CodexPlanFrom).
+func (c *Context) codexPlan(path string) ([]transcript.Item, bool, error) {
+	ev := c.Event
+	if ev.SessionID == "" || c.StateDir == "" || path != ev.TranscriptPath {
+		return transcript.CodexPlan(path)
+	}
+	store := state.Store{Dir: c.StateDir, ReadOnly: c.ReadOnly}
+	var from transcript.CodexGoalState
+	if sess, err := store.Peek(ev.SessionID); err == nil {
+		if rec := (codexPlanRecord{}); sess.Get(planKey, &rec) && rec.Transcript == path {
+			from = rec.CodexGoalState
+		}
+	}
+	items, found, next, err := transcript.CodexPlanFrom(path, from)
+	if err != nil || next == from {
+		return items, found, err
+	}
+	// Another hook of the session may have read further in the same file
+	// meanwhile: the further record is kept.
+	_ = store.Update(ev.SessionID, func(s *state.Session) error {
+		if rec := (codexPlanRecord{}); s.Get(planKey, &rec) && rec.Transcript == path && rec.SameFile(next.Position) && rec.Offset > next.Offset {
+			return nil
+		}
+		return s.Put(planKey, codexPlanRecord{Transcript: path, CodexGoalState: next})
+	})
+	return items, found, nil
+}
+
+// planKey is the plan checker's key in a session's record.
+const planKey = "plan"
 
 // named returns what a host's reader found under the name of its source.
 func named(items []transcript.Item, found bool, err error, source string) ([]transcript.Item, string, error) {

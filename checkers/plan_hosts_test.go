@@ -11,6 +11,7 @@ import (
 
 	"github.com/donegate/donegate/checkers"
 	"github.com/donegate/donegate/hookio"
+	"github.com/donegate/donegate/internal/state"
 )
 
 // hostFixture is a plan fixture of package transcript's testdata.
@@ -42,6 +43,7 @@ func TestPlanOnEachHost(t *testing.T) {
 		name     string
 		ev       hookio.Event
 		home     string
+		reason   checkers.StopReason
 		complete bool
 		feedback string
 		wantErr  string
@@ -113,6 +115,20 @@ func TestPlanOnEachHost(t *testing.T) {
 			feedback: "All 2 task(s) in the todo list (todo_write) are completed.",
 		},
 		{
+			name:     "qwen: a subagent is not held on the main agent's todos",
+			ev:       hookio.Event{Host: hookio.HostQwen, HookEventName: "SubagentStop", SessionID: "s1", TranscriptPath: qwenTranscript},
+			reason:   checkers.ReasonSubagentStop,
+			complete: true,
+			feedback: "No plan to check (the agent made no todo_write call).",
+		},
+		{
+			name:     "codex: a subagent with no rollout of its own has no plan",
+			ev:       hookio.Event{Host: hookio.HostCodex, HookEventName: "SubagentStop", SessionID: "c1", TranscriptPath: hostFixture("codex/open.jsonl")},
+			reason:   checkers.ReasonSubagentStop,
+			complete: true,
+			feedback: "No plan to check (the agent made no update_plan call).",
+		},
+		{
 			name:     "qwen: no todo file",
 			ev:       hookio.Event{Host: hookio.HostQwen, HookEventName: "Stop", SessionID: "s9", TranscriptPath: qwenTranscript},
 			complete: true,
@@ -140,7 +156,11 @@ func TestPlanOnEachHost(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ev := tt.ev
-			c := &checkers.Context{Event: &ev, ClaudeDir: t.TempDir(), Home: tt.home, Reason: checkers.ReasonStop}
+			reason := tt.reason
+			if reason == "" {
+				reason = checkers.ReasonStop
+			}
+			c := &checkers.Context{Event: &ev, ClaudeDir: t.TempDir(), Home: tt.home, Reason: reason}
 			r, err := checkers.Plan{}.Check(context.Background(), c)
 			if tt.wantErr != "" {
 				require.Error(t, err)
@@ -160,4 +180,46 @@ func tempFile(t *testing.T, name, text string) string {
 	path := filepath.Join(t.TempDir(), name)
 	require.NoError(t, os.WriteFile(path, []byte(text), 0o600))
 	return path
+}
+
+// TestCodexPlanKeepsWhereItRead: a Codex session's goal calls are read
+// once: the plan checker keeps how far it read them in the session's
+// record, reads only what was appended at the next stop, and writes no
+// record when read-only (closer explain).
+func TestCodexPlanKeepsWhereItRead(t *testing.T) {
+	data, err := os.ReadFile(hostFixture("codex/done.jsonl"))
+	require.NoError(t, err)
+	rollout := tempFile(t, "rollout.jsonl", string(data))
+	ev := hookio.Event{Host: hookio.HostCodex, HookEventName: "Stop", SessionID: "c1", TranscriptPath: rollout}
+	stateDir := t.TempDir()
+	check := func(readOnly bool) checkers.Result {
+		r, err := checkers.Plan{}.Check(context.Background(), &checkers.Context{Event: &ev, Reason: checkers.ReasonStop, StateDir: stateDir, ReadOnly: readOnly})
+		require.NoError(t, err)
+		return r
+	}
+	record := func() map[string]any {
+		sess, err := state.Store{Dir: stateDir}.Peek("c1")
+		require.NoError(t, err)
+		var rec map[string]any
+		sess.Get("plan", &rec)
+		return rec
+	}
+
+	assert.True(t, check(true).Complete)
+	assert.Nil(t, record(), "read-only: nothing recorded")
+	assert.True(t, check(false).Complete)
+	rec := record()
+	require.NotNil(t, rec)
+	assert.Equal(t, rollout, rec["transcript"])
+	assert.EqualValues(t, len(data), rec["offset"])
+
+	f, err := os.OpenFile(rollout, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString(`{"timestamp":"2026-11-24T16:50:00.000Z","type":"response_item","payload":{"type":"function_call","name":"create_goal","arguments":"{\"objective\": \"Ship it\"}","call_id":"call_g"}}` + "\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	r := check(false)
+	assert.False(t, r.Complete)
+	assert.Contains(t, r.Feedback, "goal: Ship it")
+	assert.Equal(t, "active", record()["state"])
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -70,35 +71,62 @@ const (
 // only lines holding one are copied; the search stops once both the
 // latest plan and the goal's state are known. A rollout with a plan but
 // no goal call is searched to its start for one (as a Claude transcript
-// without TodoWrite is): I/O-bound, see docs/performance.md.
+// without TodoWrite is): CodexPlanFrom, given what an earlier call
+// learnt, searches only what was appended since.
 //
 // A path that is not a regular file is an error wrapping
 // regular.ErrNotRegular; a zstd-compressed rollout one wrapping
 // ErrCompressed.
 func CodexPlan(path string) (items []Item, found bool, err error) {
+	items, found, _, err = CodexPlanFrom(path, CodexGoalState{})
+	return items, found, err
+}
+
+// CodexGoalState is what the goal calls of a rollout up to a position
+// say: a Codex plan reader keeps it so that the next read searches only
+// the lines appended since for goal calls, and a session without a goal
+// does not cost every stop a search of its whole rollout. The zero value
+// knows nothing: the rollout is searched whole.
+type CodexGoalState struct {
+	// Position is where the goal calls were read to, in which file (see
+	// Position: a rollout replaced or cut is searched whole again).
+	Position
+	// State is the goal's status after the lines before Position: ""
+	// (no goal call), GoalActive, GoalBlocked or "completed"; Title its
+	// objective ("" for a completed goal).
+	State string `json:"state,omitempty"`
+	Title string `json:"title,omitempty"`
+}
+
+// CodexPlanFrom is CodexPlan given what an earlier call on the same
+// rollout returned as next: the goal calls before from's position are
+// not searched again when the file there is still the one read. next
+// says what is known up to the last whole line of the file now.
+func CodexPlanFrom(path string, from CodexGoalState) (items []Item, found bool, next CodexGoalState, err error) {
 	f, err := open(path)
 	if err != nil || f == nil { // f is nil for a file that does not exist
-		return nil, false, err
+		return nil, false, from, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, false, fmt.Errorf("rollout %s: %w", path, err)
-	}
 	if err := notCompressed(f, path); err != nil {
-		return nil, false, err
+		return nil, false, from, err
 	}
-	items, found, err = codexPlan(f, st.Size())
-	if errors.Is(err, ErrChanged) {
-		// Codex only appends; read a file that shrank once more as it is.
-		if st, err = f.Stat(); err == nil {
-			items, found, err = codexPlan(f, st.Size())
+	for try := 0; ; try++ {
+		var st os.FileInfo
+		if st, err = f.Stat(); err != nil {
+			return nil, false, from, fmt.Errorf("rollout %s: %w", path, err)
+		}
+		items, found, next, err = codexPlanFrom(f, st, from)
+		// Codex only appends; a file that shrank while read is read once
+		// more as it is now.
+		if !errors.Is(err, ErrChanged) || try > 0 {
+			break
 		}
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("rollout %s: %w", path, err)
+		return nil, false, from, fmt.Errorf("rollout %s: %w", path, err)
 	}
-	return items, found, nil
+	return items, found, next, nil
 }
 
 // notCompressed refuses a rollout that is zstd-compressed, by its name or
@@ -124,6 +152,19 @@ func (g codexGoal) known() bool {
 	return g.state == "completed" || (g.state != "" && g.title != "")
 }
 
+// after returns the goal as g, read from later lines, leaves earlier,
+// read from the lines before them: g's state when it has one, named by
+// earlier's objective when g's own lines did not name it.
+func (g codexGoal) after(earlier codexGoal) codexGoal {
+	if g.state == "" {
+		return earlier
+	}
+	if g.title == "" && g.state != "completed" {
+		g.title = earlier.title
+	}
+	return g
+}
+
 // item returns the goal as a plan item.
 func (g codexGoal) item() Item {
 	title := "the goal set with create_goal"
@@ -133,21 +174,68 @@ func (g codexGoal) item() Item {
 	return Item{Title: title, Status: g.state}
 }
 
-// codexPlan is CodexPlan on the first size bytes of r.
-func codexPlan(r io.ReaderAt, size int64) (items []Item, found bool, err error) {
-	var goal codexGoal
-	planFound := false
-	marks := [][]byte{updatePlanMark, createGoalMark, updateGoalMark}
-	err = eachMarkedLineBackward(r, size, marks, nil, func(line []byte) bool {
+// codexPlanFrom is CodexPlanFrom on the open rollout f, whose status is
+// st: the plan is searched for in the whole file, the goal calls only
+// after from's position when it resumes there.
+func codexPlanFrom(f *os.File, st os.FileInfo, from CodexGoalState) (items []Item, found bool, next CodexGoalState, err error) {
+	size := st.Size()
+	start := from.Offset
+	if _, ok := from.resume(f, st); !ok {
+		start, from = 0, CodexGoalState{}
+	}
+	// The goal calls are read to the end of the last whole line: a line
+	// being written is read again next time, whole.
+	buf := markBuf(size)
+	end, err := lineStart(io.NewSectionReader(f, start, size-start), size-start, buf)
+	if err != nil {
+		return nil, false, from, err
+	}
+	end += start
+	items, planFound, err := codexSteps0(f, size, buf)
+	if err != nil {
+		return nil, false, from, err
+	}
+	goal, err := codexGoalIn(io.NewSectionReader(f, start, end-start), end-start, buf)
+	if err != nil {
+		return nil, false, from, err
+	}
+	goal = goal.after(codexGoal{state: from.State, title: from.Title})
+	next = CodexGoalState{State: goal.state, Title: goal.title}
+	next.Dev, next.Ino = fileID(st)
+	next.Size, next.Offset = size, end
+	tail := make([]byte, min(end, TailBytes))
+	if err := readFull(f, tail, end-int64(len(tail))); err != nil {
+		return nil, false, from, err
+	}
+	h := tailHash(tail)
+	next.Tail = string(h[:])
+	if goal.state != "" {
+		items = append(items, goal.item())
+	}
+	return items, planFound || goal.state != "", next, nil
+}
+
+// codexSteps0 returns the steps of the latest valid update_plan call in
+// the first size bytes of r, read through buf (see eachMarkedLineIn).
+func codexSteps0(r io.ReaderAt, size int64, buf []byte) (items []Item, found bool, err error) {
+	err = eachMarkedLineIn(r, size, [][]byte{updatePlanMark}, nil, buf, func(line []byte) bool {
+		if name, args, ok := codexCall(line); ok && name == "update_plan" {
+			items, found = codexSteps(args)
+		}
+		return !found
+	})
+	return items, found, err
+}
+
+// codexGoalIn returns what the goal calls in the first size bytes of r
+// say, the latest deciding, read through buf (see eachMarkedLineIn).
+func codexGoalIn(r io.ReaderAt, size int64, buf []byte) (goal codexGoal, err error) {
+	err = eachMarkedLineIn(r, size, [][]byte{createGoalMark, updateGoalMark}, nil, buf, func(line []byte) bool {
 		name, args, ok := codexCall(line)
 		if !ok {
 			return true
 		}
 		switch name {
-		case "update_plan":
-			if !planFound {
-				items, planFound = codexSteps(args)
-			}
 		case "create_goal":
 			objective := gjson.GetBytes(args, "objective")
 			if objective.Type != gjson.String || strings.TrimSpace(objective.Str) == "" {
@@ -156,7 +244,9 @@ func codexPlan(r io.ReaderAt, size int64) (items []Item, found bool, err error) 
 			if goal.state == "" {
 				goal.state = GoalActive
 			}
-			if goal.title == "" {
+			// The latest objective names an open goal; a closed one
+			// needs no name.
+			if goal.title == "" && goal.state != "completed" {
 				goal.title = objective.Str
 			}
 		case "update_goal":
@@ -172,15 +262,9 @@ func codexPlan(r io.ReaderAt, size int64) (items []Item, found bool, err error) 
 			// Any other status is refused by the tool: the goal stays as
 			// an earlier call left it.
 		}
-		return !(planFound && goal.known())
+		return !goal.known()
 	})
-	if err != nil {
-		return nil, false, err
-	}
-	if goal.state != "" {
-		items = append(items, goal.item())
-	}
-	return items, planFound || goal.state != "", nil
+	return goal, err
 }
 
 // codexCall returns the name and arguments of the function call on line,

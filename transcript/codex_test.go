@@ -3,8 +3,13 @@ package transcript
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // codexCallLine is a rollout line of a function call, arguments given as
@@ -55,4 +60,76 @@ func TestCodexPlan(t *testing.T) {
 	runHostCases(t, "rollout.jsonl.zst", []hostCase{
 		{name: "compressed by its name", lines: []string{open}, wantErr: "zstd-compressed"},
 	}, CodexPlan)
+}
+
+// TestCodexPlanFrom: the goal calls before a kept position are not
+// searched again while the file there is the one read; what is appended
+// is, and a file cut or replaced is searched whole.
+func TestCodexPlanFrom(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "rollout.jsonl")
+	open := codexPlanLine("in_progress")
+	goal := codexCallLine("create_goal", `{"objective": "Ship it"}`)
+	done := codexCallLine("update_goal", `{"status": "complete"}`)
+	write := func(lines ...string) {
+		require.NoError(t, os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600))
+	}
+	appendText := func(text string) {
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+		require.NoError(t, err)
+		_, err = f.WriteString(text)
+		require.NoError(t, err)
+		require.NoError(t, f.Close())
+	}
+	read := func(from CodexGoalState) (string, CodexGoalState) {
+		items, _, next, err := CodexPlanFrom(path, from)
+		require.NoError(t, err)
+		return itemString(items), next
+	}
+
+	write(open, codexText)
+	got, next := read(CodexGoalState{})
+	assert.Equal(t, "Step 1=in_progress", got)
+	st, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Equal(t, st.Size(), next.Offset, "read to the end of the last line")
+	assert.Empty(t, next.State)
+
+	// What an earlier read learnt is trusted, not searched again: a
+	// state kept for the same bytes says there is a goal.
+	kept := next
+	kept.State, kept.Title = GoalActive, "Kept"
+	got, _ = read(kept)
+	assert.Equal(t, "Step 1=in_progress,goal: Kept=active", got)
+
+	// A goal set since is found in what was appended; a line still being
+	// written is left for the next read.
+	appendText(goal + "\n" + done[:40])
+	got, next = read(next)
+	assert.Equal(t, "Step 1=in_progress,goal: Ship it=active", got)
+	st, err = os.Stat(path)
+	require.NoError(t, err)
+	assert.Equal(t, st.Size()-40, next.Offset)
+	appendText(done[40:] + "\n")
+	got, next = read(next)
+	assert.Equal(t, "Step 1=in_progress,the goal set with create_goal=completed", got)
+	// A blocked update names the goal kept before it.
+	appendText(goal + "\n")
+	_, next = read(next)
+	appendText(codexCallLine("update_goal", `{"status": "blocked"}`) + "\n")
+	got, _ = read(next)
+	assert.Equal(t, "Step 1=in_progress,goal: Ship it=blocked", got)
+
+	// The same file rewritten in place to the same length, its bytes
+	// before the offset not the same: searched whole.
+	write(open, codexText)
+	_, kept = read(CodexGoalState{})
+	kept.State, kept.Title = GoalActive, "Kept"
+	write(open, strings.Replace(codexText, "Hello", "Hallo", 1))
+	got, _ = read(kept)
+	assert.Equal(t, "Step 1=in_progress", got)
+	// A file cut below the kept offset: searched whole.
+	write(open)
+	got, _ = read(next)
+	assert.Equal(t, "Step 1=in_progress", got)
 }

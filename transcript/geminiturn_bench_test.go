@@ -11,11 +11,11 @@ import (
 	"github.com/donegate/donegate/transcript"
 )
 
-// writeGeminiChat writes about size bytes shaped like a Gemini CLI chat
+// writeGeminiTurnChat writes about size bytes shaped like a Gemini CLI chat
 // file: earlier turns (a prompt, shell calls and their results, written
 // twice as the CLI writes them), then the current turn's prompt followed
 // by tools tool rounds, each result 1.2 KB.
-func writeGeminiChat(b *testing.B, size, tools int) string {
+func writeGeminiTurnChat(b *testing.B, size, tools int) string {
 	b.Helper()
 	path := filepath.Join(b.TempDir(), "session.jsonl")
 	f, err := os.Create(path)
@@ -52,7 +52,7 @@ func writeGeminiChat(b *testing.B, size, tools int) string {
 }
 
 func benchGeminiTurn(b *testing.B, size, tools int) {
-	path := writeGeminiChat(b, size, tools)
+	path := writeGeminiTurnChat(b, size, tools)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		id, err := transcript.GeminiTurn(path, "Run the tests")

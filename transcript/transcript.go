@@ -254,11 +254,29 @@ func eachLineBackward(r io.ReaderAt, size int64, fn func(line []byte) bool) erro
 // them; lines longer than MaxLineBytes or nested deeper than MaxLineDepth
 // are skipped too.
 func eachMarkedLineBackward(r io.ReaderAt, size int64, markers [][]byte, skip func(head []byte) bool, fn func(line []byte) bool) error {
+	return eachMarkedLineIn(r, size, markers, skip, markBuf(size), fn)
+}
+
+// markBuf returns a buffer for eachMarkedLineIn on size bytes: a block,
+// or the whole of a smaller file, and room for two of any marker and a
+// line's head.
+func markBuf(size int64) []byte {
+	return make([]byte, max(min(int64(blockSize), size), 64, headBytes))
+}
+
+// eachMarkedLineIn is eachMarkedLineBackward reading through buf: a
+// caller that searches one file for several things allocates one buffer.
+// A buffer that cannot hold two of the longest marker (a tool_use_id is
+// as long as the event makes it) is replaced by one that can: every step
+// of the search must move back by more than a marker's overlap.
+func eachMarkedLineIn(r io.ReaderAt, size int64, markers [][]byte, skip func(head []byte) bool, buf []byte, fn func(line []byte) bool) error {
 	longest := 0
 	for _, m := range markers {
 		longest = max(longest, len(m))
 	}
-	buf := make([]byte, max(min(int64(blockSize), size), 2*int64(longest), headBytes))
+	if len(buf) < max(2*longest, headBytes) {
+		buf = make([]byte, max(len(buf), 2*longest, headBytes))
+	}
 	for end := size; end > 0; {
 		p, n, err := lastIndex(r, end, markers, buf)
 		if err != nil || p < 0 {

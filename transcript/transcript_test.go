@@ -141,3 +141,21 @@ func TestEachLineBackwardSkipsDeepLines(t *testing.T) {
 		})
 	}
 }
+
+// TestMarkedLineSearchTakesAnyMarker: a marker longer than half the
+// buffer handed in (a tool_use_id is as long as the event makes it) is
+// still found, and the search ends: a step no longer than the marker's
+// overlap would never move back.
+func TestMarkedLineSearchTakesAnyMarker(t *testing.T) {
+	marker := []byte(`"` + strings.Repeat("x", 200) + `"`)
+	data := "a\n{\"id\":" + string(marker) + "}\nb\n"
+	var got []string
+	returnsWithin(t, time.Minute, func() {
+		err := eachMarkedLineIn(strings.NewReader(data), int64(len(data)), [][]byte{marker}, nil, make([]byte, 64), func(line []byte) bool {
+			got = append(got, string(line))
+			return true
+		})
+		require.NoError(t, err)
+	})
+	assert.Equal(t, []string{`{"id":` + string(marker) + `}`}, got)
+}

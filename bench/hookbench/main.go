@@ -7,7 +7,10 @@
 //     SessionStart ≤ 1.3× the floor, with a project config whose checkers
 //     would take 0.5 s and a 256 MiB transcript it must not read;
 //  2. the plan check on a 256 MiB transcript ≤ 2× the small one, and the
-//     worst case (no TodoWrite in 256 MiB) reported against `cat`;
+//     worst case (no TodoWrite in 256 MiB) reported against `cat`; the
+//     same on a 256 MiB Codex rollout (update_plan near the end, no goal,
+//     a later stop of the session) and a 256 MiB Gemini chat file
+//     (write_todos near the end), each against a 300 KB one;
 //  3. a cached test result on an unchanged tree well under 100 ms;
 //  4. peak RSS on the 256 MiB transcript under 32 MiB;
 //  5. a chain of plan, test, git-clean and lint, every result cached, on
@@ -96,6 +99,20 @@ func run(bin, plugin, buildPlugin string, runs int, largeSize int64) (bool, erro
 			return false, err
 		}
 	}
+	// Other hosts' plans: a Codex rollout with its update_plan and a
+	// Gemini chat file with its write_todos near the end.
+	hostFiles := map[string]string{}
+	for _, g := range []struct {
+		name string
+		size int64
+		gen  func(string, int64) error
+	}{{"codex-small", 300 << 10, generateCodex}, {"codex-large", largeSize, generateCodex},
+		{"gemini-small", 300 << 10, generateGemini}, {"gemini-large", largeSize, generateGemini}} {
+		hostFiles[g.name] = filepath.Join(work, g.name+".jsonl")
+		if err := g.gen(hostFiles[g.name], g.size); err != nil {
+			return false, err
+		}
+	}
 	project := filepath.Join(work, "project") // no .claude/donegate.json: the embedded default
 	cached := filepath.Join(work, "cached")
 	for _, d := range []string{project, filepath.Join(cached, ".claude")} {
@@ -121,6 +138,26 @@ func run(bin, plugin, buildPlugin string, runs int, largeSize int64) (bool, erro
 		})
 		return &bcase{name: name, argv: []string{filepath.Join(bin, "stop-hook"), "--state-dir", filepath.Join(work, "state-"+name)},
 			stdin: ev, env: baseEnv, dir: dir, expect: expect}
+	}
+	// A Codex stop (turn_id and model tell the host) and a Gemini
+	// AfterAgent; the Codex session's goal calls are read once and kept
+	// (the warm-up run), as at every later stop of a session.
+	codexStop := func(name, rollout string) *bcase {
+		ev, _ := json.Marshal(map[string]any{
+			"session_id": "bench-" + name, "turn_id": "t1", "transcript_path": rollout, "cwd": project,
+			"hook_event_name": "Stop", "model": "fake-model", "permission_mode": "bypassPermissions",
+			"stop_hook_active": false, "last_assistant_message": "I am done.",
+		})
+		return &bcase{name: name, argv: []string{filepath.Join(bin, "stop-hook"), "--state-dir", filepath.Join(work, "state-"+name)},
+			stdin: ev, env: baseEnv, dir: project, expect: "incomplete task"}
+	}
+	geminiStop := func(name, chat string) *bcase {
+		ev, _ := json.Marshal(map[string]any{
+			"session_id": "bench-" + name, "transcript_path": chat, "cwd": project, "hook_event_name": "AfterAgent",
+			"timestamp": "2026-11-24T16:57:54.725Z", "prompt": "Write it", "prompt_response": "I am done.", "stop_hook_active": false,
+		})
+		return &bcase{name: name, argv: []string{filepath.Join(bin, "stop-hook"), "--state-dir", filepath.Join(work, "state-"+name)},
+			stdin: ev, env: baseEnv, dir: project, expect: "incomplete task"}
 	}
 	bashEvent, _ := json.Marshal(map[string]any{
 		"session_id": "bench", "transcript_path": small, "cwd": project, "prompt_id": "p1",
@@ -161,6 +198,10 @@ func run(bin, plugin, buildPlugin string, runs int, largeSize int64) (bool, erro
 		{name: "criteria", argv: []string{filepath.Join(bin, "stop-hook"), "--criteria", "--state-dir", filepath.Join(work, "state-criteria")},
 			stdin: startEvent, env: baseEnv, dir: cached, expect: "This session ends when: `sleep 0.5` passes."},
 		stop("large", large, project, "incomplete task"),
+		codexStop("codex-small", hostFiles["codex-small"]),
+		codexStop("codex-large", hostFiles["codex-large"]),
+		geminiStop("gemini-small", hostFiles["gemini-small"]),
+		geminiStop("gemini-large", hostFiles["gemini-large"]),
 		stop("none", none, project, "{}"),
 		{name: "cat", argv: []string{"sh", "-c", "cat \"$0\" > /dev/null", none}, env: baseEnv, dir: project},
 		stop("cached", small, cached, "{}"),
@@ -206,6 +247,8 @@ func run(bin, plugin, buildPlugin string, runs int, largeSize int64) (bool, erro
 		{"plugin route, from the marketplace, binaries on PATH (`sh -c`, same event)", fmt.Sprintf("%s = %.2f× floor, %.2f× the settings route", ms(median(by["market"].times)), ratio("market", "floor"), ratio("market", "settings")), "≤ 1.1× the settings route", ratio("market", "settings") <= 1.1},
 		{"stop-hook --criteria, SessionStart, project config", fmt.Sprintf("%s = %.2f× floor", ms(median(by["criteria"].times)), ratio("criteria", "floor")), "≤ 1.3× floor", ratio("criteria", "floor") <= 1.3},
 		{fmt.Sprintf("plan check, %d MiB transcript, TodoWrite near the end", largeSize>>20), fmt.Sprintf("%s = %.2f× the 300 KB one", ms(median(by["large"].times)), ratio("large", "small")), "≤ 2× the 300 KB one", ratio("large", "small") <= 2},
+		{fmt.Sprintf("plan check, %d MiB Codex rollout, update_plan near the end, no goal (a later stop)", largeSize>>20), fmt.Sprintf("%s = %.2f× the 300 KB one", ms(median(by["codex-large"].times)), ratio("codex-large", "codex-small")), "≤ 2× the 300 KB one", ratio("codex-large", "codex-small") <= 2},
+		{fmt.Sprintf("plan check, %d MiB Gemini chat file, write_todos near the end", largeSize>>20), fmt.Sprintf("%s = %.2f× the 300 KB one", ms(median(by["gemini-large"].times)), ratio("gemini-large", "gemini-small")), "≤ 2× the 300 KB one", ratio("gemini-large", "gemini-small") <= 2},
 		{fmt.Sprintf("worst case: no TodoWrite in %d MiB", largeSize>>20), fmt.Sprintf("%s, %.0f MB/s (cat: %.0f MB/s, %.2f× cat's time)", ms(median(by["none"].times)), mb/secs(median(by["none"].times)), mb/secs(median(by["cat"].times)), ratio("none", "cat")), "I/O-bound (reported)", true},
 		{"test checker, cached result, unchanged git tree", ms(median(by["cached"].times)), "< 100 ms", median(by["cached"].times) < 100*time.Millisecond},
 		{"`git status --porcelain --untracked-files=all`, 10,000-file repository", ms(median(by["status"].times)), "(baseline)", true},
@@ -464,4 +507,79 @@ func machine(runs int) string {
 		}
 	}
 	return fmt.Sprintf("%s/%s, %s, %d cores, %s; medians of %d interleaved runs", runtime.GOOS, runtime.GOARCH, cpu, runtime.NumCPU(), runtime.Version(), runs)
+}
+
+// generateCodex writes about size bytes shaped like a Codex rollout:
+// shell calls and their outputs (every third of 64 KB to 1 MB) and token
+// counts, then the agent's update_plan call with a step open, and its
+// last message. There is no goal call.
+func generateCodex(path string, size int64) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	w := bufio.NewWriterSize(f, 1<<20)
+	var n int64
+	line := func(typ string, payload any) {
+		p, _ := json.Marshal(payload)
+		m, _ := fmt.Fprintf(w, `{"timestamp":"2026-11-24T16:49:41.000Z","type":%q,"payload":%s}`+"\n", typ, p)
+		n += int64(m)
+	}
+	call := func(name, args, id string) {
+		line("response_item", map[string]any{"type": "function_call", "name": name, "arguments": args, "call_id": id})
+	}
+	pad := strings.Repeat("lorem ipsum dolor sit amet, consectetur adipiscing elit. ", 20000)
+	line("session_meta", map[string]any{"id": "bench", "cwd": "/home/user/project", "cli_version": "0.169.0"})
+	for i := 0; n < size-4096; i++ {
+		id := fmt.Sprintf("call_%d", i)
+		call("shell", `{"command":["bash","-lc","go test ./..."]}`, id)
+		out := strings.Repeat("ok  \tgithub.com/example/pkg\t0.123s\n", 60)
+		if i%3 == 0 {
+			out = pad[:min([]int{64 << 10, 256 << 10, 1 << 20}[(i/3)%3], int(max(size-4096-n, 0)))]
+		}
+		line("response_item", map[string]any{"type": "function_call_output", "call_id": id, "output": out})
+		line("event_msg", map[string]any{"type": "token_count", "info": map[string]int{"total_tokens": i}})
+	}
+	call("update_plan", `{"plan": [{"step": "Write tests", "status": "completed"}, {"step": "Implement feature", "status": "in_progress"}]}`, "call_plan")
+	line("response_item", map[string]any{"type": "message", "role": "assistant", "content": []any{map[string]string{"type": "output_text", "text": "I am done."}}})
+	return w.Flush()
+}
+
+// generateGemini writes about size bytes shaped like a Gemini CLI chat
+// file: gemini messages written twice (the later copy with a
+// run_shell_command call and its result, every third of 64 KB to 1 MB)
+// and $set lines, then the agent's write_todos call with a step open.
+func generateGemini(path string, size int64) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	w := bufio.NewWriterSize(f, 1<<20)
+	var n int64
+	rec := func(v any) {
+		p, _ := json.Marshal(v)
+		m, _ := fmt.Fprintf(w, "%s\n", p)
+		n += int64(m)
+	}
+	pad := strings.Repeat("lorem ipsum dolor sit amet, consectetur adipiscing elit. ", 20000)
+	rec(map[string]any{"sessionId": "bench", "projectHash": "9f8e", "startTime": "2026-11-24T16:57:40.100Z", "kind": "main"})
+	for i := 0; n < size-4096; i++ {
+		id := fmt.Sprintf("g%d", i)
+		rec(map[string]any{"id": id, "type": "gemini", "content": ""})
+		out := strings.Repeat("ok  \tgithub.com/example/pkg\t0.123s\n", 60)
+		if i%3 == 0 {
+			out = pad[:min([]int{64 << 10, 256 << 10, 1 << 20}[(i/3)%3], int(max(size-4096-n, 0)))]
+		}
+		rec(map[string]any{"id": id, "type": "gemini", "content": "", "toolCalls": []any{map[string]any{
+			"id": "run_shell_command-" + id, "name": "run_shell_command", "args": map[string]string{"command": "go test ./..."},
+			"result": []any{map[string]any{"functionResponse": map[string]any{"response": map[string]string{"output": out}}}}, "status": "success"}}})
+		rec(map[string]any{"$set": map[string]string{"lastUpdated": "2026-11-24T16:57:41.000Z"}})
+	}
+	rec(map[string]any{"id": "gp", "type": "gemini", "content": "", "toolCalls": []any{map[string]any{
+		"id": "write_todos-p", "name": "write_todos", "status": "success", "args": map[string]any{"todos": []any{
+			map[string]string{"description": "Write tests", "status": "completed"}, map[string]string{"description": "Implement feature", "status": "in_progress"}}}}}})
+	rec(map[string]any{"id": "gz", "type": "gemini", "content": "I am done."})
+	return w.Flush()
 }
