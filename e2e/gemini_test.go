@@ -123,7 +123,9 @@ func (r geminiRun) Text() string { return strings.Join(r.Messages, "") }
 // own process group, killed with it if the run takes too long.
 func (s *geminiSession) run(prompt string, args ...string) geminiRun {
 	s.t.Helper()
-	s.writeSettings()
+	if len(s.Hooks) > 0 { // none when closer init wrote them
+		s.writeSettings()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	args = append([]string{"-p", prompt, "-o", "stream-json", "--yolo", "-m", geminiModel}, args...)
