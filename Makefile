@@ -18,7 +18,7 @@ GOTEST_FLAGS    ?= -race -count=1
 # lint take them in.
 TEST_TAGS       := e2e
 
-.PHONY: all build test lint unit generate demo demo-claude claude tools clean fuzz bench \
+.PHONY: all build test lint unit generate demo demo-claude claude copilot tools clean fuzz bench \
         plugin plugin-validate release-snapshot release-check
 
 all: build
@@ -35,12 +35,13 @@ build:
 ## real CLI.
 test: lint unit plugin-validate
 
-unit: claude
-	DONEGATE_CLAUDE=$$(scripts/install-claude | tail -n 1) $(GO) test $(GOTEST_FLAGS) -tags $(TEST_TAGS) ./...
-# The Gemini CLI's end-to-end tests (e2e/gemini_test.go): an install that
-# fails fails make (the gemini target), an empty path fails the tests.
+unit: claude copilot
+	DONEGATE_CLAUDE=$$(scripts/install-claude | tail -n 1) \
+	DONEGATE_COPILOT=$$(scripts/install-copilot | tail -n 1) \
+	DONEGATE_GEMINI=$$(scripts/install-gemini | tail -n 1) \
+	$(GO) test $(GOTEST_FLAGS) -tags $(TEST_TAGS) ./...
+# The Gemini CLI for e2e/gemini_test.go: an install that fails fails make.
 unit: gemini
-unit: export DONEGATE_GEMINI = $(shell scripts/install-gemini | tail -n 1)
 
 ## generate: rewrite the generated files: schema/donegate.schema.json and
 ## the checker reference in docs/checkers.md, from the checker registry;
@@ -53,6 +54,10 @@ generate:
 ## claude: install the pinned Claude Code CLI (npm) for the end-to-end tests.
 claude:
 	@scripts/install-claude >/dev/null
+
+## copilot: install the pinned GitHub Copilot CLI (npm) for the end-to-end tests.
+copilot:
+	@scripts/install-copilot >/dev/null
 
 ## gemini: install the pinned Gemini CLI (npm) for the end-to-end tests.
 .PHONY: gemini
@@ -74,7 +79,7 @@ $(STATICCHECK):
 	GOBIN=$(TOOLS)/bin $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VER)
 	mv $(TOOLS)/bin/staticcheck $@
 
-tools: $(STATICCHECK) claude
+tools: $(STATICCHECK) claude copilot
 tools: gemini
 
 ## plugin: the Claude Code plugin in dist/plugin/: .claude-plugin/plugin.json
@@ -141,7 +146,8 @@ FUZZ_TARGETS := hookio:FuzzEvent hookio:FuzzCleanText transcript:FuzzLatestTodoW
                 transcript:FuzzCodexPlan transcript:FuzzGeminiPlan transcript:FuzzQwenPlan \
                 transcript:FuzzReadTasks config:FuzzParse \
                 config:FuzzDecodeMatchesEncodingJSON config:FuzzRulesMatchValidator \
-                config:FuzzAcceptedPatternsNeverFailTheFilesChecker
+                config:FuzzAcceptedPatternsNeverFailTheFilesChecker \
+                internal/sqlitefile:FuzzFile
 fuzz:
 	@GOTOOLCHAIN=$(FUZZ_TOOLCHAIN) GO=$(GO) FUZZTIME=$(FUZZTIME) FUZZMINIMIZE=$(FUZZMINIMIZE) \
 	  scripts/fuzz $(FUZZ_TARGETS)

@@ -45,6 +45,10 @@ func (Plan) Check(ctx context.Context, c *Context) (Result, error) {
 		return Result{}, err
 	}
 	if source == "" {
+		if c.Event != nil && c.Event.Host == hookio.HostCopilot {
+			// Its sql tool serves other tables too: a call is no plan.
+			return OK("No plan to check (no todo in the session's session.db)."), nil
+		}
 		if tool := planTool(c); tool != "" {
 			return OK(fmt.Sprintf("No plan to check (the agent made no %s call).", tool)), nil
 		}
@@ -81,6 +85,8 @@ func planTool(c *Context) string {
 		return "todo_write"
 	case hookio.HostGemini:
 		return "write_todos"
+	case hookio.HostCopilot:
+		return "sql"
 	}
 	return ""
 }
@@ -117,11 +123,13 @@ func readPlan(ctx context.Context, c *Context) ([]transcript.Item, string, error
 		items, found, err = transcript.GeminiPlan(path)
 		return named(items, found, err, "todo list (write_todos)")
 	case hookio.HostCopilot:
-		// Copilot CLI keeps its todos in the todos table of session.db
-		// beside transcript_path (events.jsonl). Its reader
-		// (transcript.ReadCopilotTodos, written on the Copilot branch) is
-		// wired here; until then Copilot has no plan source.
-		return nil, "", nil
+		// Copilot CLI's agent keeps its todos in the todos table of the
+		// session's session.db, beside transcript_path (events.jsonl),
+		// with its sql tool. A subagent has no plan of its own there:
+		// path is "" at a subagentStop, and the main agent's todos are
+		// not the subagent's to finish.
+		items, found, err = transcript.ReadCopilotTodos(path)
+		return named(items, found, err, "todos table (session.db)")
 	case hookio.HostCursor:
 		// Cursor keeps no plan donegate can read: no plan tool.
 		return nil, "", nil

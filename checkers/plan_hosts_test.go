@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -147,6 +148,35 @@ func TestPlanOnEachHost(t *testing.T) {
 			feedback: "No plan to check (the agent made no todo_write call).",
 		},
 		{
+			name:     "copilot: open todos in session.db beside the transcript",
+			ev:       hookio.Event{Host: hookio.HostCopilot, HookEventName: "Stop", SessionID: "p1", TranscriptPath: copilotSession(t, "session-open.db")},
+			feedback: "You have 2 incomplete task(s) out of 2. " + prefix + "with sql " + rest + "Writing DONE.txt, Reporting back",
+		},
+		{
+			name:     "copilot: done",
+			ev:       hookio.Event{Host: hookio.HostCopilot, HookEventName: "Stop", SessionID: "p1", TranscriptPath: copilotSession(t, "session-done.db")},
+			complete: true,
+			feedback: "All 2 task(s) in the todos table (session.db) are completed.",
+		},
+		{
+			name:     "copilot: no session.db",
+			ev:       hookio.Event{Host: hookio.HostCopilot, HookEventName: "Stop", SessionID: "p1", TranscriptPath: copilotSession(t, "")},
+			complete: true,
+			feedback: "No plan to check (no todo in the session's session.db).",
+		},
+		{
+			name:     "copilot: a subagent is not held by the main agent's todos",
+			ev:       hookio.Event{Host: hookio.HostCopilot, HookEventName: "SubagentStop", AgentID: "general-purpose", SessionID: "p1", TranscriptPath: copilotSession(t, "session-open.db")},
+			reason:   checkers.ReasonSubagentStop,
+			complete: true,
+			feedback: "No plan to check (no todo in the session's session.db).",
+		},
+		{
+			name:    "copilot: a FIFO for session.db is refused without blocking",
+			ev:      hookio.Event{Host: hookio.HostCopilot, HookEventName: "Stop", SessionID: "p1", TranscriptPath: copilotFIFO(t)},
+			wantErr: "session.db: not a regular file (a FIFO)",
+		},
+		{
 			name:     "cursor: no plan tool",
 			ev:       hookio.Event{Host: hookio.HostCursor, HookEventName: "Stop", SessionID: "x", TranscriptPath: hostFixture("codex/open.jsonl")},
 			complete: true,
@@ -172,6 +202,27 @@ func TestPlanOnEachHost(t *testing.T) {
 			assert.Equal(t, tt.feedback, r.Feedback)
 		})
 	}
+}
+
+// copilotSession lays out a Copilot session dir with the recorded
+// session.db fixture db ("" for none) and returns its transcript path.
+func copilotSession(t *testing.T, db string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if db != "" {
+		data, err := os.ReadFile(filepath.Join("..", "testdata", "events", "copilot", db))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "session.db"), data, 0o600))
+	}
+	return filepath.Join(dir, "events.jsonl")
+}
+
+// copilotFIFO is a Copilot session dir whose session.db is a FIFO.
+func copilotFIFO(t *testing.T) string {
+	t.Helper()
+	path := copilotSession(t, "")
+	require.NoError(t, syscall.Mkfifo(filepath.Join(filepath.Dir(path), "session.db"), 0o600))
+	return path
 }
 
 // tempFile writes text to a file called name in a new temporary dir.

@@ -1,6 +1,9 @@
 // Package e2e holds the end-to-end tests against the real Claude Code CLI,
 // pinned by scripts/install-claude (npm), which drives the real hook
-// binaries against a scripted Messages API on 127.0.0.1 (internal/fakeapi).
+// binaries against a scripted Messages API on 127.0.0.1 (internal/fakeapi);
+// copilot_test.go does the same with the real GitHub Copilot CLI
+// (scripts/install-copilot, DONEGATE_COPILOT), in its BYOK mode against
+// the same stand-in.
 //
 // They are behind the e2e build tag, as gh's acceptance tests and
 // lefthook's integration tests are, so that `go test ./...` stays

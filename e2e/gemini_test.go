@@ -215,12 +215,12 @@ func shell(command string) fakeapi.Turn {
 	return fakeapi.Call("run_shell_command", map[string]any{"command": command, "description": command})
 }
 
-// recordingHook is a hook that keeps each event it is given (and, for
+// geminiRecordingHook is a hook that keeps each event it is given (and, for
 // AfterAgent, a copy of the chat file as it was then, and the GEMINI_* and
 // CLAUDE_* environment) in dir, and answers AfterAgent from dir/answers,
 // one line per AfterAgent: "deny" denies with a numbered reason,
 // anything else allows ({}).
-const recordingHook = `#!/bin/sh
+const geminiRecordingHook = `#!/bin/sh
 dir=%s
 n=$(ls "$dir" | grep -c '\.json$')
 n=$(printf %%02d "$n")
@@ -247,39 +247,39 @@ func (s *geminiSession) useRecorder(answers ...string) string {
 	require.NoError(s.t, os.MkdirAll(dir, 0o755))
 	require.NoError(s.t, os.WriteFile(filepath.Join(dir, "answers"), []byte(strings.Join(answers, "\n")+"\n"), 0o644))
 	hook := filepath.Join(filepath.Dir(dir), "record-hook")
-	require.NoError(s.t, os.WriteFile(hook, []byte(fmt.Sprintf(recordingHook, "'"+dir+"'")), 0o755))
+	require.NoError(s.t, os.WriteFile(hook, []byte(fmt.Sprintf(geminiRecordingHook, "'"+dir+"'")), 0o755))
 	for _, event := range []string{"SessionStart", "BeforeAgent", "AfterAgent"} {
 		s.Hooks[event] = append(s.Hooks[event], hook)
 	}
 	return dir
 }
 
-// recordedEvent is one event the recording hook kept.
-type recordedEvent struct {
+// geminiEvent is one event the recording hook kept.
+type geminiEvent struct {
 	File string
 	Raw  []byte
 	Env  string
 	Chat []byte // AfterAgent: the chat file as it was
 }
 
-func (e recordedEvent) field(t *testing.T, name string) any {
+func (e geminiEvent) field(t *testing.T, name string) any {
 	var m map[string]any
 	require.NoError(t, json.Unmarshal(e.Raw, &m), "%s", e.Raw)
 	return m[name]
 }
 
-func recordedEvents(t *testing.T, dir, event string) []recordedEvent {
+func geminiEvents(t *testing.T, dir, event string) []geminiEvent {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(dir, "*-"+event+".json"))
 	require.NoError(t, err)
 	sort.Strings(files)
-	var out []recordedEvent
+	var out []geminiEvent
 	for _, f := range files {
 		raw, err := os.ReadFile(f)
 		require.NoError(t, err)
 		env, _ := os.ReadFile(strings.TrimSuffix(f, ".json") + ".env")
 		chat, _ := os.ReadFile(strings.TrimSuffix(f, ".json") + ".chat")
-		out = append(out, recordedEvent{File: f, Raw: raw, Env: string(env), Chat: chat})
+		out = append(out, geminiEvent{File: f, Raw: raw, Env: string(env), Chat: chat})
 	}
 	return out
 }
@@ -316,7 +316,7 @@ func TestGeminiEventsAreTheRecordedOnes(t *testing.T) {
 	assertGeminiEnded(t, s.API, r2, 2)
 	assert.Equal(t, r.SessionID, r2.SessionID)
 
-	after := recordedEvents(t, dir, "AfterAgent")
+	after := geminiEvents(t, dir, "AfterAgent")
 	require.Len(t, after, 6)
 	var active []any
 	var responses []any
@@ -353,8 +353,8 @@ func TestGeminiEventsAreTheRecordedOnes(t *testing.T) {
 	assert.Equal(t, []string{turns[0], turns[0], turns[0], turns[0], turns[4], turns[4]}, turns)
 	assert.NotEqual(t, turns[0], turns[4], "the resumed session's prompt is a turn of its own")
 
-	before := recordedEvents(t, dir, "BeforeAgent")
-	start := recordedEvents(t, dir, "SessionStart")
+	before := geminiEvents(t, dir, "BeforeAgent")
+	start := geminiEvents(t, dir, "SessionStart")
 	require.Len(t, start, 2)
 	// BeforeAgent fires again for each deny, with the reason as prompt.
 	require.Len(t, before, 6)
@@ -362,7 +362,7 @@ func TestGeminiEventsAreTheRecordedOnes(t *testing.T) {
 
 	fixtures := []struct {
 		file  string
-		event recordedEvent
+		event geminiEvent
 	}{
 		{"sessionstart-startup.json", start[0]},
 		{"beforeagent-prompt.json", before[0]},

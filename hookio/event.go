@@ -95,6 +95,9 @@ type Event struct {
 	AgentID             string
 	AgentType           string
 	AgentTranscriptPath string
+	// ParentAgentID is, on Copilot CLI, the agent that started the
+	// subagent an event comes from (parentAgentId).
+	ParentAgentID string
 
 	// PreToolUse and PostToolUse only. ToolInput of StructuredOutput is the
 	// agent's tentative final output.
@@ -109,6 +112,14 @@ type Event struct {
 // 0. Hosts with a turn id (PromptID) need not say it.
 func (e *Event) TurnStart() bool {
 	return e.Host == HostCursor && e.IsStop() && e.LoopCount == 0
+}
+
+// SubagentsOwnStop reports whether the event is the agentStop Copilot CLI
+// runs for a subagent that ends, before the subagentStop it runs for the
+// same end (measured with 1.0.102): Copilot ignores a block answered to
+// it, and continues the subagent on a block answered to subagentStop.
+func (e *Event) SubagentsOwnStop() bool {
+	return e.Host == HostCopilot && e.WireEventName == copilotAgentStop && e.HookEventName == EventSubagentStop
 }
 
 // IsStop reports whether the event is a Stop or SubagentStop event.
@@ -332,8 +343,10 @@ const (
 )
 
 // copilotAgentKeys are the fields that name the subagent in a Copilot
-// subagentStop event (any one of them makes a stop a subagent's).
-var copilotAgentKeys = []string{"agentName", "agentId", "subagentName"}
+// subagentStop event (any one of them makes a stop a subagent's). The
+// real client (1.0.102) sends agentId, unique to the subagent's run, and
+// agentName, its type ("general-purpose"), which two subagents share.
+var copilotAgentKeys = []string{"agentId", "agentName", "subagentName"}
 
 // readCopilot reads Copilot CLI's wire format: camelCase fields, no event
 // name (the event is told by the fields it has), stop_hook_active in
@@ -348,6 +361,7 @@ func (e *Event) readCopilot(root gjson.Result) error {
 		{"toolName", &e.ToolName},
 		{"stopReason", &stopReason},
 		{"source", &source},
+		{"parentAgentId", &e.ParentAgentID},
 	})
 	if err != nil {
 		return err
@@ -371,7 +385,12 @@ func (e *Event) readCopilot(root gjson.Result) error {
 		e.WireEventName, e.HookEventName = copilotPreToolUse, EventPreToolUse
 	case stopReason != "" || root.Get("stop_hook_active").Exists():
 		e.WireEventName, e.HookEventName = copilotAgentStop, EventStop
-		if e.AgentID != "" {
+		switch {
+		case e.AgentID != "" && e.AgentID == e.SessionID:
+			// The subagent's own agentStop, named by its agentId as
+			// sessionId; Copilot runs the parent's subagentStop next.
+			e.HookEventName = EventSubagentStop
+		case e.AgentID != "":
 			e.WireEventName, e.HookEventName = copilotSubagentStop, EventSubagentStop
 		}
 	case root.Get("prompt").Exists():

@@ -2,7 +2,8 @@
 // one process per event — against a floor (a Go program that reads stdin
 // and prints {}), and checks donegate's performance targets:
 //
-//  1. stop-hook on a small transcript ≤ 1.5× the floor; posttooluse-hook on
+//  1. stop-hook on a small transcript ≤ 1.5× the floor, and on a Copilot
+//     CLI stop reading its plan from session.db; posttooluse-hook on
 //     an ungated tool ≤ 1.3× the floor; stop-hook --criteria at
 //     SessionStart ≤ 1.3× the floor, with a project config whose checkers
 //     would take 0.5 s and a 256 MiB transcript it must not read;
@@ -139,6 +140,21 @@ func run(bin, plugin, buildPlugin string, runs int, largeSize int64) (bool, erro
 		return &bcase{name: name, argv: []string{filepath.Join(bin, "stop-hook"), "--state-dir", filepath.Join(work, "state-"+name)},
 			stdin: ev, env: baseEnv, dir: dir, expect: expect}
 	}
+	// Copilot CLI's stop: its plan is the todos table of the session.db
+	// beside transcriptPath, here the recorded one with two open todos.
+	copilotSession := filepath.Join(work, "copilot-session")
+	if err := os.MkdirAll(copilotSession, 0o755); err != nil {
+		return false, err
+	}
+	if db, err := os.ReadFile(filepath.Join("testdata", "events", "copilot", "session-open.db")); err != nil {
+		return false, fmt.Errorf("the recorded session.db (run from the repository root): %w", err)
+	} else if err := os.WriteFile(filepath.Join(copilotSession, "session.db"), db, 0o644); err != nil {
+		return false, err
+	}
+	copilotEvent, _ := json.Marshal(map[string]any{
+		"sessionId": "bench-copilot", "timestamp": 1795554636632, "cwd": project,
+		"transcriptPath": filepath.Join(copilotSession, "events.jsonl"), "stopReason": "end_turn", "stop_hook_active": false,
+	})
 	// A Codex stop (turn_id and model tell the host) and a Gemini
 	// AfterAgent; the Codex session's goal calls are read once and kept
 	// (the warm-up run), as at every later stop of a session.
@@ -194,6 +210,8 @@ func run(bin, plugin, buildPlugin string, runs int, largeSize int64) (bool, erro
 		{name: "plugin", argv: builtArgv, stdin: bashEvent, env: append([]string{"CLAUDE_PLUGIN_ROOT=" + built}, baseEnv...), dir: project, expect: "{}"},
 		{name: "market", argv: marketArgv, stdin: bashEvent, env: []string{"CLAUDE_PLUGIN_ROOT=" + market, "PATH=" + bin + string(filepath.ListSeparator) + os.Getenv("PATH"), "HOME=" + work}, dir: project, expect: "{}"},
 		stop("small", small, project, "incomplete task"),
+		{name: "copilot", argv: []string{filepath.Join(bin, "stop-hook"), "--state-dir", filepath.Join(work, "state-copilot")},
+			stdin: copilotEvent, env: baseEnv, dir: project, expect: "incomplete task"},
 		{name: "bash", argv: []string{filepath.Join(bin, "posttooluse-hook")}, stdin: bashEvent, env: baseEnv, dir: project, expect: "{}"},
 		{name: "criteria", argv: []string{filepath.Join(bin, "stop-hook"), "--criteria", "--state-dir", filepath.Join(work, "state-criteria")},
 			stdin: startEvent, env: baseEnv, dir: cached, expect: "This session ends when: `sleep 0.5` passes."},
@@ -241,6 +259,7 @@ func run(bin, plugin, buildPlugin string, runs int, largeSize int64) (bool, erro
 	rows := []row{
 		{"floor: read stdin, print {}", ms(median(by["floor"].times)), "(baseline)", true},
 		{"stop-hook, embedded default, 300 KB transcript", fmt.Sprintf("%s = %.2f× floor", ms(median(by["small"].times)), ratio("small", "floor")), "≤ 1.5× floor", ratio("small", "floor") <= 1.5},
+		{"stop-hook, Copilot CLI agentStop, embedded default, open todos in session.db", fmt.Sprintf("%s = %.2f× floor", ms(median(by["copilot"].times)), ratio("copilot", "floor")), "≤ 1.5× floor", ratio("copilot", "floor") <= 1.5},
 		{"posttooluse-hook, ungated tool (PreToolUse Bash)", fmt.Sprintf("%s = %.2f× floor", ms(median(by["bash"].times)), ratio("bash", "floor")), "≤ 1.3× floor", ratio("bash", "floor") <= 1.3},
 		{"settings route: `sh -c` runs posttooluse-hook (ungated tool)", fmt.Sprintf("%s = %.2f× floor", ms(median(by["settings"].times)), ratio("settings", "floor")), "(reported)", true},
 		{"plugin route, the plugin with its binaries (exec form, same event)", fmt.Sprintf("%s = %.2f× floor, %.2f× the settings route", ms(median(by["plugin"].times)), ratio("plugin", "floor"), ratio("plugin", "settings")), "≤ 1.1× the settings route", ratio("plugin", "settings") <= 1.1},

@@ -71,7 +71,7 @@ const (
 	KindCheckFailed  Kind = "check failed"  // a checker could not run, on_error allow
 	KindStateFailed  Kind = "state failed"  // the block count could not be kept
 	KindCriteria     Kind = "criteria"      // stop-hook --criteria: told, nothing checked
-	KindDuplicate    Kind = "duplicate"     // a stop another donegate entry answers (Cursor)
+	KindDuplicate    Kind = "duplicate"     // a stop another donegate entry answers (Cursor), or a later event (Copilot)
 )
 
 // Decision says why a run answered as it did.
@@ -228,7 +228,15 @@ func (r *run) evaluate(ctx context.Context, reason checkers.StopReason, c *confi
 		fmt.Fprintf(r.stderr, "%s: %s stop %s (loop %d) is answered by donegate's other hook entry; not checking it twice\n", r.name, r.event.Host.Title(), r.event.GenerationID, r.event.LoopCount)
 		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindDuplicate}
 	}
+	if r.event.SubagentsOwnStop() {
+		// Copilot runs agentStop for a subagent that ends, then the
+		// parent's subagentStop for the same end, and honours a block
+		// only there: that run checks and counts it.
+		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindDuplicate,
+			Why: fmt.Sprintf("%s runs subagentStop for subagent %s next; that stop is checked", r.event.Host.Title(), r.event.AgentID)}
+	}
 	r.saveEvent()
+	r.copilotTurn()
 	if err != nil {
 		if !config.BlockOnError(err) {
 			return r.dialect(nil), r.configFailure(err), checkers.Result{}, Decision{Kind: KindConfigBroken, Err: err}

@@ -181,6 +181,9 @@ type run struct {
 	checkers []Outcome
 	// saved reports the end of saveEvent's write; nil when none runs.
 	saved chan error
+	// newTurn: copilotTurn gave the event a new turn, for keepTurn to
+	// keep with the count.
+	newTurn bool
 }
 
 // newRun starts a run of ev. The event's paths are expanded here, once,
@@ -403,7 +406,7 @@ func (r *run) decide(c *config.Config, res checkers.Result, checkErr error) (hoo
 		} else {
 			delete(s.Counters, key)
 		}
-		return nil
+		return r.keepTurn(s, key)
 	}
 	// A dry run counts on a copy of the stored count, which stays as it is.
 	store := state.Store{Dir: r.stateDir(), ReadOnly: r.opts.DryRun}
