@@ -85,10 +85,14 @@ tools: gemini
 ## plugin: the Claude Code plugin in dist/plugin/: .claude-plugin/plugin.json
 ## (VERSION stamped), hooks/hooks.json, README.md and bin/ with the hooks'
 ## wrapper and this machine's binaries; `claude --plugin-dir dist/plugin`
-## loads it. The release archives hold the same layout as plugin/.
+## loads it. The release archives hold the same layout as plugin/. Beside
+## it the Codex CLI plugin (dist/codex-plugin/) and the Gemini CLI
+## extension (dist/gemini-extension/), each with the binaries in its bin/.
 plugin:
 	@scripts/build-plugin dist/plugin $(VERSION)
-	@echo "dist/plugin: donegate $(VERSION) plugin for $$($(GO) env GOOS)/$$($(GO) env GOARCH)"
+	@scripts/build-plugin --host codex dist/codex-plugin $(VERSION)
+	@scripts/build-plugin --host gemini dist/gemini-extension $(VERSION)
+	@echo "dist/plugin, dist/codex-plugin, dist/gemini-extension: donegate $(VERSION) for $$($(GO) env GOOS)/$$($(GO) env GOARCH)"
 
 ## plugin-validate: `claude plugin validate --strict` (the pinned CLI) on
 ## dist/plugin and on the marketplace file, .claude-plugin/marketplace.json;

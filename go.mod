@@ -3,6 +3,7 @@ module github.com/donegate/donegate
 go 1.26
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/go-playground/validator/v10 v10.22.1
 	github.com/pmezard/go-difflib v1.0.0
 	github.com/rogpeppe/go-internal v1.13.1

@@ -27,8 +27,11 @@ var doctorCommand = command{
 	name: "doctor",
 	summary: `Check that donegate is set up to hold the agent in DIR: the hook binaries
 and their versions, the hooks registered in the Claude Code settings (user,
-project, local) and enabled plugins, hooks Claude Code ignores, the config
-and its checkers, the state dir, and the Claude Code version. Prints one
+project, local) and enabled plugins, hooks Claude Code ignores, those of
+every other host the project or the user set up (Codex CLI, with whether
+it trusts each hook and has its plan tool on; Qwen Code and its todo tool;
+Gemini CLI and folder trust; Copilot CLI), the config and its checkers,
+the state dir, and the Claude Code version. Prints one
 ✓ (fine), ! (works, but look), ? (cannot be seen from here: a plugin
 loaded with claude --plugin-dir, say how to check) or ✗ (broken, with its
 fix) line each; exits 1 when a line is ✗, 0 otherwise.`,
@@ -140,13 +143,19 @@ func (r *runCtx) doctor(ctx context.Context) DoctorReport {
 	cfg := r.doctorConfig(&rep)
 	r.doctorPlanOnly(&rep, cfg)
 	regs := r.doctorSettings(&rep)
-	r.doctorRegistrations(&rep, regs, cfg)
-	r.doctorBinaries(ctx, &rep, regs)
-	r.doctorStateDirs(&rep, regs)
-	r.doctorClaude(ctx, &rep)
+	hostRegs, othersOnly := r.doctorHosts(&rep, cfg)
+	if !othersOnly || len(regs) > 0 {
+		r.doctorRegistrations(&rep, regs, cfg)
+	}
+	r.doctorBinaries(ctx, &rep, slices.Concat(regs, hostRegs))
+	r.doctorStateDirs(&rep, slices.Concat(regs, hostRegs))
+	if !othersOnly {
+		r.doctorClaude(ctx, &rep)
+	}
 	// Config first to have the budget at hand; shown in the order a person
-	// installs: binaries, registrations, config, state, Claude Code.
-	order := map[string]int{"binaries": 0, "settings": 1, "config": 2, "state": 3, "claude": 4}
+	// installs: binaries, registrations (Claude Code's settings, then
+	// each other host's), config, state, Claude Code.
+	order := map[string]int{"binaries": 0, "settings": 1, "codex": 2, "qwen": 3, "gemini": 4, "copilot": 5, "config": 6, "state": 7, "claude": 8}
 	slices.SortStableFunc(rep.Findings, func(a, b Finding) int { return order[a.Area] - order[b.Area] })
 	return rep
 }
@@ -162,7 +171,8 @@ func (r *runCtx) doctorConfig(rep *DoctorReport) *config.Config {
 	}
 	source := path
 	if path == "" {
-		source = config.DefaultSource + " (no " + filepath.Join(r.dir, ".claude", config.FileName) + ")"
+		files := config.ProjectFiles(r.dir)
+		source = config.DefaultSource + " (no " + files[0] + " nor " + files[1] + ")"
 	}
 	c, err := config.Resolve(l)
 	if err != nil {
@@ -253,6 +263,17 @@ type registration struct {
 	hook    string   // stop-hook or posttooluse-hook
 	program string   // the executable Claude Code ends up running: a path, or a name on PATH
 	flags   []string // the hook's own flags
+
+	// group and handler are the entry's place in the event's list (its
+	// matcher group, and its handler there): Codex keys a hook's trust
+	// by them. timeoutSet: the entry names its timeout.
+	group, handler int
+	timeoutSet     bool
+	// keySource names the file in Codex's trust key when it is not the
+	// file's path: a plugin's "donegate@market:hooks/hooks.json".
+	keySource     string
+	async         bool
+	statusMessage *string
 }
 
 // dedupKey is what Claude Code compares to run a handler once: the
@@ -295,15 +316,21 @@ func parseSettings(data []byte) (settingsJSON, error) {
 }
 
 type hookMatcher struct {
-	Matcher string `json:"matcher"`
-	Hooks   []struct {
-		Type    string `json:"type"`
-		Command string `json:"command"`
-		// Args, when present (even empty), makes the handler exec form:
-		// Command is the program, spawned with no shell.
-		Args    []string `json:"args"`
-		Timeout *float64 `json:"timeout"` // seconds
-	} `json:"hooks"`
+	Matcher string        `json:"matcher"`
+	Hooks   []hookHandler `json:"hooks"`
+}
+
+// hookHandler is one handler of a matcher group.
+type hookHandler struct {
+	Type    string `json:"type"`
+	Command string `json:"command"`
+	// Args, when present (even empty), makes the handler exec form:
+	// Command is the program, spawned with no shell.
+	Args    []string `json:"args"`
+	Timeout *float64 `json:"timeout"` // seconds (Gemini: milliseconds)
+	// What Codex hashes besides, to tell a hook trusted as it is.
+	Async         bool    `json:"async"`
+	StatusMessage *string `json:"statusMessage"`
 }
 
 // doctorSettings reads the user, project and local settings and the
@@ -442,7 +469,7 @@ func (r *runCtx) registrations(source string, hooks map[string][]hookMatcher, pl
 	}
 	// In the order of the settings in docs/hosts.md, then any other event by name.
 	rank := func(ev string) int {
-		order := []string{"Stop", "SubagentStop", "PreToolUse", "PostToolUse", "SessionStart", "UserPromptSubmit"}
+		order := []string{"Stop", "SubagentStop", "AfterAgent", "agentStop", "subagentStop", "PreToolUse", "PostToolUse", "SessionStart", "UserPromptSubmit", "BeforeAgent"}
 		if i := slices.Index(order, ev); i >= 0 {
 			return i
 		}
@@ -456,8 +483,8 @@ func (r *runCtx) registrations(source string, hooks map[string][]hookMatcher, pl
 	})
 	var regs []registration
 	for _, ev := range events {
-		for _, m := range hooks[ev] {
-			for _, h := range m.Hooks {
+		for gi, m := range hooks[ev] {
+			for hi, h := range m.Hooks {
 				if h.Type != "command" && h.Type != "" {
 					continue
 				}
@@ -477,7 +504,8 @@ func (r *runCtx) registrations(source string, hooks map[string][]hookMatcher, pl
 					timeout = time.Duration(*h.Timeout * float64(time.Second))
 				}
 				regs = append(regs, registration{source: source, event: ev, matcher: m.Matcher, command: h.Command, args: h.Args,
-					timeout: timeout, hook: hook, program: program, flags: flags})
+					timeout: timeout, hook: hook, program: program, flags: flags, group: gi, handler: hi, timeoutSet: h.Timeout != nil,
+					async: h.Async, statusMessage: h.StatusMessage})
 			}
 		}
 	}
@@ -491,6 +519,22 @@ func (r *runCtx) registrations(source string, hooks map[string][]hookMatcher, pl
 // not donegate's.
 func (r *runCtx) resolveCommand(command, pluginRoot string) (hook, program string, flags []string, ok bool) {
 	words := r.shellWords(command, pluginRoot)
+	// The Codex plugin's and the Gemini extension's command:
+	// `if [ -x "DIR/bin/stop-hook" ]; then exec "DIR/bin/stop-hook" FLAGS; fi; exec stop-hook FLAGS`.
+	if len(words) > 4 && words[0] == "if" && words[1] == "[" && words[2] == "-x" {
+		if last := slices.Index(words, "fi;"); last > 0 && last+2 < len(words) && words[last+1] == "exec" {
+			hook = words[last+2]
+			program = hook
+			if isExecutable(words[3]) && filepath.Base(words[3]) == hook {
+				program = words[3]
+			}
+			switch hook {
+			case "stop-hook", "posttooluse-hook":
+				return hook, program, words[last+3:], true
+			}
+			return "", "", nil, false
+		}
+	}
 	// The plugin's shell command looks for the binary in its bin/ and on
 	// PATH before it runs the wrapper, and names it in each place: the
 	// wrapper's words say what it runs.
@@ -546,7 +590,10 @@ func (r *runCtx) shellWords(s, pluginRoot string) []string {
 		switch name {
 		case "CLAUDE_PROJECT_DIR":
 			return r.dir
-		case "CLAUDE_PLUGIN_ROOT":
+		case "CLAUDE_PLUGIN_ROOT", "PLUGIN_ROOT", "extensionPath":
+			// Claude Code's, Codex's and Gemini CLI's names of a
+			// plugin's dir (Gemini replaces its own before the shell
+			// runs the command).
 			return pluginRoot
 		case "HOME":
 			return r.home()

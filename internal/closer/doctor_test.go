@@ -113,7 +113,7 @@ func TestDoctor(t *testing.T) {
 				`^✓ binaries: .*/bin/posttooluse-hook, version `,
 				`^✓ settings: stop-hook at Stop in project settings .*/proj/\.claude/settings\.json$`,
 				`^✓ settings: posttooluse-hook at PreToolUse \(matcher "StructuredOutput"\) in project settings `,
-				`^✓ config: embedded default \(no .*/proj/\.claude/donegate\.json\) is valid: dialect claude-code, limits\.budget 9m0s, limits\.max_blocks 5; its checkers, not run here \(closer check runs them\):$`,
+				`^✓ config: embedded default \(no .*/proj/\.claude/donegate\.json nor .*/proj/\.donegate\.json\) is valid: dialect claude-code, limits\.budget 9m0s, limits\.max_blocks 5; its checkers, not run here \(closer check runs them\):$`,
 				`^✓ config: checker 1: plan: every item of the agent's plan is completed$`,
 				"^✓ config: checker 2: test: the project's own test command passes .*; here `go test \\./\\.\\.\\.`, from go\\.mod$",
 				`^✓ state: state dir .*/state is writable$`,

@@ -16,6 +16,7 @@ import (
 	"github.com/pmezard/go-difflib/difflib"
 
 	"github.com/donegate/donegate/checkers"
+	"github.com/donegate/donegate/hookio"
 	"github.com/donegate/donegate/internal/jsondepth"
 	"github.com/donegate/donegate/internal/regular"
 	"github.com/donegate/donegate/internal/safewrite"
@@ -23,33 +24,40 @@ import (
 
 var initCommand = command{
 	name: "init",
-	summary: `Set donegate up in DIR: write its config and register its hooks.
-.claude/donegate.json gets the plan checker, the test command detected from
-the project's files (go.mod, package.json with a "test" script,
+	summary: `Set donegate up in DIR: write its config and register its hooks for
+each agent host (--host claude, codex, qwen, gemini, copilot; by default
+the hosts whose dirs the project has, else whose CLIs are on PATH, else
+Claude Code). The config gets the plan checker, the test command detected
+from the project's files (go.mod, package.json with a "test" script,
 pyproject.toml, setup.cfg or pytest.ini, Cargo.toml, a Makefile with a test
 target) and the type-check, lint and format presets the project has tools
-for; an existing one is kept unless --force. The hooks are merged into
-.claude/settings.json (--user: the user's settings), keeping every other
-hook and setting; a hook that already runs from another settings file or
-an enabled plugin is not registered again (Claude Code would run both),
-and init says so. The commands are the bare names stop-hook and
-posttooluse-hook, found on PATH, as suits a file a team commits
-(--absolute: the paths of the binaries beside closer, else on PATH, for
-this machine only); with the donegate plugin, which registers them itself,
---no-hooks writes the config only. A file init changes is backed up first
-(into donegate.bak/ beside it, with the file's mode; a .gitignore there
-keeps the backups out of git status) and replaced through a rename. A file that is a link is
-written through it (in DIR, only when it leads to a file inside DIR); a
-dangling link, a link at a .bak, a FIFO, a device or a read-only file is
-refused, and nothing is written. A second run changes nothing.`,
+for: .claude/donegate.json with Claude Code, else .donegate.json; an
+existing one is kept unless --force. The hooks are merged into each host's
+file (.claude/settings.json, .codex/hooks.json, .qwen/settings.json,
+.gemini/settings.json, .github/hooks/donegate.json; --user: the user's),
+keeping every other hook and setting; a hook that already runs from
+another file the host reads or an enabled plugin is not registered again
+(the host would run both), and init says so. It never trusts a hook for
+the user (Codex's trusted_hash): it says what to do. The commands are the
+bare names stop-hook and posttooluse-hook, found on PATH, as suits a file
+a team commits (--absolute: the paths of the binaries beside closer, else
+on PATH, for this machine only); with the donegate plugin, which registers
+them itself, --no-hooks writes the config only. A file init changes is
+backed up first (into donegate.bak/ beside it, with the file's mode; a
+.gitignore there keeps the backups out of git status) and replaced
+through a rename. A file that is a link is written through it (in DIR,
+only when it leads to a file inside DIR); a dangling link, a link at a
+.bak, a FIFO, a device or a read-only file is refused, and nothing is
+written. A second run changes nothing.`,
 	noConfig: true,
 	flags: func(fs *flag.FlagSet, o *options) {
 		fs.BoolVar(&o.init.dryRun, "dry-run", false, "print the diff of each file init would change, and write nothing")
-		fs.BoolVar(&o.init.user, "user", false, "register the hooks in the user's settings (~/.claude/settings.json, or $CLAUDE_CONFIG_DIR's) instead of DIR's")
+		fs.BoolVar(&o.init.user, "user", false, "register the hooks in the user's files (~/.claude/settings.json or $CLAUDE_CONFIG_DIR's, $CODEX_HOME/hooks.json, ~/.qwen/settings.json, ~/.gemini/settings.json, ~/.copilot/hooks/donegate.json) instead of DIR's")
 		fs.BoolVar(&o.init.absolute, "absolute", false, "write the hook commands as absolute paths of this machine's binaries (default: bare names, looked up on PATH, which suit a settings file shared in a repository)")
 		fs.BoolVar(&o.init.portable, "portable", false, "bare names: the default; kept for the scripts that pass it")
-		fs.BoolVar(&o.init.force, "force", false, "replace an existing .claude/donegate.json (it is backed up first)")
+		fs.BoolVar(&o.init.force, "force", false, "replace an existing .claude/donegate.json or .donegate.json (it is backed up first)")
 		fs.BoolVar(&o.init.noHooks, "no-hooks", false, "write the config only and register no hooks (the donegate plugin registers them itself)")
+		fs.Var(&o.init.hosts, "host", "the agent `host`s to register the hooks for: "+hostNames()+"; repeat it or give a comma-separated list (default: the hosts whose dirs the project has, else whose CLIs are on PATH, else claude)")
 	},
 	run: runInit,
 }
@@ -57,6 +65,7 @@ refused, and nothing is written. A second run changes nothing.`,
 // initOptions are init's flags.
 type initOptions struct {
 	dryRun, user, portable, absolute, force, noHooks bool
+	hosts                                            hostList
 }
 
 // schemaURL is what the written config's "$schema" points at, so editors
@@ -72,9 +81,7 @@ const hookTimeout = 600
 // A registration with flags runs program with them, and only a command
 // with them counts as that registration: stop-hook at SessionStart tells
 // the criteria only with --criteria.
-var registrations = []struct {
-	event, matcher, program, flags string
-}{
+var registrations = []hookReg{
 	{"Stop", "", "stop-hook", ""},
 	{"SubagentStop", "", "stop-hook", ""},
 	{"PreToolUse", "StructuredOutput", "posttooluse-hook", ""},
@@ -105,6 +112,10 @@ const maxSettingsBytes = 1 << 20
 // InitReport is init's --json output.
 type InitReport struct {
 	DryRun bool `json:"dryRun"`
+	// Hosts are the agent hosts set up; Detected says why, when --host
+	// did not name them.
+	Hosts    []string `json:"hosts"`
+	Detected string   `json:"detected,omitempty"`
 	// Test is the detected test command, "" when none was.
 	Test     string     `json:"test"`
 	TestFrom string     `json:"testFrom,omitempty"`
@@ -121,6 +132,8 @@ type InitFile struct {
 	Action string `json:"action"`
 	Backup string `json:"backup,omitempty"`
 	Diff   string `json:"diff,omitempty"`
+	// hooks: a hook file, not the config.
+	hooks bool
 }
 
 // change is one file to write: new content, and the old when it exists.
@@ -131,11 +144,12 @@ type change struct {
 	old     []byte // nil when the file does not exist
 	new     []byte
 	mode    fs.FileMode
+	hooks   bool // a hook file, not the config
 }
 
 func runInit(ctx context.Context, r *runCtx) (verdict, error) {
 	if r.opts.configPath != "" {
-		return incomplete, errorf(ErrUsage, "--config: init writes DIR/.claude/donegate.json; use --dir to choose the project")
+		return incomplete, errorf(ErrUsage, "--config: init writes DIR/.claude/donegate.json (or DIR/.donegate.json); use --dir to choose the project")
 	}
 	o := r.opts.init
 	if o.noHooks && (o.user || o.portable || o.absolute) {
@@ -145,6 +159,13 @@ func runInit(ctx context.Context, r *runCtx) (verdict, error) {
 		return incomplete, errorf(ErrUsage, "--portable and --absolute: choose one (bare names are the default)")
 	}
 	rep := InitReport{DryRun: o.dryRun, Presets: []string{}, Files: []InitFile{}, Notes: []string{}}
+	hosts := o.hosts
+	if len(hosts) == 0 {
+		hosts, rep.Detected = r.detectHosts()
+	}
+	for _, h := range hosts {
+		rep.Hosts = append(rep.Hosts, string(h))
+	}
 
 	// Everything is worked out before anything is written: bad input
 	// ends the run with every file as it was.
@@ -155,7 +176,7 @@ func runInit(ctx context.Context, r *runCtx) (verdict, error) {
 	rep.Test, rep.TestFrom, rep.Presets, rep.Notes = proj.test, proj.testFrom, proj.presets, proj.notes
 
 	var changes []change
-	cfgPath := filepath.Join(r.dir, ".claude", "donegate.json")
+	cfgPath := r.configTarget(hosts)
 	cfgOld, cfgMode, err := readSettings(cfgPath)
 	if err != nil {
 		return incomplete, errorf(ErrEnv, "%w", err)
@@ -179,13 +200,24 @@ func runInit(ctx context.Context, r *runCtx) (verdict, error) {
 	if o.noHooks {
 		rep.Notes = append(rep.Notes, "--no-hooks: no hooks registered; the donegate plugin (or your own settings) must register them")
 	} else {
-		c, cmds, err := r.settingsChange(o, &rep)
+		commands, err = r.hookCommands(o.absolute, hosts, &rep)
 		if err != nil {
 			return incomplete, err
 		}
-		commands = cmds
-		if c != nil {
-			changes = append(changes, *c)
+		for _, h := range hosts {
+			s, _ := setupOf(h)
+			var c *change
+			if h == hookio.HostClaude {
+				c, err = r.settingsChange(o, commands, &rep)
+			} else {
+				c, err = r.hostChange(s, o, commands, &rep)
+			}
+			if err != nil {
+				return incomplete, err
+			}
+			if c != nil {
+				changes = append(changes, *c)
+			}
 		}
 	}
 
@@ -195,7 +227,7 @@ func runInit(ctx context.Context, r *runCtx) (verdict, error) {
 		}
 	}
 	for _, c := range changes {
-		f := InitFile{Path: c.display, Action: "created"}
+		f := InitFile{Path: c.display, Action: "created", hooks: c.hooks}
 		if c.old != nil {
 			f.Action = "updated"
 			f.Backup = r.display(backupPath(c.path))
@@ -213,6 +245,9 @@ func runInit(ctx context.Context, r *runCtx) (verdict, error) {
 			return incomplete, errorf(ErrEnv, "%w", err)
 		}
 	}
+	if !o.noHooks {
+		rep.Notes = append(rep.Notes, hostNotes(hosts, o.user)...)
+	}
 	if r.opts.json {
 		return complete, writeJSON(r.stdout, rep)
 	}
@@ -221,7 +256,7 @@ func runInit(ctx context.Context, r *runCtx) (verdict, error) {
 
 // settingsChange works out the settings file init merges its hooks into,
 // and the change to it: nil when the hooks are registered already.
-func (r *runCtx) settingsChange(o initOptions, rep *InitReport) (*change, map[string]string, error) {
+func (r *runCtx) settingsChange(o initOptions, commands map[string]string, rep *InitReport) (*change, error) {
 	settingsPath, root := filepath.Join(r.dir, ".claude", "settings.json"), r.dir
 	target := settingsPath
 	if o.user {
@@ -229,7 +264,7 @@ func (r *runCtx) settingsChange(o initOptions, rep *InitReport) (*change, map[st
 		if !filepath.IsAbs(dir) {
 			// paths.ClaudeDir gives ".claude" with HOME unset: the
 			// project's own settings, when cwd is the project.
-			return nil, nil, errorf(ErrEnv, "--user: the user's settings dir is unknown (HOME is unset and CLAUDE_CONFIG_DIR is not an absolute path): set HOME, or CLAUDE_CONFIG_DIR, and run init again")
+			return nil, errorf(ErrEnv, "--user: the user's settings dir is unknown (HOME is unset and CLAUDE_CONFIG_DIR is not an absolute path): set HOME, or CLAUDE_CONFIG_DIR, and run init again")
 		}
 		settingsPath, root = filepath.Join(dir, "settings.json"), dir
 		target = settingsPath
@@ -240,28 +275,24 @@ func (r *runCtx) settingsChange(o initOptions, rep *InitReport) (*change, map[st
 	// in a project, only a link to a file inside it.
 	settingsPath, root, err := resolveDest(settingsPath, root, o.user)
 	if err != nil {
-		return nil, nil, errorf(ErrEnv, "%w", err)
-	}
-	commands, err := r.hookCommands(o.absolute, rep)
-	if err != nil {
-		return nil, nil, err
+		return nil, errorf(ErrEnv, "%w", err)
 	}
 	old, mode, err := readSettings(settingsPath)
 	if err != nil {
-		return nil, nil, errorf(ErrEnv, "%w", err)
+		return nil, errorf(ErrEnv, "%w", err)
 	}
-	merged, err := mergeHooks(old, commands, skip)
+	merged, err := mergeHooks(old, registrations, hookTimeout, commands, skip)
 	if err != nil {
-		return nil, nil, errorf(ErrConfig, "%s: %w; it is left as it is: fix it, or merge settings.example.json into it by hand", r.display(settingsPath), err)
+		return nil, errorf(ErrConfig, "%s: %w; it is left as it is: fix it, or merge settings.example.json into it by hand", r.display(settingsPath), err)
 	}
 	if merged == nil {
 		rep.Files = append(rep.Files, InitFile{Path: r.display(settingsPath), Action: "unchanged"})
 		if len(skip) < len(registrations) {
 			rep.Notes = append(rep.Notes, r.display(settingsPath)+": the donegate hooks are registered already")
 		}
-		return nil, commands, nil
+		return nil, nil
 	}
-	return &change{path: settingsPath, root: root, display: r.display(settingsPath), old: old, new: merged, mode: mode}, commands, nil
+	return &change{path: settingsPath, root: root, display: r.display(settingsPath), old: old, new: merged, mode: mode, hooks: true}, nil
 }
 
 // registeredElsewhere returns the entries of registrations (by index)
@@ -319,6 +350,16 @@ func (r *runCtx) display(path string) string {
 
 func (r *runCtx) printInit(rep InitReport, commands map[string]string) error {
 	p := r.printer()
+	var titles []string
+	for _, h := range rep.Hosts {
+		s, _ := setupOf(hookio.Host(h))
+		titles = append(titles, s.title)
+	}
+	if rep.Detected != "" {
+		p.line(fmt.Sprintf("Hosts: %s (detected: %s; --host chooses).", andList(titles), rep.Detected))
+	} else {
+		p.line("Hosts: " + andList(titles) + ".")
+	}
 	if rep.Test != "" {
 		p.line(fmt.Sprintf("Detected %s: test command `%s`.", rep.TestFrom, rep.Test))
 	}
@@ -343,8 +384,13 @@ func (r *runCtx) printInit(rep InitReport, commands map[string]string) error {
 		return p.err
 	}
 	for _, f := range rep.Files {
-		if strings.HasSuffix(f.Path, "settings.json") && f.Action != "unchanged" {
-			p.line(fmt.Sprintf("Hooks: stop-hook as `%s`, posttooluse-hook as `%s`.", commands["stop-hook"], commands["posttooluse-hook"]))
+		if f.hooks && f.Action != "unchanged" {
+			if c, ok := commands["posttooluse-hook"]; ok {
+				p.line(fmt.Sprintf("Hooks: stop-hook as `%s`, posttooluse-hook as `%s`.", commands["stop-hook"], c))
+			} else {
+				p.line(fmt.Sprintf("Hooks: stop-hook as `%s`.", commands["stop-hook"]))
+			}
+			break
 		}
 	}
 	return p.err
@@ -430,9 +476,21 @@ func (p project) config() []byte {
 // the file teams commit, and a teammate's binaries are elsewhere (issue
 // 20), so bare names are the default and --absolute opts in. A bare name
 // not on PATH here is noted: Claude Code would not find it either.
-func (r *runCtx) hookCommands(absolute bool, rep *InitReport) (map[string]string, error) {
+func (r *runCtx) hookCommands(absolute bool, hosts hostList, rep *InitReport) (map[string]string, error) {
 	out := map[string]string{}
+	var titles []string
+	for _, h := range hosts {
+		s, _ := setupOf(h)
+		titles = append(titles, s.title)
+	}
+	runs := andList(titles) + " run"
+	if len(titles) == 1 {
+		runs += "s"
+	}
 	for _, prog := range []string{"stop-hook", "posttooluse-hook"} {
+		if !slices.ContainsFunc(hosts, func(h hookio.Host) bool { return usesProgram(h, prog) }) {
+			continue
+		}
 		if !absolute {
 			out[prog] = prog
 			if !onPath(r.env.Getenv("PATH"), prog) {
@@ -440,7 +498,7 @@ func (r *runCtx) hookCommands(absolute bool, rep *InitReport) (map[string]string
 				if path, err := r.findHook(prog); err == nil {
 					where = "put " + filepath.Dir(path) + " on PATH"
 				}
-				rep.Notes = append(rep.Notes, fmt.Sprintf("%s is not on PATH: Claude Code runs the hooks by name, so %s (or run init --absolute to name this machine's binaries)", prog, where))
+				rep.Notes = append(rep.Notes, fmt.Sprintf("%s is not on PATH: %s the hooks by name, so %s (or run init --absolute to name this machine's binaries)", prog, runs, where))
 			}
 			continue
 		}
@@ -528,7 +586,7 @@ func isOurs(command, program string) bool {
 // that is missing, and returns the new text, or nil when nothing is
 // missing. Every other key keeps its value and its place; the text is
 // indented as data was. data nil or blank is a new file.
-func mergeHooks(data []byte, commands map[string]string, skip map[int]bool) ([]byte, error) {
+func mergeHooks(data []byte, regs []hookReg, timeout int, commands map[string]string, skip map[int]bool) ([]byte, error) {
 	root := newObject()
 	indent, nl := "  ", "\n"
 	// What is around the top-level value (white space) is kept as it
@@ -557,7 +615,7 @@ func mergeHooks(data []byte, commands map[string]string, skip map[int]bool) ([]b
 		return nil, fmt.Errorf(`"hooks" is %s, not an object`, hooks.typeName())
 	}
 	changed := false
-	for i, reg := range registrations {
+	for i, reg := range regs {
 		if skip[i] {
 			continue
 		}
@@ -578,7 +636,7 @@ func mergeHooks(data []byte, commands map[string]string, skip map[int]bool) ([]b
 		h := newObject()
 		h.set("type", newScalar("command"))
 		h.set("command", newScalar(regCommand(commands[reg.program], reg.flags)))
-		h.set("timeout", newScalar(hookTimeout))
+		h.set("timeout", newScalar(timeout))
 		g.set("hooks", &jnode{kind: '[', items: []*jnode{h}})
 		groups.items = append(groups.items, g)
 		groups.dirty, hooks.dirty, root.dirty = true, true, true

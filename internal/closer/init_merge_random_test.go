@@ -65,7 +65,7 @@ func TestInitMergeRandomSettings(t *testing.T) {
 
 // checkMerge merges into in and says what went wrong, "" if nothing.
 func checkMerge(in []byte, commands map[string]string) string {
-	out, err := mergeHooks(in, commands, nil)
+	out, err := mergeHooks(in, registrations, hookTimeout, commands, nil)
 	if err != nil {
 		return err.Error()
 	}

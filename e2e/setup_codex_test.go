@@ -1,0 +1,151 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// setupCodexBinary finds the pinned Codex CLI: $DONEGATE_CODEX, else what
+// scripts/install-codex installed.
+func setupCodexBinary(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("DONEGATE_CODEX"); p != "" {
+		return p
+	}
+	out, err := exec.Command(filepath.Join(repoRoot(t), "scripts", "install-codex")).Output()
+	if err != nil {
+		t.Fatalf("the Codex CLI is not installed and scripts/install-codex failed (%v); run make test, or set DONEGATE_CODEX", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	return lines[len(lines)-1]
+}
+
+// codexHook is one entry of app-server's hooks/list answer.
+type codexHook struct {
+	Key, EventName, Command, SourcePath, CurrentHash, TrustStatus string
+	TimeoutSec                                                    int
+}
+
+// codexHooksList asks the real Codex's app-server which hooks it loads
+// for dir, and how it judges their trust.
+func codexHooksList(t *testing.T, codex, home, dir string) []codexHook {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, codex, "app-server")
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "CODEX_HOME=" + filepath.Join(home, ".codex")}
+	stdin, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	for _, m := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientInfo":{"name":"donegate-e2e","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"hooks/list","params":{"cwds":[` + strings.TrimSpace(mustJSON(t, dir)) + `]}}`,
+	} {
+		_, err := stdin.Write([]byte(m + "\n"))
+		require.NoError(t, err)
+	}
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		var msg struct {
+			ID     *int `json:"id"`
+			Result struct {
+				Data []struct {
+					Hooks            []codexHook
+					Warnings, Errors []any
+				}
+			}
+		}
+		if json.Unmarshal(sc.Bytes(), &msg) != nil || msg.ID == nil || *msg.ID != 2 {
+			continue
+		}
+		require.Len(t, msg.Result.Data, 1, "%s", sc.Bytes())
+		assert.Empty(t, msg.Result.Data[0].Warnings)
+		assert.Empty(t, msg.Result.Data[0].Errors)
+		return msg.Result.Data[0].Hooks
+	}
+	t.Fatalf("codex app-server gave no hooks/list answer: %v", sc.Err())
+	return nil
+}
+
+func mustJSON(t *testing.T, v any) string {
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return string(b)
+}
+
+// TestCodexLoadsWhatInitWrites: closer init --host codex writes a
+// .codex/hooks.json the real Codex 0.169.0 loads whole (its four hooks,
+// 600 s each), untrusted: init never trusts a hook. closer doctor says
+// each is untrusted; once the user trusts them (the trusted_hash Codex
+// itself computes, as /hooks records it), doctor says each is trusted,
+// which holds only if donegate reckons Codex's hash as Codex does.
+func TestCodexLoadsWhatInitWrites(t *testing.T) {
+	codex := setupCodexBinary(t)
+	home := t.TempDir()
+	proj := filepath.Join(t.TempDir(), "proj")
+	require.NoError(t, os.MkdirAll(proj, 0o755))
+	git := exec.Command("git", "init", "-q", proj)
+	out, err := git.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	// The user trusts the project (Codex asks once); the hooks are
+	// another matter.
+	configTOML := filepath.Join(home, ".codex", "config.toml")
+	require.NoError(t, os.MkdirAll(filepath.Dir(configTOML), 0o755))
+	require.NoError(t, os.WriteFile(configTOML, []byte("[projects."+mustJSON(t, proj)+"]\ntrust_level = \"trusted\"\n"), 0o644))
+
+	closer := closerBinary(t)
+	env := []string{"PATH=" + hookBinaries(t) + string(os.PathListSeparator) + os.Getenv("PATH"), "HOME=" + home, "DONEGATE_STATE_DIR=" + t.TempDir()}
+	run := func(args ...string) string {
+		cmd := exec.Command(closer, args...)
+		cmd.Env = env
+		out, _ := cmd.CombinedOutput()
+		return string(out)
+	}
+	out1 := run("init", "--dir", proj, "--host", "codex")
+	require.Contains(t, out1, "Created .codex/hooks.json.")
+
+	hooks := codexHooksList(t, codex, home, proj)
+	want := map[string]string{"stop": "stop-hook", "subagentStop": "stop-hook", "sessionStart": "stop-hook --criteria", "userPromptSubmit": "stop-hook --criteria"}
+	got := map[string]string{}
+	for _, h := range hooks {
+		require.Equal(t, filepath.Join(proj, ".codex", "hooks.json"), h.SourcePath)
+		got[h.EventName] = h.Command
+		assert.Equal(t, 600, h.TimeoutSec, h.Key)
+		assert.Equal(t, "untrusted", h.TrustStatus, "init trusts nothing: %s", h.Key)
+	}
+	assert.Equal(t, want, got)
+	assert.Contains(t, run("doctor", "--dir", proj, "--claude", "no-such-claude"), "is not trusted: Codex skips it without a word")
+
+	// The user trusts them in /hooks: Codex records its own hash.
+	f, err := os.OpenFile(configTOML, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	for _, h := range hooks {
+		_, err := f.WriteString("\n[hooks.state." + mustJSON(t, h.Key) + "]\ntrusted_hash = " + mustJSON(t, h.CurrentHash) + "\n")
+		require.NoError(t, err)
+	}
+	require.NoError(t, f.Close())
+	for _, h := range codexHooksList(t, codex, home, proj) {
+		assert.Equal(t, "trusted", h.TrustStatus, h.Key)
+	}
+	doctor := run("doctor", "--dir", proj, "--claude", "no-such-claude")
+	assert.Equal(t, 4, strings.Count(doctor, "is trusted in Codex"), doctor)
+	assert.NotContains(t, doctor, "not trusted")
+}

@@ -1,0 +1,706 @@
+package closer
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/donegate/donegate/config"
+	"github.com/donegate/donegate/hookio"
+)
+
+// hostFile is a file a host reads hooks from.
+type hostFile struct {
+	what, path string
+	toml       bool // Codex's config.toml, whose [hooks] tables it reads too
+}
+
+// hostFiles are the files s's host reads hooks from, user-level first.
+func (r *runCtx) hostFiles(s hostSetup) []hostFile {
+	var files []hostFile
+	if s.copilot {
+		// Copilot reads every .json in its hook dirs.
+		dirs := []struct{ what, dir string }{{"project hooks", filepath.Join(r.dir, ".github", "hooks")}}
+		if u := r.userFile(s); u != "" {
+			dirs = slices.Insert(dirs, 0, struct{ what, dir string }{"user hooks", filepath.Dir(u)})
+		}
+		for _, d := range dirs {
+			names, _ := filepath.Glob(filepath.Join(d.dir, "*.json"))
+			slices.Sort(names)
+			for _, n := range names {
+				files = append(files, hostFile{what: d.what, path: n})
+			}
+		}
+		return files
+	}
+	if u := r.userFile(s); u != "" {
+		files = append(files, hostFile{what: "user settings", path: u})
+		if s.host == hookio.HostCodex {
+			files = append(files, hostFile{what: "user config", path: filepath.Join(filepath.Dir(u), "config.toml"), toml: true})
+		}
+	}
+	files = append(files, hostFile{what: "project settings", path: filepath.Join(r.dir, s.project)})
+	if s.host == hookio.HostCodex {
+		files = append(files, hostFile{what: "project config", path: filepath.Join(r.dir, ".codex", "config.toml"), toml: true})
+	}
+	return files
+}
+
+// hostRegistrations reads donegate's registrations out of every hook
+// file s's host reads; what cannot be read is a finding.
+func (r *runCtx) hostRegistrations(s hostSetup, rep *DoctorReport) []registration {
+	var regs []registration
+	for _, f := range r.hostFiles(s) {
+		data, _, err := readSettings(f.path)
+		if err == nil && data == nil {
+			continue
+		}
+		source := s.title + " " + f.what + " " + f.path
+		if err != nil {
+			rep.add(string(s.host), statusFail, "make the file readable", "%s: %v", source, err)
+			continue
+		}
+		hooks, err := parseHostHooks(s, f, data)
+		if err != nil {
+			rep.add(string(s.host), statusFail, "correct the file: "+s.title+" does not use a hook file it cannot read", "%s cannot be read: %v", source, err)
+			continue
+		}
+		for _, reg := range r.registrations(source, hooks, "") {
+			reg.file = f.path
+			switch {
+			case reg.timeoutSet && s.unit != time.Second:
+				// registrations() read the number as seconds.
+				reg.timeout = reg.timeout / time.Second * s.unit
+			case !reg.timeoutSet:
+				reg.timeout = s.defaultTimeout
+			}
+			regs = append(regs, reg)
+		}
+	}
+	return append(regs, r.hostPluginRegistrations(s, rep)...)
+}
+
+// hostPluginRegistrations reads the hooks of donegate's Codex plugin
+// (enabled in $CODEX_HOME/config.toml, [plugins."donegate@MARKET"], as
+// `codex plugin add` installs it in plugins/cache/MARKET/donegate/VERSION/)
+// and of its Gemini CLI extension (~/.gemini/extensions/donegate/; its
+// enablement per folder is not read).
+func (r *runCtx) hostPluginRegistrations(s hostSetup, rep *DoctorReport) []registration {
+	type plugin struct{ source, root, keySource string }
+	var plugins []plugin
+	switch s.host {
+	case hookio.HostCodex:
+		home := r.codexHome()
+		if home == "" {
+			return nil
+		}
+		c, _, err := readCodexConfig(filepath.Join(home, "config.toml"))
+		if err != nil {
+			return nil // doctorCodex reports it
+		}
+		for id, p := range c.Plugins {
+			name, market, ok := strings.Cut(id, "@")
+			if !ok || name != "donegate" || (p.Enabled != nil && !*p.Enabled) {
+				continue
+			}
+			versions, _ := filepath.Glob(filepath.Join(home, "plugins", "cache", market, name, "*", "hooks", "hooks.json"))
+			if len(versions) == 0 {
+				rep.add("codex", statusWarn, "reinstall it: codex plugin add "+id, "Codex plugin %s is enabled in %s but not installed under %s", id, filepath.Join(home, "config.toml"), filepath.Join(home, "plugins", "cache", market, name))
+				continue
+			}
+			slices.Sort(versions)
+			root := filepath.Dir(filepath.Dir(versions[len(versions)-1]))
+			plugins = append(plugins, plugin{source: "Codex CLI plugin " + id + " (" + root + ")", root: root, keySource: id + ":hooks/hooks.json"})
+		}
+	case hookio.HostGemini:
+		if home := r.home(); filepath.IsAbs(home) {
+			root := filepath.Join(home, ".gemini", "extensions", "donegate")
+			if _, err := os.Stat(filepath.Join(root, "gemini-extension.json")); err == nil {
+				plugins = append(plugins, plugin{source: "Gemini CLI extension donegate (" + root + ")", root: root})
+			}
+		}
+	}
+	slices.SortFunc(plugins, func(a, b plugin) int { return strings.Compare(a.source, b.source) })
+	var regs []registration
+	for _, p := range plugins {
+		file := filepath.Join(p.root, "hooks", "hooks.json")
+		data, _, err := readSettings(file)
+		if err == nil && data == nil {
+			err = os.ErrNotExist
+		}
+		var st settingsJSON
+		if err == nil {
+			st, err = parseSettings(data)
+		}
+		if err != nil {
+			rep.add(string(s.host), statusFail, "reinstall it", "%s: its hooks cannot be read: %v", p.source, err)
+			continue
+		}
+		for _, reg := range r.registrations(p.source, st.Hooks, p.root) {
+			reg.file, reg.keySource = file, p.keySource
+			switch {
+			case reg.timeoutSet && s.unit != time.Second:
+				reg.timeout = reg.timeout / time.Second * s.unit
+			case !reg.timeoutSet:
+				reg.timeout = s.defaultTimeout
+			}
+			regs = append(regs, reg)
+		}
+	}
+	return regs
+}
+
+// parseHostHooks decodes the hooks of one of a host's files into the
+// matcher groups of Claude Code's settings: Copilot's flat entries each
+// become a group of one.
+func parseHostHooks(s hostSetup, f hostFile, data []byte) (map[string][]hookMatcher, error) {
+	switch {
+	case f.toml:
+		var doc map[string]any
+		if err := decodeTOML(data, &doc); err != nil {
+			return nil, err
+		}
+		tables, _ := doc["hooks"].(map[string]any)
+		hooks := map[string][]hookMatcher{}
+		for ev, v := range tables {
+			if _, isList := v.([]map[string]any); !isList {
+				continue // [hooks.state] and the like: not an event
+			}
+			// Through JSON: the tables have the JSON file's fields.
+			b, err := json.Marshal(v)
+			if err != nil {
+				return nil, fmt.Errorf("hooks.%s: %w", ev, err)
+			}
+			var groups []hookMatcher
+			if err := json.Unmarshal(b, &groups); err != nil {
+				return nil, fmt.Errorf("hooks.%s: %w", ev, err)
+			}
+			hooks[ev] = groups
+		}
+		return hooks, nil
+	case s.copilot:
+		var doc struct {
+			Hooks map[string][]struct {
+				Type       string   `json:"type"`
+				Bash       string   `json:"bash"`
+				TimeoutSec *float64 `json:"timeoutSec"`
+			} `json:"hooks"`
+		}
+		if err := json.Unmarshal(data, &doc); err != nil {
+			return nil, err
+		}
+		hooks := map[string][]hookMatcher{}
+		for ev, entries := range doc.Hooks {
+			var g hookMatcher
+			for _, e := range entries {
+				g.Hooks = append(g.Hooks, hookHandler{Type: e.Type, Command: e.Bash, Timeout: e.TimeoutSec})
+			}
+			hooks[ev] = []hookMatcher{g}
+		}
+		return hooks, nil
+	}
+	st, err := parseSettings(data)
+	return st.Hooks, err
+}
+
+// hostInUse reports whether the project has s's host's dir. A user
+// file alone (~/.gemini/settings.json holds Gemini's login) says nothing
+// of this project: doctorHosts also counts a host whose files register
+// donegate.
+func (r *runCtx) hostInUse(s hostSetup) bool {
+	st, err := os.Stat(filepath.Join(r.dir, s.marker))
+	return err == nil && st.IsDir()
+}
+
+// doctorHosts checks the registrations of every host but Claude Code
+// that the project or the user set up, and returns them (for the
+// binaries and state checks). othersOnly is true when another host is
+// set up and nothing says Claude Code is used here: no .claude/, no
+// claude on PATH.
+func (r *runCtx) doctorHosts(rep *DoctorReport, cfg *config.Config) (regs []registration, othersOnly bool) {
+	budget := config.DefaultBudget
+	if cfg != nil {
+		budget = cfg.Limits.Budget.D()
+	}
+	others := false
+	for _, s := range hostSetups[1:] {
+		var scratch DoctorReport
+		if !r.hostInUse(s) && len(r.hostRegistrations(s, &scratch)) == 0 {
+			continue
+		}
+		others = true
+		found := r.hostRegistrations(s, rep)
+		r.judgeHostRegistrations(rep, s, found, budget)
+		switch s.host {
+		case hookio.HostCodex:
+			r.doctorCodex(rep, s, found)
+		case hookio.HostQwen:
+			r.doctorQwen(rep, s)
+		case hookio.HostGemini:
+			r.doctorGemini(rep, s, found)
+		case hookio.HostCopilot:
+			r.doctorCopilot(rep, found)
+		}
+		regs = append(regs, found...)
+	}
+	claude, _ := setupOf(hookio.HostClaude)
+	_, err := exec.LookPath(r.opts.claude) // as doctorClaude runs it
+	return regs, others && !r.hostInUse(claude) && err != nil
+}
+
+// judgeHostRegistrations checks each registration against the entries
+// init writes for the host: the right event, a timeout above the budget,
+// stop-hook at the end of a turn, none registered twice.
+func (r *runCtx) judgeHostRegistrations(rep *DoctorReport, s hostSetup, regs []registration, budget time.Duration) {
+	area := string(s.host)
+	fix := "run closer init --host " + string(s.host) + " (it registers each entry once), or see docs/install.md, Set up " + s.title
+	stopEvent := s.regs[0].event
+	stop := 0
+	runs := map[string][]string{} // hook at event → distinct commands
+	var keys []string
+	for _, reg := range regs {
+		criteria := reg.hook == "stop-hook" && slices.Contains(reg.flags, criteriaFlag)
+		name := reg.hook
+		if criteria {
+			name += " " + criteriaFlag
+		}
+		where := fmt.Sprintf("%s at %s in %s", name, reg.event, reg.source)
+		known := slices.ContainsFunc(s.regs, func(e hookReg) bool {
+			return e.event == reg.event && e.program == reg.hook && (e.flags == criteriaFlag) == criteria
+		})
+		bad := false
+		switch {
+		case !known:
+			rep.add(area, statusFail, fix, "%s: the hook answers nothing there in %s (donegate registers %s)", where, s.title, hostEntries(s))
+			bad = true
+		case !criteria && reg.timeout == 0:
+			rep.add(area, statusWarn, fmt.Sprintf("set the entry's timeout above limits.budget (%s): %s", budget, timeoutField(s)),
+				"%s: no timeout: %s's default applies, which its docs do not give; if it is below limits.budget (%s) the hook is killed first and the agent stops", where, s.title, budget)
+			bad = true
+		case !criteria && reg.timeout <= budget:
+			rep.add(area, statusFail, fmt.Sprintf("raise the entry's timeout above limits.budget (%s): %s", budget, timeoutField(s)),
+				"%s: its timeout (%s) is not above limits.budget (%s): %s kills the hook before donegate decides, and the agent stops", where, reg.timeout, budget, s.title)
+			bad = true
+		}
+		if !bad {
+			rep.add(area, statusOK, "", "%s", where)
+		}
+		if known && !criteria && reg.event == stopEvent {
+			stop++
+		}
+		k := name + " at " + reg.event
+		if _, seen := runs[k]; !seen {
+			keys = append(keys, k)
+		}
+		if !slices.Contains(runs[k], reg.dedupKey()) {
+			runs[k] = append(runs[k], reg.dedupKey())
+		}
+	}
+	switch {
+	case len(regs) == 0:
+		// The project has the host's dir, maybe for settings of its own:
+		// whether donegate should hold that host's agents is the team's
+		// call, so not a problem.
+		rep.add(area, statusWarn, fix, "the project has %s/, but no file %s reads registers donegate (%s): donegate does not hold %s's agents here",
+			s.marker, s.title, r.hostFileList(s), s.title)
+	case stop == 0:
+		rep.add(area, statusFail, fix, "stop-hook is not registered at %s in any file %s reads (%s): donegate does not hold the agent there",
+			stopEvent, s.title, r.hostFileList(s))
+	}
+	for _, k := range keys {
+		if n := len(runs[k]); n > 1 {
+			rep.add(area, statusWarn, "keep one registration",
+				"%s is registered %d times in %s's files: donegate runs once for each, and each run spends limits.max_blocks", k, n, s.title)
+		}
+	}
+}
+
+// hostEntries lists the entries init writes for s.
+func hostEntries(s hostSetup) string {
+	var e []string
+	for _, reg := range s.regs {
+		e = append(e, regCommand(reg.program, reg.flags)+" at "+reg.event)
+	}
+	return andList(e)
+}
+
+// timeoutField says how s's host spells an entry's timeout.
+func timeoutField(s hostSetup) string {
+	switch {
+	case s.copilot:
+		return `"timeoutSec" (seconds)`
+	case s.unit == time.Millisecond:
+		return `"timeout" (milliseconds: ` + strconv.Itoa(s.timeout) + ` for 10 minutes)`
+	}
+	return `"timeout" (seconds)`
+}
+
+// hostFileList names the hook files s's host reads.
+func (r *runCtx) hostFileList(s hostSetup) string {
+	var names []string
+	if s.copilot {
+		names = append(names, filepath.Join(r.dir, ".github", "hooks")+"/*.json")
+		if u := r.userFile(s); u != "" {
+			names = append(names, filepath.Dir(u)+"/*.json")
+		}
+		return strings.Join(names, ", ")
+	}
+	for _, f := range r.hostFiles(s) {
+		names = append(names, f.path)
+	}
+	return strings.Join(names, ", ")
+}
+
+// codexEventLabel is how Codex names an event in a hook's trust key and
+// hash (hook_event_key_label): snake case.
+func codexEventLabel(event string) string {
+	var b strings.Builder
+	for i, c := range event {
+		if c >= 'A' && c <= 'Z' {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			c += 'a' - 'A'
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// codexMatcherEvents are the events whose matcher Codex keeps in a
+// hook's identity; for the others it ignores the matcher.
+var codexMatcherEvents = []string{"PreToolUse", "PostToolUse", "PermissionRequest", "SessionStart"}
+
+// codexHookHash is what Codex 0.169 hashes to tell whether a hook is the
+// one the user trusted (hooks/src/engine/discovery.rs,
+// command_hook_hash): the SHA-256 of the compact JSON, keys sorted, of
+// the hook's normalised identity — its event's label, the matcher where
+// the event has one, and the one handler with its timeout (600 when
+// unset) and no Windows command. donegate computes it to tell a hook
+// trusted as it is from one changed since; it never writes it.
+func codexHookHash(reg registration) string {
+	timeout := int64(reg.timeout / time.Second)
+	if !reg.timeoutSet {
+		timeout = 600
+	}
+	handler := map[string]any{"type": "command", "command": reg.command, "timeout": max(timeout, 1), "async": reg.async}
+	if reg.statusMessage != nil {
+		handler["statusMessage"] = *reg.statusMessage
+	}
+	identity := map[string]any{"event_name": codexEventLabel(reg.event), "hooks": []any{handler}}
+	if reg.matcher != "" && slices.Contains(codexMatcherEvents, reg.event) {
+		identity["matcher"] = reg.matcher
+	}
+	// encoding/json sorts map keys and writes no spaces; serde_json
+	// escapes neither <, > nor &.
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(identity) // maps of strings, numbers and booleans
+	sum := sha256.Sum256([]byte(strings.TrimSuffix(b.String(), "\n")))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// codexConfig is what doctor reads of Codex's config.toml.
+type codexConfig struct {
+	Features map[string]any `toml:"features"`
+	Tools    struct {
+		UpdatePlan struct {
+			Enabled *bool `toml:"enabled"`
+		} `toml:"update_plan"`
+	} `toml:"tools"`
+	Hooks struct {
+		State map[string]struct {
+			Enabled     *bool  `toml:"enabled"`
+			TrustedHash string `toml:"trusted_hash"`
+		} `toml:"state"`
+	} `toml:"hooks"`
+	Projects map[string]struct {
+		TrustLevel string `toml:"trust_level"`
+	} `toml:"projects"`
+	Plugins map[string]struct {
+		Enabled *bool `toml:"enabled"`
+	} `toml:"plugins"`
+}
+
+// readCodexConfig reads a config.toml; ok is false when it does not
+// exist, and err says why one cannot be read.
+func readCodexConfig(path string) (c codexConfig, ok bool, err error) {
+	data, _, err := readSettings(path)
+	if err != nil || data == nil {
+		return c, false, err
+	}
+	if err := decodeTOML(data, &c); err != nil {
+		return c, false, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, true, nil
+}
+
+// maxTOMLNesting bounds how deep the arrays and inline tables of a
+// config.toml doctor reads may nest. The TOML parser's time grows with
+// the square of the nesting of inline tables (measured: 4,000 levels in
+// 20 KB took 1.6 s, 16,000 in 80 KB 15 s), and a project's
+// .codex/config.toml is the repository's to write: a hostile one hung
+// closer doctor. Codex's own configs nest a few levels.
+const maxTOMLNesting = 64
+
+// decodeTOML decodes a TOML document into v, after refusing one nested
+// deeper than maxTOMLNesting.
+func decodeTOML(data []byte, v any) error {
+	if d := tomlNesting(data); d > maxTOMLNesting {
+		return fmt.Errorf("arrays or inline tables nested %d levels deep or more, over the %d doctor reads", d, maxTOMLNesting)
+	}
+	_, err := toml.Decode(string(data), v)
+	return err
+}
+
+// tomlNesting returns how deep the brackets and braces of a TOML text
+// nest, outside its strings and comments; it stops counting past
+// maxTOMLNesting. A table header ([a] or [[a]]) counts as a nesting of
+// one or two: its line closes it.
+func tomlNesting(data []byte) int {
+	depth, deepest := 0, 0
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; c {
+		case '#':
+			for i < len(data) && data[i] != '\n' {
+				i++
+			}
+		case '"', '\'':
+			quote := string([]byte{c, c, c})
+			if strings.HasPrefix(string(data[i:min(i+3, len(data))]), quote) {
+				end := strings.Index(string(data[i+3:]), quote)
+				if end < 0 {
+					return deepest
+				}
+				i += 3 + end + 2
+				continue
+			}
+			for i++; i < len(data) && data[i] != c && data[i] != '\n'; i++ {
+				if c == '"' && data[i] == '\\' {
+					i++
+				}
+			}
+		case '[', '{':
+			depth++
+			if depth > deepest {
+				deepest = depth
+				if deepest > maxTOMLNesting {
+					return deepest
+				}
+			}
+		case ']', '}':
+			depth = max(depth-1, 0)
+		}
+	}
+	return deepest
+}
+
+// doctorCodex says what Codex's config.toml does to donegate's hooks:
+// hooks turned off, a hook not trusted (Codex skips it without a word),
+// a project not trusted (its .codex/ is ignored), and the plan tool off.
+func (r *runCtx) doctorCodex(rep *DoctorReport, s hostSetup, regs []registration) {
+	home := r.codexHome()
+	if home == "" {
+		rep.add("codex", statusUnknown, "set HOME or CODEX_HOME", "Codex's config dir is unknown (HOME and CODEX_HOME unset): whether its hooks are trusted cannot be told")
+		return
+	}
+	userPath := filepath.Join(home, "config.toml")
+	user, _, err := readCodexConfig(userPath)
+	if err != nil {
+		rep.add("codex", statusFail, "correct the TOML: Codex does not start with a config it cannot read", "%v", err)
+		return
+	}
+	project, _, err := readCodexConfig(filepath.Join(r.dir, ".codex", "config.toml"))
+	if err != nil {
+		rep.add("codex", statusFail, "correct the TOML", "%v", err)
+	}
+	for _, key := range []string{"hooks", "codex_hooks"} {
+		if on, ok := user.Features[key].(bool); ok && !on {
+			rep.add("codex", statusFail, "remove `"+key+" = false` from [features] in "+userPath,
+				"%s sets [features] %s = false: Codex runs no hooks, donegate's included", userPath, key)
+		}
+	}
+	projectHooks := false
+	for _, reg := range regs {
+		if filepath.Dir(reg.file) == filepath.Join(r.dir, ".codex") {
+			projectHooks = true
+		}
+		key := codexTrustKey(reg)
+		st, found := user.Hooks.State[key]
+		if !found {
+			// Codex resolves the project's path; so may the key.
+			if real, err := filepath.EvalSymlinks(reg.file); err == nil && real != reg.file {
+				alt := reg
+				alt.file = real
+				st, found = user.Hooks.State[codexTrustKey(alt)]
+			}
+		}
+		where := fmt.Sprintf("%s at %s in %s", regCommand(reg.hook, strings.Join(reg.flags, " ")), reg.event, reg.file)
+		switch {
+		case found && st.Enabled != nil && !*st.Enabled:
+			rep.add("codex", statusFail, "turn it on in Codex's /hooks", "%s is disabled ([hooks.state.%q] enabled = false in %s)", where, key, userPath)
+		case !found || st.TrustedHash == "":
+			rep.add("codex", statusWarn, "open /hooks in Codex and trust it (a headless run: codex exec --dangerously-bypass-hook-trust); donegate never trusts a hook for you",
+				"%s is not trusted: Codex skips it without a word until you review it (no trusted_hash for %q in %s)", where, key, userPath)
+		case st.TrustedHash == codexHookHash(reg):
+			rep.add("codex", statusOK, "", "%s is trusted in Codex", where)
+		case reg.keySource != "" && strings.HasPrefix(st.TrustedHash, codexHookHash(reg)+"/"):
+			// A plugin's hook is trusted as "<the hook's hash>/<one of
+			// the plugin's>" (measured on 0.169.0); doctor reckons only
+			// the first.
+			rep.add("codex", statusOK, "", "%s is trusted in Codex (the hook as it is; whether the plugin changed since, only /hooks tells)", where)
+		default:
+			rep.add("codex", statusWarn, "open /hooks in Codex and review it again",
+				"%s: its trusted_hash in %s is not the hash donegate reckons Codex gives it now (%s): the hook changed since you trusted it, and Codex skips it as modified; or this Codex hashes hooks differently than 0.169 does, and doctor cannot tell",
+				where, userPath, codexHookHash(reg))
+		}
+	}
+	if projectHooks && !codexProjectTrusted(user, r.dir) {
+		rep.add("codex", statusWarn, "trust the project when Codex asks (codex exec: --trust)",
+			"%s is not a trusted project in %s: Codex ignores its .codex/ (donegate's hooks included) until it is", r.dir, userPath)
+	}
+	on := user.Tools.UpdatePlan.Enabled
+	if project.Tools.UpdatePlan.Enabled != nil {
+		on = project.Tools.UpdatePlan.Enabled
+	}
+	if on == nil || !*on {
+		rep.add("codex", statusWarn, "add [tools.update_plan] enabled = true to "+userPath,
+			"Codex's plan tool is off (opt-in since 0.152): the model has no update_plan, so the plan checker has no plan to check")
+	} else {
+		rep.add("codex", statusOK, "", "Codex's plan tool (update_plan) is on")
+	}
+}
+
+// codexTrustKey is the key of reg's [hooks.state] entry in Codex's
+// config.toml: "<file>:<event label>:<group>:<handler>".
+func codexTrustKey(reg registration) string {
+	source := reg.file
+	if reg.keySource != "" {
+		source = reg.keySource
+	}
+	return fmt.Sprintf("%s:%s:%d:%d", source, codexEventLabel(reg.event), reg.group, reg.handler)
+}
+
+// codexProjectTrusted reports whether dir, or a dir above it (a git
+// repository's root), has trust_level "trusted" in Codex's config.
+func codexProjectTrusted(c codexConfig, dir string) bool {
+	for d := dir; ; d = filepath.Dir(d) {
+		if p, ok := c.Projects[d]; ok && p.TrustLevel == "trusted" {
+			return true
+		}
+		if d == filepath.Dir(d) {
+			return false
+		}
+	}
+}
+
+// doctorQwen says when Qwen Code's todo tool is off: the most specific
+// settings file that sets tools.todoWrite.enabled decides.
+func (r *runCtx) doctorQwen(rep *DoctorReport, s hostSetup) {
+	var on *bool
+	for _, f := range r.hostFiles(s) {
+		data, _, err := readSettings(f.path)
+		if err != nil || data == nil {
+			continue
+		}
+		var st struct {
+			DisableAllHooks *bool `json:"disableAllHooks"`
+			Tools           struct {
+				TodoWrite struct {
+					Enabled *bool `json:"enabled"`
+				} `json:"todoWrite"`
+			} `json:"tools"`
+		}
+		if json.Unmarshal(data, &st) != nil {
+			continue
+		}
+		if st.DisableAllHooks != nil && *st.DisableAllHooks {
+			rep.add("qwen", statusFail, `remove "disableAllHooks": true`, `%s sets "disableAllHooks": true: Qwen Code runs no hooks, donegate's included`, f.path)
+		}
+		if st.Tools.TodoWrite.Enabled != nil {
+			on = st.Tools.TodoWrite.Enabled
+		}
+	}
+	if on == nil || !*on {
+		rep.add("qwen", statusWarn, `add "tools": {"todoWrite": {"enabled": true}} to .qwen/settings.json`,
+			"Qwen Code's todo tool is off (tools.todoWrite.enabled): the model keeps no todos, so the plan checker has no plan to check")
+		return
+	}
+	rep.add("qwen", statusOK, "", "Qwen Code's todo tool (todo_write) is on")
+}
+
+// doctorGemini says whether Gemini CLI runs the project's hooks: only
+// in a folder the user trusts (~/.gemini/trustedFolders.json), or with
+// GEMINI_CLI_TRUST_WORKSPACE=true.
+func (r *runCtx) doctorGemini(rep *DoctorReport, s hostSetup, regs []registration) {
+	projectFile := filepath.Join(r.dir, s.project)
+	if !slices.ContainsFunc(regs, func(reg registration) bool { return reg.file == projectFile }) {
+		return // user-level hooks run in any folder
+	}
+	if r.env.Getenv("GEMINI_CLI_TRUST_WORKSPACE") == "true" {
+		rep.add("gemini", statusOK, "", "GEMINI_CLI_TRUST_WORKSPACE=true: Gemini CLI runs the project's hooks")
+		return
+	}
+	trustFile := filepath.Join(r.home(), ".gemini", "trustedFolders.json")
+	data, _, _ := readSettings(trustFile)
+	var folders map[string]string
+	_ = json.Unmarshal(data, &folders) // none read: nothing trusted
+	switch geminiTrust(folders, r.dir) {
+	case "trusted":
+		rep.add("gemini", statusOK, "", "%s is a trusted folder in %s: Gemini CLI runs the project's hooks", r.dir, trustFile)
+	case "untrusted":
+		rep.add("gemini", statusFail, "trust the folder in Gemini (/permissions), or move the hooks to ~/.gemini/settings.json",
+			"%s is marked DO_NOT_TRUST in %s: Gemini CLI skips the project's hooks, donegate's included", r.dir, trustFile)
+	default:
+		rep.add("gemini", statusUnknown, "trust the folder when Gemini asks (headless runs: GEMINI_CLI_TRUST_WORKSPACE=true)",
+			"Gemini CLI runs the project's hooks only in a trusted folder, and %s does not list %s: if Gemini's folder trust is on, donegate's hooks are skipped here", trustFile, r.dir)
+	}
+}
+
+// geminiTrust judges dir from Gemini's trustedFolders.json: the nearest
+// rule for dir or a folder above it decides (TRUST_FOLDER trusts the
+// folder and below, TRUST_PARENT the folder's parent and below).
+func geminiTrust(folders map[string]string, dir string) string {
+	for d := dir; ; d = filepath.Dir(d) {
+		if folders[d] == "DO_NOT_TRUST" {
+			return "untrusted"
+		}
+		if folders[d] == "TRUST_FOLDER" {
+			return "trusted"
+		}
+		for p, rule := range folders {
+			if rule == "TRUST_PARENT" && filepath.Dir(p) == d {
+				return "trusted"
+			}
+		}
+		if d == filepath.Dir(d) {
+			return ""
+		}
+	}
+}
+
+// doctorCopilot says that Copilot CLI runs a repository's hooks only in
+// a folder the user trusts; doctor cannot see that trust.
+func (r *runCtx) doctorCopilot(rep *DoctorReport, regs []registration) {
+	dir := filepath.Join(r.dir, ".github", "hooks")
+	if !slices.ContainsFunc(regs, func(reg registration) bool { return filepath.Dir(reg.file) == dir }) {
+		return
+	}
+	if r.env.Getenv("COPILOT_ALLOW_ALL") == "true" {
+		rep.add("copilot", statusOK, "", "COPILOT_ALLOW_ALL=true: Copilot CLI runs the repository's hooks")
+		return
+	}
+	rep.add("copilot", statusUnknown, "trust the folder when Copilot asks (headless runs: COPILOT_ALLOW_ALL=true)",
+		"Copilot CLI runs the repository's hooks (.github/hooks/) only in a folder you trust, and skips them silently otherwise: doctor cannot see that trust")
+}

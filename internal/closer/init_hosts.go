@@ -1,0 +1,226 @@
+package closer
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/donegate/donegate/config"
+	"github.com/donegate/donegate/hookio"
+	"github.com/donegate/donegate/internal/jsondepth"
+)
+
+// configTarget is the config init writes (or keeps): the one the project
+// has already, in the order the hooks look them up (config.ProjectFiles);
+// else .claude/donegate.json when Claude Code is among the hosts, whose
+// project files live in .claude/, and the host-neutral .donegate.json
+// when it is not.
+func (r *runCtx) configTarget(hosts hostList) string {
+	files := config.ProjectFiles(r.dir)
+	for _, p := range files {
+		if _, err := os.Lstat(p); err == nil {
+			return p
+		}
+	}
+	if slices.Contains(hosts, hookio.HostClaude) {
+		return files[0]
+	}
+	return filepath.Join(r.dir, config.NeutralFileName)
+}
+
+// usesProgram reports whether init registers program for host.
+func usesProgram(host hookio.Host, program string) bool {
+	s, _ := setupOf(host)
+	return slices.ContainsFunc(s.regs, func(e hookReg) bool { return e.program == program })
+}
+
+// hostChange works out the hook file of a host other than Claude Code
+// and the change to it, as settingsChange does for Claude Code's: nil
+// when every entry is registered already, there or in another file the
+// host reads.
+func (r *runCtx) hostChange(s hostSetup, o initOptions, commands map[string]string, rep *InitReport) (*change, error) {
+	target, root := filepath.Join(r.dir, s.project), r.dir
+	if o.user {
+		if target = r.userFile(s); target == "" {
+			return nil, errorf(ErrEnv, "--user: the user's %s dir is unknown (HOME is unset): set HOME, and run init again", s.title)
+		}
+		root = filepath.Dir(target)
+	}
+	skip := r.hostRegisteredElsewhere(s, target, rep)
+	path, root, err := resolveDest(target, root, o.user)
+	if err != nil {
+		return nil, errorf(ErrEnv, "%w", err)
+	}
+	old, mode, err := readSettings(path)
+	if err != nil {
+		return nil, errorf(ErrEnv, "%w", err)
+	}
+	var merged []byte
+	if s.copilot {
+		merged, err = mergeCopilot(old, s.regs, s.timeout, commands, skip)
+	} else {
+		merged, err = mergeHooks(old, s.regs, s.timeout, commands, skip)
+	}
+	if err != nil {
+		return nil, errorf(ErrConfig, "%s: %w; it is left as it is: fix it, or add donegate's entries by hand (docs/install.md, Set up %s)", r.display(path), err, s.title)
+	}
+	if merged == nil {
+		rep.Files = append(rep.Files, InitFile{Path: r.display(path), Action: "unchanged", hooks: true})
+		if len(skip) < len(s.regs) {
+			rep.Notes = append(rep.Notes, r.display(path)+": the donegate hooks are registered already")
+		}
+		return nil, nil
+	}
+	return &change{path: path, root: root, display: r.display(path), old: old, new: merged, mode: mode, hooks: true}, nil
+}
+
+// hostRegisteredElsewhere returns the entries of s.regs (by index) that
+// already run from another file the host reads (the user's and the
+// project's, Codex's config.toml [hooks], Copilot's other hook files),
+// and notes each: the host would run both, and each run spends
+// limits.max_blocks, as for Claude Code (issue 20).
+func (r *runCtx) hostRegisteredElsewhere(s hostSetup, target string, rep *InitReport) map[int]bool {
+	var scratch DoctorReport // what is wrong with those files is doctor's to say
+	skip := map[int]bool{}
+	bySource := map[string][]string{}
+	var sources []string
+	regs := r.hostRegistrations(s, &scratch)
+	for i, e := range s.regs {
+		for _, reg := range regs {
+			if sameFile(reg.file, target) || !runsEntry(reg, e.event, e.matcher, e.program, e.flags) {
+				continue
+			}
+			skip[i] = true
+			if _, seen := bySource[reg.source]; !seen {
+				sources = append(sources, reg.source)
+			}
+			bySource[reg.source] = append(bySource[reg.source], regCommand(e.program, e.flags)+" at "+e.event)
+			break
+		}
+	}
+	for _, src := range sources {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%s already run from %s: not registered again in %s (%s would run both, and each run spends limits.max_blocks)",
+			andList(bySource[src]), src, r.display(target), s.title))
+	}
+	return skip
+}
+
+// sameFile reports whether a and b name one file: the same path, or
+// the same file through a link.
+func sameFile(a, b string) bool {
+	if a == b {
+		return true
+	}
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(sa, sb)
+}
+
+// mergeCopilot adds to a Copilot hook file every entry of regs that is
+// missing, as mergeHooks does to a settings file: every other key and
+// entry keeps its value, its place and its bytes; nil when nothing is
+// missing. Copilot's entries sit right in the event's list, with the
+// command in "bash" and the timeout in "timeoutSec".
+func mergeCopilot(data []byte, regs []hookReg, timeout int, commands map[string]string, skip map[int]bool) ([]byte, error) {
+	root := newObject()
+	indent, nl := "  ", "\n"
+	before, after := []byte(nil), []byte(nl)
+	if len(bytes.TrimSpace(data)) > 0 {
+		if !jsondepth.Within(data, 512) {
+			return nil, errors.New("nested deeper than 512 levels")
+		}
+		var err error
+		if root, err = parseJSON(data); err != nil {
+			return nil, err
+		}
+		if root.kind != '{' {
+			return nil, fmt.Errorf("the top level is %s, not an object", root.typeName())
+		}
+		indent, nl = detectIndent(data), detectNewline(data)
+		lead := len(data) - len(bytes.TrimLeft(data, " \t\r\n"))
+		before, after = data[:lead], data[lead+len(root.raw):]
+	}
+	if root.get("version") == nil {
+		root.set("version", newScalar(1))
+	}
+	hooks := root.get("hooks")
+	if hooks == nil {
+		hooks = newObject()
+		root.set("hooks", hooks)
+	} else if hooks.kind != '{' {
+		return nil, fmt.Errorf(`"hooks" is %s, not an object`, hooks.typeName())
+	}
+	changed := false
+	for i, reg := range regs {
+		if skip[i] {
+			continue
+		}
+		entries := hooks.get(reg.event)
+		if entries == nil {
+			entries = &jnode{kind: '['}
+			hooks.set(reg.event, entries)
+		} else if entries.kind != '[' {
+			return nil, fmt.Errorf(`"hooks.%s" is %s, not an array`, reg.event, entries.typeName())
+		}
+		if copilotRegistered(entries, reg.program, reg.flags) {
+			continue
+		}
+		h := newObject()
+		h.set("type", newScalar("command"))
+		h.set("bash", newScalar(regCommand(commands[reg.program], reg.flags)))
+		h.set("timeoutSec", newScalar(timeout))
+		entries.items = append(entries.items, h)
+		entries.dirty, hooks.dirty, root.dirty = true, true, true
+		changed = true
+	}
+	if !changed {
+		return nil, nil
+	}
+	return slices.Concat(before, root.encode(indent, nl), after), nil
+}
+
+// copilotRegistered reports whether a Copilot event's entries run
+// program with flags (as registered judges a settings file's): an entry
+// of type "command" whose bash command is ours.
+func copilotRegistered(entries *jnode, program, flags string) bool {
+	for _, h := range entries.items {
+		if typ, ok := h.get("type").str(); ok && typ != "command" {
+			continue
+		}
+		c, ok := h.get("bash").str()
+		if ok && isOurs(c, program) && hasWord(c, criteriaFlag) == (flags == criteriaFlag) {
+			return true
+		}
+	}
+	return false
+}
+
+// hostNotes is what a person must still do for each host init set up:
+// what no file init writes can do for them.
+func hostNotes(hosts hostList, user bool) []string {
+	var notes []string
+	for _, h := range hosts {
+		switch h {
+		case hookio.HostCodex:
+			notes = append(notes,
+				"Codex runs a hook only once you trust it, and skips an untrusted one silently: open /hooks in Codex and review donegate's hooks (init never writes Codex's trusted_hash: that consent is yours to give); `codex exec` reads a project's .codex/ only with --trust",
+				"Codex gives the model its plan tool (update_plan) only with `[tools.update_plan] enabled = true` in ~/.codex/config.toml; without it the plan checker has no plan to check (closer doctor says)",
+				"Codex shows a hook's systemMessage nowhere: when donegate lets the agent go, `closer explain --last` says why")
+		case hookio.HostQwen:
+			notes = append(notes,
+				"Qwen Code asks you to approve a project's hooks the first time they run; its todo_write tool is off unless `\"tools\": {\"todoWrite\": {\"enabled\": true}}` is in its settings.json")
+		case hookio.HostGemini:
+			if !user {
+				notes = append(notes, "Gemini CLI runs a project's hooks only in a trusted folder: trust this one when Gemini asks (headless runs: GEMINI_CLI_TRUST_WORKSPACE=true)")
+			}
+		case hookio.HostCopilot:
+			if !user {
+				notes = append(notes, "Copilot CLI runs a repository's hooks only in a folder you trust: trust this one when Copilot asks (headless runs: COPILOT_ALLOW_ALL=true)")
+			}
+		}
+	}
+	return notes
+}

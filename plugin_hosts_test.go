@@ -1,0 +1,119 @@
+package donegate_test
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestHostPluginsBuild: scripts/build-plugin --host makes the Codex CLI
+// plugin and the Gemini CLI extension as the release archive holds them:
+// valid JSON in the layout each host loads (checked against the real
+// Codex 0.169.0, `codex plugin add` then app-server's hooks/list, and
+// `gemini extensions validate` of Gemini CLI 0.61.0), every entry init
+// writes for that host, the version stamped, and each hook running the
+// plugin's own binary when it has one, else the one on PATH.
+func TestHostPluginsBuild(t *testing.T) {
+	for _, tt := range []struct {
+		host, manifest string
+		dirVar         string
+		timeout        float64
+		events         map[string]string // event → the hook's arguments
+	}{
+		{host: "codex", manifest: ".codex-plugin/plugin.json", dirVar: "${PLUGIN_ROOT}", timeout: 600,
+			events: map[string]string{"Stop": "", "SubagentStop": "", "SessionStart": " --criteria", "UserPromptSubmit": " --criteria"}},
+		{host: "gemini", manifest: "gemini-extension.json", dirVar: "${extensionPath}", timeout: 600000,
+			events: map[string]string{"AfterAgent": "", "SessionStart": " --criteria", "BeforeAgent": " --criteria"}},
+	} {
+		t.Run(tt.host, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "dir with spaces")
+			cmd := exec.Command(filepath.Join("scripts", "build-plugin"), "--host", tt.host, "--no-binaries", out, "1.2.3-test")
+			b, err := cmd.CombinedOutput()
+			require.NoError(t, err, "%s", b)
+
+			var manifest struct{ Name, Version, Hooks string }
+			require.NoError(t, json.Unmarshal(mustReadFile(t, filepath.Join(out, tt.manifest)), &manifest))
+			assert.Equal(t, "donegate", manifest.Name)
+			assert.Equal(t, "1.2.3-test", manifest.Version)
+			if tt.host == "codex" {
+				assert.Equal(t, "./hooks/hooks.json", manifest.Hooks)
+			}
+
+			raw := mustReadFile(t, filepath.Join(out, "hooks", "hooks.json"))
+			var top map[string]json.RawMessage
+			require.NoError(t, json.Unmarshal(raw, &top))
+			for k := range top {
+				// Codex refuses a hooks file with any other key.
+				assert.Contains(t, []string{"description", "hooks"}, k)
+			}
+			var file struct {
+				Hooks map[string][]struct {
+					Matcher *string
+					Hooks   []struct {
+						Type, Command string
+						Timeout       float64
+					}
+				}
+			}
+			require.NoError(t, json.Unmarshal(raw, &file))
+			require.Len(t, file.Hooks, len(tt.events))
+			for ev, flags := range tt.events {
+				groups := file.Hooks[ev]
+				require.Len(t, groups, 1, ev)
+				require.Len(t, groups[0].Hooks, 1, ev)
+				h := groups[0].Hooks[0]
+				assert.Nil(t, groups[0].Matcher)
+				assert.Equal(t, "command", h.Type)
+				assert.Equal(t, tt.timeout, h.Timeout)
+				bin := tt.dirVar + "/bin/stop-hook"
+				assert.Equal(t, `if [ -x "`+bin+`" ]; then exec "`+bin+`"`+flags+`; fi; exec stop-hook`+flags, h.Command, ev)
+			}
+			assert.NoDirExists(t, filepath.Join(out, "bin"), "--no-binaries")
+			assert.FileExists(t, filepath.Join(out, "README.md"))
+		})
+	}
+}
+
+// TestHostPluginHookRunsWhatItFinds runs a built hook command as the
+// host does (its dir variable replaced, then sh -c): the plugin's own
+// binary when it is there, else the one on PATH.
+func TestHostPluginHookRunsWhatItFinds(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "ext")
+	b, err := exec.Command(filepath.Join("scripts", "build-plugin"), "--host", "gemini", "--no-binaries", out, "1.2.3").CombinedOutput()
+	require.NoError(t, err, "%s", b)
+	var file struct {
+		Hooks map[string][]struct{ Hooks []struct{ Command string } }
+	}
+	require.NoError(t, json.Unmarshal(mustReadFile(t, filepath.Join(out, "hooks", "hooks.json")), &file))
+	command := strings.ReplaceAll(file.Hooks["SessionStart"][0].Hooks[0].Command, "${extensionPath}", out)
+
+	onPath := t.TempDir()
+	fake := func(path, says string) {
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, []byte("#!/bin/sh\necho "+says+" \"$@\"\n"), 0o755))
+	}
+	fake(filepath.Join(onPath, "stop-hook"), "path")
+	run := func() string {
+		cmd := exec.Command("sh", "-c", command)
+		cmd.Env = append(os.Environ(), "PATH="+onPath+":/usr/bin:/bin")
+		b, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", b)
+		return strings.TrimSpace(string(b))
+	}
+	assert.Equal(t, "path --criteria", run())
+	fake(filepath.Join(out, "bin", "stop-hook"), "plugin")
+	assert.Equal(t, "plugin --criteria", run())
+}
+
+func mustReadFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return b
+}
