@@ -600,3 +600,63 @@ func TestGeminiCriteriaReachTheModel(t *testing.T) {
 	assert.Equal(t, "Missing required files: REPORT.md\n"+criteria, geminiMainTurn(t, api, 1))
 	assertGeminiEnded(t, api, r, 3)
 }
+
+// closer runs the closer binary in the project with the session's HOME,
+// killed with its process group after a minute.
+func (s *geminiSession) closer(args ...string) (code int, stdout, stderr string) {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, closerBinary(s.t), args...)
+	cmd.Dir = s.Project
+	cmd.Env = append([]string{
+		"PATH=" + hookBinaries(s.t) + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"HOME=" + s.Home,
+		"LANG=C.UTF-8",
+		"DONEGATE_STATE_DIR=" + filepath.Join(s.Home, "donegate-state"),
+	}, s.Env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		s.t.Fatalf("run closer: %v\nstderr: %s", err, errOut.String())
+	}
+	s.t.Logf("closer %s\nexit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, out.String(), errOut.String())
+	require.NoError(s.t, ctx.Err(), "closer did not finish within a minute")
+	return code, out.String(), errOut.String()
+}
+
+// Gemini, set up by `closer init --host gemini` alone (the hooks merged
+// into .gemini/settings.json, the default config): the real CLI runs the
+// hooks it wrote, holds the agent on its open write_todos item, lets it go
+// when done, and doctor finds the setup sound.
+func TestGeminiSetUpByCloserInit(t *testing.T) {
+	api := fakeapi.NewGemini(
+		writeTodos(geminiTodo("Write DONE.txt", "in_progress")),
+		fakeapi.Say("I am done."),
+		writeTodos(geminiTodo("Write DONE.txt", "completed")),
+		fakeapi.Say("Now all done."),
+	)
+	s := newGeminiSession(t, api)
+	code, _, _ := s.closer("init", "--host", "gemini", "--dir", s.Project)
+	require.Equal(t, 0, code)
+	settings, err := os.ReadFile(filepath.Join(s.Project, ".gemini", "settings.json"))
+	require.NoError(t, err)
+	assert.Contains(t, string(settings), `"AfterAgent"`)
+
+	r := s.run("Write DONE.txt")
+	require.Len(t, r.Blocked, 1, "one deny; stdout: %s\nstderr: %s", r.Stdout, r.Stderr)
+	assert.Contains(t, geminiMainTurn(t, api, 2), "Write DONE.txt")
+	assertGeminiEnded(t, api, r, 4)
+
+	s.Env = append(s.Env, "GEMINI_CLI_TRUST_WORKSPACE=true")
+	code, out, _ := s.closer("doctor", "--dir", s.Project)
+	assert.Equal(t, 0, code)
+	assert.Contains(t, out, "✓ gemini: stop-hook at AfterAgent")
+	assert.Contains(t, out, "No problems found.", "no warning of Claude Code's plan tools in a Gemini project")
+}
