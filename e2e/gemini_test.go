@@ -538,6 +538,12 @@ func TestGeminiBlockCapLetsTheAgentGo(t *testing.T) {
 	assert.Contains(t, geminiMainTurn(t, api, 3), "Missing required files: never.txt")
 	assertGeminiEnded(t, api, r, 5)
 	assert.Contains(t, r.Stderr, "still incomplete after 2 continuations", "the person sees why the agent stopped")
+	// closer explain --last replays that stop of the real session: the
+	// same turn, so the count it finds is spent.
+	code, out, _ := s.closer("explain", "--last", "--dir", s.Project)
+	assert.Equal(t, 0, code, "the hook let the agent stop")
+	assert.Contains(t, out, "session "+r.SessionID)
+	assert.Contains(t, out, "Why: let through: max_blocks (2) spent")
 
 	s.API = fakeapi.NewGemini(fakeapi.Say("Done."), fakeapi.Say("Done, again."), fakeapi.Say("Still done."))
 	r2 := s.run("Do it", "--resume", "latest")
