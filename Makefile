@@ -17,8 +17,19 @@ GOTEST_FLAGS    ?= -race -count=1
 # Claude Code CLI (npm). `go test ./...` alone leaves them out; unit and
 # lint take them in.
 TEST_TAGS       := e2e
+# The real clients the e2e tests drive besides Claude Code, each installed
+# pinned into .tools/ by scripts/install-<name> (npm), and the variable
+# that hands the tests its path. Each host adds its own lines.
+E2E_CLIENTS     :=
+E2E_ENV         :=
+E2E_CLIENTS     += codex qwen agent-sdk
+E2E_ENV         += DONEGATE_CODEX=$$(scripts/install-codex | tail -n 1)
+E2E_ENV         += DONEGATE_QWEN=$$(scripts/install-qwen | tail -n 1)
+E2E_ENV         += DONEGATE_AGENT_SDK=$$(scripts/install-agent-sdk | tail -n 1)
+E2E_CLIENTS     += gemini
+E2E_ENV         += DONEGATE_GEMINI=$$(scripts/install-gemini | tail -n 1)
 
-.PHONY: all build test lint unit generate demo demo-claude claude copilot tools clean fuzz bench \
+.PHONY: all build test lint unit generate demo demo-claude claude copilot $(E2E_CLIENTS) tools clean fuzz bench \
         plugin plugin-validate release-snapshot release-check
 
 all: build
@@ -35,13 +46,11 @@ build:
 ## real CLI.
 test: lint unit plugin-validate
 
-unit: claude copilot
+unit: claude copilot $(E2E_CLIENTS)
 	DONEGATE_CLAUDE=$$(scripts/install-claude | tail -n 1) \
 	DONEGATE_COPILOT=$$(scripts/install-copilot | tail -n 1) \
-	DONEGATE_GEMINI=$$(scripts/install-gemini | tail -n 1) \
+	$(E2E_ENV) \
 	$(GO) test $(GOTEST_FLAGS) -tags $(TEST_TAGS) ./...
-# The Gemini CLI for e2e/gemini_test.go: an install that fails fails make.
-unit: gemini
 
 ## generate: rewrite the generated files: schema/donegate.schema.json and
 ## the checker reference in docs/checkers.md, from the checker registry;
@@ -59,8 +68,12 @@ claude:
 copilot:
 	@scripts/install-copilot >/dev/null
 
+## codex, qwen, agent-sdk: install the pinned Codex CLI, Qwen Code and
+## Claude Agent SDK (npm) for the end-to-end tests.
+codex qwen agent-sdk:
+	@scripts/install-$@ >/dev/null
+
 ## gemini: install the pinned Gemini CLI (npm) for the end-to-end tests.
-.PHONY: gemini
 gemini:
 	@scripts/install-gemini >/dev/null
 
@@ -79,8 +92,7 @@ $(STATICCHECK):
 	GOBIN=$(TOOLS)/bin $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VER)
 	mv $(TOOLS)/bin/staticcheck $@
 
-tools: $(STATICCHECK) claude copilot
-tools: gemini
+tools: $(STATICCHECK) claude copilot $(E2E_CLIENTS)
 
 ## plugin: the Claude Code plugin in dist/plugin/: .claude-plugin/plugin.json
 ## (VERSION stamped), hooks/hooks.json, README.md and bin/ with the hooks'

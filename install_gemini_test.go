@@ -50,7 +50,7 @@ func installGemini(t *testing.T, root, version string, env ...string) (string, s
 	return lines[len(lines)-1], string(out), err
 }
 
-func npmCalls(root string) int {
+func geminiNpmCalls(root string) int {
 	data, _ := os.ReadFile(filepath.Join(root, "npm.log"))
 	return strings.Count(string(data), "\n")
 }
@@ -68,11 +68,11 @@ func TestInstallGeminiKeepsEachVersion(t *testing.T) {
 	pinned := install("0.61.0")
 	assert.Equal(t, filepath.Join(root, ".tools", "gemini-cli", "0.61.0", "node_modules", ".bin", "gemini"), pinned)
 	other := install("0.60.1")
-	assert.Equal(t, 2, npmCalls(root))
+	assert.Equal(t, 2, geminiNpmCalls(root))
 	assert.FileExists(t, pinned, "installing another version keeps the pinned one")
 	assert.Equal(t, pinned, install("0.61.0"))
 	assert.Equal(t, other, install("0.60.1"))
-	assert.Equal(t, 2, npmCalls(root), "both are installed: no network")
+	assert.Equal(t, 2, geminiNpmCalls(root), "both are installed: no network")
 }
 
 // A failed npm install fails the script (make test must fail, not skip),
@@ -86,13 +86,13 @@ func TestInstallGeminiFails(t *testing.T) {
 	last, out, err := installGemini(t, root, "0.61.0")
 	require.NoError(t, err, "%s", out)
 	assert.Equal(t, filepath.Join(root, ".tools", "gemini-cli", "0.61.0", "node_modules", ".bin", "gemini"), last)
-	assert.Equal(t, 2, npmCalls(root), "the second run installs again")
+	assert.Equal(t, 2, geminiNpmCalls(root), "the second run installs again")
 
 	for _, v := range []string{"..", "../x", "0.61", "latest"} {
 		root := t.TempDir()
 		_, out, err := installGemini(t, root, v)
 		require.Error(t, err, v)
 		assert.Contains(t, out, "is not a version such as", v)
-		assert.Equal(t, 0, npmCalls(root), v)
+		assert.Equal(t, 0, geminiNpmCalls(root), v)
 	}
 }

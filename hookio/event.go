@@ -82,7 +82,7 @@ type Event struct {
 	LastAssistantMessage string
 	// Prompt is the person's prompt where the host sends it with the
 	// event (Gemini's AfterAgent and BeforeAgent, Copilot's and Cursor's
-	// prompt events).
+	// prompt events, Qwen's submitted_prompt).
 	Prompt string
 
 	// Cursor only: the generation (one run of the agent loop) and how
@@ -90,6 +90,12 @@ type Event struct {
 	// LoopCount 0 is the first of a turn the person started.
 	GenerationID string
 	LoopCount    int
+
+	// Unchecked, when set, says why this stop is answered {}, unchecked
+	// and uncounted: Cursor runs its stop hook when the person aborted
+	// the agent or it failed too, and a follow-up then would start it
+	// again.
+	Unchecked string
 
 	// SubagentStop only.
 	AgentID             string
@@ -109,9 +115,30 @@ type Event struct {
 
 // TurnStart reports whether the host says this stop is the first of a
 // turn the person started, before any continuation: Cursor's loop_count
-// 0. Hosts with a turn id (PromptID) need not say it.
+// 0; Copilot CLI's stop_hook_active false (measured with 1.0.102: false
+// at the first stop of a prompt, true at every stop after a block, tool
+// calls or not). Hosts with a turn id (PromptID) need not say it.
 func (e *Event) TurnStart() bool {
-	return e.Host == HostCursor && e.IsStop() && e.LoopCount == 0
+	if !e.IsStop() {
+		return false
+	}
+	switch e.Host {
+	case HostCursor:
+		return e.LoopCount == 0
+	case HostCopilot:
+		return !e.StopHookActive
+	}
+	return false
+}
+
+// ResumesTurn reports whether a UserPromptSubmit is the host going on
+// with a turn rather than a prompt of the person. Qwen Code 0.24.4 sends
+// UserPromptSubmit before every model request of a turn, with the turn's
+// prompt_id: with prompt "" after a tool's result, with a Stop hook's
+// reason after a block; only the person's prompt carries submitted_prompt
+// (recorded: testdata/events/qwen/userpromptsubmit*.json).
+func (e *Event) ResumesTurn() bool {
+	return e.Host == HostQwen && e.HookEventName == EventUserPromptSubmit && e.Prompt == ""
 }
 
 // SubagentsOwnStop reports whether the event is the agentStop Copilot CLI
@@ -276,6 +303,13 @@ func (e *Event) readClaude(root gjson.Result) error {
 		// (measured with 0.169.0): the turn donegate counts per.
 		e.PromptID = e.TurnID
 	}
+	if e.Host == HostQwen {
+		// Only the person's own prompt carries submitted_prompt: see
+		// ResumesTurn.
+		if err := readStrings(root, []field{{"submitted_prompt", &e.Prompt}}); err != nil {
+			return err
+		}
+	}
 	if err := readBool(root, "stop_hook_active", &e.StopHookActive); err != nil {
 		return err
 	}
@@ -350,7 +384,10 @@ var copilotAgentKeys = []string{"agentId", "agentName", "subagentName"}
 
 // readCopilot reads Copilot CLI's wire format: camelCase fields, no event
 // name (the event is told by the fields it has), stop_hook_active in
-// snake case.
+// snake case. Measured with 1.0.102: a subagentStop carries the
+// subagent's agentId, agentType, agentName and its last message in
+// response, under the parent's sessionId; the subagent's own agentStop
+// carries agentId and parentAgentId under the subagent's id as sessionId.
 func (e *Event) readCopilot(root gjson.Result) error {
 	var stopReason, source string
 	err := readStrings(root, []field{
@@ -362,6 +399,8 @@ func (e *Event) readCopilot(root gjson.Result) error {
 		{"stopReason", &stopReason},
 		{"source", &source},
 		{"parentAgentId", &e.ParentAgentID},
+		{"agentType", &e.AgentType},
+		{"response", &e.LastAssistantMessage},
 	})
 	if err != nil {
 		return err
@@ -426,8 +465,10 @@ var cursorNames = map[string]string{
 // here): conversation_id for the session, generation_id, loop_count,
 // workspace_roots instead of cwd.
 func (e *Event) readCursor(root gjson.Result) error {
+	var status string
 	err := readStrings(root, []field{
 		{"hook_event_name", &e.WireEventName},
+		{"status", &status},
 		{"conversation_id", &e.SessionID},
 		{"generation_id", &e.GenerationID},
 		{"transcript_path", &e.TranscriptPath},
@@ -445,6 +486,9 @@ func (e *Event) readCursor(root gjson.Result) error {
 	e.HookEventName = e.WireEventName
 	if n, ok := cursorNames[e.WireEventName]; ok {
 		e.HookEventName = n
+	}
+	if e.IsStop() && status != "" && status != "completed" {
+		e.Unchecked = fmt.Sprintf("Cursor's %s with status %q: the agent did not finish its turn (the person stopped it, or it failed), and a follow-up would start it again", e.WireEventName, status)
 	}
 	if e.SessionID == "" {
 		if err := readStrings(root, []field{{"session_id", &e.SessionID}}); err != nil {

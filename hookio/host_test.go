@@ -78,42 +78,67 @@ func TestDetectHost(t *testing.T) {
 	}
 }
 
-// TestParseHostEvents: each host's recorded events normalised.
+// TestParseHostEvents: each host's recorded events normalised (Cursor's
+// written from its docs).
 func TestParseHostEvents(t *testing.T) {
+	const (
+		codexSession   = "01a2b3c4-0000-7000-8000-000000000001"
+		codexTurn      = "01a2b3c4-0000-7000-8000-0000000000aa"
+		qwenSession    = "7c1d0e2a-3b4c-4d5e-8f60-718293a4b5c6"
+		qwenPrompt     = qwenSession + "########0"
+		geminiSession  = "0a55bc06-f3fc-4a5b-b868-02df83cf3833"
+		copilotSession = "8844a4db-2d36-4780-8a7f-47470dbe9f37"
+		copilotAgent   = "f283ce72-675b-4a59-a39b-b31d6532f8ef"
+		cursorSession  = "c0ffee00-1111-4222-8333-444455556666"
+		project        = "/home/user/project"
+	)
 	tests := []struct {
-		file string
-		want Event
+		file      string
+		want      Event
+		turnStart bool
 	}{
 		{"codex/stop.json", Event{Host: HostCodex, HookEventName: EventStop, WireEventName: "Stop",
-			SessionID: "01a2b3c4-0000-7000-8000-000000000001", TurnID: "01a2b3c4-0000-7000-8000-0000000000aa", PromptID: "01a2b3c4-0000-7000-8000-0000000000aa",
-			Model: "fake-model", Cwd: "/home/user/project", PermissionMode: "bypassPermissions", LastAssistantMessage: "I stop early."}},
+			SessionID: codexSession, TurnID: codexTurn, PromptID: codexTurn,
+			Model: "fake-model", Cwd: project, PermissionMode: "bypassPermissions", LastAssistantMessage: "Done."}, false},
 		{"codex/stop-continued.json", Event{Host: HostCodex, HookEventName: EventStop, WireEventName: "Stop",
-			SessionID: "01a2b3c4-0000-7000-8000-000000000001", TurnID: "01a2b3c4-0000-7000-8000-0000000000aa", PromptID: "01a2b3c4-0000-7000-8000-0000000000aa",
-			Model: "fake-model", Cwd: "/home/user/project", PermissionMode: "bypassPermissions", StopHookActive: true}},
+			SessionID: codexSession, TurnID: codexTurn, PromptID: codexTurn,
+			Model: "fake-model", Cwd: project, PermissionMode: "bypassPermissions", StopHookActive: true, LastAssistantMessage: "Fixed: Add adds."}, false},
 		{"codex/sessionstart.json", Event{Host: HostCodex, HookEventName: EventSessionStart, WireEventName: "SessionStart",
-			SessionID: "01a2b3c4-0000-7000-8000-000000000001", Model: "fake-model", Cwd: "/home/user/project", PermissionMode: "bypassPermissions"}},
+			SessionID: codexSession, Model: "fake-model", Cwd: project, PermissionMode: "bypassPermissions"}, false},
+		{"codex/userpromptsubmit.json", Event{Host: HostCodex, HookEventName: EventUserPromptSubmit, WireEventName: "UserPromptSubmit",
+			SessionID: codexSession, TurnID: codexTurn, PromptID: codexTurn, Model: "fake-model", Cwd: project, PermissionMode: "bypassPermissions"}, false},
 		{"qwen/stop.json", Event{Host: HostQwen, HookEventName: EventStop, WireEventName: "Stop",
-			SessionID: "7c1d0e2a-3b4c-4d5e-8f60-718293a4b5c6", Cwd: "/home/user/project", LastAssistantMessage: "Done."}},
-		{"gemini/afteragent.json", Event{Host: HostGemini, HookEventName: EventStop, WireEventName: "AfterAgent",
-			SessionID: "bd9bd3bc-1111-4222-8333-444455556666", Cwd: "/home/user/project", Prompt: "Say hello", LastAssistantMessage: "First answer, turn over."}},
-		{"gemini/beforeagent.json", Event{Host: HostGemini, HookEventName: EventUserPromptSubmit, WireEventName: "BeforeAgent",
-			SessionID: "bd9bd3bc-1111-4222-8333-444455556666", Cwd: "/home/user/project", Prompt: "Say hello"}},
-		{"gemini/sessionstart.json", Event{Host: HostGemini, HookEventName: EventSessionStart, WireEventName: "SessionStart",
-			SessionID: "bd9bd3bc-1111-4222-8333-444455556666", Cwd: "/home/user/project"}},
-		{"copilot/agentstop.json", Event{Host: HostCopilot, HookEventName: EventStop, WireEventName: "agentStop",
-			SessionID: "2bfd0c1e-2222-4333-8444-555566667777", Cwd: "/home/user/project"}},
-		{"copilot/subagentstop.json", Event{Host: HostCopilot, HookEventName: EventSubagentStop, WireEventName: "subagentStop",
-			SessionID: "2bfd0c1e-2222-4333-8444-555566667777", Cwd: "/home/user/project", AgentID: "explore"}},
-		{"copilot/sessionstart.json", Event{Host: HostCopilot, HookEventName: EventSessionStart, WireEventName: "sessionStart",
-			SessionID: "2bfd0c1e-2222-4333-8444-555566667777", Cwd: "/home/user/project"}},
+			SessionID: qwenSession, PromptID: qwenPrompt, Cwd: project, PermissionMode: "yolo", LastAssistantMessage: "Done."}, false},
+		{"qwen/stop-continued.json", Event{Host: HostQwen, HookEventName: EventStop, WireEventName: "Stop",
+			SessionID: qwenSession, PromptID: qwenPrompt, Cwd: project, PermissionMode: "yolo", StopHookActive: true, LastAssistantMessage: "Fixed: Add adds."}, false},
+		{"qwen/sessionstart.json", Event{Host: HostQwen, HookEventName: EventSessionStart, WireEventName: "SessionStart",
+			SessionID: qwenSession, Cwd: project, PermissionMode: "yolo"}, false},
+		{"gemini/afteragent-first.json", Event{Host: HostGemini, HookEventName: EventStop, WireEventName: "AfterAgent",
+			SessionID: geminiSession, Cwd: project, Prompt: "Write DONE.txt", LastAssistantMessage: "First answer, turn over."}, false},
+		{"gemini/afteragent-after-deny-and-tool.json", Event{Host: HostGemini, HookEventName: EventStop, WireEventName: "AfterAgent",
+			SessionID: geminiSession, Cwd: project, Prompt: "Write DONE.txt", LastAssistantMessage: "First answer, turn over.\nSecond answer.\nRan a tool."}, false},
+		{"gemini/beforeagent-prompt.json", Event{Host: HostGemini, HookEventName: EventUserPromptSubmit, WireEventName: "BeforeAgent",
+			SessionID: geminiSession, Cwd: project, Prompt: "Write DONE.txt"}, false},
+		{"gemini/sessionstart-startup.json", Event{Host: HostGemini, HookEventName: EventSessionStart, WireEventName: "SessionStart",
+			SessionID: geminiSession, Cwd: project}, false},
+		{"copilot/agentstop-first.json", Event{Host: HostCopilot, HookEventName: EventStop, WireEventName: "agentStop",
+			SessionID: copilotSession, Cwd: project}, true},
+		{"copilot/agentstop-after-block.json", Event{Host: HostCopilot, HookEventName: EventStop, WireEventName: "agentStop",
+			SessionID: copilotSession, Cwd: project, StopHookActive: true}, false},
+		{"copilot/subagentstop-first.json", Event{Host: HostCopilot, HookEventName: EventSubagentStop, WireEventName: "subagentStop",
+			SessionID: copilotSession, Cwd: project, AgentID: copilotAgent, AgentType: "general-purpose", ParentAgentID: copilotSession, LastAssistantMessage: "Subagent finished."}, true},
+		{"copilot/subagent-agentstop.json", Event{Host: HostCopilot, HookEventName: EventSubagentStop, WireEventName: "agentStop",
+			SessionID: copilotAgent, Cwd: project, AgentID: copilotAgent, AgentType: "general-purpose", ParentAgentID: copilotSession}, true},
+		{"copilot/sessionstart-new.json", Event{Host: HostCopilot, HookEventName: EventSessionStart, WireEventName: "sessionStart",
+			SessionID: copilotSession, Cwd: project}, false},
 		{"copilot/userpromptsubmitted.json", Event{Host: HostCopilot, HookEventName: EventUserPromptSubmit, WireEventName: "userPromptSubmitted",
-			SessionID: "2bfd0c1e-2222-4333-8444-555566667777", Cwd: "/home/user/project", Prompt: "Write DONE.txt"}},
+			SessionID: copilotSession, Cwd: project, Prompt: "Do the work"}, false},
 		{"cursor/stop.json", Event{Host: HostCursor, HookEventName: EventStop, WireEventName: "stop",
-			SessionID: "c0ffee00-1111-4222-8333-444455556666", GenerationID: "9e1f2a3b-aaaa-4bbb-8ccc-ddddeeeeffff", Model: "claude-sonnet-4.5", Cwd: "/home/user/project"}},
+			SessionID: cursorSession, GenerationID: "9e1f2a3b-aaaa-4bbb-8ccc-ddddeeeeffff", Model: "claude-sonnet-4.5", Cwd: project}, true},
 		{"cursor/stop-followup.json", Event{Host: HostCursor, HookEventName: EventStop, WireEventName: "stop",
-			SessionID: "c0ffee00-1111-4222-8333-444455556666", GenerationID: "0a1b2c3d-aaaa-4bbb-8ccc-ddddeeeeffff", Model: "claude-sonnet-4.5", Cwd: "/home/user/project", LoopCount: 1}},
+			SessionID: cursorSession, GenerationID: "0a1b2c3d-aaaa-4bbb-8ccc-ddddeeeeffff", Model: "claude-sonnet-4.5", Cwd: project, LoopCount: 1}, false},
 		{"cursor/beforesubmitprompt.json", Event{Host: HostCursor, HookEventName: EventUserPromptSubmit, WireEventName: "beforeSubmitPrompt",
-			SessionID: "c0ffee00-1111-4222-8333-444455556666", GenerationID: "9e1f2a3b-aaaa-4bbb-8ccc-ddddeeeeffff", Model: "claude-sonnet-4.5", Cwd: "/home/user/project", Prompt: "Write DONE.txt"}},
+			SessionID: cursorSession, GenerationID: "9e1f2a3b-aaaa-4bbb-8ccc-ddddeeeeffff", Model: "claude-sonnet-4.5", Cwd: project, Prompt: "Write DONE.txt"}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -121,6 +146,7 @@ func TestParseHostEvents(t *testing.T) {
 			require.NoError(t, err)
 			got, err := ParseEvent(data)
 			require.NoError(t, err)
+			assert.Equal(t, tt.turnStart, got.TurnStart())
 			got.TranscriptPath, got.ToolInput, got.ToolResponse = "", nil, nil
 			assert.Equal(t, tt.want, *got)
 			p := Peek(data)
@@ -130,12 +156,26 @@ func TestParseHostEvents(t *testing.T) {
 	}
 }
 
+// A Cursor stop the person aborted, or that failed, is not to be checked:
+// a follow-up would start the agent again.
+func TestCursorStatus(t *testing.T) {
+	for status, unchecked := range map[string]bool{"completed": false, "": false, "aborted": true, "error": true} {
+		ev, err := Parse([]byte(`{"conversation_id":"c","hook_event_name":"stop","status":"`+status+`"}`), HostCursor)
+		require.NoError(t, err)
+		assert.Equal(t, unchecked, ev.Unchecked != "", "status %q: %s", status, ev.Unchecked)
+	}
+	ev, err := Parse([]byte(`{"conversation_id":"c","hook_event_name":"sessionStart","status":"aborted"}`), HostCursor)
+	require.NoError(t, err)
+	assert.Empty(t, ev.Unchecked, "only stops are let be")
+}
+
 func TestParseHostEventsTranscripts(t *testing.T) {
 	for file, want := range map[string]string{
-		"gemini/afteragent.json":  "$HOME/.gemini/tmp/project/chats/session-2026-11-24T16-57-bd9bd3bc.jsonl",
-		"copilot/agentstop.json":  "$HOME/.copilot/session-state/2bfd0c1e-2222-4333-8444-555566667777/events.jsonl",
-		"cursor/stop.json":        "$HOME/.cursor/projects/home-user-project/agent-transcripts/c0ffee00-1111-4222-8333-444455556666.txt",
-		"copilot/pretooluse.json": "",
+		"gemini/afteragent-first.json": "/home/user/.gemini/tmp/project/chats/session-2026-11-24T21-11-0a55bc06.jsonl",
+		"copilot/agentstop-first.json": "$COPILOT_HOME/session-state/8844a4db-2d36-4780-8a7f-47470dbe9f37/events.jsonl",
+		"cursor/stop.json":             "$HOME/.cursor/projects/home-user-project/agent-transcripts/c0ffee00-1111-4222-8333-444455556666.txt",
+		"copilot/pretooluse.json":      "",
+		"codex/stop.json":              "$HOME/.codex/sessions/2026/11/24/rollout-2026-11-24T21-19-16-01a2b3c4-0000-7000-8000-000000000001.jsonl",
 	} {
 		data, err := os.ReadFile("../testdata/events/" + file)
 		require.NoError(t, err)

@@ -59,17 +59,33 @@ func GeminiTurn(path, prompt string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("chat %s: %w", path, err)
 	}
-	id, err := geminiTurn(f, st.Size(), prompt)
+	id, err := geminiTurnTail(f, st.Size(), prompt)
 	if errors.Is(err, ErrChanged) {
 		// Gemini CLI only appends; read a file that shrank once more.
 		if st, err = f.Stat(); err == nil {
-			id, err = geminiTurn(f, st.Size(), prompt)
+			id, err = geminiTurnTail(f, st.Size(), prompt)
 		}
 	}
 	if err != nil {
 		return "", fmt.Errorf("chat %s: %w", path, err)
 	}
 	return id, nil
+}
+
+// GeminiTurnWindow bounds how far from the end of the chat file the
+// prompt's record is looked for. Where none is found every stop searches
+// the whole window: 10 ms for 8 MiB on a loaded machine, where searching
+// a whole 256 MiB file would cost every stop of a long session a second.
+// A turn whose records outgrow it (many tools, long outputs) is counted
+// per session: fewer blocks at worst, never more.
+const GeminiTurnWindow = 8 << 20
+
+// geminiTurnTail is geminiTurn on the last GeminiTurnWindow of the first
+// size bytes of r; a line cut at the window's start is not JSON and is
+// passed over.
+func geminiTurnTail(r io.ReaderAt, size int64, prompt string) (string, error) {
+	off := max(0, size-GeminiTurnWindow)
+	return geminiTurn(io.NewSectionReader(r, off, size-off), size-off, prompt)
 }
 
 // geminiTurn is GeminiTurn on the first size bytes of r.

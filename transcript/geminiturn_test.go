@@ -106,3 +106,40 @@ func jsonQuote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// The prompt's record further than GeminiTurnWindow from the end is not
+// looked for: a stop's search stays bounded on a huge chat file.
+func TestGeminiTurnWindow(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "chat.jsonl")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(s string) {
+		if _, err := f.WriteString(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(`{"id":"old","type":"user","content":[{"text":"Go"}]}` + "\n")
+	filler := `{"id":"t","type":"gemini","content":"` + strings.Repeat("x", 1<<20) + `"}` + "\n"
+	for range GeminiTurnWindow>>20 + 1 {
+		write(filler)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if id, err := GeminiTurn(p, "Go"); err != nil || id != "" {
+		t.Fatalf("beyond the window: got %q, %v; want none", id, err)
+	}
+	f, err = os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(`{"id":"new","type":"user","content":[{"text":"Go"}]}` + "\n" + filler)
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if id, err := GeminiTurn(p, "Go"); err != nil || id != "new" {
+		t.Fatalf("within the window: got %q, %v; want new", id, err)
+	}
+}

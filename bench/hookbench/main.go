@@ -17,7 +17,12 @@
 //  5. a chain of plan, test, git-clean and lint, every result cached, on
 //     a generated 10,000-file repository, ≤ 1.3× a bare `git status --porcelain
 //     --untracked-files=all` there: one look at the tree per hook run;
-//  6. the plugin's routes (what hooks.json holds, run as Claude Code runs
+//  6. stop-hook on each other host's end-of-turn event (Codex, Qwen Code,
+//     Gemini CLI, Copilot CLI, Cursor), with a small session record in
+//     that host's format, ≤ 1.5× the floor; and, given -base (a dir with
+//     the stop-hook built before the host layer), the Claude Code event
+//     through both, interleaved: what telling the host costs that path;
+//  7. the plugin's routes (what hooks.json holds, run as Claude Code runs
 //     it: the built plugin's exec form, the marketplace plugin's shell
 //     command with the binaries on PATH) ≤ 1.1× the settings route (`sh -c`
 //     naming the binary), all on the ungated tool event.
@@ -26,7 +31,7 @@
 // shared, noisy machine hits all cases alike; medians and ratios measured
 // in one run are what it reports. Usage:
 //
-//	go run ./bench/hookbench -bin bin [-plugin plugin] [-build-plugin scripts/build-plugin] [-runs 30] [-large-mib 256] [-no-fail]
+//	go run ./bench/hookbench -bin bin [-base dir] [-plugin plugin] [-build-plugin scripts/build-plugin] [-runs 30] [-large-mib 256] [-no-fail]
 package main
 
 import (
@@ -52,8 +57,9 @@ func main() {
 	runs := flag.Int("runs", 30, "rounds of runs")
 	largeMiB := flag.Int("large-mib", 256, "size of the large transcripts in MiB")
 	noFail := flag.Bool("no-fail", false, "report only: exit 0 even when a target is missed")
+	base := flag.String("base", "", "a directory with a stop-hook to compare the current one with on the Claude Code event (reported)")
 	flag.Parse()
-	ok, err := run(*bin, *plugin, *buildPlugin, *runs, int64(*largeMiB)<<20)
+	ok, err := run(*bin, *base, *plugin, *buildPlugin, *runs, int64(*largeMiB)<<20)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "hookbench:", err)
 		os.Exit(2)
@@ -71,11 +77,19 @@ type bcase struct {
 	env    []string
 	dir    string
 	expect string // stdout must contain it (empty: anything)
-	times  []time.Duration
-	rss    []int64 // KiB
+	// runs counts the runs, for a stdin that names each run apart
+	// (runMark is replaced by the run's number).
+	runs  int
+	times []time.Duration
+	rss   []int64 // KiB
 }
 
-func run(bin, plugin, buildPlugin string, runs int, largeSize int64) (bool, error) {
+// runMark in a case's stdin is replaced by the run's number: Cursor's
+// stops are taken once each (by generation_id), so every run must be a
+// new stop to measure the check rather than the duplicate's short cut.
+const runMark = "@RUN@"
+
+func run(bin, base, plugin, buildPlugin string, runs int, largeSize int64) (bool, error) {
 	bin, err := filepath.Abs(bin)
 	if err != nil {
 		return false, err
@@ -226,6 +240,29 @@ func run(bin, plugin, buildPlugin string, runs int, largeSize int64) (bool, erro
 		stop("chain", noPlan, big, "{}"),
 		{name: "status", argv: []string{"git", "status", "--porcelain", "--untracked-files=all"}, env: baseEnv, dir: big},
 	}
+	hostRows, err := hostCases(work, bin, baseEnv, project)
+	if err != nil {
+		return false, err
+	}
+	// Each host's case runs right after Claude Code's small stop it is
+	// compared with: run after the 10,000-file git status, the first of
+	// them measured 1 ms slower than the same process did anywhere else.
+	var ordered []*bcase
+	for _, c := range cases {
+		ordered = append(ordered, c)
+		if c.name != "small" {
+			continue
+		}
+		if base != "" {
+			b := *c
+			b.name, b.argv = "base", []string{filepath.Join(base, "stop-hook"), "--state-dir", filepath.Join(work, "state-base")}
+			ordered = append(ordered, &b)
+		}
+		for _, h := range hostRows {
+			ordered = append(ordered, h.bcase)
+		}
+	}
+	cases = ordered
 	// Warm the page cache and the test-result cache; check every answer.
 	for _, c := range cases {
 		if _, _, err := c.once(); err != nil {
@@ -274,6 +311,14 @@ func run(bin, plugin, buildPlugin string, runs int, largeSize int64) (bool, erro
 		{"chain of plan, test, git-clean, lint, all cached, same repository", fmt.Sprintf("%s = %.2f× git status", ms(median(by["chain"].times)), ratio("chain", "status")), "≤ 1.3× git status", ratio("chain", "status") <= 1.3},
 		{fmt.Sprintf("peak RSS of stop-hook, %d MiB transcripts", largeSize>>20), fmt.Sprintf("%.1f MiB", float64(rssLarge)/1024), "< 32 MiB", rssLarge < 32<<10},
 	}
+	for _, h := range hostRows {
+		r := ratio(h.name, "floor")
+		rows = append(rows, row{h.what, fmt.Sprintf("%s = %.2f× floor", ms(median(by[h.name].times)), r), "≤ 1.5× floor", r <= 1.5})
+	}
+	if base != "" {
+		rows = append(rows, row{"stop-hook before the host layer, the Claude Code event of the 300 KB row",
+			fmt.Sprintf("%s = %.2f× floor; the current one %.3f× it", ms(median(by["base"].times)), ratio("base", "floor"), ratio("small", "base")), "(reported)", true})
+	}
 	fmt.Printf("%s\n\n", machine(runs))
 	fmt.Println("| what | median | target | |")
 	fmt.Println("|---|---|---|---|")
@@ -296,7 +341,8 @@ func (c *bcase) once() (time.Duration, int64, error) {
 	cmd := exec.Command(c.argv[0], c.argv[1:]...)
 	cmd.Env = c.env
 	cmd.Dir = c.dir
-	cmd.Stdin = bytes.NewReader(c.stdin)
+	c.runs++
+	cmd.Stdin = bytes.NewReader(bytes.ReplaceAll(c.stdin, []byte(runMark), []byte(fmt.Sprint(c.runs))))
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	start := time.Now()

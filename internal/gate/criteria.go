@@ -29,6 +29,19 @@ func criteria(hook string, opts Options, env Env, ev *hookio.Event, stderr io.Wr
 		// this session, there is nothing to announce there either.
 		fmt.Fprintf(r.stderr, "%s: running inside donegate's own check of session %s; not telling the criteria\n", r.name, r.event.SessionID)
 		rep.Decision = Decision{Kind: KindGuarded}
+	case r.event.Host == hookio.HostCursor && r.event.HookEventName == hookio.EventUserPromptSubmit:
+		// Cursor's beforeSubmitPrompt cannot add context. The entry is
+		// most likely Claude Code's UserPromptSubmit one, which Cursor
+		// runs from .claude/settings.json too: failing would mark every
+		// prompt of a project set up for both; say so and answer nothing.
+		fmt.Fprintf(r.stderr, "%s: Cursor's beforeSubmitPrompt cannot add context, so the criteria are told at sessionStart only (this entry is Claude Code's UserPromptSubmit one, or can go)\n", r.name)
+		rep.Decision = Decision{Kind: KindCriteria}
+	case r.event.ResumesTurn():
+		// Qwen Code asks again before every request of a turn: an answer
+		// each time would add the criteria to the context once per tool
+		// call and per block (measured: 5 copies by the fourth request).
+		// The turn's own prompt was told them; this answers nothing.
+		rep.Decision = Decision{Kind: KindResumed}
 	case err != nil && config.BlockOnError(err):
 		// on_error "block": the Stop hook will hold the agent until the
 		// config loads, so that is what it must hear now.

@@ -31,7 +31,7 @@ func hostEventNames(h hookio.Host) eventNames {
 	case hookio.HostCopilot:
 		return eventNames{"agentStop and subagentStop", "nothing (Copilot CLI ignores what those hooks answer)", "preToolUse"}
 	case hookio.HostCursor:
-		return eventNames{"stop and subagentStop", "sessionStart", "nothing (it does not answer Cursor's tool events)"}
+		return eventNames{"stop and subagentStop", "sessionStart", "preToolUse and postToolUse"}
 	}
 	return eventNames{"Stop and SubagentStop", "SessionStart and UserPromptSubmit", "PreToolUse and PostToolUse"}
 }
@@ -72,6 +72,8 @@ const (
 	KindStateFailed  Kind = "state failed"  // the block count could not be kept
 	KindCriteria     Kind = "criteria"      // stop-hook --criteria: told, nothing checked
 	KindDuplicate    Kind = "duplicate"     // a stop another donegate entry answers (Cursor), or a later event (Copilot)
+	KindUnchecked    Kind = "unchecked"     // a stop the host's event says not to check (Event.Unchecked)
+	KindResumed      Kind = "turn resumed"  // stop-hook --criteria at a prompt event of a turn going on (Qwen): told at its start
 )
 
 // Decision says why a run answered as it did.
@@ -79,7 +81,9 @@ type Decision struct {
 	Kind Kind
 	// Limit is, for KindLetGo, the limit that let the agent go
 	// ("max_blocks" or "deadline"), and Why its words for it; for
-	// KindNotDeclared, Why names the completion_signal that did not hold.
+	// KindNotDeclared, Why names the completion_signal that did not hold;
+	// for KindDuplicate, where the stop is answered; for KindUnchecked,
+	// why it is not checked.
 	Limit, Why string
 	// Blocks is the gate's count of continuations after this run
 	// (KindBlocked: this one included); MaxBlocks is limits.max_blocks.
@@ -192,11 +196,26 @@ func Evaluate(ctx context.Context, hook string, opts Options, env Env, raw []byt
 			return rep, rep.write()
 		}
 	}
+	if reason == checkers.ReasonStop && err == nil && slices.Contains(c.GateTools, structuredOutputTool) {
+		if checkers.CodexFinalOutput(r.event) != nil {
+			// codex exec --output-schema hands the agent's final JSON in as
+			// its last message, at Stop: there is no tool call to gate. It
+			// is checked as Claude Code's StructuredOutput call is (the
+			// tool_use chain, completion_signal, output and claims), and
+			// answered as the Stop it is.
+			reason = checkers.ReasonToolUse
+		}
+	}
 	rep.Dialect, rep.Verdict, rep.Result, rep.Decision = r.evaluate(ctx, reason, c, err)
 	r.waitSaved()
 	rep.Checkers = r.checkers
 	return rep, rep.write()
 }
+
+// structuredOutputTool is Claude Code's tool for a final structured
+// answer; a config that gates it gates a Codex agent's final JSON message
+// too (see CodexFinalOutput).
+const structuredOutputTool = "StructuredOutput"
 
 // write renders the answer.
 func (rep *Report) write() error {
@@ -215,18 +234,21 @@ func (r *run) evaluate(ctx context.Context, reason checkers.StopReason, c *confi
 		fmt.Fprintf(r.stderr, "%s: running inside donegate's own check of session %s; not checking again\n", r.name, r.event.SessionID)
 		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindGuarded}
 	}
-	if err == nil && reason == checkers.ReasonToolUse && c.CompletionSignal != nil && !declaresCompletion(c.CompletionSignal, r.event.ToolInput) {
+	if err == nil && reason == checkers.ReasonToolUse && c.CompletionSignal != nil && !declaresCompletion(c.CompletionSignal, r.structuredOutput()) {
 		// The agent hands in an answer that says the work is not done
 		// ("blocked", "failed"): an honest answer, let through unchecked
 		// and uncounted.
 		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindNotDeclared, Why: config.DescribeConditions(c.CompletionSignal, " or ")}
 	}
-	if r.duplicateStop() {
+	if r.event.Unchecked != "" {
+		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindUnchecked, Why: r.event.Unchecked}
+	}
+	if r.cursorStop() {
 		// Cursor ran donegate for this stop already (registered in
 		// .cursor/hooks.json and in .claude/settings.json, which Cursor
 		// runs too): that run checks and counts it, this one lets it be.
 		fmt.Fprintf(r.stderr, "%s: %s stop %s (loop %d) is answered by donegate's other hook entry; not checking it twice\n", r.name, r.event.Host.Title(), r.event.GenerationID, r.event.LoopCount)
-		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindDuplicate}
+		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindDuplicate, Why: "Cursor ran donegate's other hook entry for this stop"}
 	}
 	if r.event.SubagentsOwnStop() {
 		// Copilot runs agentStop for a subagent that ends, then the
@@ -249,6 +271,15 @@ func (r *run) evaluate(ctx context.Context, reason checkers.StopReason, c *confi
 	res, err := r.check(ctx, c, reason)
 	v, d := r.decide(c, res, err)
 	return r.dialect(c), v, res, d
+}
+
+// structuredOutput is what the agent hands in as its final answer: the
+// gated tool call's input, or a Codex agent's final JSON message.
+func (r *run) structuredOutput() []byte {
+	if r.event.ToolInput != nil {
+		return r.event.ToolInput
+	}
+	return checkers.CodexFinalOutput(r.event)
 }
 
 // declaresCompletion reports whether any condition of the config's

@@ -249,15 +249,8 @@ func (r *run) stateDir() string {
 }
 
 // envProjectDir is the project dir the host names in the hook's
-// environment: $CLAUDE_PROJECT_DIR (Claude Code, Qwen Code; Gemini CLI
-// and Copilot CLI set it too), else $GEMINI_PROJECT_DIR. Codex and
-// Cursor name none: the event's cwd is the project dir there.
-func envProjectDir(env Env) string {
-	if d := env.Getenv("CLAUDE_PROJECT_DIR"); d != "" {
-		return d
-	}
-	return env.Getenv("GEMINI_PROJECT_DIR")
-}
+// environment (see paths.ProjectDir).
+func envProjectDir(env Env) string { return paths.ProjectDir(env.Getenv) }
 
 func lookup(opts Options, env Env, cwd string) config.Lookup {
 	l := config.Lookup{
@@ -304,6 +297,7 @@ func (r *run) check(ctx context.Context, c *config.Config, reason checkers.StopR
 		RawEvent:   r.raw,
 		ProjectDir: r.projectDir(),
 		ClaudeDir:  r.claudeDir(),
+		Home:       paths.Home(r.env.Getenv),
 		TaskListID: listID,
 		Reason:     reason,
 		Budget:     budget,
@@ -333,9 +327,6 @@ func (r *run) check(ctx context.Context, c *config.Config, reason checkers.StopR
 // the chain runs, from the state dir, changing nothing (the count is
 // decide's to change).
 func (r *run) continued() (int, error) {
-	if r.event.TurnStart() {
-		return 0, nil // decide starts the count over
-	}
 	s, err := state.Store{Dir: r.stateDir()}.Peek(r.event.SessionID)
 	if err != nil {
 		return 0, fmt.Errorf("block count: %w", err)
@@ -386,12 +377,6 @@ func (r *run) decide(c *config.Config, res checkers.Result, checkErr error) (hoo
 	count := func(s *state.Session) error {
 		for _, k := range limit.Prune(s.Counters, key, r.event.PromptID, now) {
 			delete(s.Counters, k)
-		}
-		if r.event.TurnStart() {
-			// The host says the person started this turn (Cursor's
-			// loop_count 0): a count left by a turn that was cut short
-			// is not this one's.
-			delete(s.Counters, key)
 		}
 		var cur limit.Counter
 		if p := s.Counters[key]; p != nil {

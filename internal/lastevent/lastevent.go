@@ -88,9 +88,14 @@ func Save(stateDir, sessionID string, raw []byte) error {
 // is told from a shrunk record as from the event (hookio.DetectHost).
 var kept = []string{"session_id", "transcript_path", "cwd", "hook_event_name", "stop_hook_active",
 	"prompt_id", "agent_id", "agent_type", "agent_transcript_path", "tool_name", "tool_use_id", "permission_mode",
-	"turn_id", "model", "context_usage", "context_limit", // Codex, Qwen Code
-	"sessionId", "transcriptPath", "stopReason", "agentName", "agentId", "subagentName", "toolName", // Copilot CLI
-	"conversation_id", "generation_id", "cursor_version", "workspace_roots", "loop_count", "status"} // Cursor
+	// Codex CLI, Qwen Code
+	"turn_id", "model", "context_usage", "context_limit",
+	// Gemini CLI: a turn is its prompt's
+	"prompt",
+	// Copilot CLI
+	"sessionId", "transcriptPath", "stopReason", "agentName", "agentId", "agentType", "parentAgentId", "toolName",
+	// Cursor
+	"conversation_id", "generation_id", "cursor_version", "workspace_roots", "loop_count", "status"}
 
 // shrink keeps the fields of kept and the start of the last assistant
 // message, within MaxBytes.

@@ -62,3 +62,15 @@ func StateDir(getenv Getenv) string {
 	}
 	return filepath.Join(Home(getenv), ".local", "state", "donegate")
 }
+
+// ProjectDir is the project dir the host names in a hook's environment:
+// $CLAUDE_PROJECT_DIR (Claude Code and Qwen Code; Gemini CLI and Copilot
+// CLI set it too, measured with 0.61.0 and 1.0.102), else
+// $GEMINI_PROJECT_DIR; "" when neither is set (Codex and Cursor name
+// none: the event's cwd is the project dir there).
+func ProjectDir(getenv Getenv) string {
+	if d := getenv("CLAUDE_PROJECT_DIR"); d != "" {
+		return d
+	}
+	return getenv("GEMINI_PROJECT_DIR")
+}

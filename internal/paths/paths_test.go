@@ -23,6 +23,10 @@ func TestResolve(t *testing.T) {
 	assert.Equal(t, "/h/.claude", paths.ClaudeDir(home, ""))
 	assert.Equal(t, "/c", paths.ClaudeDir(env(map[string]string{"HOME": "/h", "CLAUDE_CONFIG_DIR": "/c"}), ""))
 
+	assert.Equal(t, "", paths.ProjectDir(home))
+	assert.Equal(t, "/g", paths.ProjectDir(env(map[string]string{"GEMINI_PROJECT_DIR": "/g"})))
+	assert.Equal(t, "/c", paths.ProjectDir(env(map[string]string{"GEMINI_PROJECT_DIR": "/g", "CLAUDE_PROJECT_DIR": "/c"})))
+
 	assert.Equal(t, "/h/.local/state/donegate", paths.StateDir(home))
 	assert.Equal(t, "/x/donegate", paths.StateDir(env(map[string]string{"HOME": "/h", "XDG_STATE_HOME": "/x"})))
 	assert.Equal(t, "/d", paths.StateDir(env(map[string]string{"HOME": "/h", "XDG_STATE_HOME": "/x", "DONEGATE_STATE_DIR": "/d"})))

@@ -1,0 +1,162 @@
+package donegate_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// fakeClientNpm stands in for npm install of the other hosts' clients: it
+// writes a package.json with the version asked for and, for the two CLIs,
+// an entry that answers --version as the real one does (codex: "codex-cli
+// 0.169.0"; qwen: "0.24.4").
+const fakeClientNpm = `#!/bin/sh
+echo "$*" >> "$NPM_LOG"
+prefix= spec=
+while [ $# -gt 0 ]; do
+  case $1 in
+    --prefix) prefix=$2; shift ;;
+    @*) spec=$1 ;;
+  esac
+  shift
+done
+version=${spec##*@}
+package=${spec%@*}
+dir=$prefix/node_modules/$package
+mkdir -p "$dir/bin"
+printf '{\n  "name": "%s",\n  "version": "%s"\n}\n' "$package" "$version" > "$dir/package.json"
+case $package in
+  @openai/codex) printf '#!/bin/sh\necho "codex-cli %s"\n' "$version" > "$dir/bin/codex.js"; chmod +x "$dir/bin/codex.js" ;;
+  @qwen-code/qwen-code) printf '#!/bin/sh\necho "%s"\n' "$version" > "$dir/cli-entry.js"; chmod +x "$dir/cli-entry.js" ;;
+  *) echo 'export {}' > "$dir/sdk.mjs" ;;
+esac
+`
+
+// clientInstallers copies the install scripts into a temporary repository
+// with a fake npm: run in the repository, they would install into its
+// .tools, which other worktrees share.
+func clientInstallers(t *testing.T, withNpm bool) (root, npmLog string) {
+	t.Helper()
+	root = t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "scripts"), 0o755))
+	for _, name := range []string{"install-npm-client", "install-codex", "install-qwen", "install-agent-sdk"} {
+		script, err := os.ReadFile(filepath.Join("scripts", name))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(root, "scripts", name), script, 0o755))
+	}
+	bin := filepath.Join(root, "bin")
+	require.NoError(t, os.MkdirAll(bin, 0o755))
+	if withNpm {
+		require.NoError(t, os.WriteFile(filepath.Join(bin, "npm"), []byte(fakeClientNpm), 0o755))
+	}
+	// PATH is bin alone: the machine's own npm must never run here. The
+	// tools the scripts use are linked in.
+	for _, tool := range []string{"bash", "sh", "dirname", "grep", "rm", "mkdir", "printf", "chmod", "cat"} {
+		p, err := exec.LookPath(tool)
+		require.NoError(t, err, tool)
+		require.NoError(t, os.Symlink(p, filepath.Join(bin, tool)))
+	}
+	return root, filepath.Join(root, "npm.log")
+}
+
+// runInstaller runs scripts/NAME with env: its last line, all its output,
+// its error.
+func runInstaller(root, npmLog, name string, env ...string) (string, string, error) {
+	cmd := exec.Command(filepath.Join(root, "scripts", name))
+	cmd.Env = append(append(os.Environ(), "PATH="+filepath.Join(root, "bin"), "NPM_LOG="+npmLog), env...)
+	out, err := cmd.CombinedOutput()
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	return lines[len(lines)-1], string(out), err
+}
+
+func npmCalls(npmLog string) int {
+	data, _ := os.ReadFile(npmLog)
+	return strings.Count(string(data), "\n")
+}
+
+// Each client is installed once per version, beside the others, and the
+// path printed last is what the e2e tests run or import.
+func TestInstallClientsKeepEachVersion(t *testing.T) {
+	tests := []struct {
+		script, versionVar, pinned, other, entry string
+	}{
+		{"install-codex", "CODEX_VERSION", "0.169.0", "0.168.0", "codex/%s/node_modules/@openai/codex/bin/codex.js"},
+		{"install-qwen", "QWEN_CODE_VERSION", "0.24.4", "0.24.3", "qwen/%s/node_modules/@qwen-code/qwen-code/cli-entry.js"},
+		{"install-agent-sdk", "AGENT_SDK_VERSION", "0.3.331", "0.3.330", "agent-sdk/%s/node_modules/@anthropic-ai/claude-agent-sdk/sdk.mjs"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.script, func(t *testing.T) {
+			root, npmLog := clientInstallers(t, true)
+			install := func(env ...string) string {
+				t.Helper()
+				last, out, err := runInstaller(root, npmLog, tt.script, env...)
+				require.NoError(t, err, "%s", out)
+				return last
+			}
+			path := func(v string) string {
+				return filepath.Join(root, ".tools", strings.Replace(tt.entry, "%s", v, 1))
+			}
+			assert.Equal(t, path(tt.pinned), install(), "the pinned version")
+			assert.Equal(t, 1, npmCalls(npmLog))
+			assert.Equal(t, path(tt.other), install(tt.versionVar+"="+tt.other))
+			assert.Equal(t, 2, npmCalls(npmLog))
+			assert.FileExists(t, path(tt.pinned), "installing another version keeps the pinned one")
+			assert.Equal(t, path(tt.pinned), install())
+			assert.Equal(t, 2, npmCalls(npmLog), "both are installed: no network")
+		})
+	}
+}
+
+// A copy that is not the version asked for (a package.json or --version
+// that says another) is installed again, not used.
+func TestInstallClientsReinstallAnotherVersionInTheirDirectory(t *testing.T) {
+	root, npmLog := clientInstallers(t, true)
+	entry := filepath.Join(root, ".tools", "qwen", "0.24.4", "node_modules", "@qwen-code", "qwen-code", "cli-entry.js")
+	require.NoError(t, os.MkdirAll(filepath.Dir(entry), 0o755))
+	require.NoError(t, os.WriteFile(entry, []byte("#!/bin/sh\necho 0.24.3\n"), 0o755))
+	last, out, err := runInstaller(root, npmLog, "install-qwen")
+	require.NoError(t, err, out)
+	assert.Equal(t, entry, last)
+	assert.Equal(t, 1, npmCalls(npmLog))
+	v, err := exec.Command(entry, "--version").Output()
+	require.NoError(t, err)
+	assert.Equal(t, "0.24.4\n", string(v))
+}
+
+// Without npm, or with a name that is not a version, each script says so
+// on stderr and fails; nothing is removed.
+func TestInstallClientsFailClearly(t *testing.T) {
+	root, npmLog := clientInstallers(t, false)
+	_, out, err := runInstaller(root, npmLog, "install-codex")
+	require.Error(t, err)
+	assert.Contains(t, out, "install-codex: npm is needed to install @openai/codex@0.169.0")
+
+	root, npmLog = clientInstallers(t, true)
+	for _, v := range []string{"..", "../x", "0.24", "latest"} {
+		_, out, err := runInstaller(root, npmLog, "install-qwen", "QWEN_CODE_VERSION="+v)
+		require.Error(t, err, v)
+		assert.Contains(t, out, "is not a version such as", v)
+	}
+	assert.Equal(t, 0, npmCalls(npmLog))
+}
+
+// A client that writes more after its version line is still found
+// installed: with --version piped into grep -q, grep stopped reading at
+// the match, the client died of SIGPIPE writing the rest, and pipefail
+// called it missing (the same fault was found in install-copilot).
+func TestInstallClientsReadTheWholeVersionOutput(t *testing.T) {
+	root, npmLog := clientInstallers(t, true)
+	entry := filepath.Join(root, ".tools", "qwen", "0.24.4", "node_modules", "@qwen-code", "qwen-code", "cli-entry.js")
+	require.NoError(t, os.MkdirAll(filepath.Dir(entry), 0o755))
+	// The version, then more than a pipe holds (64 KiB on Linux).
+	require.NoError(t, os.WriteFile(entry, []byte("#!/bin/sh\necho 0.24.4\ni=0\nwhile [ $i -lt 4000 ]; do echo 'a notice the client prints after its version, line after line'; i=$((i+1)); done\n"), 0o755))
+	last, out, err := runInstaller(root, npmLog, "install-qwen")
+	require.NoError(t, err, out)
+	assert.Equal(t, entry, last)
+	assert.Equal(t, 0, npmCalls(npmLog), "installed: no npm")
+}

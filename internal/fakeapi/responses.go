@@ -1,0 +1,212 @@
+package fakeapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+)
+
+// Responses is a scripted stand-in for the OpenAI Responses API, the one
+// wire API Codex CLI 0.169 speaks ("chat" is refused by its config). It
+// serves POST /v1/responses as server-sent events, the least Codex needs
+// (measured, ../shared/hosts.md): response.created, one
+// response.output_item.done per item (an assistant message, a
+// function_call), then response.completed with the response id and usage.
+// A request that offers tools is the agent's main loop and gets the next
+// scripted turn; one without tools (a side call) gets a short text.
+type Responses struct {
+	srv *httptest.Server
+	script
+}
+
+// NewResponses starts the stand-in on 127.0.0.1, playing main to the agent.
+func NewResponses(main ...Turn) *Responses {
+	r := &Responses{script: script{turns: main}}
+	r.srv = httptest.NewServer(http.HandlerFunc(r.handle))
+	return r
+}
+
+// URL is the base URL for a Codex model provider: it ends in /v1.
+func (r *Responses) URL() string { return r.srv.URL + "/v1" }
+
+// Close stops the server.
+func (r *Responses) Close() { r.srv.Close() }
+
+// Requests returns every request so far.
+func (r *Responses) Requests() []Request { return r.all() }
+
+// Of returns the recorded requests of one kind: "main", "side", "other".
+func (r *Responses) Of(kind string) []Request { return r.of(kind) }
+
+// Exhausted reports whether the script ran out and "Done." was given:
+// the client kept the agent going longer than the test expected.
+func (r *Responses) Exhausted() bool { return r.ranOut() }
+
+func (r *Responses) handle(w http.ResponseWriter, hr *http.Request) {
+	body, _ := io.ReadAll(hr.Body)
+	req := Request{Path: hr.URL.Path, Body: body, Turn: -1}
+	if hr.Method != http.MethodPost || hr.URL.Path != "/v1/responses" {
+		// Codex asks for /v1/models and the like at start-up; an empty
+		// object is enough for it to go on.
+		req.Kind = "other"
+		r.record(req)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"object":"list","data":[]}`)
+		return
+	}
+	var parsed struct {
+		Model string            `json:"model"`
+		Tools []json.RawMessage `json:"tools"`
+	}
+	_ = json.Unmarshal(body, &parsed)
+	var turn Turn
+	if len(parsed.Tools) == 0 {
+		req.Kind = "side"
+		r.record(req)
+		turn = Say("ok")
+	} else {
+		req.Kind = "main"
+		turn = r.play(req, "Done.")
+	}
+	model := parsed.Model
+	if model == "" {
+		model = "fake-model"
+	}
+
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	flusher, _ := w.(http.Flusher)
+	seq := 0
+	event := func(name string, data map[string]any) {
+		data["type"], data["sequence_number"] = name, seq
+		seq++
+		b, _ := json.Marshal(data)
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, b)
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
+	id := fmt.Sprintf("resp_fake_%03d", r.callID())
+	event("response.created", map[string]any{"response": map[string]any{"id": id, "object": "response", "model": model, "status": "in_progress", "output": []any{}}})
+	var output []any
+	if turn.Text != "" || len(turn.Tools) == 0 {
+		output = append(output, map[string]any{
+			"type": "message", "id": id + "_msg", "role": "assistant", "status": "completed",
+			"content": []any{map[string]any{"type": "output_text", "text": turn.Text, "annotations": []any{}}},
+		})
+	}
+	for _, c := range turn.Tools {
+		args, _ := json.Marshal(c.Input)
+		n := r.callID()
+		output = append(output, map[string]any{
+			"type": "function_call", "id": fmt.Sprintf("fc_fake_%03d", n), "status": "completed",
+			"name": c.Name, "arguments": string(args), "call_id": fmt.Sprintf("call_fake_%03d", n),
+		})
+	}
+	for i, item := range output {
+		event("response.output_item.done", map[string]any{"output_index": i, "item": item})
+	}
+	event("response.completed", map[string]any{"response": map[string]any{
+		"id": id, "object": "response", "model": model, "status": "completed", "output": output,
+		"usage": map[string]any{
+			"input_tokens": 100, "input_tokens_details": map[string]int{"cached_tokens": 0},
+			"output_tokens": 20, "output_tokens_details": map[string]int{"reasoning_tokens": 0},
+			"total_tokens": 120,
+		},
+	}})
+}
+
+// responsesInput is an item of a Responses request's input.
+type responsesInput struct {
+	Type    string          `json:"type"`
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+	Name    string          `json:"name"`
+	Output  json.RawMessage `json:"output"`
+}
+
+func (in responsesInput) text() string {
+	switch in.Type {
+	case "function_call_output":
+		var s string
+		if json.Unmarshal(in.Output, &s) == nil {
+			return s
+		}
+		return string(in.Output)
+	case "message", "":
+		var s string
+		if json.Unmarshal(in.Content, &s) == nil {
+			return s
+		}
+		var parts []struct {
+			Text string `json:"text"`
+		}
+		_ = json.Unmarshal(in.Content, &parts)
+		var out []string
+		for _, p := range parts {
+			out = append(out, p.Text)
+		}
+		return strings.Join(out, "\n")
+	}
+	return ""
+}
+
+// ResponsesTail returns the text of every input item of a Responses
+// request after the model's last output (its last assistant message or
+// function call): what the client told the model since it last spoke —
+// tool outputs and user messages, a Stop hook's reason among them.
+func ResponsesTail(body []byte) string {
+	var req struct {
+		Input []responsesInput `json:"input"`
+	}
+	if json.Unmarshal(body, &req) != nil {
+		return ""
+	}
+	start := 0
+	for i, in := range req.Input {
+		if in.Type == "function_call" || (in.Type == "message" && in.Role == "assistant") {
+			start = i + 1
+		}
+	}
+	var parts []string
+	for _, in := range req.Input[start:] {
+		if in.Role == "developer" || in.Role == "system" {
+			continue // instructions, not what the agent was told
+		}
+		if t := in.text(); t != "" {
+			parts = append(parts, t)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// ToolNames returns the names of the tools a request offers the model,
+// for both OpenAI shapes: Responses ({"type":"function","name":...}) and
+// Chat Completions ({"type":"function","function":{"name":...}}).
+func ToolNames(body []byte) []string {
+	var req struct {
+		Tools []struct {
+			Type     string `json:"type"`
+			Name     string `json:"name"`
+			Function struct {
+				Name string `json:"name"`
+			} `json:"function"`
+		} `json:"tools"`
+	}
+	_ = json.Unmarshal(body, &req)
+	var names []string
+	for _, t := range req.Tools {
+		switch {
+		case t.Name != "":
+			names = append(names, t.Name)
+		case t.Function.Name != "":
+			names = append(names, t.Function.Name)
+		default:
+			names = append(names, t.Type)
+		}
+	}
+	return names
+}
