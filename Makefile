@@ -26,6 +26,8 @@ E2E_CLIENTS     += codex qwen agent-sdk
 E2E_ENV         += DONEGATE_CODEX=$$(scripts/install-codex | tail -n 1)
 E2E_ENV         += DONEGATE_QWEN=$$(scripts/install-qwen | tail -n 1)
 E2E_ENV         += DONEGATE_AGENT_SDK=$$(scripts/install-agent-sdk | tail -n 1)
+E2E_CLIENTS     += gemini
+E2E_ENV         += DONEGATE_GEMINI=$$(scripts/install-gemini | tail -n 1)
 
 .PHONY: all build test lint unit generate demo demo-claude claude copilot $(E2E_CLIENTS) tools clean fuzz bench \
         plugin plugin-validate release-snapshot release-check
@@ -70,6 +72,10 @@ copilot:
 ## Claude Agent SDK (npm) for the end-to-end tests.
 codex qwen agent-sdk:
 	@scripts/install-$@ >/dev/null
+
+## gemini: install the pinned Gemini CLI (npm) for the end-to-end tests.
+gemini:
+	@scripts/install-gemini >/dev/null
 
 lint: $(STATICCHECK)
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.tools/*')); \

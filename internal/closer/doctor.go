@@ -141,10 +141,13 @@ func runDoctor(ctx context.Context, r *runCtx) (verdict, error) {
 func (r *runCtx) doctor(ctx context.Context) DoctorReport {
 	rep := DoctorReport{OK: true, Findings: []Finding{}}
 	cfg := r.doctorConfig(&rep)
-	r.doctorPlanOnly(&rep, cfg)
 	regs := r.doctorSettings(&rep)
 	hostRegs, othersOnly := r.doctorHosts(&rep, cfg)
 	if !othersOnly || len(regs) > 0 {
+		// Claude Code's plan tools: where only other hosts are set up,
+		// their own checks say whether the model has a plan tool (Gemini's
+		// models have write_todos without a setting).
+		r.doctorPlanOnly(&rep, cfg)
 		r.doctorRegistrations(&rep, regs, cfg)
 	}
 	r.doctorBinaries(ctx, &rep, slices.Concat(regs, hostRegs))

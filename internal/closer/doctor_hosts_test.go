@@ -333,6 +333,23 @@ func TestDoctorOtherHostOnly(t *testing.T) {
 	assert.Contains(t, out, "No problems found.")
 }
 
+// TestDoctorGeminiOnlyPlanConfig: in a project set up for Gemini CLI
+// alone (as closer init --host gemini leaves one without tests: the plan
+// checker only), doctor does not warn that the plan holds nothing for
+// want of Claude Code's CLAUDE_CODE_ENABLE_TODO_TOOLS: Gemini's models
+// have write_todos (the e2e TestGeminiSetUpByCloserInit is held by it).
+func TestDoctorGeminiOnlyPlanConfig(t *testing.T) {
+	s := newDoctorSetup(t)
+	require.NoError(t, os.RemoveAll(filepath.Join(s.proj, ".claude")))
+	s.write(t, filepath.Join(s.proj, ".gemini", "settings.json"), geminiSettings)
+	s.write(t, filepath.Join(s.proj, ".donegate.json"), `{"checkers": [{"type": "plan"}]}`)
+	s.claude = filepath.Join(t.TempDir(), "no-claude")
+	code, out, _ := s.run(t)
+	assert.Equal(t, ExitComplete, code, out)
+	assert.Contains(t, out, "✓ gemini: stop-hook at AfterAgent")
+	assert.NotContains(t, out, "CLAUDE_CODE_ENABLE_TODO_TOOLS")
+}
+
 func TestTOMLNesting(t *testing.T) {
 	for _, tt := range []struct {
 		text string
