@@ -2,9 +2,7 @@ package donegate_test
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -34,20 +32,14 @@ chmod +x "$bin/claude.exe"
 // script, run in the repository, would install into its .tools, which
 // other worktrees share.
 type claudeInstaller struct {
-	root, bin, legacy, npmLog string
+	root, legacy string
 }
 
 func newClaudeInstaller(t *testing.T) *claudeInstaller {
 	t.Helper()
-	root := t.TempDir()
-	script, err := os.ReadFile(filepath.Join("scripts", "install-claude"))
-	require.NoError(t, err)
-	require.NoError(t, os.MkdirAll(filepath.Join(root, "scripts"), 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(root, "scripts", "install-claude"), script, 0o755))
-	ci := &claudeInstaller{root: root, bin: filepath.Join(root, "bin"), npmLog: filepath.Join(root, "npm.log"),
+	root := installerRepo(t, fakeNpm, "install-claude")
+	ci := &claudeInstaller{root: root,
 		legacy: filepath.Join(root, ".tools", "claude-code", "node_modules", "@anthropic-ai", "claude-code", "bin", "claude.exe")}
-	require.NoError(t, os.MkdirAll(ci.bin, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(ci.bin, "npm"), []byte(fakeNpm), 0o755))
 	require.NoError(t, os.MkdirAll(filepath.Dir(ci.legacy), 0o755))
 	require.NoError(t, os.WriteFile(ci.legacy, []byte("#!/bin/sh\necho '2.1.330 (Claude Code)'\n"), 0o755))
 	return ci
@@ -55,17 +47,10 @@ func newClaudeInstaller(t *testing.T) *claudeInstaller {
 
 // install runs the script for version: its last line, its output, its error.
 func (ci *claudeInstaller) install(version string) (string, string, error) {
-	cmd := exec.Command(filepath.Join(ci.root, "scripts", "install-claude"))
-	cmd.Env = append(os.Environ(), "PATH="+ci.bin+":/usr/bin:/bin", "NPM_LOG="+ci.npmLog, "CLAUDE_CODE_VERSION="+version)
-	out, err := cmd.CombinedOutput()
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	return lines[len(lines)-1], string(out), err
+	return runInstaller(ci.root, "install-claude", withSystemPath(ci.root), "CLAUDE_CODE_VERSION="+version)
 }
 
-func (ci *claudeInstaller) npmCalls() int {
-	data, _ := os.ReadFile(ci.npmLog)
-	return strings.Count(string(data), "\n")
-}
+func (ci *claudeInstaller) npmCalls() int { return npmCalls(ci.root) }
 
 // scripts/install-claude installs each version beside the others: with
 // another CLAUDE_CODE_VERSION it once removed the pinned copy, and the next

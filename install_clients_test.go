@@ -37,46 +37,23 @@ case $package in
 esac
 `
 
-// clientInstallers copies the install scripts into a temporary repository
-// with a fake npm: run in the repository, they would install into its
-// .tools, which other worktrees share.
-func clientInstallers(t *testing.T, withNpm bool) (root, npmLog string) {
+// clientInstallers is an installerRepo with the clients' install
+// scripts, and the fake npm when withNpm.
+func clientInstallers(t *testing.T, withNpm bool) (root string) {
 	t.Helper()
-	root = t.TempDir()
-	require.NoError(t, os.MkdirAll(filepath.Join(root, "scripts"), 0o755))
-	for _, name := range []string{"install-npm-client", "install-codex", "install-qwen", "install-agent-sdk"} {
-		script, err := os.ReadFile(filepath.Join("scripts", name))
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(root, "scripts", name), script, 0o755))
-	}
-	bin := filepath.Join(root, "bin")
-	require.NoError(t, os.MkdirAll(bin, 0o755))
+	npm := ""
 	if withNpm {
-		require.NoError(t, os.WriteFile(filepath.Join(bin, "npm"), []byte(fakeClientNpm), 0o755))
+		npm = fakeClientNpm
 	}
+	root = installerRepo(t, npm, "install-npm-client", "install-codex", "install-qwen", "install-agent-sdk")
 	// PATH is bin alone: the machine's own npm must never run here. The
 	// tools the scripts use are linked in.
 	for _, tool := range []string{"bash", "sh", "dirname", "grep", "rm", "mkdir", "printf", "chmod", "cat"} {
 		p, err := exec.LookPath(tool)
 		require.NoError(t, err, tool)
-		require.NoError(t, os.Symlink(p, filepath.Join(bin, tool)))
+		require.NoError(t, os.Symlink(p, filepath.Join(root, "bin", tool)))
 	}
-	return root, filepath.Join(root, "npm.log")
-}
-
-// runInstaller runs scripts/NAME with env: its last line, all its output,
-// its error.
-func runInstaller(root, npmLog, name string, env ...string) (string, string, error) {
-	cmd := exec.Command(filepath.Join(root, "scripts", name))
-	cmd.Env = append(append(os.Environ(), "PATH="+filepath.Join(root, "bin"), "NPM_LOG="+npmLog), env...)
-	out, err := cmd.CombinedOutput()
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	return lines[len(lines)-1], string(out), err
-}
-
-func npmCalls(npmLog string) int {
-	data, _ := os.ReadFile(npmLog)
-	return strings.Count(string(data), "\n")
+	return root
 }
 
 // Each client is installed once per version, beside the others, and the
@@ -91,10 +68,10 @@ func TestInstallClientsKeepEachVersion(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.script, func(t *testing.T) {
-			root, npmLog := clientInstallers(t, true)
+			root := clientInstallers(t, true)
 			install := func(env ...string) string {
 				t.Helper()
-				last, out, err := runInstaller(root, npmLog, tt.script, env...)
+				last, out, err := runInstaller(root, tt.script, env...)
 				require.NoError(t, err, "%s", out)
 				return last
 			}
@@ -102,12 +79,12 @@ func TestInstallClientsKeepEachVersion(t *testing.T) {
 				return filepath.Join(root, ".tools", strings.Replace(tt.entry, "%s", v, 1))
 			}
 			assert.Equal(t, path(tt.pinned), install(), "the pinned version")
-			assert.Equal(t, 1, npmCalls(npmLog))
+			assert.Equal(t, 1, npmCalls(root))
 			assert.Equal(t, path(tt.other), install(tt.versionVar+"="+tt.other))
-			assert.Equal(t, 2, npmCalls(npmLog))
+			assert.Equal(t, 2, npmCalls(root))
 			assert.FileExists(t, path(tt.pinned), "installing another version keeps the pinned one")
 			assert.Equal(t, path(tt.pinned), install())
-			assert.Equal(t, 2, npmCalls(npmLog), "both are installed: no network")
+			assert.Equal(t, 2, npmCalls(root), "both are installed: no network")
 		})
 	}
 }
@@ -115,14 +92,14 @@ func TestInstallClientsKeepEachVersion(t *testing.T) {
 // A copy that is not the version asked for (a package.json or --version
 // that says another) is installed again, not used.
 func TestInstallClientsReinstallAnotherVersionInTheirDirectory(t *testing.T) {
-	root, npmLog := clientInstallers(t, true)
+	root := clientInstallers(t, true)
 	entry := filepath.Join(root, ".tools", "qwen", "0.24.4", "node_modules", "@qwen-code", "qwen-code", "cli-entry.js")
 	require.NoError(t, os.MkdirAll(filepath.Dir(entry), 0o755))
 	require.NoError(t, os.WriteFile(entry, []byte("#!/bin/sh\necho 0.24.3\n"), 0o755))
-	last, out, err := runInstaller(root, npmLog, "install-qwen")
+	last, out, err := runInstaller(root, "install-qwen")
 	require.NoError(t, err, out)
 	assert.Equal(t, entry, last)
-	assert.Equal(t, 1, npmCalls(npmLog))
+	assert.Equal(t, 1, npmCalls(root))
 	v, err := exec.Command(entry, "--version").Output()
 	require.NoError(t, err)
 	assert.Equal(t, "0.24.4\n", string(v))
@@ -131,18 +108,18 @@ func TestInstallClientsReinstallAnotherVersionInTheirDirectory(t *testing.T) {
 // Without npm, or with a name that is not a version, each script says so
 // on stderr and fails; nothing is removed.
 func TestInstallClientsFailClearly(t *testing.T) {
-	root, npmLog := clientInstallers(t, false)
-	_, out, err := runInstaller(root, npmLog, "install-codex")
+	root := clientInstallers(t, false)
+	_, out, err := runInstaller(root, "install-codex")
 	require.Error(t, err)
 	assert.Contains(t, out, "install-codex: npm is needed to install @openai/codex@0.169.0")
 
-	root, npmLog = clientInstallers(t, true)
+	root = clientInstallers(t, true)
 	for _, v := range []string{"..", "../x", "0.24", "latest"} {
-		_, out, err := runInstaller(root, npmLog, "install-qwen", "QWEN_CODE_VERSION="+v)
+		_, out, err := runInstaller(root, "install-qwen", "QWEN_CODE_VERSION="+v)
 		require.Error(t, err, v)
 		assert.Contains(t, out, "is not a version such as", v)
 	}
-	assert.Equal(t, 0, npmCalls(npmLog))
+	assert.Equal(t, 0, npmCalls(root))
 }
 
 // A client that writes more after its version line is still found
@@ -150,13 +127,13 @@ func TestInstallClientsFailClearly(t *testing.T) {
 // the match, the client died of SIGPIPE writing the rest, and pipefail
 // called it missing (the same fault was found in install-copilot).
 func TestInstallClientsReadTheWholeVersionOutput(t *testing.T) {
-	root, npmLog := clientInstallers(t, true)
+	root := clientInstallers(t, true)
 	entry := filepath.Join(root, ".tools", "qwen", "0.24.4", "node_modules", "@qwen-code", "qwen-code", "cli-entry.js")
 	require.NoError(t, os.MkdirAll(filepath.Dir(entry), 0o755))
 	// The version, then more than a pipe holds (64 KiB on Linux).
 	require.NoError(t, os.WriteFile(entry, []byte("#!/bin/sh\necho 0.24.4\ni=0\nwhile [ $i -lt 4000 ]; do echo 'a notice the client prints after its version, line after line'; i=$((i+1)); done\n"), 0o755))
-	last, out, err := runInstaller(root, npmLog, "install-qwen")
+	last, out, err := runInstaller(root, "install-qwen")
 	require.NoError(t, err, out)
 	assert.Equal(t, entry, last)
-	assert.Equal(t, 0, npmCalls(npmLog), "installed: no npm")
+	assert.Equal(t, 0, npmCalls(root), "installed: no npm")
 }

@@ -2,9 +2,7 @@ package donegate_test
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -40,39 +38,28 @@ END
 chmod +x "$bin/copilot"
 `
 
-// installCopilot runs a copy of scripts/install-copilot in root (its
-// .tools, not the shared one) with the fake npm: its last line, its
-// output, its error.
-func installCopilot(t *testing.T, root, version string) (string, string, error) {
+// copilotInstaller is an installerRepo with scripts/install-copilot
+// and the fake npm.
+func copilotInstaller(t *testing.T) (root string) {
 	t.Helper()
-	script := filepath.Join(root, "scripts", "install-copilot")
-	if _, err := os.Stat(script); err != nil {
-		data, err := os.ReadFile(filepath.Join("scripts", "install-copilot"))
-		require.NoError(t, err)
-		require.NoError(t, os.MkdirAll(filepath.Join(root, "scripts"), 0o755))
-		require.NoError(t, os.WriteFile(script, data, 0o755))
-		require.NoError(t, os.MkdirAll(filepath.Join(root, "bin"), 0o755))
-		require.NoError(t, os.WriteFile(filepath.Join(root, "bin", "npm"), []byte(fakeCopilotNpm), 0o755))
-	}
-	cmd := exec.Command(script)
-	cmd.Env = append(os.Environ(), "PATH="+filepath.Join(root, "bin")+":/usr/bin:/bin", "NPM_LOG="+filepath.Join(root, "npm.log"), "COPILOT_VERSION="+version)
-	out, err := cmd.CombinedOutput()
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	return lines[len(lines)-1], string(out), err
+	return installerRepo(t, fakeCopilotNpm, "install-copilot")
+}
+
+// installCopilot runs root's install-copilot for version: its last
+// line, its output, its error.
+func installCopilot(root, version string) (string, string, error) {
+	return runInstaller(root, "install-copilot", withSystemPath(root), "COPILOT_VERSION="+version)
 }
 
 // scripts/install-copilot installs each version in its own directory,
 // prints the native binary, installs nothing that is there already, and
 // tells 1.0.10 from 1.0.102.
 func TestInstallCopilotKeepsEachVersion(t *testing.T) {
-	root := t.TempDir()
-	calls := func() int {
-		data, _ := os.ReadFile(filepath.Join(root, "npm.log"))
-		return strings.Count(string(data), "\n")
-	}
+	root := copilotInstaller(t)
+	calls := func() int { return npmCalls(root) }
 	install := func(version string) string {
 		t.Helper()
-		last, out, err := installCopilot(t, root, version)
+		last, out, err := installCopilot(root, version)
 		require.NoError(t, err, "%s", out)
 		return last
 	}
@@ -90,8 +77,8 @@ func TestInstallCopilotKeepsEachVersion(t *testing.T) {
 
 func TestInstallCopilotRefusesANameThatIsNotAVersion(t *testing.T) {
 	for _, v := range []string{"..", "../x", "1.0", "latest"} {
-		root := t.TempDir()
-		_, out, err := installCopilot(t, root, v)
+		root := copilotInstaller(t)
+		_, out, err := installCopilot(root, v)
 		require.Error(t, err, v)
 		assert.Contains(t, out, "is not a version such as", v)
 		_, err = os.Stat(filepath.Join(root, "npm.log"))
