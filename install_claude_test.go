@@ -11,17 +11,7 @@ import (
 
 // fakeNpm stands in for npm install: it "installs" a claude that answers
 // --version with the version asked for, under --prefix, and logs each call.
-const fakeNpm = `#!/bin/sh
-echo "$*" >> "$NPM_LOG"
-prefix= version=
-while [ $# -gt 0 ]; do
-  case $1 in
-    --prefix) prefix=$2; shift ;;
-    @anthropic-ai/claude-code@*) version=${1##*@} ;;
-  esac
-  shift
-done
-bin=$prefix/node_modules/@anthropic-ai/claude-code/bin
+const fakeNpm = fakeNpmHead + `bin=$prefix/node_modules/@anthropic-ai/claude-code/bin
 mkdir -p "$bin"
 printf '#!/bin/sh\necho "%s (Claude Code)"\n' "$version" > "$bin/claude.exe"
 chmod +x "$bin/claude.exe"

@@ -15,19 +15,7 @@ import (
 // writes a package.json with the version asked for and, for the two CLIs,
 // an entry that answers --version as the real one does (codex: "codex-cli
 // 0.169.0"; qwen: "0.24.4").
-const fakeClientNpm = `#!/bin/sh
-echo "$*" >> "$NPM_LOG"
-prefix= spec=
-while [ $# -gt 0 ]; do
-  case $1 in
-    --prefix) prefix=$2; shift ;;
-    @*) spec=$1 ;;
-  esac
-  shift
-done
-version=${spec##*@}
-package=${spec%@*}
-dir=$prefix/node_modules/$package
+const fakeClientNpm = fakeNpmHead + `dir=$prefix/node_modules/$package
 mkdir -p "$dir/bin"
 printf '{\n  "name": "%s",\n  "version": "%s"\n}\n' "$package" "$version" > "$dir/package.json"
 case $package in
@@ -89,16 +77,25 @@ func TestInstallClientsKeepEachVersion(t *testing.T) {
 	}
 }
 
-// A copy that is not the version asked for (a package.json or --version
-// that says another) is installed again, not used.
-func TestInstallClientsReinstallAnotherVersionInTheirDirectory(t *testing.T) {
-	root := clientInstallers(t, true)
-	entry := filepath.Join(root, ".tools", "qwen", "0.24.4", "node_modules", "@qwen-code", "qwen-code", "cli-entry.js")
+// installQwenOver puts a Qwen Code entry of the pinned version's
+// directory that runs script, then runs install-qwen, which must succeed
+// and print that entry: the repository, the entry.
+func installQwenOver(t *testing.T, script string) (root, entry string) {
+	t.Helper()
+	root = clientInstallers(t, true)
+	entry = filepath.Join(root, ".tools", "qwen", "0.24.4", "node_modules", "@qwen-code", "qwen-code", "cli-entry.js")
 	require.NoError(t, os.MkdirAll(filepath.Dir(entry), 0o755))
-	require.NoError(t, os.WriteFile(entry, []byte("#!/bin/sh\necho 0.24.3\n"), 0o755))
+	require.NoError(t, os.WriteFile(entry, []byte(script), 0o755))
 	last, out, err := runInstaller(root, "install-qwen")
 	require.NoError(t, err, out)
 	assert.Equal(t, entry, last)
+	return root, entry
+}
+
+// A copy that is not the version asked for (a package.json or --version
+// that says another) is installed again, not used.
+func TestInstallClientsReinstallAnotherVersionInTheirDirectory(t *testing.T) {
+	root, entry := installQwenOver(t, "#!/bin/sh\necho 0.24.3\n")
 	assert.Equal(t, 1, npmCalls(root))
 	v, err := exec.Command(entry, "--version").Output()
 	require.NoError(t, err)
@@ -127,13 +124,7 @@ func TestInstallClientsFailClearly(t *testing.T) {
 // the match, the client died of SIGPIPE writing the rest, and pipefail
 // called it missing (the same fault was found in install-copilot).
 func TestInstallClientsReadTheWholeVersionOutput(t *testing.T) {
-	root := clientInstallers(t, true)
-	entry := filepath.Join(root, ".tools", "qwen", "0.24.4", "node_modules", "@qwen-code", "qwen-code", "cli-entry.js")
-	require.NoError(t, os.MkdirAll(filepath.Dir(entry), 0o755))
 	// The version, then more than a pipe holds (64 KiB on Linux).
-	require.NoError(t, os.WriteFile(entry, []byte("#!/bin/sh\necho 0.24.4\ni=0\nwhile [ $i -lt 4000 ]; do echo 'a notice the client prints after its version, line after line'; i=$((i+1)); done\n"), 0o755))
-	last, out, err := runInstaller(root, "install-qwen")
-	require.NoError(t, err, out)
-	assert.Equal(t, entry, last)
+	root, _ := installQwenOver(t, "#!/bin/sh\necho 0.24.4\ni=0\nwhile [ $i -lt 4000 ]; do echo 'a notice the client prints after its version, line after line'; i=$((i+1)); done\n")
 	assert.Equal(t, 0, npmCalls(root), "installed: no npm")
 }

@@ -16,17 +16,7 @@ import (
 // after it once failed the script now and then: grep -q left at the
 // first, the client was killed writing the next (SIGPIPE), and pipefail
 // made that a binary that does not answer; a long tail makes it always.
-const fakeCopilotNpm = `#!/bin/sh
-echo "$*" >> "$NPM_LOG"
-prefix= version=
-while [ $# -gt 0 ]; do
-  case $1 in
-    --prefix) prefix=$2; shift ;;
-    @github/copilot@*) version=${1##*@} ;;
-  esac
-  shift
-done
-bin=$prefix/node_modules/@github/copilot-linux-x64
+const fakeCopilotNpm = fakeNpmHead + `bin=$prefix/node_modules/@github/copilot-linux-x64
 mkdir -p "$bin"
 cat > "$bin/copilot" <<END
 #!/bin/sh

@@ -10,6 +10,23 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// fakeNpmHead begins each fake npm install: it logs the call to
+// NPM_LOG and sets prefix (--prefix), package and version from the one
+// package@version the install scripts ask for.
+const fakeNpmHead = `#!/bin/sh
+echo "$*" >> "$NPM_LOG"
+prefix= spec=
+while [ $# -gt 0 ]; do
+  case $1 in
+    --prefix) prefix=$2; shift ;;
+    @*) spec=$1 ;;
+  esac
+  shift
+done
+version=${spec##*@}
+package=${spec%@*}
+`
+
 // installerRepo makes a temporary repository with copies of the named
 // scripts and a bin holding npm, a fake one (none when npm is ""): run
 // in this repository, the scripts would install into its .tools, which
