@@ -39,10 +39,7 @@ func (c *Chat) handle(w http.ResponseWriter, req Request) {
 		side = "{}"
 	}
 	turn := c.answer(req, len(parsed.Tools) > 0, side)
-	model := parsed.Model
-	if model == "" {
-		model = "fake-model"
-	}
+	model := modelOr(parsed.Model)
 	id := fmt.Sprintf("chatcmpl-fake-%03d", c.callID())
 	finish := "stop"
 	var calls []map[string]any
@@ -72,9 +69,7 @@ func (c *Chat) handle(w http.ResponseWriter, req Request) {
 		})
 		return
 	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	flusher, _ := w.(http.Flusher)
+	send := eventStream(w)
 	chunk := func(delta map[string]any, finishReason any, usage any) {
 		data := map[string]any{
 			"id": id, "object": "chat.completion.chunk", "created": 1795500000, "model": model,
@@ -84,10 +79,7 @@ func (c *Chat) handle(w http.ResponseWriter, req Request) {
 			data["choices"], data["usage"] = []any{}, usage
 		}
 		b, _ := json.Marshal(data)
-		fmt.Fprintf(w, "data: %s\n\n", b)
-		if flusher != nil {
-			flusher.Flush()
-		}
+		send("data: %s\n\n", b)
 	}
 	chunk(map[string]any{"role": "assistant", "content": ""}, nil, nil)
 	if turn.Text != "" {

@@ -33,23 +33,15 @@ func (r *Responses) handle(w http.ResponseWriter, req Request) {
 	}
 	_ = json.Unmarshal(req.Body, &parsed)
 	turn := r.answer(req, len(parsed.Tools) > 0, "ok")
-	model := parsed.Model
-	if model == "" {
-		model = "fake-model"
-	}
+	model := modelOr(parsed.Model)
 
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	flusher, _ := w.(http.Flusher)
+	send := eventStream(w)
 	seq := 0
 	event := func(name string, data map[string]any) {
 		data["type"], data["sequence_number"] = name, seq
 		seq++
 		b, _ := json.Marshal(data)
-		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, b)
-		if flusher != nil {
-			flusher.Flush()
-		}
+		send("event: %s\ndata: %s\n\n", name, b)
 	}
 	id := fmt.Sprintf("resp_fake_%03d", r.callID())
 	event("response.created", map[string]any{"response": map[string]any{"id": id, "object": "response", "model": model, "status": "in_progress", "output": []any{}}})

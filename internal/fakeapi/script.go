@@ -131,3 +131,26 @@ func (s *scripted) Of(kind string) []Request { return s.of(kind) }
 // Exhausted reports whether the script ran out and "Done." was given:
 // the client kept the agent going longer than the test expected.
 func (s *scripted) Exhausted() bool { return s.ranOut() }
+
+// modelOr is the model a request named, or "fake-model" when it named
+// none, for the answer's "model".
+func modelOr(model string) string {
+	if model == "" {
+		return "fake-model"
+	}
+	return model
+}
+
+// eventStream begins a server-sent-events answer on w and returns what
+// writes one event and flushes it: the clients read each as it comes.
+func eventStream(w http.ResponseWriter) (send func(format string, args ...any)) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	flusher, _ := w.(http.Flusher)
+	return func(format string, args ...any) {
+		fmt.Fprintf(w, format, args...)
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
+}
