@@ -160,7 +160,7 @@ func (c *Context) phase(ctx context.Context) (int, error) {
 		}
 		furthest = markedPhase(ev.LastAssistantMessage)
 	case c.Reason == ReasonToolUse:
-		transcript.HoldsToolUse(ctx, path, ev.ToolUseID, TranscriptWait)
+		transcript.HoldsToolUse(ctx, path, ev.ToolUseID, ToolUseWait)
 	}
 	store := state.Store{Dir: c.StateDir, ReadOnly: c.ReadOnly}
 	// The transcript is read outside the session's lock, which other hooks

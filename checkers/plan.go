@@ -35,8 +35,13 @@ var _ = register(Type{
 
 // TranscriptWait bounds the wait for a lagging transcript to hold what
 // the event is about: the agent's last message at a stop, the gated call
-// itself at a gated tool (see transcript.CaughtUp and HoldsToolUse).
+// itself at a gated tool, with ToolUseWait (see transcript.CaughtUp and
+// HoldsToolUse).
 var TranscriptWait = transcript.DefaultWait
+
+// ToolUseWait bounds the wait for the gated call's own tool_use block at
+// a gated tool (see transcript.ToolUseWait).
+var ToolUseWait = transcript.ToolUseWait
 
 // Check implements Checker.
 func (Plan) Check(ctx context.Context, c *Context) (Result, error) {
@@ -207,7 +212,7 @@ func readClaudePlan(ctx context.Context, c *Context) ([]transcript.Item, string,
 		case ReasonStop, ReasonSubagentStop:
 			transcript.CaughtUp(ctx, path, ev.LastAssistantMessage, TranscriptWait)
 		case ReasonToolUse:
-			transcript.HoldsToolUse(ctx, path, ev.ToolUseID, TranscriptWait)
+			transcript.HoldsToolUse(ctx, path, ev.ToolUseID, ToolUseWait)
 		}
 	}
 	if c.Reason == ReasonSubagentStop || ev.AgentTranscriptPath != "" {

@@ -199,10 +199,11 @@ var (
 	quietOnly = transcript.Wait{Max: time.Hour, Quiet: 300 * time.Millisecond}
 )
 
-// useTranscriptWait sets checkers.TranscriptWait for the test.
+// useTranscriptWait sets checkers.TranscriptWait and ToolUseWait for the
+// test.
 func useTranscriptWait(t *testing.T, w transcript.Wait) {
 	t.Helper()
-	old := checkers.TranscriptWait
-	checkers.TranscriptWait = w
-	t.Cleanup(func() { checkers.TranscriptWait = old })
+	old, oldTool := checkers.TranscriptWait, checkers.ToolUseWait
+	checkers.TranscriptWait, checkers.ToolUseWait = w, w
+	t.Cleanup(func() { checkers.TranscriptWait, checkers.ToolUseWait = old, oldTool })
 }

@@ -83,7 +83,9 @@ type codexResult struct {
 	Messages []string // the agent's messages, in order (agent_message items)
 }
 
-func (s *codexSession) run(prompt string) codexResult {
+// run runs codex exec on prompt, with flags (e.g. --output-schema FILE)
+// after the harness's own.
+func (s *codexSession) run(prompt string, flags ...string) codexResult {
 	s.t.Helper()
 	codex := clientPath(s.t, "DONEGATE_CODEX", "install-codex")
 	env := append([]string{
@@ -92,8 +94,8 @@ func (s *codexSession) run(prompt string) codexResult {
 		"FAKE_API_KEY=fake-key-for-tests",
 		"DONEGATE_STATE_DIR=" + s.stateDir(),
 	}, s.Env...)
-	r := codexResult{clientRun: runClient(s.t, 2*time.Minute, s.Project, env, codex,
-		"exec", "--json", "--trust", "--dangerously-bypass-hook-trust", prompt)}
+	args := append([]string{"exec", "--json", "--trust", "--dangerously-bypass-hook-trust"}, flags...)
+	r := codexResult{clientRun: runClient(s.t, 2*time.Minute, s.Project, env, codex, append(args, prompt)...)}
 	for _, line := range strings.Split(r.Stdout, "\n") {
 		var ev struct {
 			Type string `json:"type"`
@@ -288,6 +290,121 @@ func TestCodexCriteriaReachTheModel(t *testing.T) {
 	assert.Equal(t, 2, strings.Count(string(main[1].Body), told), "no copy more with the continuation")
 	assert.Contains(t, s.told(1), "Missing required files: never.txt")
 	s.assertEnded(r, "Done again.", 2)
+}
+
+// codexFinalSchema is an --output-schema for a final answer that says
+// whether the work is done and makes a claim donegate can check (OpenAI's
+// strict form: every property required, no others).
+const codexFinalSchema = `{
+  "type": "object",
+  "properties": {
+    "status": {"type": "string", "enum": ["completed", "blocked"]},
+    "summary": {"type": "string"},
+    "validation": {
+      "type": "object",
+      "properties": {"tests_passed": {"type": "boolean"}},
+      "required": ["tests_passed"],
+      "additionalProperties": false
+    }
+  },
+  "required": ["status", "summary", "validation"],
+  "additionalProperties": false
+}`
+
+// codexFinalConfig gates the final JSON: "completed" declares the work
+// done; then the summary must say something and the claim that the tests
+// pass is checked by running them.
+const codexFinalConfig = `{
+  "completion_signal": [{"path": "status", "equals": "completed"}],
+  "checkers": [
+    {"type": "output", "conditions": [{"path": "summary", "matches": "\\S"}]},
+    {"type": "claims", "claims": [
+      {"path": "validation.tests_passed", "checker": {"type": "test", "command": "go test ./..."}}
+    ]}
+  ]
+}`
+
+// runWithSchema runs codex exec --output-schema with codexFinalSchema.
+func (s *codexSession) runWithSchema(prompt string) codexResult {
+	s.t.Helper()
+	schema := filepath.Join(s.t.TempDir(), "schema.json")
+	require.NoError(s.t, os.WriteFile(schema, []byte(codexFinalSchema), 0o644))
+	return s.run(prompt, "--output-schema", schema)
+}
+
+// assertSchemaSent checks that Codex handed the schema to the model, as
+// the Responses API's text.format (the stand-in does not enforce it).
+func (s *codexSession) assertSchemaSent() {
+	s.t.Helper()
+	for i, req := range s.API.Of("main") {
+		var body struct {
+			Text struct {
+				Format struct {
+					Type   string         `json:"type"`
+					Schema map[string]any `json:"schema"`
+				} `json:"format"`
+			} `json:"text"`
+		}
+		require.NoError(s.t, json.Unmarshal(req.Body, &body), "main request %d", i)
+		assert.Equal(s.t, "json_schema", body.Text.Format.Type, "main request %d: %s", i, req.Body)
+		assert.Contains(s.t, body.Text.Format.Schema, "properties", "main request %d", i)
+	}
+}
+
+// (e) codex exec --output-schema: the agent's final JSON is checked at
+// Stop as Claude Code's StructuredOutput call is. A claim that the tests
+// pass while they fail holds the agent, which is told so; the same answer
+// after its fix is let go and is what codex exec prints last.
+func TestCodexOutputSchemaClaimsAreVerified(t *testing.T) {
+	const final = `{"status":"completed","summary":"Fixed Add.","validation":{"tests_passed":true}}`
+	s := newCodexSession(t,
+		fakeapi.Say(final),
+		fakeapi.Call("exec_command", map[string]any{"cmd": "printf '%s' '" + fixedCalc + "' > calc.go"}),
+		fakeapi.Say(final),
+	)
+	s.Env = goProject(t, s.Project, s.Home)
+	s.config(codexFinalConfig)
+	r := s.runWithSchema("Make Add correct")
+
+	s.assertSchemaSent()
+	told := s.told(1)
+	assert.Contains(t, told, "Your final JSON message claims what is not so. ")
+	assert.Contains(t, told, "validation.tests_passed is true, but the check that `go test ./...` passes fails")
+	assert.Contains(t, told, "Add(2, 3) = -1, want 5")
+	s.assertEnded(r, final, 3)
+	data, err := os.ReadFile(filepath.Join(s.Project, "calc.go"))
+	require.NoError(t, err)
+	assert.Equal(t, fixedCalc, string(data), "the agent's command fixed it")
+
+	stops := ofEvent(clientEvents(t, s.Events), "Stop")
+	require.Len(t, stops, 2, "one block, then let go")
+	assert.Equal(t, final, stops[1].str("last_assistant_message"), "the final JSON reaches the hook as the last message")
+}
+
+// (f) A final JSON that does not declare the work done ("blocked") is an
+// honest answer: let through unchecked, though its claim is false and the
+// tests fail. closer explain --last tells the person why (the stop was
+// not kept before: it replayed an older event, or none).
+func TestCodexOutputSchemaBlockedIsLetThrough(t *testing.T) {
+	const final = `{"status":"blocked","summary":"Cannot reach the network.","validation":{"tests_passed":true}}`
+	s := newCodexSession(t, fakeapi.Say(final))
+	s.Env = goProject(t, s.Project, s.Home)
+	s.config(codexFinalConfig)
+	r := s.runWithSchema("Make Add correct")
+
+	s.assertSchemaSent()
+	s.assertEnded(r, final, 1)
+	stops := ofEvent(clientEvents(t, s.Events), "Stop")
+	require.Len(t, stops, 1)
+	assert.Equal(t, final, stops[0].str("last_assistant_message"))
+
+	explain := runClient(t, time.Minute, s.Project, append([]string{"HOME=" + s.Home, "DONEGATE_STATE_DIR=" + s.stateDir()}, s.Env...),
+		closerBinary(t), "explain", "--last", "--json")
+	require.Equal(t, 0, explain.ExitCode, "the hook let the agent stop; stderr: %s", explain.Stderr)
+	var rep struct{ Event, Why string }
+	require.NoError(t, json.Unmarshal([]byte(explain.Stdout), &rep), explain.Stdout)
+	assert.Equal(t, "Stop", rep.Event)
+	assert.Equal(t, "not checked: the agent's final JSON message declares no completion (completion_signal: `status` equals \"completed\")", rep.Why)
 }
 
 // placeholders are what -update-events puts for the run's throwaway

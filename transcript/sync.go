@@ -48,6 +48,16 @@ type Wait struct {
 // the line costs a stop 0.3 s instead of 3 s.
 var DefaultWait = Wait{Max: 3 * time.Second, Quiet: 300 * time.Millisecond}
 
+// ToolUseWait is DefaultWait with a quiet period of 1 s, for the gated
+// call's own tool_use block (HoldsToolUse): the host writes it for every
+// call it runs, so a file that stops changing is a writer descheduled,
+// not a line that never comes. With 300 ms, at a load of 4 on 2 cores,
+// the real CLI 2.1.331 had an early StructuredOutput accepted in 1 run
+// of 4 (e2e TestStructuredOutputGateWaitsForTheTranscript, 2026-11-24):
+// the wait most likely ended on a quiet file before the call landed. The
+// longer quiet costs only a call whose transcript never holds it.
+var ToolUseWait = Wait{Max: 3 * time.Second, Quiet: time.Second}
+
 // pollInterval is how often a wait looks at the transcript again.
 const pollInterval = 20 * time.Millisecond
 

@@ -285,7 +285,11 @@ func why(rep gate.Report) string {
 	case gate.KindNotGated:
 		s = "not gated: tool " + rep.Event.ToolName
 	case gate.KindNotDeclared:
-		s = "not checked: the call declares no completion (completion_signal: " + d.Why + ")"
+		what := "the call"
+		if rep.Event.ToolName == "" {
+			what = "the agent's final JSON message" // a Codex stop (codex exec --output-schema)
+		}
+		s = "not checked: " + what + " declares no completion (completion_signal: " + d.Why + ")"
 	case gate.KindGuarded:
 		s = "not checked: the hook runs inside donegate's own check of this session"
 	case gate.KindConfigBroken:

@@ -238,6 +238,14 @@ func (r *run) evaluate(ctx context.Context, reason checkers.StopReason, c *confi
 		// The agent hands in an answer that says the work is not done
 		// ("blocked", "failed"): an honest answer, let through unchecked
 		// and uncounted.
+		if r.event.ToolInput == nil {
+			// A Codex agent's final JSON comes at Stop, and no event follows
+			// it to be kept instead (after Claude Code's StructuredOutput
+			// call a Stop does): kept, or closer explain --last, where a
+			// Codex user learns why the agent was let go, would replay an
+			// older event or none.
+			r.saveEvent()
+		}
 		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindNotDeclared, Why: config.DescribeConditions(c.CompletionSignal, " or ")}
 	}
 	if r.event.Unchecked != "" {
@@ -359,7 +367,7 @@ func record(ctx context.Context, cc *checkers.Context, ch checkers.Checker, out 
 
 // saveEvent keeps the event as the session's last (closer explain
 // --last), before the checks run (an ungated or undeclared tool call,
-// which checks nothing, keeps nothing). The write goes on beside the
+// which checks nothing, keeps nothing; the Stop that follows it is kept). The write goes on beside the
 // checks: on ext4 a rename over the last record costs 0.2-0.3 ms
 // (BenchmarkSave), which the plan check's read of the transcript hides.
 // waitSaved ends it before the hook answers.
