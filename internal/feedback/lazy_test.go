@@ -37,6 +37,11 @@ func TestBuiltinsParsedOnlyToRender(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "2 files", text)
 	assert.False(t, builtinParsed.Load(), "parsed by Load or by rendering a user's template")
+	// An open plan, the most frequent block, is worded without parsing.
+	text, err = s.Render("plan-incomplete", map[string]any{"Open": []string{"a"}, "Total": 1, "Source": "todo list", "Tool": ""})
+	require.NoError(t, err)
+	assert.Contains(t, text, "You have 1 incomplete task(s) out of 1.")
+	assert.False(t, builtinParsed.Load(), "parsed to word an open plan")
 	_, err = s.Render("issue-open", map[string]any{"Issue": 1, "Repo": ""})
 	require.NoError(t, err)
 	assert.True(t, builtinParsed.Load())
