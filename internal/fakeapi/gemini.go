@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 )
 
 // Gemini is a scripted stand-in for the Gemini API (generativelanguage,
@@ -23,54 +22,34 @@ import (
 // and get a short text, or {} when they ask for JSON.
 type Gemini struct {
 	srv *httptest.Server
-
-	mu        sync.Mutex
-	main      []Turn
-	next      int
-	requests  []Request
-	exhausted bool
+	script
 }
 
 // NewGemini starts a Gemini stand-in on 127.0.0.1 that plays main to the
 // main agent loop.
 func NewGemini(main ...Turn) *Gemini {
-	g := &Gemini{main: main}
+	g := &Gemini{script: script{turns: main}}
 	g.srv = httptest.NewServer(http.HandlerFunc(g.handle))
 	return g
 }
 
-// URL is the base URL to put in GOOGLE_GEMINI_BASE_URL.
+// URL is the base URL to put in GOOGLE_GEMINI_BASE_URL: the API's paths
+// begin /v1beta, not /v1 as the OpenAI stand-ins' (scripted) do.
 func (g *Gemini) URL() string { return g.srv.URL }
 
 // Close stops the server.
 func (g *Gemini) Close() { g.srv.Close() }
 
 // Requests returns every request so far.
-func (g *Gemini) Requests() []Request {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return append([]Request(nil), g.requests...)
-}
+func (g *Gemini) Requests() []Request { return g.all() }
 
 // Of returns the recorded requests of one kind ("main", "side", "other").
-func (g *Gemini) Of(kind string) []Request {
-	var out []Request
-	for _, r := range g.Requests() {
-		if r.Kind == kind {
-			out = append(out, r)
-		}
-	}
-	return out
-}
+func (g *Gemini) Of(kind string) []Request { return g.of(kind) }
 
 // Exhausted reports whether the main script ran out and a default answer
 // had to be given: a sign the hooks kept the agent going longer than the
 // test expected.
-func (g *Gemini) Exhausted() bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.exhausted
-}
+func (g *Gemini) Exhausted() bool { return g.ranOut() }
 
 // geminiRequest is the part of a GenerateContentRequest the stand-in reads.
 type geminiRequest struct {
@@ -127,28 +106,11 @@ func (g *Gemini) handle(w http.ResponseWriter, r *http.Request) {
 	for _, t := range parsed.Tools {
 		declared += len(t.FunctionDeclarations)
 	}
-	var parts []map[string]any
-	g.mu.Lock()
-	if declared == 0 {
-		req.Kind = "side"
-		text := "ok"
-		if parsed.GenerationConfig.ResponseMimeType == "application/json" {
-			text = "{}"
-		}
-		parts = []map[string]any{{"text": text}}
-	} else {
-		req.Kind = "main"
-		turn := Say("Done.")
-		if g.next < len(g.main) {
-			turn, req.Turn = g.main[g.next], g.next
-			g.next++
-		} else {
-			g.exhausted = true
-		}
-		parts = geminiParts(turn)
+	side := "ok"
+	if parsed.GenerationConfig.ResponseMimeType == "application/json" {
+		side = "{}"
 	}
-	g.requests = append(g.requests, req)
-	g.mu.Unlock()
+	parts := geminiParts(g.answer(req, declared > 0, side))
 
 	answer := map[string]any{
 		"candidates": []any{map[string]any{
@@ -167,12 +129,6 @@ func (g *Gemini) handle(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	fmt.Fprintf(w, "data: %s\r\n\r\n", data)
-}
-
-func (g *Gemini) record(r Request) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.requests = append(g.requests, r)
 }
 
 // geminiParts renders a turn as a candidate's parts: its text, then one

@@ -10,8 +10,8 @@ import (
 
 // script plays scripted turns in order to the main loop of an agent and
 // records every request, for the stand-ins of the OpenAI APIs (Codex CLI,
-// Qwen Code). It is the main-script half of Server, without subagents:
-// neither client's subagents are driven by the tests.
+// Qwen Code) and of the Gemini API. It is the main-script half of Server,
+// without subagents: no such client's subagents are driven by the tests.
 type script struct {
 	mu        sync.Mutex
 	turns     []Turn
