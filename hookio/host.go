@@ -61,6 +61,27 @@ func (h Host) Title() string {
 	return string(h)
 }
 
+// EventNames are the names a host gives the events each donegate hook
+// answers, for the messages that say where to register it.
+type EventNames struct {
+	Stop     string // stop-hook's
+	Criteria string // stop-hook --criteria's
+	Tool     string // posttooluse-hook's
+}
+
+// EventNames are the host's names of the events each hook answers.
+func (h Host) EventNames() EventNames {
+	switch h {
+	case HostGemini:
+		return EventNames{"AfterAgent", "SessionStart and BeforeAgent", "BeforeTool and AfterTool"}
+	case HostCopilot:
+		return EventNames{"agentStop and subagentStop", "nothing (Copilot CLI ignores what those hooks answer)", "preToolUse"}
+	case HostCursor:
+		return EventNames{"stop and subagentStop", "sessionStart", "preToolUse and postToolUse"}
+	}
+	return EventNames{"Stop and SubagentStop", "SessionStart and UserPromptSubmit", "PreToolUse and PostToolUse"}
+}
+
 // geminiEvents are the event names only Gemini CLI sends (its
 // SessionStart and SessionEnd share Claude Code's names and are told
 // apart otherwise: see DetectHost).

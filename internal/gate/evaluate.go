@@ -20,22 +20,6 @@ const (
 	ToolHookName = "posttooluse-hook"
 )
 
-// eventNames are the names a host gives the events each donegate hook
-// answers, for the errors that say where to register it.
-type eventNames struct{ stop, criteria, tool string }
-
-func hostEventNames(h hookio.Host) eventNames {
-	switch h {
-	case hookio.HostGemini:
-		return eventNames{"AfterAgent", "SessionStart and BeforeAgent", "BeforeTool and AfterTool"}
-	case hookio.HostCopilot:
-		return eventNames{"agentStop and subagentStop", "nothing (Copilot CLI ignores what those hooks answer)", "preToolUse"}
-	case hookio.HostCursor:
-		return eventNames{"stop and subagentStop", "sessionStart", "preToolUse and postToolUse"}
-	}
-	return eventNames{"Stop and SubagentStop", "SessionStart and UserPromptSubmit", "PreToolUse and PostToolUse"}
-}
-
 // HookFor names the hook registered for an event: "" for an event no
 // donegate hook answers.
 func HookFor(eventName string) string {
@@ -147,21 +131,21 @@ func Evaluate(ctx context.Context, hook string, opts Options, env Env, raw []byt
 		return Report{}, err
 	}
 	var reason checkers.StopReason
-	names := hostEventNames(ev.Host)
+	names := ev.Host.EventNames()
 	switch {
 	case hook == StopHookName && opts.Criteria:
 		if !CriteriaEvent(ev.HookEventName) {
-			return Report{}, fmt.Errorf("got a %s event; register stop-hook --criteria for %s only", ev.WireEventName, names.criteria)
+			return Report{}, fmt.Errorf("got a %s event; register stop-hook --criteria for %s only", ev.WireEventName, names.Criteria)
 		}
 		return criteria(hook, opts, env, ev, stderr)
 	case hook == StopHookName:
 		if CriteriaEvent(ev.HookEventName) {
 			// Most likely an entry that lost its flag: say which one
 			// answers this event rather than only where this one belongs.
-			return Report{}, fmt.Errorf("got a %s event without --criteria; register stop-hook --criteria for %s, stop-hook for %s", ev.WireEventName, names.criteria, names.stop)
+			return Report{}, fmt.Errorf("got a %s event without --criteria; register stop-hook --criteria for %s, stop-hook for %s", ev.WireEventName, names.Criteria, names.Stop)
 		}
 		if !ev.IsStop() {
-			return Report{}, fmt.Errorf("got a %s event; register stop-hook for %s only", ev.WireEventName, names.stop)
+			return Report{}, fmt.Errorf("got a %s event; register stop-hook for %s only", ev.WireEventName, names.Stop)
 		}
 		reason = checkers.ReasonStop
 		if ev.HookEventName == hookio.EventSubagentStop {
@@ -169,7 +153,7 @@ func Evaluate(ctx context.Context, hook string, opts Options, env Env, raw []byt
 		}
 	case hook == ToolHookName:
 		if ev.HookEventName != hookio.EventPreToolUse && ev.HookEventName != hookio.EventPostToolUse {
-			return Report{}, fmt.Errorf("got a %s event; register posttooluse-hook for %s only", ev.WireEventName, names.tool)
+			return Report{}, fmt.Errorf("got a %s event; register posttooluse-hook for %s only", ev.WireEventName, names.Tool)
 		}
 		reason = checkers.ReasonToolUse
 	default:
