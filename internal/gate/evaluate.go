@@ -250,7 +250,7 @@ func (r *run) evaluate(ctx context.Context, reason checkers.StopReason, c *confi
 			Why: fmt.Sprintf("%s runs subagentStop for subagent %s next; that stop is checked", r.event.Host.Title(), r.event.AgentID)}
 	}
 	r.saveEvent()
-	r.copilotTurn()
+	r.hostTurn()
 	if err != nil {
 		if !config.BlockOnError(err) {
 			return r.dialect(nil), r.configFailure(err), checkers.Result{}, Decision{Kind: KindConfigBroken, Err: err}

@@ -181,7 +181,7 @@ type run struct {
 	checkers []Outcome
 	// saved reports the end of saveEvent's write; nil when none runs.
 	saved chan error
-	// newTurn: copilotTurn gave the event a new turn, for keepTurn to
+	// newTurn: hostTurn gave the event a new turn, for keepTurn to
 	// keep with the count.
 	newTurn bool
 }
