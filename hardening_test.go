@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/donegate/donegate/internal/consent/consenttest"
 	"github.com/donegate/donegate/internal/limit"
 	"github.com/donegate/donegate/internal/proctest"
 	"github.com/donegate/donegate/internal/state"
@@ -211,7 +212,7 @@ func TestHostileIDs(t *testing.T) {
 // leaves children behind is killed with its whole group at its timeout.
 func TestTestCommandGroupIsKilled(t *testing.T) {
 	dir := project(t, `{"checkers":[{"type":"test","command":"trap '' TERM; sleep 120 & echo $! > child.pid; sleep 120","timeout":"300ms","cache":false}]}`)
-	r := runHook(t, "stop-hook", stopEvent(dir, "s1", "p1"), []string{"DONEGATE_STATE_DIR=" + t.TempDir()})
+	r := runHook(t, "stop-hook", stopEvent(dir, "s1", "p1"), []string{"DONEGATE_STATE_DIR=" + allowed(t, dir)})
 	assert.Equal(t, 0, r.code)
 	// Had the group outlived the timeout, the hook would still wait for
 	// the command's `sleep 120` and runHook would kill it (code -1).
@@ -236,7 +237,7 @@ func TestTerminatedHookKillsTestCommand(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, filepath.Join(hooks(t), "stop-hook"))
-			cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "DONEGATE_STATE_DIR=" + t.TempDir()}
+			cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "DONEGATE_STATE_DIR=" + allowed(t, dir)}
 			cmd.Stdin = bytes.NewReader(data)
 			var stdout bytes.Buffer
 			cmd.Stdout = &stdout
@@ -276,7 +277,7 @@ func TestMissingToolsOnPath(t *testing.T) {
 	ev := stopEvent(dir, "s1", "p1")
 	data, _ := json.Marshal(ev)
 	cmd := exec.Command(filepath.Join(hooks(t), "stop-hook"))
-	cmd.Env = []string{"PATH=" + bin, "HOME=" + t.TempDir(), "DONEGATE_STATE_DIR=" + t.TempDir()}
+	cmd.Env = []string{"PATH=" + bin, "HOME=" + t.TempDir(), "DONEGATE_STATE_DIR=" + allowed(t, dir)}
 	cmd.Stdin = bytes.NewReader(data)
 	out, err := cmd.Output()
 	require.NoError(t, err)
@@ -356,7 +357,7 @@ func TestHugeEvent(t *testing.T) {
 // escapes and megabytes of output yields a clean, bounded reason.
 func TestFeedbackIsCleanedAndBounded(t *testing.T) {
 	dir := project(t, `{"checkers":[{"type":"test","command":"printf '\\033]0;pwned\\007\\033[2J'; for i in $(seq 1 40); do head -c 400 /dev/zero | tr '\\0' 'x'; echo; done; exit 1","cache":false}]}`)
-	r := runHook(t, "stop-hook", stopEvent(dir, "s1", "p1"), []string{"DONEGATE_STATE_DIR=" + t.TempDir()})
+	r := runHook(t, "stop-hook", stopEvent(dir, "s1", "p1"), []string{"DONEGATE_STATE_DIR=" + allowed(t, dir)})
 	require.Equal(t, 0, r.code, r.stderr)
 	var answer struct{ Decision, Reason string }
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &answer))
@@ -527,6 +528,16 @@ func TestNonRegularFilesDoNotHang(t *testing.T) {
 	}
 }
 
+// allowed is a new state dir in which the project in dir is allowed to
+// run its commands, as closer allow allows it (see consenttest.Allow):
+// for a hook run on dir after its config and files are written.
+func allowed(t *testing.T, dir string) string {
+	t.Helper()
+	stateDir := t.TempDir()
+	consenttest.Allow(t, stateDir, dir)
+	return stateDir
+}
+
 // writeConfig writes the project config of dir.
 func writeConfig(t *testing.T, dir, cfg string) {
 	t.Helper()
@@ -540,7 +551,7 @@ func writeConfig(t *testing.T, dir, cfg string) {
 // kills it before it answers.
 func TestTestCommandDaemonIsKilled(t *testing.T) {
 	dir := project(t, `{"checkers":[{"type":"test","command":"setsid sh -c 'echo $$ > daemon.tmp; mv daemon.tmp daemon.pid; exec sleep 300' </dev/null >/dev/null 2>&1 & while [ ! -s daemon.pid ]; do sleep 0.01; done; exit 1","cache":false}]}`)
-	r := runHook(t, "stop-hook", stopEvent(dir, "s1", "p1"), []string{"DONEGATE_STATE_DIR=" + t.TempDir()})
+	r := runHook(t, "stop-hook", stopEvent(dir, "s1", "p1"), []string{"DONEGATE_STATE_DIR=" + allowed(t, dir)})
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stdout, `"decision":"block"`)
 	data, err := os.ReadFile(filepath.Join(dir, "daemon.pid"))

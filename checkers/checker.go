@@ -38,6 +38,11 @@ type Result struct {
 	// Feedback tells first, followed by the others.
 	Pattern string
 	Params  map[string]any
+	// NotRun marks the result of a check that did not run for want of
+	// the person's consent (see Consent): Complete, so that it never
+	// holds the agent, and skipped by an "any" composite, so that it
+	// never passes one either.
+	NotRun bool
 }
 
 // OK returns a complete result.
@@ -115,6 +120,14 @@ type Context struct {
 	// iterations checker reads nothing more. nil when there is no count
 	// to read, as for a check from the command line.
 	Continued func() (int, error)
+	// Consent decides whether a command of the project may run (see
+	// ProjectCommand); nil lets every command run, as for a check the
+	// person runs from the command line. The hooks always set it.
+	Consent Consent
+
+	// notRun are the commands Consent kept from running (see NotRun).
+	notRunMu sync.Mutex
+	notRun   []ProjectCommand
 
 	// templateErrs are the user templates that failed to render in this
 	// run, which the built-in ones replaced (see TemplateError).

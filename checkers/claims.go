@@ -127,9 +127,21 @@ func (cs Claims) Check(ctx context.Context, c *Context) (Result, error) {
 	if len(errs) > 0 {
 		return Result{}, fmt.Errorf("%s: %w", claimsType.Name, errors.Join(errs...))
 	}
-	paths := make([]string, len(made))
+	var paths, notRun []string
 	for i, cl := range made {
-		paths[i] = cl.path
+		if results[i].r.NotRun {
+			// Its checker needs the person's consent: neither verified nor
+			// refuted, and never said to hold.
+			notRun = append(notRun, cl.path)
+			continue
+		}
+		paths = append(paths, cl.path)
+	}
+	switch {
+	case len(paths) == 0:
+		return Result{Complete: true, NotRun: true, Feedback: "Not verified: " + strings.Join(notRun, ", ") + " (their checks need the person's consent in this project: closer allow)."}, nil
+	case len(notRun) > 0:
+		return OK("The structured output's claims hold: " + strings.Join(paths, ", ") + "; not verified: " + strings.Join(notRun, ", ") + " (their checks need the person's consent: closer allow)."), nil
 	}
 	return OK("The structured output's claims hold: " + strings.Join(paths, ", ") + "."), nil
 }

@@ -56,7 +56,7 @@ func checkSuccessWhen(s string) []config.Problem {
 
 // The command checker type. Like test, it checks the
 // project, not one agent.
-var _ = register(Type{
+var commandType = register(Type{
 	Name:      "command",
 	Summary:   "a shell command, run in the project dir, meets `success_when` (default `exit_code:0`)",
 	DefaultOn: projectReasons,
@@ -72,6 +72,12 @@ var _ = register(Type{
 	when, _ := parseCondition(o.SuccessWhen) // valid: checked at load
 	return fmt.Sprintf("`%s` %s", o.Command, when.describe())
 })
+
+func init() {
+	commands(commandType, func(o *CommandOptions, _ string) ([]ProjectCommand, error) {
+		return []ProjectCommand{{Checker: "command", Command: o.Command}}, nil
+	})
+}
 
 // cacheOn reads an optional cache key: results are cached unless it says
 // false.
@@ -115,9 +121,13 @@ type commandCheck struct {
 	// kind is the checker type, in cache keys.
 	kind    string
 	command string
-	timeout time.Duration // zero means DefaultTimeout
-	cache   bool
-	when    condition
+	// from is the file a detected command was detected from, and
+	// definition the digest of what defines it (see ProjectCommand); ""
+	// for a command the config names.
+	from, definition string
+	timeout          time.Duration // zero means DefaultTimeout
+	cache            bool
+	when             condition
 	// fix is a command that fixes what it reports (a formatter's), for
 	// feedback; "" when there is none to name.
 	fix   string
@@ -138,6 +148,9 @@ type voice struct {
 
 // check runs the command, through the result cache when it is on.
 func (k commandCheck) check(ctx context.Context, c *Context) (Result, error) {
+	if r, ok := c.mayRun(ProjectCommand{Checker: k.kind, Command: k.command, From: k.from, Definition: k.definition}); !ok {
+		return r, nil
+	}
 	own := k.timeout
 	if own <= 0 {
 		own = DefaultTimeout

@@ -95,7 +95,7 @@ func (m Composite) Check(ctx context.Context, c *Context) (Result, error) {
 		defer wait()
 		defer cancel()
 	}
-	var open []Result
+	var open, notRun []Result
 	var firstErr error
 	for i, mem := range m.Members {
 		o := next(i)
@@ -111,14 +111,23 @@ func (m Composite) Check(ctx context.Context, c *Context) (Result, error) {
 			}
 			continue
 		}
+		if m.Any && o.r.NotRun {
+			// A member that did not run is no alternative done.
+			notRun = append(notRun, o.r)
+			continue
+		}
 		if o.r.Complete == m.Any {
 			return o.r, nil
 		}
 		open = append(open, o.r)
 	}
 	if m.Any {
-		if firstErr != nil {
+		switch {
+		case firstErr != nil:
 			return Result{}, firstErr
+		case len(open) == 0 && len(notRun) > 0:
+			// Nothing ran that could hold the agent.
+			return notRun[0], nil
 		}
 		return anyOpen(open), nil
 	}

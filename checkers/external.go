@@ -42,7 +42,7 @@ func (o *ExternalOptions) CheckOptions() []config.Problem {
 }
 
 // The external checker type.
-var _ = register(Type{
+var externalType = register(Type{
 	Name:      "external",
 	Summary:   `a program of yours, given the check's context as JSON on stdin, answers {"complete": true} on stdout`,
 	DefaultOn: projectReasons,
@@ -53,6 +53,12 @@ var _ = register(Type{
 }, func(o *ExternalOptions) string {
 	return fmt.Sprintf("the external checker `%s` answers that the work is complete", o.Command)
 })
+
+func init() {
+	commands(externalType, func(o *ExternalOptions, _ string) ([]ProjectCommand, error) {
+		return []ProjectCommand{{Checker: "external", Command: o.Command.String()}}, nil
+	})
+}
 
 // externalChecker asks a program of the user's what the built-in types cannot:
 // it gets the check's context as JSON on stdin and answers
@@ -112,6 +118,9 @@ func (e externalChecker) Check(ctx context.Context, c *Context) (Result, error) 
 
 func (e externalChecker) check(ctx context.Context, c *Context) (Result, error) {
 	name := e.Command.String()
+	if r, ok := c.mayRun(ProjectCommand{Checker: "external", Command: name}); !ok {
+		return r, nil
+	}
 	stdin, err := externalInput(c)
 	if err != nil {
 		return Result{}, fmt.Errorf("context for stdin: %w", err)

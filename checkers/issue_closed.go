@@ -53,7 +53,7 @@ func (o *IssueClosedOptions) CheckOptions() []config.Problem {
 }
 
 // The issue-closed checker type.
-var _ = register(Type{
+var issueClosedType = register(Type{
 	Name:      "issue-closed",
 	Summary:   "`gh issue view ISSUE --json state` says the issue is CLOSED",
 	DefaultOn: projectReasons,
@@ -64,6 +64,26 @@ var _ = register(Type{
 }, func(o *IssueClosedOptions) string {
 	return issueClosedChecker{Issue: o.Issue, Repo: o.Repo}.name() + " is closed"
 })
+
+func init() {
+	commands(issueClosedType, func(o *IssueClosedOptions, _ string) ([]ProjectCommand, error) {
+		return []ProjectCommand{issueClosedChecker{Issue: o.Issue, Repo: o.Repo}.project()}, nil
+	})
+}
+
+// project is the gh call as consent names it.
+func (i issueClosedChecker) project() ProjectCommand {
+	return ProjectCommand{Checker: "issue-closed", Command: strings.Join(i.args(), " ")}
+}
+
+// args is the gh call that asks for the issue's state.
+func (i issueClosedChecker) args() []string {
+	args := []string{"gh", "issue", "view", strconv.Itoa(i.Issue), "--json", "state"}
+	if i.Repo != "" {
+		args = append(args, "--repo", i.Repo)
+	}
+	return args
+}
 
 // issueClosedChecker is complete when a GitHub issue is closed, as the GitHub
 // CLI, gh, says: the work is tracked in an issue the agent (or a person)
@@ -90,6 +110,9 @@ const ghExitAuth = 4
 
 // Check implements Checker.
 func (i issueClosedChecker) Check(ctx context.Context, c *Context) (Result, error) {
+	if r, ok := c.mayRun(i.project()); !ok {
+		return r, nil
+	}
 	key, remember := i.cacheKey(c)
 	cache := c.cache()
 	if remember {
@@ -120,10 +143,7 @@ func (i issueClosedChecker) Check(ctx context.Context, c *Context) (Result, erro
 
 // state asks gh for the issue's state.
 func (i issueClosedChecker) state(ctx context.Context, c *Context) (string, error) {
-	args := []string{"gh", "issue", "view", strconv.Itoa(i.Issue), "--json", "state"}
-	if i.Repo != "" {
-		args = append(args, "--repo", i.Repo)
-	}
+	args := i.args()
 	if err := ctx.Err(); err != nil {
 		return "", fmt.Errorf("gh not run: %w", err)
 	}

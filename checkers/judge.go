@@ -79,6 +79,22 @@ var JudgeType = register(Type{
 		Timeout: o.Timeout.D(), Claude: o.Claude, Cache: cacheOn(o.Cache)}, nil
 }, describeJudge)
 
+func init() {
+	commands(JudgeType, func(o *JudgeOptions, _ string) ([]ProjectCommand, error) {
+		return []ProjectCommand{judgeChecker{Claude: o.Claude}.project()}, nil
+	})
+}
+
+// project is the judge's run as consent names it: the Claude Code
+// executable as the config gives it (a relative path is the project's).
+func (j judgeChecker) project() ProjectCommand {
+	bin := j.Claude
+	if bin == "" {
+		bin = "claude"
+	}
+	return ProjectCommand{Checker: JudgeType.Name, Command: bin + " -p --json-schema (the judge)"}
+}
+
 // describeJudge names the first criterion and counts the others: the
 // description is one line, and reads no file (stop-hook --criteria must
 // stay at the hook start-up floor).
@@ -134,6 +150,9 @@ type JudgeCriterion struct {
 
 // Check implements Checker.
 func (j judgeChecker) Check(ctx context.Context, c *Context) (Result, error) {
+	if r, ok := c.mayRun(j.project()); !ok {
+		return r, nil
+	}
 	criteria, err := j.criteria(c)
 	if err != nil {
 		return Result{}, fmt.Errorf("%s: %w", JudgeType.Name, err)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -69,9 +70,12 @@ type preset struct {
 // A tool is a command a preset runs when the project shows signs of it.
 type tool struct {
 	command string
-	when    condition
-	fix     string // a command that fixes what it reports, for feedback
-	signs   []sign // any one selects the tool
+	// from is the sign that selected the tool, set by present: what its
+	// consent names ("go.mod").
+	from  string
+	when  condition
+	fix   string // a command that fixes what it reports, for feedback
+	signs []sign // any one selects the tool
 }
 
 // A sign is something in the project dir that says a tool applies.
@@ -128,7 +132,7 @@ func init() {
 }
 
 func registerPreset(name, pattern, summary string) {
-	register(Type{
+	t := register(Type{
 		Name:      name,
 		Summary:   summary,
 		DefaultOn: projectReasons,
@@ -148,6 +152,7 @@ func registerPreset(name, pattern, summary string) {
 		when, _ := parseCondition(o.SuccessWhen) // valid: checked at load
 		return fmt.Sprintf("`%s` %s", o.Command, when.describe())
 	})
+	commands(t, presetCommands(name))
 }
 
 // Check implements Checker. Without a command it runs every tool the
@@ -184,7 +189,26 @@ func (p presetChecker) Check(ctx context.Context, c *Context) (Result, error) {
 }
 
 func (p presetChecker) run(ctx context.Context, c *Context, def *preset, tl tool) (Result, error) {
-	return commandCheck{kind: p.Kind, command: tl.command, timeout: p.Timeout, cache: p.Cache, when: tl.when, fix: tl.fix, voice: &def.voice}.check(ctx, c)
+	return commandCheck{kind: p.Kind, command: tl.command, from: tl.from, timeout: p.Timeout, cache: p.Cache, when: tl.when, fix: tl.fix, voice: &def.voice}.check(ctx, c)
+}
+
+// presetCommands lists what a preset checker runs in dir: its command,
+// else the tools detected there.
+func presetCommands(name string) func(o *PresetOptions, dir string) ([]ProjectCommand, error) {
+	return func(o *PresetOptions, dir string) ([]ProjectCommand, error) {
+		if o.Command != "" {
+			return []ProjectCommand{{Checker: name, Command: o.Command}}, nil
+		}
+		tools, err := presets[name].detect(dir)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]ProjectCommand, len(tools))
+		for i, tl := range tools {
+			out[i] = ProjectCommand{Checker: name, Command: tl.command, From: tl.from}
+		}
+		return out, nil
+	}
 }
 
 // detect returns the tools the project in dir shows signs of; none is an
@@ -218,6 +242,7 @@ func (p *preset) present(dir string) ([]tool, error) {
 				return nil, fmt.Errorf("%s: detecting the project's %s: %w", p.name, p.tool, err)
 			}
 			if ok {
+				tl.from = s.what
 				found = append(found, tl)
 				break
 			}
@@ -239,16 +264,19 @@ func uniq(s []string) []string {
 }
 
 // file is the sign of a file called name in the project dir.
+// Only a regular file (a link to one included) is a sign: a go.mod that
+// is a link to /dev/zero, a FIFO or a directory is none, and is never
+// handed to a tool that would read it for ever.
 func file(name string) sign {
 	return sign{what: name, present: func(dir string) (bool, error) {
 		st, err := os.Stat(filepath.Join(dir, name))
-		if errors.Is(err, fs.ErrNotExist) {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.ELOOP) {
 			return false, nil
 		}
 		if err != nil {
 			return false, err
 		}
-		return !st.IsDir(), nil
+		return st.Mode().IsRegular(), nil
 	}}
 }
 

@@ -47,6 +47,12 @@ type Type struct {
 	// checker's label is not part of it (see the function Describe). Set
 	// by register.
 	Describe func(spec config.Checker) string
+	// Commands lists the processes a configured checker of the type
+	// starts in the project in dir (see ProjectCommand), detecting them
+	// as its check does; nil for a type that starts none. Set with
+	// commands; a type that starts a process without it fails
+	// TestEveryCommandNeedsConsent.
+	Commands func(spec config.Checker, dir string) ([]ProjectCommand, error)
 }
 
 // types holds the registered checker types by name.

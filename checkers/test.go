@@ -53,7 +53,7 @@ func (o *TestOptions) CacheEnabled() bool { return cacheOn(o.Cache) }
 
 // The test checker type. It checks the project, not one
 // agent: every subagent's stop would run the suite.
-var _ = register(Type{
+var testType = register(Type{
 	Name:      "test",
 	Summary:   "the project's tests pass: `sh -c COMMAND`, run in the project dir, exits 0; `command` left out: detected from the project's files (go.mod, package.json, pytest, Cargo.toml, a Makefile `test` target), none detected passes",
 	DefaultOn: projectReasons,
@@ -68,6 +68,19 @@ var _ = register(Type{
 	return "the project's own test command passes (detected from its files when checked: " + detectedExamples + "; none detected: nothing to run)"
 })
 
+func init() {
+	commands(testType, func(o *TestOptions, dir string) ([]ProjectCommand, error) {
+		if o.Command != "" {
+			return []ProjectCommand{{Checker: "test", Command: o.Command}}, nil
+		}
+		d, err := DetectTestCommand(dir)
+		if err != nil || d.Command == "" {
+			return nil, err
+		}
+		return []ProjectCommand{d.ProjectCommand()}, nil
+	})
+}
+
 // DefaultTimeout applies when a test checker sets none.
 const DefaultTimeout = 5 * time.Minute
 
@@ -77,7 +90,7 @@ const tailLines = 40
 // Check implements Checker: the command must exit 0, and the feedback
 // speaks of tests.
 func (t Test) Check(ctx context.Context, c *Context) (Result, error) {
-	command := t.Command
+	command, from, definition := t.Command, "", ""
 	if command == "" {
 		d, err := DetectTestCommand(c.ProjectDir)
 		if err != nil {
@@ -86,9 +99,9 @@ func (t Test) Check(ctx context.Context, c *Context) (Result, error) {
 		if d.Command == "" {
 			return OK(fmt.Sprintf("No test command detected in %s (looked for %s): nothing to run.", c.ProjectDir, TestSigns())), nil
 		}
-		command = d.Command
+		command, from, definition = d.Command, d.From, d.Definition
 	}
-	return commandCheck{kind: "test", command: command, timeout: t.Timeout, cache: t.Cache, voice: &testVoice}.check(ctx, c)
+	return commandCheck{kind: "test", command: command, from: from, definition: definition, timeout: t.Timeout, cache: t.Cache, voice: &testVoice}.check(ctx, c)
 }
 
 // detectedExamples names the commands a test checker without one may

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/donegate/donegate/internal/consent"
 )
 
 // DetectedTest is the test command a project's files name, as
@@ -15,16 +17,25 @@ type DetectedTest struct {
 	Command string
 	// From is the file it was told by ("go.mod").
 	From string
+	// Definition is the digest of what defines the command beyond its
+	// words, which consent is given for (see testDefinition); "" for a
+	// command no file of the project changes.
+	Definition string
 	// Notes say why a file that looked like a sign was not used
 	// (`package.json has no "test" script`).
 	Notes []string
+}
+
+// ProjectCommand is the detected command as the test checker runs it.
+func (d DetectedTest) ProjectCommand() ProjectCommand {
+	return ProjectCommand{Checker: "test", Command: d.Command, From: d.From, Definition: d.Definition}
 }
 
 // testKinds are the project kinds whose test command is known, in the
 // order they are looked for: the first that matches gives the command.
 var testKinds = []struct {
 	what   string // for the message when none matches
-	detect func(dir string) (command, from string, note string, err error)
+	detect func(dir string) (d DetectedTest, note string, err error)
 }{
 	{"go.mod", fileKind("go.mod", "go test ./...")},
 	{`package.json with a "test" script`, npmKind},
@@ -47,36 +58,77 @@ func TestSigns() string {
 // its files: closer init writes it into the config, and a test checker
 // without a command runs it. Only files are looked at, never which tools
 // are installed, as the presets do, so the same project gets the same
-// command on every machine. Files are read through package regular,
-// bounded.
+// command on every machine. Only regular files count, read through
+// package regular, bounded: a go.mod that is a link to /dev/zero is no
+// sign of a Go module.
 func DetectTestCommand(dir string) (DetectedTest, error) {
-	var d DetectedTest
+	var notes []string
 	for _, k := range testKinds {
-		cmd, from, note, err := k.detect(dir)
+		d, note, err := k.detect(dir)
 		if err != nil {
-			return d, err
+			return DetectedTest{Notes: notes}, err
 		}
 		if note != "" {
-			d.Notes = append(d.Notes, note)
+			notes = append(notes, note)
 		}
-		if cmd != "" {
-			d.Command, d.From = cmd, from
-			break
+		if d.Command != "" {
+			d.Notes = notes
+			return d, nil
 		}
 	}
-	return d, nil
+	return DetectedTest{Notes: notes}, nil
 }
 
-// fileKind is a project kind told by one of names being a file.
-func fileKind(name, command string, more ...string) func(string) (string, string, string, error) {
-	return func(dir string) (string, string, string, error) {
+// What each detected command's consent covers (its Definition), and why:
+//
+//   - go test ./..., pytest, cargo test: nothing beyond the command.
+//     Which program runs and how is donegate's choice; what it then runs
+//     is the project's code — its tests, conftest.py, build.rs — which is
+//     exactly what the person allowed to be tested, and which the agent
+//     is expected to change. A go.mod or Cargo.toml that gains a
+//     dependency does not void consent.
+//   - npm test: the package's "pretest", "test" and "posttest" scripts,
+//     which npm runs in turn, and the project's .npmrc, whose
+//     script-shell and node-options change how they run. Editing the
+//     test script changes what "the tests" are.
+//   - make test: the whole makefile make reads: the test rule's recipe,
+//     its prerequisites and the variables they expand can be anywhere in
+//     it. Files it includes are not covered.
+//
+// testDefinition is npm's and make's digest; "" for the others.
+func testDefinition(dir, from string, data []byte) (string, error) {
+	switch from {
+	case "package.json":
+		var b strings.Builder
+		for _, s := range []string{"pretest", "test", "posttest"} {
+			v := gjson.GetBytes(data, "scripts."+gjson.Escape(s))
+			fmt.Fprintf(&b, "%s=%q\n", s, v.Raw)
+		}
+		npmrc, err := readManifest(dir, ".npmrc")
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(&b, ".npmrc=%q\n", npmrc)
+		return consent.Digest([]byte(b.String())), nil
+	case "GNUmakefile", "makefile", "Makefile":
+		return consent.Digest(data), nil
+	}
+	return "", nil
+}
+
+// fileKind is a project kind told by one of names being a regular file.
+func fileKind(name, command string, more ...string) func(string) (DetectedTest, string, error) {
+	return func(dir string) (DetectedTest, string, error) {
 		for _, n := range append([]string{name}, more...) {
 			ok, err := file(n).present(dir)
-			if err != nil || ok {
-				return command, n, "", err
+			if err != nil {
+				return DetectedTest{}, "", err
+			}
+			if ok {
+				return DetectedTest{Command: command, From: n}, "", nil
 			}
 		}
-		return "", "", "", nil
+		return DetectedTest{}, "", nil
 	}
 }
 
@@ -84,40 +136,45 @@ func fileKind(name, command string, more ...string) func(string) (string, string
 // no test command at all is better than one that can never pass.
 const npmPlaceholder = "no test specified"
 
-func npmKind(dir string) (string, string, string, error) {
+func npmKind(dir string) (DetectedTest, string, error) {
 	data, err := readManifest(dir, "package.json")
 	if err != nil || data == nil {
-		return "", "", "", err
+		return DetectedTest{}, "", err
 	}
 	if !gjson.ValidBytes(data) {
-		return "", "", "", fmt.Errorf("%s: not valid JSON", filepath.Join(dir, "package.json"))
+		return DetectedTest{}, "", fmt.Errorf("%s: not valid JSON", filepath.Join(dir, "package.json"))
 	}
 	test := gjson.GetBytes(data, "scripts.test")
 	switch {
 	case test.Type != gjson.String || strings.TrimSpace(test.Str) == "":
-		return "", "", `package.json has no "test" script`, nil
+		return DetectedTest{}, `package.json has no "test" script`, nil
 	case strings.Contains(test.Str, npmPlaceholder):
-		return "", "", `package.json's "test" script is npm's placeholder, which always fails: not used`, nil
+		return DetectedTest{}, `package.json's "test" script is npm's placeholder, which always fails: not used`, nil
 	}
-	return "npm test", "package.json", "", nil
+	def, err := testDefinition(dir, "package.json", data)
+	if err != nil {
+		return DetectedTest{}, "", err
+	}
+	return DetectedTest{Command: "npm test", From: "package.json", Definition: def}, "", nil
 }
 
-func makeKind(dir string) (string, string, string, error) {
+func makeKind(dir string) (DetectedTest, string, error) {
 	for _, name := range []string{"GNUmakefile", "makefile", "Makefile"} {
 		data, err := readManifest(dir, name)
 		if err != nil {
-			return "", "", "", err
+			return DetectedTest{}, "", err
 		}
 		if data == nil {
 			continue
 		}
 		// make reads the first of these that exists, and only that one.
 		if hasMakeTarget(data, "test") {
-			return "make test", name, "", nil
+			def, err := testDefinition(dir, name, data)
+			return DetectedTest{Command: "make test", From: name, Definition: def}, "", err
 		}
-		return "", "", name + " has no test target", nil
+		return DetectedTest{}, name + " has no test target", nil
 	}
-	return "", "", "", nil
+	return DetectedTest{}, "", nil
 }
 
 // hasMakeTarget reports whether a makefile has a rule for target: a line

@@ -11,6 +11,7 @@
 package config
 
 import (
+	"bytes"
 	_ "embed"
 	"encoding/json"
 	"errors"
@@ -306,11 +307,11 @@ func BlockOnError(err error) bool {
 // Parse decodes and validates a config read from r; source names it in
 // errors. Fields left out take their defaults.
 func Parse(r io.Reader, source string) (*Config, error) {
-	data, err := io.ReadAll(io.LimitReader(r, 1<<20+1))
+	data, err := io.ReadAll(io.LimitReader(r, maxBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("config %s: read: %w", source, err)
 	}
-	if len(data) > 1<<20 {
+	if len(data) > maxBytes {
 		return nil, &Error{Source: source, Problems: []Problem{{Message: "larger than 1 MiB"}}}
 	}
 	c := defaults()
@@ -449,6 +450,20 @@ func onErrorOf(data []byte) string {
 // blocking: opening a FIFO to read waits for a writer, and the host would
 // kill the hook with nothing decided.
 func Load(path string) (*Config, error) {
+	data, err := ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(bytes.NewReader(data), path)
+}
+
+// maxBytes is the largest config read.
+const maxBytes = 1 << 20
+
+// ReadFile reads the config file at path as Load does: a regular file
+// (a FIFO or a device is a config error, never a read that blocks), at
+// most 1 MiB and a byte, which Parse then refuses.
+func ReadFile(path string) ([]byte, error) {
 	f, err := regular.Open(path)
 	if errors.Is(err, regular.ErrNotRegular) {
 		var pe *fs.PathError
@@ -461,7 +476,36 @@ func Load(path string) (*Config, error) {
 		return nil, fmt.Errorf("config: %w", err)
 	}
 	defer f.Close()
-	return Parse(f, path)
+	data, err := io.ReadAll(io.LimitReader(f, maxBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("config %s: read: %w", path, err)
+	}
+	return data, nil
+}
+
+// File is a config file as found: its path, "" for the embedded default,
+// and its bytes as read, nil when it could not be read.
+type File struct {
+	Path string
+	Data []byte
+}
+
+// ResolveFile is Resolve that also returns the file the config came
+// from, read once: what consent to run its commands is keyed by.
+func ResolveFile(l Lookup) (*Config, File, error) {
+	path, err := Find(l)
+	if err != nil || path == "" {
+		if err != nil {
+			return nil, File{}, err
+		}
+		return Default(), File{}, nil
+	}
+	f := File{Path: path}
+	if f.Data, err = ReadFile(path); err != nil {
+		return nil, f, err
+	}
+	c, err := Parse(bytes.NewReader(f.Data), path)
+	return c, f, err
 }
 
 // Lookup says where to look for a config, in order of precedence.

@@ -39,6 +39,7 @@ type sdkResult struct {
 // to stop-hook; the session's config is .claude/donegate.json, as for
 // Claude Code.
 func (s *session) runSDK(route, events, prompt string) sdkResult {
+	s.consent()
 	s.t.Helper()
 	module := clientPath(s.t, "DONEGATE_AGENT_SDK", "install-agent-sdk")
 	stop := recorder(s.t, events) + " " + filepath.Join(hookBinaries(s.t), "stop-hook")

@@ -79,6 +79,9 @@ func (s *session) closer(limit time.Duration, args ...string) closerRun {
 	s.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
+	if len(args) > 0 && args[0] == "loop" {
+		s.consent() // loop runs the agent, whose hooks need it
+	}
 	cmd := exec.CommandContext(ctx, closerBinary(s.t), args...)
 	cmd.Dir = s.Project
 	cmd.Env = s.baseEnv()

@@ -78,6 +78,17 @@ type session struct {
 	Args    []string
 	// Hooks are settings.json hook entries by event name.
 	Hooks map[string][]hookEntry
+	// NoConsent leaves the project as nobody allowed it: by default each
+	// run starts with the person's consent (see allowProject).
+	NoConsent bool
+}
+
+// consent allows the project before a run, unless NoConsent is set.
+func (s *session) consent() {
+	s.t.Helper()
+	if !s.NoConsent {
+		allowProject(s.t, filepath.Join(s.Home, "donegate-state"), s.Project)
+	}
 }
 
 type hookEntry struct {
@@ -151,6 +162,7 @@ type result struct {
 func (s *session) run(prompt string) result {
 	s.t.Helper()
 	claude := claudeBinary(s.t)
+	s.consent()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	args := []string{"-p", prompt, "--output-format", "json"}

@@ -122,10 +122,16 @@ func flatten(prefix string, specs []config.Checker) ([]flatItem, error) {
 
 // check runs every flattened checker of the config under its budget,
 // but those of the types in skip.
+//
+// The person runs it: that is consent for this run, whatever the hooks'
+// consent says; when they would not run something it runs, stderr says so.
 func (r *runCtx) check(ctx context.Context, skip ...string) (CheckReport, error) {
 	cfg, err := r.loadConfig()
 	if err != nil {
 		return CheckReport{}, err
+	}
+	if note := r.consentNote(); note != "" {
+		fmt.Fprintf(r.stderr, "%s: note: %s\n", r.name, note)
 	}
 	items, err := flatten("", checkers.At(cfg.Checkers, checkers.ReasonManual))
 	if err != nil {

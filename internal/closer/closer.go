@@ -140,7 +140,7 @@ type command struct {
 	run   func(ctx context.Context, r *runCtx) (verdict, error)
 }
 
-var commands = []command{checkCommand, judgeCommand, smartCheckCommand, loopCommand, initCommand, doctorCommand, explainCommand}
+var commands = []command{checkCommand, judgeCommand, smartCheckCommand, loopCommand, initCommand, allowCommand, doctorCommand, explainCommand}
 
 const usageHead = `Usage: closer <command> [flags]
 
@@ -229,6 +229,9 @@ type options struct {
 	noProgressLimit  int
 	iterationTimeout time.Duration
 	claudeArgs       []string // what follows --
+
+	// allow
+	revoke bool
 
 	init    initOptions    // init
 	explain explainOptions // explain

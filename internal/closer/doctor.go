@@ -141,6 +141,9 @@ func runDoctor(ctx context.Context, r *runCtx) (verdict, error) {
 func (r *runCtx) doctor(ctx context.Context) DoctorReport {
 	rep := DoctorReport{OK: true, Findings: []Finding{}}
 	cfg := r.doctorConfig(&rep)
+	if cfg != nil {
+		r.doctorConsent(&rep)
+	}
 	regs := r.doctorSettings(&rep)
 	hostRegs, othersOnly := r.doctorHosts(&rep, cfg)
 	if !othersOnly || len(regs) > 0 {
@@ -158,7 +161,7 @@ func (r *runCtx) doctor(ctx context.Context) DoctorReport {
 	// Config first to have the budget at hand; shown in the order a person
 	// installs: binaries, registrations (Claude Code's settings, then
 	// each other host's), config, state, Claude Code.
-	order := map[string]int{"binaries": 0, "settings": 1, "codex": 2, "qwen": 3, "gemini": 4, "copilot": 5, "config": 6, "state": 7, "claude": 8}
+	order := map[string]int{"binaries": 0, "settings": 1, "codex": 2, "qwen": 3, "gemini": 4, "copilot": 5, "config": 6, "consent": 7, "state": 8, "claude": 9}
 	slices.SortStableFunc(rep.Findings, func(a, b Finding) int { return order[a.Area] - order[b.Area] })
 	return rep
 }

@@ -225,6 +225,9 @@ func (r *runCtx) printExplain(rep gate.Report, stderr, warnings []string) error 
 	}
 	p.line("project dir: " + rep.ProjectDir)
 	p.line("state dir: " + rep.StateDir + " (read, not written)")
+	if l := consentLine(rep.Consent); l != "" {
+		p.line("consent: " + l)
+	}
 	if criteria {
 		told := "nothing"
 		if rep.Criteria != "" {
@@ -342,6 +345,9 @@ type explainReport struct {
 	Why      string          `json:"why"`
 	// Warnings name the event's files that do not exist.
 	Warnings []string `json:"warnings"`
+	// Consent is what the run found of the person's consent, and what it
+	// did not run for want of it; "" when the run did not look.
+	Consent string `json:"consent,omitempty"`
 }
 
 type explainChecker struct {
@@ -375,7 +381,8 @@ func explainJSON(rep gate.Report, stderr []string) explainReport {
 			Kind: string(rep.Decision.Kind), Block: rep.Verdict.Block, Limit: rep.Decision.Limit,
 			Blocks: rep.Decision.Blocks, MaxBlocks: rep.Decision.MaxBlocks, Error: errText(rep.Decision.Err),
 		},
-		Why: why(rep),
+		Why:     why(rep),
+		Consent: consentLine(rep.Consent),
 	}
 	if rep.ConfigErr != nil {
 		out.ConfigError = rep.ConfigErr.Error()
@@ -412,4 +419,36 @@ func lines(s string) []string {
 		}
 	}
 	return out
+}
+
+// consentLine says what a run found of consent, "" when it did not look
+// (an ungated tool).
+func consentLine(cs *gate.Consent) string {
+	if cs == nil {
+		return ""
+	}
+	var parts []string
+	switch {
+	case cs.RecordErr != nil:
+		parts = append(parts, "the recorded consent cannot be used: "+cs.RecordErr.Error())
+	case cs.Record == nil:
+		parts = append(parts, "none given for "+cs.Project+" (closer allow): nothing of the project runs")
+	case cs.Kept:
+		allowed := "the embedded default"
+		if cs.Record.Config != nil {
+			allowed = cs.Record.Config.Path
+		}
+		parts = append(parts, "the config on disk is not the one allowed; the allowed one ("+allowed+") is checked")
+	}
+	if len(cs.NotRun) > 0 {
+		var cmds []string
+		for _, c := range cs.NotRun {
+			cmds = append(cmds, c.String()+": "+cs.WhyNotRun(c))
+		}
+		parts = append(parts, "not run for want of consent: "+strings.Join(cmds, "; "))
+	}
+	if len(parts) == 0 {
+		return fmt.Sprintf("allowed by %s at %s", cs.Record.By, cs.Record.AllowedAt.Format(time.RFC3339))
+	}
+	return strings.Join(parts, "; ")
 }

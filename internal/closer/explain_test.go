@@ -16,6 +16,7 @@ import (
 
 	"github.com/donegate/donegate/checkers"
 	"github.com/donegate/donegate/config"
+	"github.com/donegate/donegate/internal/consent/consenttest"
 	"github.com/donegate/donegate/internal/gate"
 	"github.com/donegate/donegate/internal/lastevent"
 )
@@ -255,6 +256,10 @@ func TestExplainDecisions(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			e := newExplainEnv(t, map[string]string{"DONEGATE_CONFIG": writeConfig(t, tt.config)})
+			if !strings.HasPrefix(tt.why, "config broken") {
+				// The person allowed the project: its commands run.
+				consenttest.Allow(t, e.stateDir, dir, e.vars["DONEGATE_CONFIG"])
+			}
 			var rep explainReport
 			for range tt.stops {
 				rep = e.same(t, tt.event(dir))
@@ -281,6 +286,7 @@ func TestExplainDecisions(t *testing.T) {
 func TestExplainCachedResult(t *testing.T) {
 	repo, _ := newRepo(t)
 	e := newExplainEnv(t, map[string]string{"DONEGATE_CONFIG": writeConfig(t, `{"checkers":[{"type":"test","name":"unit","command":"echo ran; exit 1"}]}`)})
+	consenttest.Allow(t, e.stateDir, repo, e.vars["DONEGATE_CONFIG"])
 	event := stopEvent(repo)
 
 	rep := e.same(t, event) // explain first: it must not fill the cache

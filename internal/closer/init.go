@@ -122,6 +122,9 @@ type InitReport struct {
 	Presets  []string   `json:"presets"`
 	Files    []InitFile `json:"files"`
 	Notes    []string   `json:"notes"`
+	// Allowed is the consent init gave (see closer allow); nil for a dry
+	// run.
+	Allowed *AllowReport `json:"allowed,omitempty"`
 }
 
 // InitFile is what init did, or would do, to one file.
@@ -244,6 +247,13 @@ func runInit(ctx context.Context, r *runCtx) (verdict, error) {
 		if err := writeAll(changes); err != nil {
 			return incomplete, errorf(ErrEnv, "%w", err)
 		}
+		// The person set the project up: that is consent to run what its
+		// config runs, as it is now (see closer allow).
+		allowed, err := r.allow("closer init")
+		if err != nil {
+			return incomplete, err
+		}
+		rep.Allowed = &allowed
 	}
 	if !o.noHooks {
 		rep.Notes = append(rep.Notes, hostNotes(hosts, o.user)...)
@@ -403,6 +413,19 @@ func (r *runCtx) printInit(rep InitReport, commands map[string]string) error {
 	if rep.DryRun {
 		p.line("Dry run: nothing written.")
 		return p.err
+	}
+	if a := rep.Allowed; a != nil {
+		var cmds []string
+		for _, c := range a.Commands {
+			cmds = append(cmds, "`"+c.Command+"`")
+		}
+		if len(cmds) == 0 {
+			cmds = []string{"no command"}
+		}
+		p.line(fmt.Sprintf("Allowed the hooks to run %s here (closer allow; the state dir keeps it, not the project).", andList(cmds)))
+		for _, w := range a.Warnings {
+			p.line("Note: " + w + ".")
+		}
 	}
 	for _, f := range rep.Files {
 		if f.hooks && f.Action != "unchanged" {

@@ -18,7 +18,7 @@ import (
 // it to the start-up floor).
 func criteria(hook string, opts Options, env Env, ev *hookio.Event, stderr io.Writer) (Report, error) {
 	r := newRun(hook, opts, env, ev, stderr)
-	c, err := r.loadConfig()
+	c, err := r.config()
 	rep := Report{Hook: hook, Event: r.event, ProjectDir: r.projectDir(), StateDir: r.stateDir(), ConfigErr: err, Dialect: r.dialect(c)}
 	if opts.Explain {
 		rep.ConfigPath, _ = config.Find(lookup(r.opts, r.env, r.event.Cwd))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/donegate/donegate/checkers"
@@ -118,6 +119,10 @@ type Report struct {
 	// Criteria is what stop-hook --criteria tells the agent ("" for
 	// nothing; see checkers.Criteria).
 	Criteria string
+	// Consent is what was found of the person's consent to run the
+	// project's commands, and what was not run for want of it; nil when
+	// the run did not get that far (an ungated tool).
+	Consent *Consent
 }
 
 // Evaluate decides the answer of hook (StopHookName or ToolHookName) to
@@ -161,24 +166,23 @@ func Evaluate(ctx context.Context, hook string, opts Options, env Env, raw []byt
 	}
 	r := newRun(hook, opts, env, ev, stderr)
 	r.raw = raw
-	c, err := r.loadConfig()
-	rep := Report{Hook: hook, Event: r.event, ProjectDir: r.projectDir(), StateDir: r.stateDir(), ConfigErr: err}
+	c, file, err := r.loadConfig()
+	rep := Report{Hook: hook, Event: r.event, ProjectDir: r.projectDir(), StateDir: r.stateDir()}
 	if opts.Explain {
 		rep.ConfigPath, _ = config.Find(lookup(r.opts, r.env, r.event.Cwd))
 	}
-	if hook == ToolHookName {
-		// Ungated tools pass at once, whatever the config. A broken config
-		// cannot say which tools it gates, so then only the default ones
-		// are: denying every tool (Write included, the one the agent needs
-		// to fix the config) would trap the agent.
-		gated := config.DefaultGateTools
-		if err == nil {
-			gated = c.GateTools
-		}
-		if !slices.Contains(gated, ev.ToolName) {
-			rep.Dialect, rep.Decision = r.dialect(c), Decision{Kind: KindNotGated}
-			return rep, rep.write()
-		}
+	// Ungated tools pass at once, whatever the config: the consent record
+	// is read only for a tool the config on disk gates, or one gated by
+	// default, which an edited config may have dropped.
+	if hook == ToolHookName && !gates(c, err, ev.ToolName) && !slices.Contains(config.DefaultGateTools, ev.ToolName) {
+		rep.ConfigErr, rep.Dialect, rep.Decision = err, r.dialect(c), Decision{Kind: KindNotGated}
+		return rep, rep.write()
+	}
+	c, r.consent, err = r.resolveConsent(c, file, err)
+	rep.ConfigErr, rep.Consent = err, r.consent
+	if hook == ToolHookName && !gates(c, err, ev.ToolName) {
+		rep.Dialect, rep.Decision = r.dialect(c), Decision{Kind: KindNotGated}
+		return rep, rep.write()
 	}
 	if reason == checkers.ReasonStop && err == nil && slices.Contains(c.GateTools, structuredOutputTool) {
 		if checkers.CodexFinalOutput(r.event) != nil {
@@ -194,6 +198,18 @@ func Evaluate(ctx context.Context, hook string, opts Options, env Env, raw []byt
 	r.waitSaved()
 	rep.Checkers = r.checkers
 	return rep, rep.write()
+}
+
+// gates reports whether the config (c, or the error loading it gave)
+// gates tool. A broken config cannot say which tools it gates, so then
+// only the default ones are: denying every tool (Write included, the one
+// the agent needs to fix the config) would trap the agent.
+func gates(c *config.Config, err error, tool string) bool {
+	gated := config.DefaultGateTools
+	if err == nil {
+		gated = c.GateTools
+	}
+	return slices.Contains(gated, tool)
 }
 
 // structuredOutputTool is Claude Code's tool for a final structured
@@ -262,6 +278,14 @@ func (r *run) evaluate(ctx context.Context, reason checkers.StopReason, c *confi
 	}
 	res, err := r.check(ctx, c, reason)
 	v, d := r.decide(c, res, err)
+	if notice := r.consent.notice(); notice != "" {
+		// Told where the person looks: once a session in the answer, on
+		// stderr (the host's log) every time.
+		fmt.Fprintf(r.stderr, "%s: %s\n", r.name, notice)
+		if r.tellOnce(notice) {
+			v.SystemMessage = strings.TrimSpace(v.SystemMessage + "\n" + notice)
+		}
+	}
 	return r.dialect(c), v, res, d
 }
 
@@ -304,6 +328,9 @@ func (r *run) explainCheck(ctx context.Context, chain checkers.Checker, cc *chec
 		watched.Members[i] = checkers.Member{Label: m.Label, Checker: recorder{m.Checker, &out[i]}}
 	}
 	res, err := watched.Check(ctx, cc)
+	// What the hook's own chain kept from running, not what runs below
+	// for the record: the person is told of that alone.
+	r.consent.NotRun = cc.NotRun()
 	if err != nil || !res.Complete {
 		// The chain (mode all, in order) answers with the first member
 		// that is not done, or that it did not get to run at all.

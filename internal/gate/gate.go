@@ -184,6 +184,8 @@ type run struct {
 	// newTurn: hostTurn gave the event a new turn, for keepTurn to
 	// keep with the count.
 	newTurn bool
+	// consent is what was found of the person's consent (see config).
+	consent *Consent
 }
 
 // newRun starts a run of ev. The event's paths are expanded here, once,
@@ -265,8 +267,18 @@ func lookup(opts Options, env Env, cwd string) config.Lookup {
 	return l
 }
 
-func (r *run) loadConfig() (*config.Config, error) {
-	return config.Resolve(lookup(r.opts, r.env, r.event.Cwd))
+// loadConfig loads the config file found, as it is on disk.
+func (r *run) loadConfig() (*config.Config, config.File, error) {
+	return config.ResolveFile(lookup(r.opts, r.env, r.event.Cwd))
+}
+
+// config is the config in force: the one on disk when the person allowed
+// it, else the one they allowed (see resolveConsent), with what was found
+// of their consent.
+func (r *run) config() (*config.Config, error) {
+	c, file, err := r.loadConfig()
+	c, r.consent, err = r.resolveConsent(c, file, err)
+	return c, err
 }
 
 func (r *run) dialect(c *config.Config) hookio.Dialect {
@@ -306,6 +318,12 @@ func (r *run) check(ctx context.Context, c *config.Config, reason checkers.StopR
 		ReadOnly:   r.opts.DryRun,
 		Templates:  c.Templates,
 		Continued:  sync.OnceValues(r.continued),
+		Consent:    r.consent,
+	}
+	if r.consent == nil {
+		// config() was not called: nothing is known to be allowed.
+		r.consent = &Consent{Project: r.projectDir()}
+		cc.Consent = r.consent
 	}
 	// A user's retry template renders within what is left of the budget.
 	cc.RenderBy, _ = ctx.Deadline()
@@ -319,7 +337,9 @@ func (r *run) check(ctx context.Context, c *config.Config, reason checkers.StopR
 	if r.opts.Explain {
 		return r.explainCheck(ctx, chain, cc)
 	}
-	return chain.Check(ctx, cc)
+	res, err := chain.Check(ctx, cc)
+	r.consent.NotRun = cc.NotRun()
+	return res, err
 }
 
 // continued reads how many times the agent has been continued in the

@@ -1,0 +1,276 @@
+package gate
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/donegate/donegate/checkers"
+	"github.com/donegate/donegate/config"
+	"github.com/donegate/donegate/internal/consent"
+	"github.com/donegate/donegate/internal/state"
+)
+
+// Consent is what a run found of the person's consent to run the
+// project's commands (see package internal/consent), and what it did
+// for want of it.
+type Consent struct {
+	// Project is the project dir consent is keyed by.
+	Project string
+	// Record is the person's consent; nil when there is none, or when it
+	// could not be read (RecordErr).
+	Record    *consent.Record
+	RecordErr error
+	// ConfigAllowed: the commands the config in force names may run.
+	ConfigAllowed bool
+	// Kept: the config file is not the one the person allowed (edited,
+	// removed, added, broken), and the allowed one is in force instead.
+	Kept bool
+	// File is the config file found on disk ("" for none).
+	File string
+	// NotRun are the commands the chain did not start for want of
+	// consent.
+	NotRun []checkers.ProjectCommand
+}
+
+// Allowed reports whether consent covers everything the run would start.
+func (c Consent) Allowed() bool { return c.ConfigAllowed && !c.Kept && len(c.NotRun) == 0 }
+
+// MayRun implements checkers.Consent: a command the config names runs
+// when the config in force is the allowed one; a detected one when the
+// record lists it with the same definition.
+func (c *Consent) MayRun(cmd checkers.ProjectCommand) bool {
+	if !cmd.Detected() {
+		return c.ConfigAllowed
+	}
+	return c.ConfigAllowed && c.Record.Allows(consent.Command{Checker: cmd.Checker, Command: cmd.Command, From: cmd.From, Definition: cmd.Definition})
+}
+
+// resolveConsent reads the project's consent and returns the config to
+// check with: the one loaded from file (c, or the error loading it gave)
+// when the person allowed it, else the allowed one the record keeps, so
+// that editing, breaking or removing the config never frees the agent.
+func (r *run) resolveConsent(c *config.Config, file config.File, loadErr error) (*config.Config, *Consent, error) {
+	return resolveConsent(r.stateDir(), r.projectDir(), c, file, loadErr)
+}
+
+func resolveConsent(stateDir, projectDir string, c *config.Config, file config.File, loadErr error) (*config.Config, *Consent, error) {
+	cs := &Consent{Project: consent.Resolve(projectDir), File: file.Path}
+	rec, err := consent.Load(stateDir, cs.Project)
+	switch {
+	case errors.Is(err, consent.ErrNone):
+		return c, cs, loadErr
+	case err != nil:
+		cs.RecordErr = err
+		return c, cs, loadErr
+	}
+	cs.Record = rec
+	if sameConfig(rec.Config, file) {
+		cs.ConfigAllowed = true
+		return c, cs, loadErr
+	}
+	allowed := config.Default()
+	if rec.Config != nil {
+		allowed, err = config.Parse(bytes.NewReader([]byte(rec.Config.Content)), rec.Config.Path)
+		if err != nil {
+			// Written by an older or newer donegate that reads it otherwise:
+			// nothing allowed can be checked, and the person is told.
+			cs.RecordErr = fmt.Errorf("the allowed config no longer loads: %w", err)
+			return c, cs, loadErr
+		}
+	}
+	cs.ConfigAllowed, cs.Kept = true, true
+	return allowed, cs, nil
+}
+
+// sameConfig reports whether the config found is the allowed one: the
+// same file with the same bytes, or the embedded default both times.
+func sameConfig(allowed *consent.Config, file config.File) bool {
+	if allowed == nil || file.Path == "" {
+		return allowed == nil && file.Path == ""
+	}
+	return allowed.Path == consent.Resolve(file.Path) && file.Data != nil && consent.Digest(file.Data) == allowed.Digest
+}
+
+// consentNotice is what the person is told about consent after a run,
+// "" when there is nothing to tell.
+func (cs *Consent) notice() string {
+	if cs == nil || (len(cs.NotRun) == 0 && !cs.Kept) {
+		// An unreadable record only matters to a config that runs
+		// something.
+		return ""
+	}
+	allow := fmt.Sprintf("closer allow --dir %s", shellQuote(cs.Project))
+	var parts []string
+	switch {
+	case cs.RecordErr != nil:
+		parts = append(parts, fmt.Sprintf("donegate cannot use the consent recorded for %s (%v)", cs.Project, cs.RecordErr))
+	case cs.Kept:
+		what := "the config file " + cs.File + " is not the one you allowed"
+		switch {
+		case cs.File == "":
+			what = "the config file you allowed (" + cs.Record.Config.Path + ") is gone"
+		case cs.Record.Config == nil:
+			what = "a config file, " + cs.File + ", appeared since you allowed this project with the embedded default"
+		}
+		parts = append(parts, fmt.Sprintf("%s: donegate keeps checking with the config you allowed until you review the new one and allow it", what))
+	}
+	switch n := cs.NotRun; len(n) {
+	case 0:
+	case 1:
+		parts = append(parts, fmt.Sprintf("donegate did not run %s in %s%s, so it checked nothing of that", n[0], cs.Project, cs.whyNotRun(n[0])))
+	default:
+		var cmds []string
+		for _, c := range n {
+			cmds = append(cmds, c.String()+cs.whyNotRun(c))
+		}
+		parts = append(parts, fmt.Sprintf("donegate did not run these commands in %s, so it checked nothing of them: %s", cs.Project, strings.Join(cmds, "; ")))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, "; ") + ". To allow what the project holds now, run: " + allow
+}
+
+// whyNotRun says why consent does not cover cmd, after its name.
+func (cs *Consent) whyNotRun(cmd checkers.ProjectCommand) string {
+	switch {
+	case cs.Record == nil:
+		return ": nobody has allowed this project's commands"
+	case !cmd.Detected():
+		return ": the config in force is not the one you allowed"
+	}
+	if _, ok := cs.Record.AllowedCommand(cmd.Checker, cmd.Command, cmd.From); ok {
+		return ": " + cmd.From + " changed since you allowed it"
+	}
+	return ": new since you allowed this project"
+}
+
+// shellQuote quotes s for a POSIX shell where it needs quoting.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./~+:@%,=") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// consentSlot is the session record's slot for the consent notice last
+// told (see tellOnce).
+const consentSlot = "consent"
+
+// tellOnce reports whether notice is new to the session: told once a
+// session, and again when it says something else. A dry run changes
+// nothing and tells.
+func (r *run) tellOnce(notice string) bool {
+	if notice == "" || r.event.SessionID == "" {
+		return notice != ""
+	}
+	tell := true
+	store := state.Store{Dir: r.stateDir(), ReadOnly: r.opts.DryRun}
+	err := store.Update(r.event.SessionID, func(s *state.Session) error {
+		var told string
+		if s.Get(consentSlot, &told) && told == notice {
+			tell = false
+			return nil
+		}
+		return s.Put(consentSlot, notice)
+	})
+	if err != nil {
+		fmt.Fprintf(r.stderr, "%s: %v\n", r.name, err)
+	}
+	return tell
+}
+
+// Allowed is what Allow recorded.
+type Allowed struct {
+	Record consent.Record
+	// Config is the allowed config file, "" for the embedded default.
+	Config string
+	// Commands are every command the allowed config runs in the project,
+	// those it names and those detected.
+	Commands []checkers.ProjectCommand
+	// Previous is the consent this one replaced, nil when there was none.
+	Previous *consent.Record
+	// Warnings say what could not be listed or read, for the person.
+	Warnings []string
+}
+
+// Allow records the person's consent for the project in dir as it is
+// now: the config the hooks would load there (found through l) and the
+// commands detected from its files, which a hook then runs. by names what
+// gave it ("closer allow"). A config that does not load is refused: what
+// it runs cannot be known. Only closer, run by the person, calls it; the
+// hooks never give consent.
+func Allow(stateDir, dir string, l config.Lookup, by string, now time.Time) (Allowed, error) {
+	cfg, file, err := config.ResolveFile(l)
+	if err != nil {
+		return Allowed{}, fmt.Errorf("%w; fix the config, then allow it", err)
+	}
+	a := Allowed{Record: consent.Record{Project: dir, AllowedAt: now.UTC(), By: by}}
+	if file.Path != "" {
+		a.Config = file.Path
+		a.Record.Config = &consent.Config{Path: consent.Resolve(file.Path), Digest: consent.Digest(file.Data), Content: string(file.Data)}
+	}
+	a.Commands, err = checkers.ProjectCommands(cfg, dir)
+	if err != nil {
+		// A preset that detects no tool fails at every check too; what
+		// could be listed is allowed, and the person told.
+		a.Warnings = append(a.Warnings, "not every command could be listed: "+err.Error())
+	}
+	for _, c := range a.Commands {
+		if c.Detected() {
+			a.Record.Commands = append(a.Record.Commands, consent.Command{Checker: c.Checker, Command: c.Command, From: c.From, Definition: c.Definition})
+		}
+	}
+	old, err := consent.Load(stateDir, dir)
+	switch {
+	case err == nil:
+		a.Previous = old
+	case !errors.Is(err, consent.ErrNone):
+		a.Warnings = append(a.Warnings, "the old consent was unreadable and is replaced: "+err.Error())
+	}
+	if err := consent.Save(stateDir, a.Record); err != nil {
+		return Allowed{}, err
+	}
+	return a, nil
+}
+
+// ConsentStatus is what a hook would find of consent in a project now,
+// worked out without running anything: for closer doctor and closer
+// check.
+type ConsentStatus struct {
+	Consent
+	// Commands are every command the config in force runs in the project.
+	Commands []checkers.ProjectCommand
+	// ListErr says what could not be listed (a preset that detects no
+	// tool).
+	ListErr error
+}
+
+// StatusOf works out the consent status of the project in dir, its
+// config found through l, as a hook there would (see resolveConsent):
+// NotRun lists what a hook would not run. An error is a config that does
+// not load and no allowed one to stand in for it.
+func StatusOf(stateDir, dir string, l config.Lookup) (ConsentStatus, error) {
+	c, file, err := config.ResolveFile(l)
+	c, cs, err := resolveConsent(stateDir, dir, c, file, err)
+	if err != nil {
+		return ConsentStatus{Consent: *cs}, err
+	}
+	st := ConsentStatus{Consent: *cs}
+	st.Commands, st.ListErr = checkers.ProjectCommands(c, dir)
+	for _, cmd := range st.Commands {
+		if !cs.MayRun(cmd) {
+			st.NotRun = append(st.NotRun, cmd)
+		}
+	}
+	return st, nil
+}
+
+// WhyNotRun says why consent does not cover cmd: "nobody has allowed this
+// project's commands", "Makefile changed since you allowed it".
+func (cs *Consent) WhyNotRun(cmd checkers.ProjectCommand) string {
+	return strings.TrimPrefix(cs.whyNotRun(cmd), ": ")
+}
