@@ -30,6 +30,9 @@ type Test struct {
 	Command string
 	Timeout time.Duration // zero means the default
 	Cache   bool
+	// IgnoreWeakening turns off the comparison of the tests with the
+	// session's baseline (see weakened).
+	IgnoreWeakening bool
 }
 
 // TestOptions are a test checker's options.
@@ -46,6 +49,11 @@ type TestOptions struct {
 	// unchanged; false for a command whose result depends on more than
 	// the tree. Left out: true.
 	Cache *bool `json:"cache,omitempty"`
+	// Weakening is what a passing run whose change weakened the tests
+	// (skip or focus markers added, tests deleted, the test command made
+	// a no-op; compared in git with HEAD when the session began) counts
+	// as: "hold", not a pass, or "ignore". Left out: "hold".
+	Weakening string `json:"weakening,omitempty" validate:"omitempty,oneof=hold ignore"`
 }
 
 // CacheEnabled reports whether the checker may reuse results.
@@ -57,10 +65,10 @@ var testType = register(Type{
 	Name:      "test",
 	Summary:   "the project's tests pass: `sh -c COMMAND`, run in the project dir, exits 0; `command` left out: detected from the project's files (go.mod, package.json, pytest, Cargo.toml, a Makefile `test` target), none detected passes",
 	DefaultOn: projectReasons,
-	Patterns:  []string{"test-failed"},
-	Example:   `{"type": "test", "command": "x", "timeout": "1m", "cache": true}`,
+	Patterns:  []string{"test-failed", "tests-weakened"},
+	Example:   `{"type": "test", "command": "x", "timeout": "1m", "cache": true, "weakening": "ignore"}`,
 }, func(o *TestOptions) (Checker, error) {
-	return Test{Command: o.Command, Timeout: o.Timeout.D(), Cache: o.CacheEnabled()}, nil
+	return Test{Command: o.Command, Timeout: o.Timeout.D(), Cache: o.CacheEnabled(), IgnoreWeakening: o.Weakening == weakeningIgnore}, nil
 }, func(o *TestOptions) string {
 	if o.Command != "" {
 		return "`" + o.Command + "` passes"
@@ -101,7 +109,30 @@ func (t Test) Check(ctx context.Context, c *Context) (Result, error) {
 		}
 		command, from, definition = d.Command, d.From, d.Definition
 	}
-	return commandCheck{kind: "test", command: command, from: from, definition: definition, timeout: t.Timeout, cache: t.Cache, voice: &testVoice}.check(ctx, c)
+	r, err := commandCheck{kind: "test", command: command, from: from, definition: definition, timeout: t.Timeout, cache: t.Cache, voice: &testVoice}.check(ctx, c)
+	if err != nil || !r.Complete || t.IgnoreWeakening {
+		return r, err
+	}
+	// It passed, or did not run for want of consent: either way a change
+	// that weakened the tests holds the agent.
+	found, base, werr := weakened(ctx, c)
+	switch {
+	case werr != nil && ctx.Err() == nil:
+		r.Feedback += fmt.Sprintf("\n(donegate could not compare the tests with the session's baseline: %v)", werr)
+		return r, nil
+	case len(found) == 0:
+		return r, nil
+	}
+	more := max(len(found)-maxWeaknesses, 0)
+	list := make([]map[string]any, 0, min(len(found), maxWeaknesses))
+	for _, w := range found[:len(found)-more] {
+		list = append(list, map[string]any{"File": w.File, "Line": w.Line, "Test": w.Test, "What": w.What})
+	}
+	// tests-weakened: Command, the test command; Ran, whether it ran (and
+	// passed); Baseline, the commit compared with, abbreviated;
+	// Weaknesses, each {File, Line (0: the whole file), Test ("" when
+	// unknown), What}; More, how many more were found.
+	return c.Fail("tests-weakened", map[string]any{"Command": command, "Ran": !r.NotRun, "Baseline": short(base), "Weaknesses": list, "More": more}), nil
 }
 
 // detectedExamples names the commands a test checker without one may

@@ -53,6 +53,7 @@ var Patterns = []string{
 	"phase-incomplete",
 	"type-error",
 	"lint-error",
+	"tests-weakened",
 	"test-failed",
 	"command-failed",
 	"git-dirty",
