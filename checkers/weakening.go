@@ -174,7 +174,7 @@ func weakened(ctx context.Context, c *Context) (found []weakness, base string, e
 			_ = c.cache().Put(key, treecache.Entry{Complete: len(found) == 0, Feedback: string(data), At: time.Now()})
 		}
 	}()
-	args := append([]string{"-c", "core.fsmonitor=false", "-c", "core.quotePath=false", "diff", "--no-color", "--no-ext-diff", "--no-textconv",
+	args := append([]string{"-c", "core.quotePath=false", "diff", "--no-color", "--no-ext-diff", "--no-textconv",
 		"-M", "-U0", "--relative", base, "--"}, testPathspecs...)
 	out, err := treecache.Git(ctx, c.ProjectDir, args...)
 	if err != nil {
@@ -186,7 +186,7 @@ func weakened(ctx context.Context, c *Context) (found []weakness, base string, e
 	d := parseDiff(out)
 	// Untracked test files count as added: a new file's it.only drops
 	// every other test as surely as an edited one's.
-	if list, err := treecache.Git(ctx, c.ProjectDir, append([]string{"-c", "core.fsmonitor=false", "ls-files", "--others", "--exclude-standard", "-z", "--"}, testPathspecs...)...); err == nil {
+	if list, err := treecache.Git(ctx, c.ProjectDir, append([]string{"ls-files", "--others", "--exclude-standard", "-z", "--"}, testPathspecs...)...); err == nil {
 		for _, p := range strings.Split(string(list), "\x00") {
 			if p == "" || langOf(p) == nil {
 				continue
@@ -450,7 +450,7 @@ func noOpCommands(ctx context.Context, c *Context, d diff, base string) []weakne
 		default:
 			continue
 		}
-		old, err := treecache.Git(ctx, c.ProjectDir, "-c", "core.fsmonitor=false", "show", base+":./"+f.path)
+		old, err := treecache.Git(ctx, c.ProjectDir, "show", base+":./"+f.path)
 		if err != nil {
 			continue
 		}

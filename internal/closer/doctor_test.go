@@ -11,9 +11,13 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/donegate/donegate/config"
+	"github.com/donegate/donegate/internal/gate"
 )
 
 // doctorSetup is a machine for closer doctor: a HOME, a project, a PATH
@@ -23,6 +27,9 @@ type doctorSetup struct {
 	home, proj, bin, state string
 	claude                 string
 	vars                   map[string]string
+	// noConsent leaves the project as nobody allowed it; by default run
+	// allows it first, as the person who set it up did.
+	noConsent bool
 }
 
 const exampleSettings = `{"hooks": {
@@ -90,6 +97,11 @@ func (s *doctorSetup) installPlugin(t *testing.T) string {
 
 func (s *doctorSetup) run(t *testing.T, extra ...string) (int, string, string) {
 	t.Helper()
+	if !s.noConsent {
+		// As closer allow would; a config that does not load, or a state
+		// dir that cannot be written, stays unallowed, as it would.
+		_, _ = gate.Allow(s.state, s.proj, config.Lookup{ProjectDir: s.proj, Env: s.vars["DONEGATE_CONFIG"]}, "test", time.Now())
+	}
 	var out, errOut bytes.Buffer
 	args := append([]string{"doctor", "--dir", s.proj, "--claude", s.claude}, extra...)
 	code := Main(context.Background(), args, &out, &errOut, testEnv(s.vars, false))
@@ -556,7 +568,7 @@ func TestDoctorJSON(t *testing.T) {
 	var fail *Finding
 	for i, f := range rep.Findings {
 		assert.Contains(t, []string{statusOK, statusWarn, statusFail}, f.Status)
-		assert.Contains(t, []string{"binaries", "settings", "config", "state", "claude"}, f.Area)
+		assert.Contains(t, []string{"binaries", "settings", "config", "consent", "state", "claude"}, f.Area)
 		assert.NotEmpty(t, f.Message)
 		if f.Status == statusFail {
 			assert.NotEmpty(t, f.Fix, "every fail has its fix: %s", f.Message)

@@ -2,7 +2,6 @@ package closer
 
 import (
 	"bytes"
-	"context"
 	"path/filepath"
 	"testing"
 
@@ -103,10 +102,9 @@ func TestDoctorReadsARepeatedKeyAsClaudeCodeDoes(t *testing.T) {
 	s := newDoctorSetup(t)
 	s.write(t, filepath.Join(s.proj, ".claude", "settings.json"),
 		exampleSettings[:len(exampleSettings)-1]+`, "hooks": {"Notification": [{"hooks": [{"type": "command", "command": "date"}]}]}}`)
-	var out, errOut bytes.Buffer
-	code := Main(context.Background(), []string{"doctor", "--dir", s.proj, "--claude", s.claude}, &out, &errOut, testEnv(s.vars, false))
+	code, out, _ := s.run(t)
 	// None registered: unknown, as a --plugin-dir plugin may run them.
-	assert.Equal(t, ExitComplete, code, out.String())
-	assert.Contains(t, out.String(), "? settings: not registered in any settings file or installed plugin")
-	assert.NotContains(t, out.String(), "✓ settings: stop-hook at Stop")
+	assert.Equal(t, ExitComplete, code, out)
+	assert.Contains(t, out, "? settings: not registered in any settings file or installed plugin")
+	assert.NotContains(t, out, "✓ settings: stop-hook at Stop")
 }

@@ -483,7 +483,10 @@ func Git(ctx context.Context, dir string, args ...string) ([]byte, error) {
 func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", args...)
+	// core.fsmonitor names a program git runs at every status: one the
+	// agent wrote into .git/config would run at every stop, outside the
+	// host's sandbox. donegate's git runs none.
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.fsmonitor=false"}, args...)...)
 	cmd.Dir = dir
 	// Read-only: status must not take the index lock another git holds.
 	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")

@@ -425,3 +425,25 @@ func TestStateBoundsNestedRepositories(t *testing.T) {
 	_, err := treecache.State(context.Background(), dir)
 	require.ErrorIs(t, err, treecache.ErrTooLarge)
 }
+
+// A core.fsmonitor hook in the repository's own config (which an agent
+// can write) is never run by donegate's git: it would run at every stop,
+// outside the host's sandbox.
+func TestRepositoryFsmonitorDoesNotRun(t *testing.T) {
+	needGit(t)
+	dir := filepath.Join(t.TempDir(), "r")
+	repo(t, dir, map[string]string{"a.txt": "a\n"})
+	marker := filepath.Join(t.TempDir(), "ran")
+	hook := filepath.Join(t.TempDir(), "fsmonitor.sh")
+	require.NoError(t, os.WriteFile(hook, []byte("#!/bin/sh\ntouch "+marker+"\nexit 1\n"), 0o755))
+	gitc(t, dir, "config", "core.fsmonitor", hook)
+	write(t, dir, "a.txt", "b\n")
+	_, err := treecache.ReadStatus(context.Background(), dir)
+	require.NoError(t, err)
+	_, err = treecache.Git(context.Background(), dir, "diff", "--stat")
+	require.NoError(t, err)
+	assert.NoFileExists(t, marker)
+	// The hook does run for a git that is not donegate's.
+	gitc(t, dir, "status")
+	assert.FileExists(t, marker, "the test's own hook must work, or it proves nothing")
+}
