@@ -78,3 +78,40 @@ func TestTestCheckerDetectionRefusesAFIFO(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "Makefile: not a regular file")
 }
+
+// Only a regular file is a sign of a project kind: a go.mod that is a
+// link to /dev/zero (go test grew to 5.5 GB in 6 s reading it), a FIFO or
+// a directory named go.mod detect nothing, and nothing is run.
+func TestDetectionCountsOnlyRegularFiles(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		plant func(t *testing.T, path string)
+	}{
+		{"a link to /dev/zero", func(t *testing.T, path string) { require.NoError(t, os.Symlink("/dev/zero", path)) }},
+		{"a FIFO", func(t *testing.T, path string) { require.NoError(t, syscall.Mkfifo(path, 0o644)) }},
+		{"a directory", func(t *testing.T, path string) { require.NoError(t, os.Mkdir(path, 0o755)) }},
+		{"a dangling link", func(t *testing.T, path string) { require.NoError(t, os.Symlink("nowhere", path)) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			tt.plant(t, filepath.Join(dir, "go.mod"))
+			d, err := checkers.DetectTestCommand(dir)
+			require.NoError(t, err)
+			assert.Empty(t, d.Command)
+			runner := &fakeRunner{}
+			c := &checkers.Context{Event: &hookio.Event{SessionID: "s1"}, ProjectDir: dir, Runner: runner, Budget: time.Minute}
+			r, err := checkers.Test{}.Check(context.Background(), c)
+			require.NoError(t, err)
+			assert.True(t, r.Complete)
+			assert.Zero(t, runner.runs)
+		})
+	}
+	// A link to a regular go.mod is one.
+	dir := t.TempDir()
+	real := filepath.Join(t.TempDir(), "go.mod")
+	require.NoError(t, os.WriteFile(real, []byte("module m\n"), 0o644))
+	require.NoError(t, os.Symlink(real, filepath.Join(dir, "go.mod")))
+	d, err := checkers.DetectTestCommand(dir)
+	require.NoError(t, err)
+	assert.Equal(t, "go test ./...", d.Command)
+}

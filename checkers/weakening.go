@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -71,57 +72,60 @@ func slashComment(l string) bool {
 	return strings.HasPrefix(l, "//") || strings.HasPrefix(l, "/*") || strings.HasPrefix(l, "*")
 }
 
-var (
-	jsTestFile = regexp.MustCompile(`\.(test|spec)\.[cm]?[jt]sx?$`)
-	jsFile     = regexp.MustCompile(`\.[cm]?[jt]sx?$`)
-)
-
-var testLangs = []testLang{
-	{
-		name:    "Go",
-		isTest:  func(p string) bool { return strings.HasSuffix(p, "_test.go") },
-		marker:  regexp.MustCompile(`\b[a-zA-Z_]\w*\.(Skip|SkipNow|Skipf)\(`),
-		def:     regexp.MustCompile(`^func ((?:Test|Fuzz)\w*)\(`),
-		comment: slashComment,
-	},
-	{
-		name: "Python",
-		isTest: func(p string) bool {
-			base := path.Base(p)
-			return strings.HasSuffix(p, ".py") && (strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py") ||
-				strings.HasPrefix(p, "tests/") || strings.Contains(p, "/tests/"))
+// testLangs are the languages' rules, their patterns compiled at first
+// use: compiled in package variables they cost every hook's start-up
+// 100 KB of allocations (TestStartupDoesNoNeedlessWork).
+var testLangs = sync.OnceValue(func() []testLang {
+	jsTestFile := regexp.MustCompile(`\.(test|spec)\.[cm]?[jt]sx?$`)
+	jsFile := regexp.MustCompile(`\.[cm]?[jt]sx?$`)
+	return []testLang{
+		{
+			name:    "Go",
+			isTest:  func(p string) bool { return strings.HasSuffix(p, "_test.go") },
+			marker:  regexp.MustCompile(`\b[a-zA-Z_]\w*\.(Skip|SkipNow|Skipf)\(`),
+			def:     regexp.MustCompile(`^func ((?:Test|Fuzz)\w*)\(`),
+			comment: slashComment,
 		},
-		marker:  regexp.MustCompile(`\bpytest\.mark\.(skip|skipif|xfail)\b|\bunittest\.(skip|skipIf|skipUnless|expectedFailure)\b|\bpytest\.(skip|xfail)\(`),
-		def:     regexp.MustCompile(`^\s*(?:async\s+def|def|class)\s+((?:test|Test)\w*)`),
-		comment: func(l string) bool { return strings.HasPrefix(l, "#") },
-	},
-	{
-		name: "JavaScript",
-		isTest: func(p string) bool {
-			return jsTestFile.MatchString(p) || (strings.Contains("/"+p, "/__tests__/") && jsFile.MatchString(p))
+		{
+			name: "Python",
+			isTest: func(p string) bool {
+				base := path.Base(p)
+				return strings.HasSuffix(p, ".py") && (strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py") ||
+					strings.HasPrefix(p, "tests/") || strings.Contains(p, "/tests/"))
+			},
+			marker:  regexp.MustCompile(`\bpytest\.mark\.(skip|skipif|xfail)\b|\bunittest\.(skip|skipIf|skipUnless|expectedFailure)\b|\bpytest\.(skip|xfail)\(`),
+			def:     regexp.MustCompile(`^\s*(?:async\s+def|def|class)\s+((?:test|Test)\w*)`),
+			comment: func(l string) bool { return strings.HasPrefix(l, "#") },
 		},
-		marker:  regexp.MustCompile(`\b(it|describe|test|context|suite)\.(skip|only|todo)\b|(^|[^\w.])(xit|xdescribe|xtest|fit|fdescribe)\s*\(`),
-		def:     regexp.MustCompile(`(?:^|[^\w.])[xf]?(?:it|test)(?:\.\w+)?\s*\(\s*(?:'([^']+)'|"([^"]+)"|` + "`([^`]+)`" + `)`),
-		comment: slashComment,
-	},
-	{
-		name:    "Rust",
-		isTest:  func(p string) bool { return strings.HasSuffix(p, ".rs") },
-		marker:  regexp.MustCompile(`#\[ignore\b`),
-		def:     regexp.MustCompile(`^\s*(?:pub\s+)?(?:async\s+)?fn\s+(\w+)`),
-		comment: slashComment,
-	},
-}
+		{
+			name: "JavaScript",
+			isTest: func(p string) bool {
+				return jsTestFile.MatchString(p) || (strings.Contains("/"+p, "/__tests__/") && jsFile.MatchString(p))
+			},
+			marker:  regexp.MustCompile(`\b(it|describe|test|context|suite)\.(skip|only|todo)\b|(^|[^\w.])(xit|xdescribe|xtest|fit|fdescribe)\s*\(`),
+			def:     regexp.MustCompile(`(?:^|[^\w.])[xf]?(?:it|test)(?:\.\w+)?\s*\(\s*(?:'([^']+)'|"([^"]+)"|` + "`([^`]+)`" + `)`),
+			comment: slashComment,
+		},
+		{
+			name:    "Rust",
+			isTest:  func(p string) bool { return strings.HasSuffix(p, ".rs") },
+			marker:  regexp.MustCompile(`#\[ignore\b`),
+			def:     regexp.MustCompile(`^\s*(?:pub\s+)?(?:async\s+)?fn\s+(\w+)`),
+			comment: slashComment,
+		},
+	}
+})
 
 // rustTestAttr marks the next fn as a Rust test.
-var rustTestAttr = regexp.MustCompile(`^\s*#\[(\w+::)*test\b`)
+var rustTestAttr = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*#\[(\w+::)*test\b`) })
 
 // langOf returns the test language of the file p, nil for one that holds
 // no tests.
 func langOf(p string) *testLang {
-	for i := range testLangs {
-		if testLangs[i].isTest(p) {
-			return &testLangs[i]
+	langs := testLangs()
+	for i := range langs {
+		if langs[i].isTest(p) {
+			return &langs[i]
 		}
 	}
 	return nil
@@ -260,7 +264,7 @@ type fileDiff struct {
 
 type diff []*fileDiff
 
-var hunkHeader = regexp.MustCompile(`^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@`)
+var hunkHeader = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@`) })
 
 // parseDiff reads `git diff -U0` output.
 func parseDiff(out []byte) diff {
@@ -290,7 +294,7 @@ func parseDiff(out []byte) diff {
 			f.path = strings.TrimPrefix(l, "rename to ")
 		case strings.HasPrefix(l, "--- "), strings.HasPrefix(l, "+++ "):
 		case strings.HasPrefix(l, "@@"):
-			if m := hunkHeader.FindStringSubmatch(l); m != nil {
+			if m := hunkHeader().FindStringSubmatch(l); m != nil {
 				oldN, _ = strconv.Atoi(m[1])
 				newN, _ = strconv.Atoi(m[2])
 			}
@@ -316,7 +320,7 @@ func (lang *testLang) defs(lines []diffLine) map[string]int {
 		}
 		if lang.name == "Rust" {
 			switch {
-			case rustTestAttr.MatchString(l.text):
+			case rustTestAttr().MatchString(l.text):
 				pendingRust = true
 			case strings.HasPrefix(t, "#["):
 			default:

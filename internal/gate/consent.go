@@ -104,6 +104,11 @@ func (cs *Consent) notice() string {
 	}
 	allow := fmt.Sprintf("closer allow --dir %s", shellQuote(cs.Project))
 	var parts []string
+	if cs.Record == nil && cs.RecordErr == nil && cs.File != "" {
+		// A project set up before consent existed: say what changed,
+		// once, rather than go quiet.
+		parts = append(parts, "donegate now runs a project's commands only where you allowed them, and "+cs.File+" was set up before that")
+	}
 	switch {
 	case cs.RecordErr != nil:
 		parts = append(parts, fmt.Sprintf("donegate cannot use the consent recorded for %s (%v)", cs.Project, cs.RecordErr))
