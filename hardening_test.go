@@ -258,10 +258,14 @@ func TestTerminatedHookKillsTestCommand(t *testing.T) {
 			assert.True(t, cmd.ProcessState.Exited(), "the hook ends on its own after %v: %v", sig, cmd.ProcessState)
 			assert.Eventually(t, func() bool { return proctest.Gone(pid) }, 20*time.Second, 50*time.Millisecond,
 				"the test command's background child %d must be dead", pid)
-			// Whatever the hook still wrote is a well-formed answer.
-			if out := bytes.TrimSpace(stdout.Bytes()); len(out) > 0 {
-				assert.True(t, json.Valid(out), "stdout: %s", out)
-			}
+			// Whatever the hook still wrote is a well-formed answer, which
+			// says the hook was stopped: not "timed out after 5m0s", the
+			// command's own timeout, which had not come.
+			out := bytes.TrimSpace(stdout.Bytes())
+			require.NotEmpty(t, out, "the hook answers what it decided")
+			assert.True(t, json.Valid(out), "stdout: %s", out)
+			assert.Contains(t, string(out), "unfinished: the hook itself was stopped (by a signal")
+			assert.NotContains(t, string(out), "timed out")
 		})
 	}
 }

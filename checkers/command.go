@@ -186,6 +186,10 @@ func (k commandCheck) run(ctx context.Context, c *Context, own time.Duration, fp
 		return Result{}, false, fmt.Errorf("%s %q: %w", k.voice.noun, k.command, err)
 	}
 	switch {
+	case out.HookStopped:
+		// Not its timeout, whatever would have come first: the host
+		// stopped the hook (its own hook timeout, or ^C).
+		return k.fail(c, own, out, "hook-stopped", ""), true, nil
 	case out.Ended && ownFirst:
 		return k.fail(c, own, out, "timeout", ""), true, nil
 	case out.Ended:
@@ -207,8 +211,9 @@ func (k commandCheck) run(ctx context.Context, c *Context, own time.Duration, fp
 //
 //	Command     the command, as configured or detected
 //	Stopped     "" (it finished), "not-started" (no budget left to start),
-//	            "timeout" (its own timeout), "budget" (the hook's budget)
-//	            or "signal" (killed by one)
+//	            "timeout" (its own timeout), "budget" (the hook's budget),
+//	            "hook-stopped" (the hook got SIGTERM or SIGINT) or
+//	            "signal" (killed by one)
 //	ExitCode    its exit code (0 when it did not finish)
 //	Output      the last 40 lines of its output, colour codes removed
 //	SuccessWhen its condition, as a config writes it ("exit_code:0")

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"time"
@@ -40,6 +41,9 @@ type Wait struct {
 	// last_assistant_message is not in the subagent's transcript) would
 	// otherwise cost every stop the whole of Max.
 	Quiet time.Duration
+	// awaitFile waits for a transcript that does not exist yet, as for
+	// one that lags, instead of taking it for none.
+	awaitFile bool
 }
 
 // DefaultWait is 3 s at most, and 300 ms of a file that does not change:
@@ -82,8 +86,12 @@ func CaughtUp(ctx context.Context, path, lastMessage string, w Wait) bool {
 // bounds of w or until ctx ends, and reports whether it does. Once it
 // does, every line the agent wrote before the call, its latest TodoWrite
 // included, is in the file too: Claude Code appends in order. Only the
-// agent's own lines count, not the api-request-blob copies. With no id,
-// or no transcript, there is nothing to wait for.
+// agent's own lines count, not the api-request-blob copies. With no id
+// there is nothing to wait for. A transcript that does not exist yet is
+// waited for as a lagging one: the real CLI had not created it when the
+// hook started in 9 of 25 loaded runs, and the plan, read from nothing,
+// let an early StructuredOutput through. One that stays missing for
+// w.Quiet ends the wait.
 func HoldsToolUse(ctx context.Context, path, toolUseID string, w Wait) bool {
 	if toolUseID == "" {
 		return true
@@ -93,6 +101,7 @@ func HoldsToolUse(ctx context.Context, path, toolUseID string, w Wait) bool {
 		// An id that cannot be written as JSON is in no transcript.
 		return true
 	}
+	w.awaitFile = true
 	return w.until(ctx, path, func(r io.ReaderAt, size int64) (bool, error) {
 		found := false
 		err := eachMarkedLineBackward(r, size, [][]byte{marker}, otherType, func(line []byte) bool {
@@ -137,9 +146,15 @@ type probe func(r io.ReaderAt, size int64) (bool, error)
 // fileState is what tells a file that changed from one that did not.
 type fileState struct {
 	info os.FileInfo
+	// missing: there was no file; two looks that both found none saw no
+	// change.
+	missing bool
 }
 
 func (a fileState) same(b fileState) bool {
+	if a.missing || b.missing {
+		return a.missing && b.missing
+	}
 	return a.info != nil && b.info != nil && os.SameFile(a.info, b.info) &&
 		a.info.Size() == b.info.Size() && a.info.ModTime().Equal(b.info.ModTime())
 }
@@ -180,6 +195,9 @@ func (w Wait) until(ctx context.Context, path string, found probe) bool {
 // transcript, no plan: nothing to wait for).
 func (w Wait) look(path string, from *int64, prev fileState, found probe) (cur fileState, ok, done bool) {
 	f, err := regular.Open(path)
+	if err != nil && w.awaitFile && errors.Is(err, fs.ErrNotExist) {
+		return fileState{missing: true}, false, false
+	}
 	if err != nil {
 		return fileState{}, true, true
 	}

@@ -94,7 +94,11 @@ func TestCaughtUpHasNothingToWaitFor(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			// Only an answer without waiting ends an endless wait.
 			assert.True(t, ends(t, func() bool { return transcript.CaughtUp(context.Background(), tt.path, "x", endless) }))
-			assert.True(t, ends(t, func() bool { return transcript.HoldsToolUse(context.Background(), tt.path, "toolu_42", endless) }))
+			if tt.name != "no transcript" {
+				// A gated call's missing transcript is waited for (see
+				// TestHoldsToolUseWaitsForTheFile).
+				assert.True(t, ends(t, func() bool { return transcript.HoldsToolUse(context.Background(), tt.path, "toolu_42", endless) }))
+			}
 		})
 	}
 }
@@ -304,4 +308,39 @@ func TestWaitEndsWithTheContext(t *testing.T) {
 	cancel()
 	assert.False(t, ends(t, func() bool { return transcript.CaughtUp(ctx, path, "I am done.", endless) }), "a cancelled context stops the wait")
 	assert.False(t, ends(t, func() bool { return transcript.HoldsToolUse(ctx, path, "toolu_42", endless) }), "a cancelled context stops the wait")
+}
+
+// A transcript that does not exist yet when the hook starts is waited
+// for at a gated call as a lagging one: the real CLI creates it late
+// under load, and a plan read from no file let an early StructuredOutput
+// through (9 of 25 loaded runs). One that never appears ends the wait
+// after the quiet period.
+func TestHoldsToolUseWaitsForTheFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		time.Sleep(150 * time.Millisecond)
+		// Created, then written: as the CLI's writer does.
+		f, err := os.Create(path)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+		_, err = f.WriteString(userLine + gatedCall)
+		f.Close()
+		if err != nil {
+			t.Error(err)
+		}
+	}()
+	w := transcript.Wait{Max: time.Minute, Quiet: 10 * time.Second}
+	assert.True(t, transcript.HoldsToolUse(context.Background(), path, "toolu_42", w))
+	assert.FileExists(t, path, "it answered before the transcript existed")
+	<-done
+
+	missing := filepath.Join(t.TempDir(), "never.jsonl")
+	start := time.Now()
+	assert.False(t, transcript.HoldsToolUse(context.Background(), missing, "toolu_42", transcript.Wait{Max: time.Minute, Quiet: 100 * time.Millisecond}))
+	assert.GreaterOrEqual(t, time.Since(start), 100*time.Millisecond, "a missing file is waited for, within the quiet period")
 }

@@ -84,8 +84,10 @@ type Outcome struct {
 	Stdout    []byte
 	StdoutCut bool
 	Elapsed   time.Duration
-	// Ended is true when ctx ended before the command did.
-	Ended bool
+	// Ended is true when ctx ended before the command did; HookStopped
+	// when what ended it was a SIGTERM or SIGINT to the hook itself, not
+	// a deadline (see EndOnSignal).
+	Ended, HookStopped bool
 }
 
 // EndOnSignal returns a copy of ctx that also ends when the process gets
@@ -147,6 +149,7 @@ func Run(ctx context.Context, cmd Command) (Outcome, error) {
 		}
 	}
 
+	parent := ctx
 	ctx, stopSignals := EndOnSignal(ctx)
 	defer stopSignals()
 
@@ -192,7 +195,8 @@ func Run(ctx context.Context, cmd Command) (Outcome, error) {
 	// could not be killed.
 	p.drain(drainWait)
 
-	o := Outcome{Output: out.bytes(), Elapsed: time.Since(start), Ended: ended}
+	// The signal context ended while its parent did not: a signal did it.
+	o := Outcome{Output: out.bytes(), Elapsed: time.Since(start), Ended: ended, HookStopped: ended && parent.Err() == nil}
 	if stdout != nil {
 		o.Stdout, o.StdoutCut = stdout.bytes()
 	}
