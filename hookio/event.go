@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/tidwall/gjson"
 
@@ -90,6 +91,14 @@ type Event struct {
 	// LoopCount 0 is the first of a turn the person started.
 	GenerationID string
 	LoopCount    int
+
+	// BackgroundRunning names the agent's own background work still
+	// running at a stop (Claude Code's background_tasks whose status is
+	// running or pending: a run_in_background shell, a background
+	// subagent), each by its description, else its command, else its id.
+	// The host wakes the agent when such a task ends and the stop comes
+	// again.
+	BackgroundRunning []string
 
 	// Unchecked, when set, says why this stop is answered {}, unchecked
 	// and uncounted: Cursor runs its stop hook when the person aborted
@@ -302,6 +311,7 @@ func (e *Event) readClaude(root gjson.Result) error {
 		// (measured with 0.169.0): the turn donegate counts per.
 		e.PromptID = e.TurnID
 	}
+	e.BackgroundRunning = runningTasks(root.Get("background_tasks"))
 	if e.Host == HostQwen {
 		// Only the person's own prompt carries submitted_prompt: see
 		// ResumesTurn.
@@ -310,6 +320,39 @@ func (e *Event) readClaude(root gjson.Result) error {
 		}
 	}
 	return e.readToolAndStop(root, "tool_response")
+}
+
+// runningTasks names the tasks of Claude Code's background_tasks that
+// have not ended (measured with 2.1.332: a run_in_background shell is
+// "running" while the agent waits for it, and gone from the list at the
+// stop after it ended). Anything that is not such a list is none.
+func runningTasks(tasks gjson.Result) []string {
+	if !tasks.IsArray() {
+		return nil
+	}
+	var out []string
+	tasks.ForEach(func(_, t gjson.Result) bool {
+		switch t.Get("status").Str {
+		case "running", "pending":
+		default:
+			return true
+		}
+		name := t.Get("description").Str
+		for _, k := range []string{"command", "id"} {
+			if name == "" {
+				name = t.Get(k).Str
+			}
+		}
+		if name == "" {
+			name = "a background task"
+		}
+		if typ := t.Get("type").Str; typ != "" {
+			name = typ + " " + strconv.Quote(name)
+		}
+		out = append(out, name)
+		return len(out) < 20
+	})
+	return out
 }
 
 // geminiNames maps Gemini CLI's event names to Claude Code's.

@@ -309,6 +309,8 @@ func why(rep gate.Report) string {
 		if rep.ConfigErr != nil {
 			s = "config broken, on_error block: the agent is told to fix it"
 		}
+	case gate.KindWaiting:
+		s = "not checked: the agent's background work is still running (" + d.Why + "); the stop after it ends is checked"
 	default:
 		s = string(d.Kind)
 	}

@@ -59,6 +59,7 @@ const (
 	KindDuplicate    Kind = "duplicate"     // a stop another donegate entry answers (Cursor), or a later event (Copilot)
 	KindUnchecked    Kind = "unchecked"     // a stop the host's event says not to check (Event.Unchecked)
 	KindResumed      Kind = "turn resumed"  // stop-hook --criteria at a prompt event of a turn going on (Qwen): told at its start
+	KindWaiting      Kind = "waiting"       // a stop while the agent's own background work runs: the stop after it ends is checked
 )
 
 // Decision says why a run answered as it did.
@@ -266,6 +267,13 @@ func (r *run) evaluate(ctx context.Context, reason checkers.StopReason, c *confi
 			Why: fmt.Sprintf("%s runs subagentStop for subagent %s next; that stop is checked", r.event.Host.Title(), r.event.AgentID)}
 	}
 	r.saveEvent()
+	if len(r.event.BackgroundRunning) > 0 && r.event.IsStop() {
+		// The agent waits for its own background work, which the host
+		// wakes it from when it ends: checking now would hold it with
+		// a failure it is already waiting to see.
+		fmt.Fprintf(r.stderr, "%s: not checking: the agent's background work is still running (%s); the stop after it ends is checked\n", r.name, strings.Join(r.event.BackgroundRunning, ", "))
+		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindWaiting, Why: strings.Join(r.event.BackgroundRunning, ", ")}
+	}
 	r.hostTurn()
 	if err != nil {
 		if !config.BlockOnError(err) {
