@@ -80,6 +80,10 @@ type Config struct {
 	// Templates are the retry templates, those of RetryTemplates loaded
 	// and parsed with the config; nil for the built-in ones alone.
 	Templates *feedback.Set `json:"-"`
+	// Warnings say what of the config could not be used and what stands
+	// in for it (a retry template that does not parse: the built-in
+	// wording), for the person; the rest of the config works.
+	Warnings []string `json:"-"`
 }
 
 // Limits keep donegate from trapping an agent.
@@ -329,11 +333,12 @@ func Parse(r io.Reader, source string) (*Config, error) {
 		}
 	}
 	if len(problems) == 0 && c.RetryTemplates != "" {
-		// A template that does not parse is a config error, found when
-		// the config is read and not when a failure is worded.
-		set, err := feedback.Load(templateDir(c.RetryTemplates, source))
-		if err != nil {
-			problems = append(problems, Problem{Path: "retry_templates", Message: err.Error()})
+		// A template that cannot be used is found when the config is read,
+		// not when a failure is worded, and only costs its own wording:
+		// its pattern keeps the built-in one, and the person is told.
+		set, bad := feedback.LoadUsable(templateDir(c.RetryTemplates, source))
+		for _, err := range bad {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("retry_templates: %v; the built-in wording is used instead", err))
 		}
 		c.Templates = set
 	}

@@ -14,8 +14,10 @@ import (
 
 // TestRetryTemplates: retry_templates names a directory relative to the
 // config file (or under ~/), loaded with the config; a template that does
-// not parse, or names no pattern, is a config error naming the file and
-// the line.
+// not parse, or names no pattern, or a dir that is not there, leaves the
+// built-in wording and a warning naming the file and the line: it never
+// makes the config unusable (issue 27: a refused template disabled the
+// whole gate).
 func TestRetryTemplates(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
@@ -32,11 +34,11 @@ func TestRetryTemplates(t *testing.T) {
 		{name: "relative to the config file", dir: "retry", files: map[string]string{"retry/test-failed.tmpl": "Fix `{{.Command}}`."}, want: "Fix `make`."},
 		{name: "under the home", dir: "~/tmpl", want: "Home: make"},
 		{name: "does not parse", dir: "retry", files: map[string]string{"retry/test-failed.tmpl": "a\n{{if .Command}}b\n"}, err: true,
-			want: "config DIR/donegate.json: retry_templates: DIR/retry/test-failed.tmpl: line 3: unexpected EOF"},
+			want: "retry_templates: DIR/retry/test-failed.tmpl: line 3: unexpected EOF; the built-in wording is used instead"},
 		{name: "names no pattern", dir: "retry", files: map[string]string{"retry/test.tmpl": "x"}, err: true,
-			want: `config DIR/donegate.json: retry_templates: DIR/retry/test.tmpl: no failure pattern is called "test" (known: `},
+			want: `retry_templates: DIR/retry/test.tmpl: no failure pattern is called "test" (known: `},
 		{name: "no such dir", dir: "nope", err: true,
-			want: "config DIR/donegate.json: retry_templates: DIR/nope: no such file or directory"},
+			want: "retry_templates: DIR/nope: no such file or directory; the built-in wording is used instead"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -48,12 +50,16 @@ func TestRetryTemplates(t *testing.T) {
 			require.NoError(t, os.WriteFile(path, []byte(`{"retry_templates": "`+tt.dir+`"}`), 0o644))
 			c, err := config.Load(path)
 			want := strings.ReplaceAll(tt.want, "DIR", dir)
+			require.NoError(t, err)
 			if tt.err {
-				require.Error(t, err)
-				assert.True(t, strings.HasPrefix(err.Error(), want), err.Error())
+				require.Len(t, c.Warnings, 1)
+				assert.True(t, strings.HasPrefix(c.Warnings[0], want), c.Warnings[0])
+				text, err := c.Templates.Render("test-failed", map[string]any{"Command": "make", "Output": "", "Stopped": "", "NotFound": false, "ExitCode": 1})
+				require.NoError(t, err)
+				assert.Contains(t, text, "The test command `make` failed", "the built-in wording stands in")
 				return
 			}
-			require.NoError(t, err)
+			assert.Empty(t, c.Warnings)
 			text, err := c.Templates.Render("test-failed", map[string]any{"Command": "make"})
 			require.NoError(t, err)
 			assert.Equal(t, want, text)

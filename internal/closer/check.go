@@ -133,6 +133,9 @@ func (r *runCtx) check(ctx context.Context, skip ...string) (CheckReport, error)
 	if note := r.consentNote(); note != "" {
 		fmt.Fprintf(r.stderr, "%s: note: %s\n", r.name, note)
 	}
+	for _, w := range cfg.Warnings {
+		fmt.Fprintf(r.stderr, "%s: warning: %s\n", r.name, w)
+	}
 	items, err := flatten("", checkers.At(cfg.Checkers, checkers.ReasonManual))
 	if err != nil {
 		return CheckReport{}, err

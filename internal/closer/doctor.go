@@ -186,6 +186,9 @@ func (r *runCtx) doctorConfig(rep *DoctorReport) *config.Config {
 		return nil
 	}
 	rep.add("config", statusOK, "", "%s is valid: dialect %s, limits.budget %s, limits.max_blocks %d; its checkers, not run here (closer check runs them):", source, c.Dialect, c.Limits.Budget, c.Limits.MaxBlocks)
+	for _, w := range c.Warnings {
+		rep.add("config", statusWarn, "correct the template, or remove it to keep the built-in wording", "%s", w)
+	}
 	for i, s := range c.Checkers {
 		rep.add("config", statusOK, "", "checker %d: %s%s", i+1, checkers.Describe(s), r.detectedTest(s))
 	}

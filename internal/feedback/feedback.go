@@ -244,15 +244,33 @@ const maxTemplateBytes = 1 << 20
 // that could not be run within bounds (see checkBounds): the error names
 // the file and, for a parse error, the line. Other files are ignored.
 func Load(dir string) (*Set, error) {
+	s, problems := load(dir, true)
+	if len(problems) > 0 {
+		return nil, problems[0]
+	}
+	return s, nil
+}
+
+// LoadUsable is Load that keeps what it can: a template that cannot be
+// used (not a known pattern, unreadable, not parsing, a cycle, too large)
+// is left out, so that its pattern keeps the built-in wording, and said in
+// problems; an unreadable dir leaves every built-in one. A bad template
+// must never disable the gate it only words.
+func LoadUsable(dir string) (*Set, []error) {
+	return load(dir, false)
+}
+
+func load(dir string, strict bool) (*Set, []error) {
+	s := &Set{user: map[string]*template.Template{}, files: map[string]string{}}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		return nil, fmt.Errorf("%s: %w", dir, err)
+		return s, []error{fmt.Errorf("%s: %w", dir, err)}
 	}
-	s := &Set{user: map[string]*template.Template{}, files: map[string]string{}}
+	var problems []error
 	for _, e := range entries {
 		name := e.Name()
 		pattern, ok := strings.CutSuffix(name, ".tmpl")
@@ -261,20 +279,20 @@ func Load(dir string) (*Set, error) {
 		}
 		path := filepath.Join(dir, name)
 		if !slices.Contains(Patterns, pattern) {
-			return nil, fmt.Errorf("%s: no failure pattern is called %q (known: %s)", path, pattern, strings.Join(Patterns, ", "))
+			problems = append(problems, fmt.Errorf("%s: no failure pattern is called %q (known: %s)", path, pattern, strings.Join(Patterns, ", ")))
+		} else if text, err := readTemplate(path); err != nil {
+			problems = append(problems, err)
+		} else if t, err := parseTemplate(name, text); err != nil {
+			problems = append(problems, fmt.Errorf("%s: %w", path, stripPrefix(err)))
+		} else {
+			s.user[pattern] = t
+			s.files[pattern] = path
 		}
-		text, err := readTemplate(path)
-		if err != nil {
-			return nil, err
+		if strict && len(problems) > 0 {
+			return nil, problems
 		}
-		t, err := parseTemplate(name, text)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, stripPrefix(err))
-		}
-		s.user[pattern] = t
-		s.files[pattern] = path
 	}
-	return s, nil
+	return s, problems
 }
 
 // readTemplate reads a template file as donegate reads every file a

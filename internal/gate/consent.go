@@ -161,26 +161,27 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// consentSlot is the session record's slot for the consent notice last
-// told (see tellOnce).
-const consentSlot = "consent"
+// toldSlot is the session record's slot for the notices last told to
+// the person, by topic (see tellOnce).
+const toldSlot = "told"
 
-// tellOnce reports whether notice is new to the session: told once a
-// session, and again when it says something else. A dry run changes
-// nothing and tells.
-func (r *run) tellOnce(notice string) bool {
+// tellOnce reports whether notice is new to the session under topic
+// ("consent", "config"): told once a session, and again when it says
+// something else. A dry run changes nothing and tells.
+func (r *run) tellOnce(topic, notice string) bool {
 	if notice == "" || r.event.SessionID == "" {
 		return notice != ""
 	}
 	tell := true
 	store := state.Store{Dir: r.stateDir(), ReadOnly: r.opts.DryRun}
 	err := store.Update(r.event.SessionID, func(s *state.Session) error {
-		var told string
-		if s.Get(consentSlot, &told) && told == notice {
+		told := map[string]string{}
+		if s.Get(toldSlot, &told) && told[topic] == notice {
 			tell = false
 			return nil
 		}
-		return s.Put(consentSlot, notice)
+		told[topic] = notice
+		return s.Put(toldSlot, told)
 	})
 	if err != nil {
 		fmt.Fprintf(r.stderr, "%s: %v\n", r.name, err)

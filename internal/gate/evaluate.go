@@ -286,12 +286,18 @@ func (r *run) evaluate(ctx context.Context, reason checkers.StopReason, c *confi
 	}
 	res, err := r.check(ctx, c, reason)
 	v, d := r.decide(c, res, err)
-	if notice := r.consent.notice(); notice != "" {
-		// Told where the person looks: once a session in the answer, on
-		// stderr (the host's log) every time.
-		fmt.Fprintf(r.stderr, "%s: %s\n", r.name, notice)
-		if r.tellOnce(notice) {
-			v.SystemMessage = strings.TrimSpace(v.SystemMessage + "\n" + notice)
+	// Told where the person looks: once a session in the answer, on
+	// stderr (the host's log) every time.
+	for _, n := range []struct{ topic, notice string }{
+		{"config", strings.Join(c.Warnings, "; ")},
+		{"consent", r.consent.notice()},
+	} {
+		if n.notice == "" {
+			continue
+		}
+		fmt.Fprintf(r.stderr, "%s: %s\n", r.name, n.notice)
+		if r.tellOnce(n.topic, n.notice) {
+			v.SystemMessage = strings.TrimSpace(v.SystemMessage + "\n" + n.notice)
 		}
 	}
 	return r.dialect(c), v, res, d
