@@ -218,8 +218,8 @@ func TestTestChecker(t *testing.T) {
 	}{
 		{name: "pass", runner: &fakeRunner{out: proc.Outcome{ExitCode: 0, Output: []byte("ok\n")}}, complete: true,
 			feedback: "The test command `make check` passed."},
-		{name: "fail with output tail, colours stripped", runner: &fakeRunner{out: proc.Outcome{ExitCode: 2, Output: []byte(many.String())}},
-			feedback: "The test command `make check` failed with exit code 2. Fix the failures and run it again.\nLast 40 lines of output:\n" + lines(21, 60)},
+		{name: "fail with an excerpt of the output, colours stripped", runner: &fakeRunner{out: proc.Outcome{ExitCode: 2, Output: []byte(many.String())}},
+			feedback: "The test command `make check` failed with exit code 2. Fix the failures and run it again.\nOutput, the lines that report failures kept (20 of 60 lines not shown):\n" + lines(1, 3) + "\n[… 20 lines not shown …]\n" + lines(24, 60)},
 		{name: "fail silently", runner: &fakeRunner{out: proc.Outcome{ExitCode: 1}},
 			feedback: "The test command `make check` failed with exit code 1. Fix the failures and run it again. It printed nothing."},
 		// Not installed is not a failure of the work: say so, and what to

@@ -215,7 +215,12 @@ func (k commandCheck) run(ctx context.Context, c *Context, own time.Duration, fp
 //	            "hook-stopped" (the hook got SIGTERM or SIGINT) or
 //	            "signal" (killed by one)
 //	ExitCode    its exit code (0 when it did not finish)
-//	Output      the last 40 lines of its output, colour codes removed
+//	Output      at most 40 lines of its output, colour codes removed: all of
+//	            it, or an excerpt that keeps its first lines, the lines
+//	            that report failures and its last lines (see outputExcerpt)
+//	Cut, Lines  how many lines the excerpt left out (0: none) of how many
+//	            (templates read them with index: results cached before
+//	            they existed have neither)
 //	SuccessWhen its condition, as a config writes it ("exit_code:0")
 //	Want        what the condition asks, after "it must" ("exit with code 0")
 //	Missed      how the run missed it ("it exited with code 1")
@@ -237,11 +242,14 @@ func (k commandCheck) fail(c *Context, own time.Duration, out proc.Outcome, stop
 	if stopped == "" && k.when.form == condEmpty && out.ExitCode == 0 {
 		files, more = listed(out)
 	}
+	output, cut, total := outputExcerpt(out.Output, tailLines)
 	return c.Fail(k.voice.pattern, map[string]any{
 		"Command":     k.command,
 		"Stopped":     stopped,
 		"ExitCode":    out.ExitCode,
-		"Output":      lastLines(out.Output, tailLines),
+		"Output":      output,
+		"Cut":         cut,
+		"Lines":       total,
 		"SuccessWhen": k.when.String(),
 		"Want":        k.when.want(),
 		"Missed":      k.when.missed(out),
