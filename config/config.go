@@ -33,6 +33,13 @@ import (
 	"github.com/donegate/donegate/internal/regular"
 )
 
+// Modes (see Config.Mode).
+const (
+	ModeEnforce = "enforce"
+	ModeObserve = "observe"
+	ModeOff     = "off"
+)
+
 // FileName is the project config file, under .claude/ of the project.
 const FileName = "donegate.json"
 
@@ -61,6 +68,12 @@ type Config struct {
 	// does: "allow" lets the agent stop with a visible message, "block"
 	// keeps it going with the problem as the reason. Left out: "allow".
 	OnError string `json:"on_error" validate:"oneof=allow block"`
+	// Mode is what the hooks do with what they decide: "enforce" holds
+	// the agent while work is open; "observe" checks, decides and records
+	// everything but holds nobody (the person is told what would have
+	// held); "off" answers at once, checking nothing. $DONEGATE_MODE, set
+	// where the host starts, wins over it. Left out: "enforce".
+	Mode string `json:"mode,omitempty" validate:"omitempty,oneof=enforce observe off"`
 	// GateTools are the tools whose use posttooluse-hook gates. Left out:
 	// ["StructuredOutput"].
 	GateTools []string `json:"gate_tools" validate:"dive,required"`
@@ -228,6 +241,7 @@ func defaults() *Config {
 	return &Config{
 		Dialect:   "claude-code",
 		OnError:   "allow",
+		Mode:      ModeEnforce,
 		GateTools: slices.Clone(DefaultGateTools),
 		Limits: Limits{
 			MaxBlocks: DefaultMaxBlocks,

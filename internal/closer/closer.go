@@ -140,7 +140,7 @@ type command struct {
 	run   func(ctx context.Context, r *runCtx) (verdict, error)
 }
 
-var commands = []command{checkCommand, judgeCommand, smartCheckCommand, loopCommand, initCommand, allowCommand, doctorCommand, explainCommand}
+var commands = []command{checkCommand, judgeCommand, smartCheckCommand, loopCommand, initCommand, allowCommand, doctorCommand, explainCommand, releaseCommand}
 
 const usageHead = `Usage: closer <command> [flags]
 
@@ -232,6 +232,8 @@ type options struct {
 
 	// allow
 	revoke bool
+	// release
+	undo bool
 
 	init    initOptions    // init
 	explain explainOptions // explain

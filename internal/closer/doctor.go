@@ -19,6 +19,7 @@ import (
 
 	"github.com/donegate/donegate/checkers"
 	"github.com/donegate/donegate/config"
+	"github.com/donegate/donegate/internal/gate"
 	"github.com/donegate/donegate/internal/judge"
 	"github.com/donegate/donegate/internal/paths"
 )
@@ -144,6 +145,7 @@ func (r *runCtx) doctor(ctx context.Context) DoctorReport {
 	if cfg != nil {
 		r.doctorConsent(&rep)
 	}
+	r.doctorMode(&rep, cfg)
 	regs := r.doctorSettings(&rep)
 	hostRegs, othersOnly := r.doctorHosts(&rep, cfg)
 	if !othersOnly || len(regs) > 0 {
@@ -161,7 +163,7 @@ func (r *runCtx) doctor(ctx context.Context) DoctorReport {
 	// Config first to have the budget at hand; shown in the order a person
 	// installs: binaries, registrations (Claude Code's settings, then
 	// each other host's), config, state, Claude Code.
-	order := map[string]int{"binaries": 0, "settings": 1, "codex": 2, "qwen": 3, "gemini": 4, "copilot": 5, "config": 6, "consent": 7, "state": 8, "claude": 9}
+	order := map[string]int{"binaries": 0, "settings": 1, "codex": 2, "qwen": 3, "gemini": 4, "copilot": 5, "config": 6, "consent": 7, "mode": 8, "state": 9, "claude": 10}
 	slices.SortStableFunc(rep.Findings, func(a, b Finding) int { return order[a.Area] - order[b.Area] })
 	return rep
 }
@@ -1035,4 +1037,26 @@ func older(v, than [3]int) bool {
 		}
 	}
 	return false
+}
+
+// doctorMode says in which mode the hooks run and how the person lets
+// the agent go from inside the host.
+func (r *runCtx) doctorMode(rep *DoctorReport, cfg *config.Config) {
+	mode, from := config.ModeEnforce, "the default"
+	if cfg != nil && cfg.Mode != "" {
+		mode, from = cfg.Mode, `the config's "mode"`
+	}
+	switch env := r.env.Getenv(gate.ModeEnv); env {
+	case "":
+	case config.ModeEnforce, config.ModeObserve, config.ModeOff:
+		mode, from = env, gate.ModeEnv+" here (the hooks see the host's environment, not this shell's)"
+	default:
+		rep.add("mode", statusWarn, "set it to enforce, observe or off, or unset it", "%s=%q is no mode: the hooks ignore it", gate.ModeEnv, env)
+	}
+	status := statusOK
+	if mode != config.ModeEnforce {
+		status = statusWarn
+	}
+	rep.add("mode", status, "", "%s (%s): enforce holds the agent while work is open, observe reports without holding, off checks nothing; %s=observe|off where the host starts overrides the config", mode, from, gate.ModeEnv)
+	rep.add("mode", statusOK, "", "to let the agent go now from inside the host, without editing a file: type !closer release at Claude Code's prompt (or run closer release in a terminal); closer release --undo takes it back")
 }

@@ -280,9 +280,12 @@ func why(rep gate.Report) string {
 			s += fmt.Sprintf(" (a checker could not run, on_error block: %s)", oneLine(d.Err.Error()))
 		}
 	case gate.KindLetGo:
-		if d.Limit == "deadline" {
+		switch d.Limit {
+		case "deadline":
 			s = fmt.Sprintf("let through: deadline spent (%s)", d.Why)
-		} else {
+		case "no_progress":
+			s = fmt.Sprintf("let through: no progress (%s)", d.Why)
+		default:
 			s = fmt.Sprintf("let through: max_blocks (%d) spent (%s)", d.MaxBlocks, d.Why)
 		}
 	case gate.KindNotGated:
@@ -309,6 +312,15 @@ func why(rep gate.Report) string {
 		if rep.ConfigErr != nil {
 			s = "config broken, on_error block: the agent is told to fix it"
 		}
+	case gate.KindReleased:
+		s = "released by the person (closer release): not checked"
+	case gate.KindOff:
+		s = "off: nothing checked (" + d.Why + ")"
+		if d.Why == "" {
+			s = "off: nothing checked"
+		}
+	case gate.KindObserved:
+		s = fmt.Sprintf("observe mode: would have held the agent (%d of %d continuations), let it go", d.Blocks, d.MaxBlocks)
 	case gate.KindWaiting:
 		s = "not checked: the agent's background work is still running (" + d.Why + "); the stop after it ends is checked"
 	default:

@@ -24,6 +24,8 @@ func criteria(hook string, opts Options, env Env, ev *hookio.Event, stderr io.Wr
 		rep.ConfigPath, _ = config.Find(lookup(r.opts, r.env, r.event.Cwd))
 	}
 	switch {
+	case r.mode(c) == config.ModeOff:
+		rep.Decision = Decision{Kind: KindOff}
 	case r.guarded():
 		// As the Stop hook checks nothing inside donegate's own check of
 		// this session, there is nothing to announce there either.

@@ -60,6 +60,9 @@ const (
 	KindUnchecked    Kind = "unchecked"     // a stop the host's event says not to check (Event.Unchecked)
 	KindResumed      Kind = "turn resumed"  // stop-hook --criteria at a prompt event of a turn going on (Qwen): told at its start
 	KindWaiting      Kind = "waiting"       // a stop while the agent's own background work runs: the stop after it ends is checked
+	KindOff          Kind = "off"           // mode off: nothing checked
+	KindReleased     Kind = "released"      // the person released the turn (closer release)
+	KindObserved     Kind = "observed"      // observe mode: open work found, the agent let go all the same
 )
 
 // Decision says why a run answered as it did.
@@ -167,6 +170,11 @@ func Evaluate(ctx context.Context, hook string, opts Options, env Env, raw []byt
 	}
 	r := newRun(hook, opts, env, ev, stderr)
 	r.raw = raw
+	if r.envMode() == config.ModeOff {
+		// The person's switch: answered at once, nothing read.
+		rep := Report{Hook: hook, Event: r.event, ProjectDir: r.projectDir(), StateDir: r.stateDir(), Dialect: r.dialect(nil), Decision: Decision{Kind: KindOff, Why: ModeEnv + "=off"}}
+		return rep, rep.write()
+	}
 	c, file, err := r.loadConfig()
 	rep := Report{Hook: hook, Event: r.event, ProjectDir: r.projectDir(), StateDir: r.stateDir()}
 	if opts.Explain {
@@ -249,6 +257,10 @@ func (r *run) evaluate(ctx context.Context, reason checkers.StopReason, c *confi
 		}
 		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindNotDeclared, Why: config.DescribeConditions(c.CompletionSignal, " or ")}
 	}
+	if err == nil && r.mode(c) == config.ModeOff {
+		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindOff, Why: `the config's "mode": "off"`}
+	}
+	r.mode(c)
 	if r.event.Unchecked != "" {
 		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindUnchecked, Why: r.event.Unchecked}
 	}
@@ -274,6 +286,10 @@ func (r *run) evaluate(ctx context.Context, reason checkers.StopReason, c *confi
 		fmt.Fprintf(r.stderr, "%s: not checking: the agent's background work is still running (%s); the stop after it ends is checked\n", r.name, strings.Join(r.event.BackgroundRunning, ", "))
 		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindWaiting, Why: strings.Join(r.event.BackgroundRunning, ", ")}
 	}
+	if r.released() {
+		return r.dialect(c), hookio.Verdict{SystemMessage: "donegate: this turn was released by the person (closer release); not checking it"},
+			checkers.Result{}, Decision{Kind: KindReleased}
+	}
 	r.hostTurn()
 	if err != nil {
 		if !config.BlockOnError(err) {
@@ -282,10 +298,16 @@ func (r *run) evaluate(ctx context.Context, reason checkers.StopReason, c *confi
 		fallback := config.Default()
 		fallback.OnError = "block"
 		v, d := r.decide(fallback, checkers.Result{}, err)
+		if r.mode(nil) == config.ModeObserve {
+			v, d = observed(v, d)
+		}
 		return r.dialect(nil), v, checkers.Result{}, d
 	}
 	res, err := r.check(ctx, c, reason)
 	v, d := r.decide(c, res, err)
+	if r.mode(c) == config.ModeObserve {
+		v, d = observed(v, d)
+	}
 	// Told where the person looks: once a session in the answer, on
 	// stderr (the host's log) every time.
 	for _, n := range []struct{ topic, notice string }{

@@ -186,7 +186,15 @@ type run struct {
 	newTurn bool
 	// consent is what was found of the person's consent (see config).
 	consent *Consent
+	// modeSet and modeVal cache mode's answer.
+	modeSet bool
+	modeVal string
 }
+
+// readOnly reports whether the run may write none of its bookkeeping:
+// closer explain's dry run, and observe mode, which holds nobody and so
+// counts no continuation.
+func (r *run) readOnly() bool { return r.opts.DryRun || r.modeVal == config.ModeObserve }
 
 // newRun starts a run of ev. The event's paths are expanded here, once,
 // so that every use (the claude dir, the plan, the project dir) sees the
@@ -393,6 +401,7 @@ func (r *run) decide(c *config.Config, res checkers.Result, checkErr error) (hoo
 	why.MaxBlocks = lim.MaxBlocks
 	now := r.env.Now()
 	key := gateKey(r.event)
+	look := r.progressLook(context.Background(), key, res)
 	var d limit.Decision
 	count := func(s *state.Session) error {
 		for _, k := range limit.Prune(s.Counters, key, r.event.PromptID, now) {
@@ -405,6 +414,11 @@ func (r *run) decide(c *config.Config, res checkers.Result, checkErr error) (hoo
 		var next limit.Counter
 		var keep bool
 		d, next, keep = limit.Open(cur, r.event.PromptID, lim, now)
+		if d.Block {
+			if n := stalled(s, key, look, r.event); n > lim.MaxBlocks {
+				d = limit.Decision{Limit: "no_progress", Why: fmt.Sprintf("%d holds in a row changed nothing: the working tree, the plan and what is open are as they were, and no new prompt came", n-1)}
+			}
+		}
 		why.Blocks = next.Blocks
 		if keep {
 			s.Counters[key] = &next
@@ -414,7 +428,7 @@ func (r *run) decide(c *config.Config, res checkers.Result, checkErr error) (hoo
 		return r.keepTurn(s, key)
 	}
 	// A dry run counts on a copy of the stored count, which stays as it is.
-	store := state.Store{Dir: r.stateDir(), ReadOnly: r.opts.DryRun}
+	store := state.Store{Dir: r.stateDir(), ReadOnly: r.readOnly()}
 	if err := store.Update(r.event.SessionID, count); err != nil {
 		// Our own bookkeeping failed: never block on it, and say so.
 		fmt.Fprintf(r.stderr, "%s: %v\n", r.name, err)
@@ -436,7 +450,7 @@ func letGo(why, reason string) hookio.Verdict {
 // reset clears the count of a gate once its work is done, so the next
 // unfinished stop of the session starts a fresh count.
 func (r *run) reset(key string) {
-	if r.opts.DryRun {
+	if r.readOnly() {
 		return
 	}
 	store := state.Store{Dir: r.stateDir()}
@@ -445,6 +459,7 @@ func (r *run) reset(key string) {
 	}
 	err := store.Update(r.event.SessionID, func(s *state.Session) error {
 		delete(s.Counters, key)
+		progressed(s, key)
 		return nil
 	})
 	if err != nil {

@@ -1,0 +1,51 @@
+package closer
+
+import (
+	"context"
+	"flag"
+	"fmt"
+
+	"github.com/donegate/donegate/internal/gate"
+)
+
+var releaseCommand = command{
+	name:     "release",
+	noConfig: true,
+	summary: `Let the agent go now: release the current turn of the latest session the
+hooks saw (or --session ID), so that its stops are answered at once,
+unchecked. From inside Claude Code, type !closer release at the prompt.
+On hosts that name no turn (Copilot CLI, Cursor, Gemini CLI's events
+without a turn record) the release lasts the session. --undo takes it
+back. DONEGATE_MODE=off where the host starts turns the hooks off for a
+whole session; DONEGATE_MODE=observe makes them report without holding.`,
+	flags: func(fs *flag.FlagSet, o *options) {
+		fs.StringVar(&o.session, "session", "", "the session `id` to release (default: the latest the hooks saw)")
+		fs.BoolVar(&o.undo, "undo", false, "take the release back: the turn's stops are checked again")
+		fs.StringVar(&o.explain.stateDir, "state-dir", "", "the hooks' state `dir`, as their --state-dir (default: $DONEGATE_STATE_DIR, $XDG_STATE_HOME/donegate, ~/.local/state/donegate)")
+	},
+	run: runRelease,
+}
+
+func runRelease(_ context.Context, r *runCtx) (verdict, error) {
+	if r.opts.configPath != "" {
+		return incomplete, errorf(ErrUsage, "--config: release reads no config")
+	}
+	rel, err := gate.Release(r.explainStateDir(), r.opts.session, r.opts.undo, r.env.Now())
+	if err != nil {
+		return incomplete, errorf(ErrEnv, "%w", err)
+	}
+	if r.opts.json {
+		return complete, writeJSON(r.stdout, map[string]any{"session": rel.Session, "prompt": rel.Prompt, "host": string(rel.Host), "undone": rel.Undone})
+	}
+	turn := "turn " + rel.Prompt
+	if rel.Prompt == "" {
+		turn = "every turn (the host names none)"
+	}
+	p := r.printer()
+	if rel.Undone {
+		p.line(fmt.Sprintf("Release taken back: session %s is checked again.", rel.Session))
+	} else {
+		p.line(fmt.Sprintf("Released %s of session %s (%s): its stops are let go, unchecked. closer release --undo takes it back.", turn, rel.Session, rel.Host.Title()))
+	}
+	return complete, p.err
+}

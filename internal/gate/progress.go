@@ -1,0 +1,131 @@
+package gate
+
+import (
+	"context"
+	"errors"
+	"crypto/sha256"
+	"encoding/hex"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/donegate/donegate/checkers"
+	"github.com/donegate/donegate/hookio"
+	"github.com/donegate/donegate/internal/state"
+	"github.com/donegate/donegate/internal/treecache"
+)
+
+// Holds that change nothing end, whatever the host's turn ids do. The
+// block count is kept per turn, and a host that gives each continuation a
+// new turn id (Codex in some flows, with no cap of its own) started it
+// over every time: 12 stops, nothing changing, max_blocks 3, 12 holds.
+// So each gate also counts its holds in a row in which nothing moved —
+// the working tree, the plan and what is open, as the feedback tells it —
+// and no new prompt of the person came; past limits.max_blocks of them
+// the agent is let go, and told why.
+
+// progressSlot is the session record's slot of the counts, by gate.
+const progressSlot = "progress"
+
+// stall is one gate's holds in a row without progress.
+type stall struct {
+	// Open is the digest of what the last hold found open (see
+	// openDigest), Tree the working tree's state then ("" when it was not
+	// looked at).
+	Open  string `json:"open"`
+	Tree  string `json:"tree,omitempty"`
+	Holds int    `json:"holds"`
+	// Prompt is the turn of the last hold, for hosts whose turn id is
+	// the person's prompt (Gemini's chat record).
+	Prompt string `json:"prompt,omitempty"`
+}
+
+// openDigest is the digest of what a hold finds open, digits removed so
+// that a duration in a test's output is no progress.
+func openDigest(res checkers.Result) string {
+	open := strings.Map(func(c rune) rune {
+		if c >= '0' && c <= '9' {
+			return -1
+		}
+		return c
+	}, res.Pattern+"\x00"+res.Feedback)
+	sum := sha256.Sum256([]byte(open))
+	return hex.EncodeToString(sum[:12])
+}
+
+// progressLook is what a hold of the gate key saw: what is open, and the
+// working tree's state when what is open has not changed since the last
+// hold of a turn the person did not start. Only then can the tree decide
+// whether the agent moved, so only then is it looked at (git status, or
+// a walk outside git; bounded to 2 s): a hold whose findings changed
+// costs nothing more.
+func (r *run) progressLook(ctx context.Context, key string, res checkers.Result) stall {
+	look := stall{Open: openDigest(res), Prompt: r.event.PromptID}
+	s, err := state.Store{Dir: r.stateDir()}.Peek(r.event.SessionID)
+	if err != nil {
+		return look
+	}
+	all := map[string]stall{}
+	s.Get(progressSlot, &all)
+	if last, ok := all[key]; ok && last.Open == look.Open && !personsPrompt(r.event, last) {
+		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		tree, err := treecache.Cache{Dir: filepath.Join(r.stateDir(), "results"), ReadOnly: true}.State(ctx, r.projectDir())
+		switch {
+		case errors.Is(err, treecache.ErrUnsettled):
+			// Files changed in the last 2 s: the agent is moving.
+			tree = "changing " + time.Now().String()
+		case err != nil:
+			// Not to be had (too large, out of time): the findings alone
+			// decide.
+			tree = ""
+		}
+		look.Tree = tree
+	}
+	return look
+}
+
+// personsPrompt reports whether the stop comes from a prompt of the
+// person rather than a continuation donegate caused: stop_hook_active
+// false where the host sets it after a block (Claude Code, the Agent
+// SDK, Codex, Qwen Code, Copilot CLI), Cursor's loop_count 0, a new turn
+// record on Gemini CLI (whose stop_hook_active returns to false after a
+// tool).
+func personsPrompt(ev *hookio.Event, last stall) bool {
+	switch ev.Host {
+	case hookio.HostGemini:
+		return ev.PromptID != last.Prompt
+	case hookio.HostCursor:
+		return ev.LoopCount == 0
+	}
+	return !ev.StopHookActive
+}
+
+// stalled counts a hold of the gate key in the session s that saw look,
+// and reports how many holds in a row saw nothing move, this one
+// included. A tree not looked at before (the findings changed then) is
+// taken as unchanged, so the count is at most one hold too high.
+func stalled(s *state.Session, key string, look stall, ev *hookio.Event) int {
+	all := map[string]stall{}
+	s.Get(progressSlot, &all)
+	last := all[key]
+	look.Holds = 1
+	if last.Holds > 0 && last.Open == look.Open && !personsPrompt(ev, last) &&
+		(last.Tree == "" || look.Tree == "" || last.Tree == look.Tree) {
+		look.Holds = last.Holds + 1
+	}
+	all[key] = look
+	_ = s.Put(progressSlot, all)
+	return look.Holds
+}
+
+// progressed forgets the gate key's holds: its work is done.
+func progressed(s *state.Session, key string) {
+	all := map[string]stall{}
+	if s.Get(progressSlot, &all) {
+		if _, ok := all[key]; ok {
+			delete(all, key)
+			_ = s.Put(progressSlot, all)
+		}
+	}
+}
