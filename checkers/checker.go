@@ -128,6 +128,9 @@ type Context struct {
 	// notRun are the commands Consent kept from running (see NotRun).
 	notRunMu sync.Mutex
 	notRun   []ProjectCommand
+	// fresh says, for each command run instead of reused, why (see
+	// Fresh).
+	fresh []string
 
 	// templateErrs are the user templates that failed to render in this
 	// run, which the built-in ones replaced (see TemplateError).
@@ -140,6 +143,26 @@ type Context struct {
 	// tree is the run's shared look at the working tree (see tree); a
 	// Context is used by pointer, one per run.
 	tree tree
+}
+
+// noteFresh records why a command ran rather than its result being
+// reused.
+func (c *Context) noteFresh(why string) {
+	c.notRunMu.Lock()
+	c.fresh = append(c.fresh, why)
+	c.notRunMu.Unlock()
+}
+
+// Fresh returns why each command of the run from the n-th on ran rather
+// than its result being reused, and how many there are now: the
+// decision log's record.
+func (c *Context) Fresh(n int) ([]string, int) {
+	c.notRunMu.Lock()
+	defer c.notRunMu.Unlock()
+	if n > len(c.fresh) {
+		n = len(c.fresh)
+	}
+	return slices.Clone(c.fresh[n:]), len(c.fresh)
 }
 
 // Reused returns how many results this run took from the cache instead

@@ -157,6 +157,7 @@ func (k commandCheck) check(ctx context.Context, c *Context) (Result, error) {
 	}
 	run := func(ctx context.Context, fp fingerprint) (Result, bool, error) { return k.run(ctx, c, own, fp) }
 	if !k.cache || c.CacheDir == "" {
+		c.noteFresh(k.kind + " " + k.command + ": the result cache is off")
 		r, _, err := run(ctx, fingerprint{})
 		return r, err
 	}

@@ -174,6 +174,7 @@ func cached(ctx context.Context, c *Context, own time.Duration, parts []string,
 	start := time.Now()
 	state, err := c.treeState(ctx, own) // one look per run, shared by the chain
 	if err != nil {
+		c.noteFresh(fmt.Sprintf("%s: the working tree could not be fingerprinted (%v)", strings.Join(parts, " "), err))
 		// Too large, changing right now, or out of time: run uncached.
 		fp := fingerprint{took: time.Since(start), cutShort: errors.Is(err, context.DeadlineExceeded)}
 		r, _, err := run(ctx, fp)
@@ -192,6 +193,7 @@ func cached(ctx context.Context, c *Context, own time.Duration, parts []string,
 			e.At.UTC().Format(time.RFC3339))
 		return r, nil
 	}
+	c.noteFresh(strings.Join(parts, " ") + ": no result for this state of the working tree")
 	r, ended, err := run(ctx, fingerprint{took: time.Since(start)})
 	if err != nil || ended {
 		// A run cut short says nothing about the tree: never remember it.

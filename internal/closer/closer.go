@@ -140,7 +140,7 @@ type command struct {
 	run   func(ctx context.Context, r *runCtx) (verdict, error)
 }
 
-var commands = []command{checkCommand, judgeCommand, smartCheckCommand, loopCommand, initCommand, allowCommand, doctorCommand, explainCommand, releaseCommand}
+var commands = []command{checkCommand, judgeCommand, smartCheckCommand, loopCommand, initCommand, allowCommand, doctorCommand, explainCommand, logCommand, releaseCommand}
 
 const usageHead = `Usage: closer <command> [flags]
 
@@ -235,6 +235,7 @@ type options struct {
 	// release
 	undo bool
 
+	log     logOptions     // log
 	init    initOptions    // init
 	explain explainOptions // explain
 }

@@ -260,83 +260,11 @@ func (r *runCtx) printExplain(rep gate.Report, stderr, warnings []string) error 
 		p.line("the hook would print on stderr: " + l)
 	}
 	p.line("The hook would answer: " + strings.TrimSpace(string(rep.Answer)))
-	p.line("Why: " + why(rep))
+	p.line("Why: " + rep.Why())
 	return p.err
 }
 
 // why says in one line what decided the answer.
-func why(rep gate.Report) string {
-	d := rep.Decision
-	var s string
-	switch d.Kind {
-	case gate.KindComplete:
-		s = "complete"
-	case gate.KindBlocked:
-		s = fmt.Sprintf("blocked: %d of %d continuations used", d.Blocks, d.MaxBlocks)
-		switch {
-		case rep.ConfigErr != nil:
-			s = "config broken, on_error block; " + s
-		case d.Err != nil:
-			s += fmt.Sprintf(" (a checker could not run, on_error block: %s)", oneLine(d.Err.Error()))
-		}
-	case gate.KindLetGo:
-		switch d.Limit {
-		case "deadline":
-			s = fmt.Sprintf("let through: deadline spent (%s)", d.Why)
-		case "no_progress":
-			s = fmt.Sprintf("let through: no progress (%s)", d.Why)
-		default:
-			s = fmt.Sprintf("let through: max_blocks (%d) spent (%s)", d.MaxBlocks, d.Why)
-		}
-	case gate.KindNotGated:
-		s = "not gated: tool " + rep.Event.ToolName
-	case gate.KindNotDeclared:
-		what := "the call"
-		if rep.Event.ToolName == "" {
-			what = "the agent's final JSON message" // a Codex stop (codex exec --output-schema)
-		}
-		s = "not checked: " + what + " declares no completion (completion_signal: " + d.Why + ")"
-	case gate.KindGuarded:
-		s = "not checked: the hook runs inside donegate's own check of this session"
-	case gate.KindConfigBroken:
-		s = "config broken, on_error allow"
-	case gate.KindCheckFailed:
-		s = "a checker could not run, on_error allow: " + oneLine(d.Err.Error())
-	case gate.KindStateFailed:
-		s = "let through: the block count could not be kept: " + oneLine(d.Err.Error())
-	case gate.KindCriteria:
-		s = "criteria told up front, nothing checked"
-		if rep.Criteria == "" {
-			s = "nothing runs at a stop: nothing to tell"
-		}
-		if rep.ConfigErr != nil {
-			s = "config broken, on_error block: the agent is told to fix it"
-		}
-	case gate.KindReleased:
-		s = "released by the person (closer release): not checked"
-	case gate.KindOff:
-		s = "off: nothing checked (" + d.Why + ")"
-		if d.Why == "" {
-			s = "off: nothing checked"
-		}
-	case gate.KindObserved:
-		s = fmt.Sprintf("observe mode: would have held the agent (%d of %d continuations), let it go", d.Blocks, d.MaxBlocks)
-	case gate.KindWaiting:
-		s = "not checked: the agent's background work is still running (" + d.Why + "); the stop after it ends is checked"
-	default:
-		s = string(d.Kind)
-	}
-	var cached []string
-	for _, o := range rep.Checkers {
-		if o.Cached && o.ByHook {
-			cached = append(cached, o.Label)
-		}
-	}
-	if len(cached) > 0 {
-		s += "; reused from the result cache: " + strings.Join(cached, ", ")
-	}
-	return s
-}
 
 // explainReport is explain's --json output.
 type explainReport struct {
@@ -395,7 +323,7 @@ func explainJSON(rep gate.Report, stderr []string) explainReport {
 			Kind: string(rep.Decision.Kind), Block: rep.Verdict.Block, Limit: rep.Decision.Limit,
 			Blocks: rep.Decision.Blocks, MaxBlocks: rep.Decision.MaxBlocks, Error: errText(rep.Decision.Err),
 		},
-		Why:     why(rep),
+		Why:     rep.Why(),
 		Consent: consentLine(rep.Consent),
 	}
 	if rep.ConfigErr != nil {

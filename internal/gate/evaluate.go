@@ -89,8 +89,12 @@ type Outcome struct {
 	Feedback string
 	Err      error
 	Took     time.Duration
-	// Cached is true when the result was reused from the result cache.
+	// Cached is true when the result was reused from the result cache;
+	// Fresh says why each command it ran was run rather than reused.
 	Cached bool
+	Fresh  []string
+	// NotRun: it did not run for want of the person's consent.
+	NotRun bool
 	// ByHook is false for a checker the hook's chain stopped before (it
 	// stops at the first that is not done): explain ran it afterwards,
 	// for the record, with what was left of the budget.
@@ -205,8 +209,14 @@ func Evaluate(ctx context.Context, hook string, opts Options, env Env, raw []byt
 	}
 	rep.Dialect, rep.Verdict, rep.Result, rep.Decision = r.evaluate(ctx, reason, c, err)
 	r.waitSaved()
-	rep.Checkers = r.checkers
-	return rep, rep.write()
+	if opts.Explain {
+		rep.Checkers = r.checkers
+	}
+	if err := rep.write(); err != nil {
+		return rep, err
+	}
+	r.logDecision(&rep)
+	return rep, nil
 }
 
 // gates reports whether the config (c, or the error loading it gave)
@@ -356,13 +366,7 @@ func (r *run) explainCheck(ctx context.Context, chain checkers.Checker, cc *chec
 		// the answer stays right and only the detail is lost.
 		return chain.Check(ctx, cc)
 	}
-	out := make([]Outcome, len(comp.Members))
-	watched := comp
-	watched.Members = make([]checkers.Member, len(comp.Members))
-	for i, m := range comp.Members {
-		out[i].Label = m.Label
-		watched.Members[i] = checkers.Member{Label: m.Label, Checker: recorder{m.Checker, &out[i]}}
-	}
+	watched, out := watch(comp)
 	res, err := watched.Check(ctx, cc)
 	// What the hook's own chain kept from running, not what runs below
 	// for the record: the person is told of that alone.
@@ -405,11 +409,31 @@ func (rc recorder) Check(ctx context.Context, cc *checkers.Context) (checkers.Re
 
 func record(ctx context.Context, cc *checkers.Context, ch checkers.Checker, out *Outcome) (checkers.Result, error) {
 	reused, start := cc.Reused(), time.Now()
+	_, fresh := cc.Fresh(0)
 	res, err := ch.Check(ctx, cc)
 	out.Took = time.Since(start)
-	out.Complete, out.Feedback, out.Err = res.Complete, res.Feedback, err
+	out.Complete, out.Feedback, out.Err, out.NotRun = res.Complete, res.Feedback, err, res.NotRun
 	out.Cached = cc.Reused() > reused
+	out.Fresh, _ = cc.Fresh(fresh)
 	return res, err
+}
+
+// watch wraps the members of chain, a composite, so that each records its
+// outcome when the chain runs it; out holds them, in the members' order.
+// Another checker is returned as it is, with no outcomes.
+func watch(chain checkers.Checker) (watched checkers.Checker, out []Outcome) {
+	comp, ok := chain.(checkers.Composite)
+	if !ok {
+		return chain, nil
+	}
+	out = make([]Outcome, len(comp.Members))
+	w := comp
+	w.Members = make([]checkers.Member, len(comp.Members))
+	for i, m := range comp.Members {
+		out[i].Label = m.Label
+		w.Members[i] = checkers.Member{Label: m.Label, Checker: recorder{m.Checker, &out[i]}}
+	}
+	return w, out
 }
 
 // saveEvent keeps the event as the session's last (closer explain

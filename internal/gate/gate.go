@@ -345,8 +345,11 @@ func (r *run) check(ctx context.Context, c *config.Config, reason checkers.StopR
 	if r.opts.Explain {
 		return r.explainCheck(ctx, chain, cc)
 	}
-	res, err := chain.Check(ctx, cc)
+	// Each member's outcome is kept for the decision log.
+	watched, out := watch(chain)
+	res, err := watched.Check(ctx, cc)
 	r.consent.NotRun = cc.NotRun()
+	r.checkers = out
 	return res, err
 }
 

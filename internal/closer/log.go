@@ -1,0 +1,156 @@
+package closer
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/donegate/donegate/internal/consent"
+	"github.com/donegate/donegate/internal/decisionlog"
+)
+
+var logCommand = command{
+	name:     "log",
+	noConfig: true,
+	summary: `Print the hooks' decisions: every stop and gated tool call they answered,
+with its project, host, session, turn, each check with its time and
+whether its result was reused (and why not), the decision and why. Read
+from the decision log in the state dir (decisions.jsonl, 0600, kept
+between 4 and 8 MiB). --json prints one object a line, for tools and
+fleets; --follow keeps printing new decisions until interrupted.`,
+	flags: func(fs *flag.FlagSet, o *options) {
+		fs.StringVar(&o.session, "session", "", "only the decisions of session `id`")
+		fs.StringVar(&o.log.since, "since", "", "only decisions since `when`: a duration back from now (\"2h\") or a time (RFC 3339)")
+		fs.StringVar(&o.log.project, "project", "", "only the decisions in the project `dir`")
+		fs.BoolVar(&o.log.follow, "follow", false, "keep printing new decisions until interrupted")
+		fs.StringVar(&o.explain.stateDir, "state-dir", "", "the hooks' state `dir`, as their --state-dir (default: $DONEGATE_STATE_DIR, $XDG_STATE_HOME/donegate, ~/.local/state/donegate)")
+	},
+	run: runLog,
+}
+
+// logOptions are closer log's flags.
+type logOptions struct {
+	since, project string
+	follow         bool
+}
+
+// followEvery is how often --follow looks for new decisions.
+const followEvery = 500 * time.Millisecond
+
+func runLog(ctx context.Context, r *runCtx) (verdict, error) {
+	if r.opts.configPath != "" {
+		return incomplete, errorf(ErrUsage, "--config: log reads no config")
+	}
+	keep, err := r.logFilter()
+	if err != nil {
+		return incomplete, err
+	}
+	print := r.logPrinter()
+	files := decisionlog.Files(r.explainStateDir())
+	var offset int64
+	for i, f := range files {
+		n, err := decisionlog.Read(f, 0, func(e decisionlog.Entry) {
+			if keep(e) {
+				print(e)
+			}
+		})
+		if err != nil {
+			return incomplete, errorf(ErrEnv, "decision log: %w", err)
+		}
+		if i == len(files)-1 {
+			offset = n
+		}
+	}
+	for r.opts.log.follow {
+		if err := r.env.Sleep(ctx, followEvery); err != nil {
+			return complete, nil // interrupted: done
+		}
+		offset, err = decisionlog.Read(files[len(files)-1], offset, func(e decisionlog.Entry) {
+			if keep(e) {
+				print(e)
+			}
+		})
+		if err != nil {
+			return incomplete, errorf(ErrEnv, "decision log: %w", err)
+		}
+	}
+	return complete, nil
+}
+
+// logFilter is what --session, --since and --project keep.
+func (r *runCtx) logFilter() (func(decisionlog.Entry) bool, error) {
+	o := r.opts.log
+	var since time.Time
+	if o.since != "" {
+		if d, err := time.ParseDuration(o.since); err == nil {
+			since = r.env.Now().Add(-d)
+		} else if t, err := time.Parse(time.RFC3339, o.since); err == nil {
+			since = t
+		} else {
+			return nil, errorf(ErrUsage, "--since %q: give a duration (\"2h\") or an RFC 3339 time", o.since)
+		}
+	}
+	var project string
+	if o.project != "" {
+		abs, err := filepath.Abs(o.project)
+		if err != nil {
+			return nil, errorf(ErrUsage, "--project: %w", err)
+		}
+		project = consent.Resolve(abs)
+	}
+	session := r.opts.session
+	return func(e decisionlog.Entry) bool {
+		return (session == "" || e.Session == session) &&
+			(since.IsZero() || !e.Time.Before(since)) &&
+			(project == "" || e.Project == project || consent.Resolve(e.Project) == project)
+	}, nil
+}
+
+// logPrinter prints an entry as --json or the table asks.
+func (r *runCtx) logPrinter() func(decisionlog.Entry) {
+	if r.opts.json {
+		enc := json.NewEncoder(r.stdout)
+		return func(e decisionlog.Entry) { _ = enc.Encode(e) }
+	}
+	header := false
+	return func(e decisionlog.Entry) {
+		if !header {
+			fmt.Fprintf(r.stdout, "%-19s  %-16s  %-7s  %-8s  %-16s  %-13s  %s\n", "TIME", "PROJECT", "HOST", "SESSION", "EVENT", "DECISION", "WHY")
+			header = true
+		}
+		event := e.Event
+		if e.Tool != "" {
+			event += " " + e.Tool
+		}
+		decision := e.Decision
+		if e.Decision == "blocked" {
+			decision = fmt.Sprintf("held %d/%d", e.Blocks, e.MaxBlocks)
+		}
+		why := e.Why
+		if e.Decision == "blocked" && e.Reason != "" {
+			why = firstLine(e.Reason)
+		}
+		for _, c := range e.Checks {
+			if c.TookMS >= 1000 || c.Reused {
+				note := fmt.Sprintf("%s %s", c.Label, (time.Duration(c.TookMS) * time.Millisecond).String())
+				if c.Reused {
+					note = c.Label + " reused"
+				}
+				why += " [" + note + "]"
+			}
+		}
+		fmt.Fprintf(r.stdout, "%-19s  %-16s  %-7s  %-8s  %-16s  %-13s  %s\n",
+			e.Time.Local().Format("2006-01-02 15:04:05"), clip(filepath.Base(e.Project), 16), e.Host, clip(e.Session, 8),
+			clip(event, 16), clip(decision, 13), clip(oneLine(why), 160))
+	}
+}
+
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
