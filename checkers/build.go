@@ -128,3 +128,44 @@ func memberLists(spec config.Checker) []int {
 	}
 	return idx
 }
+
+// Chain builds the chain of specs, as FromConfig does of a config's.
+func Chain(specs []config.Checker) (Checker, error) {
+	return newComposite(false, false, specs)
+}
+
+// AgentOnly returns specs without the checkers of the project's state
+// (Type.ProjectState: tests, commands, the presets, git, files, issues,
+// judges, external programs), composites keeping their other members,
+// and the labels of those it left out. What is left checks what the
+// agent itself said and planned: the plan, its keyword, its phase, its
+// structured output and claims.
+func AgentOnly(specs []config.Checker) (kept []config.Checker, dropped []string) {
+	for _, s := range specs {
+		t, ok := LookupType(s.Type)
+		if ok && t.ProjectState {
+			dropped = append(dropped, s.Label())
+			continue
+		}
+		members := memberLists(s)
+		if members == nil {
+			kept = append(kept, s)
+			continue
+		}
+		opts := reflect.New(reflect.TypeOf(s.Options).Elem())
+		opts.Elem().Set(reflect.ValueOf(s.Options).Elem())
+		left := 0
+		for _, i := range members {
+			f := opts.Elem().Field(i)
+			k, d := AgentOnly(f.Interface().([]config.Checker))
+			dropped = append(dropped, d...)
+			left += len(k)
+			f.Set(reflect.ValueOf(k))
+		}
+		if left > 0 {
+			s.Options = opts.Interface()
+			kept = append(kept, s)
+		}
+	}
+	return kept, dropped
+}

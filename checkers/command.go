@@ -57,11 +57,12 @@ func checkSuccessWhen(s string) []config.Problem {
 // The command checker type. Like test, it checks the
 // project, not one agent.
 var commandType = register(Type{
-	Name:      "command",
-	Summary:   "a shell command, run in the project dir, meets `success_when` (default `exit_code:0`)",
-	DefaultOn: projectReasons,
-	Patterns:  []string{"command-failed"},
-	Example:   `{"type": "command", "name": "n", "on": ["stop"], "command": "x", "success_when": "empty", "timeout": "1m", "cache": false}`,
+	Name:         "command",
+	ProjectState: true,
+	Summary:      "a shell command, run in the project dir, meets `success_when` (default `exit_code:0`)",
+	DefaultOn:    projectReasons,
+	Patterns:     []string{"command-failed"},
+	Example:      `{"type": "command", "name": "n", "on": ["stop"], "command": "x", "success_when": "empty", "timeout": "1m", "cache": false}`,
 }, func(o *CommandOptions) (Checker, error) {
 	when, err := parseCondition(o.SuccessWhen)
 	if err != nil {

@@ -43,11 +43,12 @@ func (o *ExternalOptions) CheckOptions() []config.Problem {
 
 // The external checker type.
 var externalType = register(Type{
-	Name:      "external",
-	Summary:   `a program of yours, given the check's context as JSON on stdin, answers {"complete": true} on stdout`,
-	DefaultOn: projectReasons,
-	Patterns:  []string{"external-incomplete"},
-	Example:   `{"type": "external", "command": ["x"], "timeout": "1s"}`,
+	Name:         "external",
+	ProjectState: true,
+	Summary:      `a program of yours, given the check's context as JSON on stdin, answers {"complete": true} on stdout`,
+	DefaultOn:    projectReasons,
+	Patterns:     []string{"external-incomplete"},
+	Example:      `{"type": "external", "command": ["x"], "timeout": "1s"}`,
 }, func(o *ExternalOptions) (Checker, error) {
 	return externalChecker{Command: o.Command, Timeout: o.Timeout.D()}, nil
 }, func(o *ExternalOptions) string {

@@ -35,11 +35,12 @@ type FilesOptions struct {
 
 // The files checker type.
 var _ = register(Type{
-	Name:      "files",
-	Summary:   "every path exists; a glob must match at least one file",
-	DefaultOn: projectReasons,
-	Patterns:  []string{"files-missing"},
-	Example:   `{"type": "files", "paths": ["a"]}`,
+	Name:         "files",
+	ProjectState: true,
+	Summary:      "every path exists; a glob must match at least one file",
+	DefaultOn:    projectReasons,
+	Patterns:     []string{"files-missing"},
+	Example:      `{"type": "files", "paths": ["a"]}`,
 }, func(o *FilesOptions) (Checker, error) {
 	return Files{Paths: o.Paths}, nil
 }, func(o *FilesOptions) string {

@@ -16,11 +16,12 @@ type GitCleanOptions struct{}
 
 // The git-clean checker type.
 var _ = register(Type{
-	Name:      "git-clean",
-	Summary:   "`git status --porcelain` is empty: nothing modified, staged or untracked (ignored files do not count)",
-	DefaultOn: projectReasons,
-	Patterns:  []string{"git-dirty"},
-	Example:   `{"type": "git-clean"}`,
+	Name:         "git-clean",
+	ProjectState: true,
+	Summary:      "`git status --porcelain` is empty: nothing modified, staged or untracked (ignored files do not count)",
+	DefaultOn:    projectReasons,
+	Patterns:     []string{"git-dirty"},
+	Example:      `{"type": "git-clean"}`,
 }, func(*GitCleanOptions) (Checker, error) { return gitCleanChecker{}, nil }, func(*GitCleanOptions) string {
 	return "the git working tree is clean: every change committed, nothing untracked"
 })

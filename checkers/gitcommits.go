@@ -38,11 +38,12 @@ func (o *GitCommitsOptions) CheckOptions() []config.Problem {
 
 // gitCommitsType is the git-commits checker type.
 var gitCommitsType = register(Type{
-	Name:      "git-commits",
-	Summary:   "at least `min` (default 1) commits since the baseline: `baseline` when given, else HEAD when donegate first saw the prompt",
-	DefaultOn: projectReasons,
-	Patterns:  []string{"no-commits"},
-	Example:   `{"type": "git-commits", "min": 2, "baseline": "main"}`,
+	Name:         "git-commits",
+	ProjectState: true,
+	Summary:      "at least `min` (default 1) commits since the baseline: `baseline` when given, else HEAD when donegate first saw the prompt",
+	DefaultOn:    projectReasons,
+	Patterns:     []string{"no-commits"},
+	Example:      `{"type": "git-commits", "min": 2, "baseline": "main"}`,
 }, func(o *GitCommitsOptions) (Checker, error) {
 	return gitCommitsChecker{Min: max(o.Min, 1), Baseline: o.Baseline}, nil
 }, func(o *GitCommitsOptions) string {

@@ -54,11 +54,12 @@ func (o *IssueClosedOptions) CheckOptions() []config.Problem {
 
 // The issue-closed checker type.
 var issueClosedType = register(Type{
-	Name:      "issue-closed",
-	Summary:   "`gh issue view ISSUE --json state` says the issue is CLOSED",
-	DefaultOn: projectReasons,
-	Patterns:  []string{"issue-open"},
-	Example:   `{"type": "issue-closed", "issue": 3, "repo": "o/r"}`,
+	Name:         "issue-closed",
+	ProjectState: true,
+	Summary:      "`gh issue view ISSUE --json state` says the issue is CLOSED",
+	DefaultOn:    projectReasons,
+	Patterns:     []string{"issue-open"},
+	Example:      `{"type": "issue-closed", "issue": 3, "repo": "o/r"}`,
 }, func(o *IssueClosedOptions) (Checker, error) {
 	return issueClosedChecker{Issue: o.Issue, Repo: o.Repo}, nil
 }, func(o *IssueClosedOptions) string {

@@ -69,11 +69,12 @@ func (o *JudgeOptions) CheckOptions() []config.Problem {
 // JudgeType is the judge checker's type. It judges the project, like
 // test: every subagent's stop would ask the model again.
 var JudgeType = register(Type{
-	Name:      "judge",
-	Summary:   "an LLM judge (`claude -p --json-schema`, as `closer judge`) says every one of your `criteria` holds",
-	DefaultOn: projectReasons,
-	Patterns:  []string{"judge-incomplete"},
-	Example:   `{"type": "judge", "criteria": "x", "model": "haiku", "timeout": "1m", "claude": "claude", "cache": false}`,
+	Name:         "judge",
+	ProjectState: true,
+	Summary:      "an LLM judge (`claude -p --json-schema`, as `closer judge`) says every one of your `criteria` holds",
+	DefaultOn:    projectReasons,
+	Patterns:     []string{"judge-incomplete"},
+	Example:      `{"type": "judge", "criteria": "x", "model": "haiku", "timeout": "1m", "claude": "claude", "cache": false}`,
 }, func(o *JudgeOptions) (Checker, error) {
 	return judgeChecker{Criteria: o.Criteria, CriteriaFile: o.CriteriaFile, Model: o.Model,
 		Timeout: o.Timeout.D(), Claude: o.Claude, Cache: cacheOn(o.Cache)}, nil

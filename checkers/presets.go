@@ -133,11 +133,12 @@ func init() {
 
 func registerPreset(name, pattern, summary string) {
 	t := register(Type{
-		Name:      name,
-		Summary:   summary,
-		DefaultOn: projectReasons,
-		Patterns:  []string{pattern},
-		Example:   `{"type": "` + name + `", "command": "x", "success_when": "empty", "timeout": "1m", "cache": true}`,
+		Name:         name,
+		ProjectState: true,
+		Summary:      summary,
+		DefaultOn:    projectReasons,
+		Patterns:     []string{pattern},
+		Example:      `{"type": "` + name + `", "command": "x", "success_when": "empty", "timeout": "1m", "cache": true}`,
 	}, func(o *PresetOptions) (Checker, error) {
 		when, err := parseCondition(o.SuccessWhen)
 		if err != nil {

@@ -47,6 +47,11 @@ type Type struct {
 	// checker's label is not part of it (see the function Describe). Set
 	// by register.
 	Describe func(spec config.Checker) string
+	// ProjectState is set for a type that checks the state of the project
+	// (its tests, files, git, an issue) rather than what the agent said or
+	// planned: in a session whose agent changed nothing, it does not hold
+	// (see AgentOnly).
+	ProjectState bool
 	// Commands lists the processes a configured checker of the type
 	// starts in the project in dir (see ProjectCommand), detecting them
 	// as its check does; nil for a type that starts none. Set with

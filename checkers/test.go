@@ -62,11 +62,12 @@ func (o *TestOptions) CacheEnabled() bool { return cacheOn(o.Cache) }
 // The test checker type. It checks the project, not one
 // agent: every subagent's stop would run the suite.
 var testType = register(Type{
-	Name:      "test",
-	Summary:   "the project's tests pass: `sh -c COMMAND`, run in the project dir, exits 0; `command` left out: detected from the project's files (go.mod, package.json, pytest, Cargo.toml, a Makefile `test` target), none detected passes",
-	DefaultOn: projectReasons,
-	Patterns:  []string{"test-failed", "tests-weakened"},
-	Example:   `{"type": "test", "command": "x", "timeout": "1m", "cache": true, "weakening": "ignore"}`,
+	Name:         "test",
+	ProjectState: true,
+	Summary:      "the project's tests pass: `sh -c COMMAND`, run in the project dir, exits 0; `command` left out: detected from the project's files (go.mod, package.json, pytest, Cargo.toml, a Makefile `test` target), none detected passes",
+	DefaultOn:    projectReasons,
+	Patterns:     []string{"test-failed", "tests-weakened"},
+	Example:      `{"type": "test", "command": "x", "timeout": "1m", "cache": true, "weakening": "ignore"}`,
 }, func(o *TestOptions) (Checker, error) {
 	return Test{Command: o.Command, Timeout: o.Timeout.D(), Cache: o.CacheEnabled(), IgnoreWeakening: o.Weakening == weakeningIgnore}, nil
 }, func(o *TestOptions) string {

@@ -74,6 +74,11 @@ type Config struct {
 	// held); "off" answers at once, checking nothing. $DONEGATE_MODE, set
 	// where the host starts, wins over it. Left out: "enforce".
 	Mode string `json:"mode,omitempty" validate:"omitempty,oneof=enforce observe off"`
+	// HoldUnchanged keeps the checks of the project's state (tests,
+	// commands, files, git, ...) holding in a session whose agent has
+	// changed nothing since donegate saw it begin. Left out: false, so a
+	// question answered is not held by a failing suite nobody touched.
+	HoldUnchanged bool `json:"hold_unchanged,omitempty"`
 	// GateTools are the tools whose use posttooluse-hook gates. Left out:
 	// ["StructuredOutput"].
 	GateTools []string `json:"gate_tools" validate:"dive,required"`

@@ -12,16 +12,23 @@ import (
 // criteria is stop-hook --criteria at SessionStart or UserPromptSubmit:
 // the config is found and loaded as the hooks do it, and the agent is
 // told what will be checked before it may stop (checkers.Criteria). No
-// transcript is read, no checker is built or run and nothing is written
-// under the state dir: it runs at every session start and every prompt,
-// so it may cost no more than reading the config (bench/hookbench holds
-// it to the start-up floor).
+// transcript is read and no checker is built or run: it runs at every
+// session start and every prompt, so it may cost little more than
+// reading the config (bench/hookbench holds it to the start-up floor).
+// The one write is the session's start, once a session (see noteStart).
 func criteria(hook string, opts Options, env Env, ev *hookio.Event, stderr io.Writer) (Report, error) {
 	r := newRun(hook, opts, env, ev, stderr)
 	c, err := r.config()
 	rep := Report{Hook: hook, Event: r.event, ProjectDir: r.projectDir(), StateDir: r.stateDir(), ConfigErr: err, Dialect: r.dialect(c)}
 	if opts.Explain {
 		rep.ConfigPath, _ = config.Find(lookup(r.opts, r.env, r.event.Cwd))
+	}
+	if err == nil && !c.HoldUnchanged && !r.guarded() && r.mode(c) != config.ModeOff {
+		// The session's start, for the rule of a session that changed
+		// nothing (see unchangedSince): only where the rule can apply.
+		if _, projectChecks := checkers.AgentOnly(checkers.At(c.Checkers, checkers.ReasonStop)); len(projectChecks) > 0 {
+			r.noteStart()
+		}
 	}
 	switch {
 	case r.mode(c) == config.ModeOff:

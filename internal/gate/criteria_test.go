@@ -61,7 +61,11 @@ func TestCriteria(t *testing.T) {
 			}
 			assert.False(t, rep.Verdict.Block, "never blocks")
 			assert.NoFileExists(t, filepath.Join(dir, "ran"), "no checker runs")
-			assert.NoDirExists(t, stateDir, "no state written")
+			// Nothing written but the session's start, once, and only for
+			// a config with checks of the project's state at a stop (see
+			// TestSessionThatChangedNothing).
+			entries, _ := os.ReadDir(stateDir)
+			assert.LessOrEqual(t, len(entries), 1, "no state written but the session's record")
 		})
 	}
 }

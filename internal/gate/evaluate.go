@@ -80,6 +80,9 @@ type Decision struct {
 	// Err is the config, checker or state error behind the answer; with
 	// KindBlocked, the error that on_error "block" blocks on.
 	Err error
+	// SetAside are the checks of the project's state that did not run:
+	// the session's agent had changed nothing since it began.
+	SetAside []string
 }
 
 // Outcome is one top-level checker's part in a run (Options.Explain).
@@ -318,6 +321,7 @@ func (r *run) evaluate(ctx context.Context, reason checkers.StopReason, c *confi
 	if r.mode(c) == config.ModeObserve {
 		v, d = observed(v, d)
 	}
+	d.SetAside = r.setAside
 	// Told where the person looks: once a session in the answer, on
 	// stderr (the host's log) every time.
 	for _, n := range []struct{ topic, notice string }{

@@ -189,6 +189,9 @@ type run struct {
 	// modeSet and modeVal cache mode's answer.
 	modeSet bool
 	modeVal string
+	// setAside are the project's checks a session whose agent changed
+	// nothing did not run (see unchangedSince).
+	setAside []string
 }
 
 // readOnly reports whether the run may write none of its bookkeeping:
@@ -301,7 +304,19 @@ func (r *run) dialect(c *config.Config) hookio.Dialect {
 
 // check runs the configured chain for reason under the config's budget.
 func (r *run) check(ctx context.Context, c *config.Config, reason checkers.StopReason) (checkers.Result, error) {
-	chain, err := checkers.FromConfig(c, reason)
+	specs := checkers.At(c.Checkers, reason)
+	if (reason == checkers.ReasonStop || reason == checkers.ReasonSubagentStop) && !c.HoldUnchanged {
+		if unchanged, since := r.unchangedSince(ctx); unchanged {
+			var dropped []string
+			specs, dropped = checkers.AgentOnly(specs)
+			if len(dropped) > 0 {
+				r.setAside = dropped
+				fmt.Fprintf(r.stderr, "%s: the agent has changed nothing since the session began (%s): the project's checks (%s) do not hold it\n",
+					r.name, since.Local().Format("15:04:05"), strings.Join(dropped, ", "))
+			}
+		}
+	}
+	chain, err := checkers.Chain(specs)
 	if err != nil {
 		return checkers.Result{}, err
 	}

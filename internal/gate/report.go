@@ -74,6 +74,9 @@ func (rep Report) Why() string {
 			cached = append(cached, o.Label)
 		}
 	}
+	if len(d.SetAside) > 0 {
+		s += "; not held by the project's checks (" + strings.Join(d.SetAside, ", ") + "): the agent has changed nothing since the session began"
+	}
 	if len(cached) > 0 {
 		s += "; reused from the result cache: " + strings.Join(cached, ", ")
 	}

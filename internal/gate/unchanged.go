@@ -1,0 +1,89 @@
+package gate
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/donegate/donegate/hookio"
+	"github.com/donegate/donegate/internal/state"
+	"github.com/donegate/donegate/internal/treecache"
+)
+
+// A session whose agent has changed nothing is not held by the checks of
+// the project's state: a person asks why a test fails, the agent answers
+// without touching anything, and "the test command failed — fix the
+// failures" would set it editing code nobody asked it to change; a
+// failure older than the agent's work is not its work. The start of a
+// session is seen by stop-hook --criteria (SessionStart, the first prompt
+// event); at each stop, until the agent first changes the tree, the tree
+// is compared with itself then (treecache.ChangedSince). Once changed,
+// the session is held as always, to its end. Without a seen start, or
+// outside git, every stop is held as always. "hold_unchanged": true
+// turns the rule off.
+
+// sessionSlot is the session record's slot of what was seen of it.
+const sessionSlot = "session"
+
+// seen is when donegate saw the session begin, and whether its agent has
+// changed the tree since.
+type seen struct {
+	Start   time.Time `json:"start"`
+	Changed bool      `json:"changed,omitempty"`
+}
+
+// noteStart records the start of the event's session, at a prompt event
+// of the person, if none is recorded yet.
+func (r *run) noteStart() {
+	ev := r.event
+	if r.readOnly() || ev.SessionID == "" || ev.ResumesTurn() {
+		return
+	}
+	if ev.HookEventName != hookio.EventSessionStart && ev.HookEventName != hookio.EventUserPromptSubmit {
+		return
+	}
+	store := state.Store{Dir: r.stateDir()}
+	err := store.Update(ev.SessionID, func(s *state.Session) error {
+		var sn seen
+		if s.Get(sessionSlot, &sn) {
+			return nil
+		}
+		return s.Put(sessionSlot, seen{Start: r.env.Now()})
+	})
+	if err != nil {
+		fmt.Fprintf(r.stderr, "%s: %v\n", r.name, err)
+	}
+}
+
+// unchangedSince reports whether the session's agent has changed nothing
+// since donegate saw the session begin, and when that was. Finding the
+// first change records it, for good.
+func (r *run) unchangedSince(ctx context.Context) (bool, time.Time) {
+	if r.event.SessionID == "" {
+		return false, time.Time{}
+	}
+	s, err := state.Store{Dir: r.stateDir()}.Peek(r.event.SessionID)
+	var sn seen
+	if err != nil || !s.Get(sessionSlot, &sn) || sn.Changed || sn.Start.IsZero() {
+		return false, time.Time{}
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	st, err := treecache.ReadStatus(ctx, r.projectDir())
+	if err != nil {
+		return false, time.Time{}
+	}
+	changed, err := treecache.ChangedSince(ctx, st, sn.Start)
+	if err != nil {
+		return false, time.Time{} // outside git: as always
+	}
+	if changed {
+		if !r.readOnly() {
+			_ = state.Store{Dir: r.stateDir()}.Update(r.event.SessionID, func(s *state.Session) error {
+				return s.Put(sessionSlot, seen{Start: sn.Start, Changed: true})
+			})
+		}
+		return false, time.Time{}
+	}
+	return true, sn.Start
+}
