@@ -131,6 +131,9 @@ type Context struct {
 	// fresh says, for each command run instead of reused, why (see
 	// Fresh).
 	fresh []string
+	// flaky are the test commands that failed and then passed (see
+	// Flakies).
+	flaky []Flaky
 
 	// templateErrs are the user templates that failed to render in this
 	// run, which the built-in ones replaced (see TemplateError).

@@ -204,7 +204,35 @@ func (k commandCheck) run(ctx context.Context, c *Context, own time.Duration, fp
 	case k.when.met(out):
 		return OK(k.voice.passed(k)), false, nil
 	}
+	if r, ok := k.flaky(ctx, c, own, out); ok {
+		return r, false, nil
+	}
 	return k.fail(c, own, out, "", ""), false, nil
+}
+
+// flaky runs a failing test command again (see Flaky) and reports
+// whether it passed the second time, with the result to answer then.
+func (k commandCheck) flaky(ctx context.Context, c *Context, own time.Duration, first proc.Outcome) (Result, bool) {
+	if k.kind != "test" || notFound(k, first) {
+		return Result{}, false
+	}
+	left := own
+	if d, ok := ctx.Deadline(); ok {
+		left = min(left, time.Until(d))
+	}
+	if !rerunWorth(left, first.Elapsed) {
+		return Result{}, false
+	}
+	command, tests := rerun(k.command, string(first.Output))
+	runCtx, cancel, _ := within(ctx, own)
+	defer cancel()
+	out, err := c.runner().Run(runCtx, proc.Command{Shell: command, Dir: c.ProjectDir, Env: c.Env})
+	if err != nil || out.Ended || out.Signal != "" || !k.when.met(out) {
+		return Result{}, false
+	}
+	f := Flaky{Command: k.command, Rerun: command, Tests: tests}
+	c.noteFlaky(f)
+	return OK(fmt.Sprintf("The test command `%s` failed, then passed when run again (`%s`): a flaky failure, not held.", k.command, command)), true
 }
 
 // fail reports a run of k that did not pass as its type's pattern. Every

@@ -83,6 +83,9 @@ type Decision struct {
 	// SetAside are the checks of the project's state that did not run:
 	// the session's agent had changed nothing since it began.
 	SetAside []string
+	// Flaky are the test commands that failed and then passed, as the
+	// person is told.
+	Flaky []string
 }
 
 // Outcome is one top-level checker's part in a run (Options.Explain).
@@ -322,6 +325,13 @@ func (r *run) evaluate(ctx context.Context, reason checkers.StopReason, c *confi
 		v, d = observed(v, d)
 	}
 	d.SetAside = r.setAside
+	for _, f := range r.flaky {
+		// Each is news: told every time it happens.
+		msg := "donegate: " + f.String()
+		fmt.Fprintf(r.stderr, "%s: %s\n", r.name, msg)
+		v.SystemMessage = strings.TrimSpace(v.SystemMessage + "\n" + msg)
+		d.Flaky = append(d.Flaky, f.String())
+	}
 	// Told where the person looks: once a session in the answer, on
 	// stderr (the host's log) every time.
 	for _, n := range []struct{ topic, notice string }{
@@ -375,6 +385,7 @@ func (r *run) explainCheck(ctx context.Context, chain checkers.Checker, cc *chec
 	// What the hook's own chain kept from running, not what runs below
 	// for the record: the person is told of that alone.
 	r.consent.NotRun = cc.NotRun()
+	r.flaky = cc.Flakies()
 	if err != nil || !res.Complete {
 		// The chain (mode all, in order) answers with the first member
 		// that is not done, or that it did not get to run at all.

@@ -192,6 +192,9 @@ type run struct {
 	// setAside are the project's checks a session whose agent changed
 	// nothing did not run (see unchangedSince).
 	setAside []string
+	// flaky are the test commands that failed, then passed when run
+	// again: the person is told.
+	flaky []checkers.Flaky
 }
 
 // readOnly reports whether the run may write none of its bookkeeping:
@@ -365,6 +368,7 @@ func (r *run) check(ctx context.Context, c *config.Config, reason checkers.StopR
 	res, err := watched.Check(ctx, cc)
 	r.consent.NotRun = cc.NotRun()
 	r.checkers = out
+	r.flaky = cc.Flakies()
 	return res, err
 }
 

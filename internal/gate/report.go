@@ -74,6 +74,9 @@ func (rep Report) Why() string {
 			cached = append(cached, o.Label)
 		}
 	}
+	for _, f := range d.Flaky {
+		s += "; " + f
+	}
 	if len(d.SetAside) > 0 {
 		s += "; not held by the project's checks (" + strings.Join(d.SetAside, ", ") + "): the agent has changed nothing since the session began"
 	}
