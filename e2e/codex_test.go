@@ -243,8 +243,11 @@ func TestCodexNeverFinishingAgentIsLetGoAfterMaxBlocks(t *testing.T) {
 }
 
 // (d) closer init --host codex on a fresh repository, then a real codex
-// exec: the agent is held by the Go project's failing test (the default
-// config detects go test from go.mod) and let go once it is fixed. Init
+// exec: the agent, which changed the code but not rightly, is held by the
+// Go project's failing test (the default config detects go test from
+// go.mod) and let go once it is fixed. (init registers stop-hook
+// --criteria, so the session's start is seen: an agent that changed
+// nothing would not be held by the tests, see unchanged.txtar.) Init
 // never writes Codex's trust for the hooks (it would forge the user's
 // consent): the run passes --dangerously-bypass-hook-trust, as a person
 // reviews them in /hooks.
@@ -253,6 +256,7 @@ func TestCodexAfterCloserInitHoldsTheAgent(t *testing.T) {
 	require.NoError(t, os.RemoveAll(filepath.Join(s.Project, ".codex")))
 	env := goProject(t, s.Project, s.Home)
 	api := fakeapi.NewResponses(
+		fakeapi.Call("exec_command", map[string]any{"cmd": "printf '// Add is wrong.\\n' >> calc.go"}),
 		fakeapi.Say("Done."),
 		fakeapi.Call("exec_command", map[string]any{"cmd": "printf '%s' '" + fixedCalc + "' > calc.go"}),
 		fakeapi.Say("Fixed: Add adds."),
@@ -263,10 +267,10 @@ func TestCodexAfterCloserInitHoldsTheAgent(t *testing.T) {
 	s.Env = append(env, "PATH="+path)
 	r := s.run("Make Add correct")
 
-	told := s.told(1)
+	told := s.told(2)
 	assert.Contains(t, told, goTestFailure)
 	assert.Contains(t, told, "Add(2, 3) = -1, want 5")
-	s.assertEnded(r, "Fixed: Add adds.", 3)
+	s.assertEnded(r, "Fixed: Add adds.", 4)
 }
 
 // stop-hook --criteria at Codex's SessionStart and UserPromptSubmit: the
@@ -281,7 +285,9 @@ func TestCodexCriteriaReachTheModel(t *testing.T) {
 		"UserPromptSubmit": rec + " " + bin + " --criteria",
 		"Stop":             rec + " " + bin,
 	})})
-	s.config(`{"checkers":[{"type":"files","paths":["never.txt"]}],"limits":{"max_blocks":1}}`)
+	// hold_unchanged: the agent changes nothing, and the project's files
+	// are to hold it all the same (criteria mark the session's start).
+	s.config(`{"hold_unchanged":true,"checkers":[{"type":"files","paths":["never.txt"]}],"limits":{"max_blocks":1}}`)
 	r := s.run("Do it")
 
 	const told = "This session ends when: required files exist: never.txt."
