@@ -50,9 +50,11 @@ func (c *Context) Flakies() []Flaky {
 }
 
 var (
-	goFailed   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^--- FAIL: (\w+) `) })
-	goTestCmd  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\S+=\S+\s+)*go\s+test(\s|$)`) })
-	pytestCmd  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\S+=\S+\s+)*(pytest|py\.test|python3?\s+-m\s+pytest)(\s|$)`) })
+	goFailed  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^--- FAIL: (\w+) `) })
+	goTestCmd = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\S+=\S+\s+)*go\s+test(\s|$)`) })
+	pytestCmd = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(\S+=\S+\s+)*(pytest|py\.test|python3?\s+-m\s+pytest)(\s|$)`)
+	})
 	shellChars = "|;&<>`$()"
 )
 

@@ -10,7 +10,7 @@ func TestRerunRunsWhatFailed(t *testing.T) {
 	goOut := "--- FAIL: TestTotal (0.00s)\n    --- FAIL: TestTotal/empty (0.00s)\n--- FAIL: TestSub (0.01s)\nFAIL\nFAIL\texample.com/calc\t0.004s\n"
 	for _, tt := range []struct {
 		command, output, want string
-		tests              []string
+		tests                 []string
 	}{
 		{"go test ./...", goOut, "go test ./... -count=1 -run '^(TestTotal|TestSub)$'", []string{"TestTotal", "TestSub"}},
 		{"CGO_ENABLED=0 go test -race ./...", goOut, "CGO_ENABLED=0 go test -race ./... -count=1 -run '^(TestTotal|TestSub)$'", []string{"TestTotal", "TestSub"}},
