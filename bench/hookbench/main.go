@@ -48,6 +48,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/donegate/donegate/config"
+	"github.com/donegate/donegate/internal/gate"
 )
 
 func main() {
@@ -142,6 +145,14 @@ func run(bin, base, plugin, buildPlugin string, runs int, largeSize int64) (bool
 	big := filepath.Join(work, "big")
 	if err := setupBig(big, 100, 100); err != nil {
 		return false, err
+	}
+
+	// The person allowed the projects whose commands the cases run (as
+	// closer allow does), each in the state dir its case uses.
+	for _, a := range []struct{ state, dir string }{{"state-cached", cached}, {"state-chain", big}} {
+		if _, err := gate.Allow(filepath.Join(work, a.state), a.dir, config.Lookup{ProjectDir: a.dir}, "hookbench", time.Now()); err != nil {
+			return false, fmt.Errorf("allowing %s: %w", a.dir, err)
+		}
 	}
 
 	baseEnv := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + work}
