@@ -93,7 +93,7 @@ func TestAgentSDKPlanHoldsTheAgent(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "events")
 			r := s.runSDK(route, dir, "Build the feature")
 
-			assert.Contains(t, mainTurn(t, api, 3), "Stop hook feedback:\nYou have 1 incomplete task(s) out of 2. "+planAdvice+"Implement feature")
+			assert.Contains(t, mainTurn(t, api, 3), heldWith+"You have 1 incomplete task(s) out of 2. "+planAdvice+"Implement feature")
 			s.assertSDKEnded(api, r, "Now all done.", 5)
 
 			// The callback's input is the command hook's stdin, Claude
@@ -128,7 +128,7 @@ func TestAgentSDKFailingTestHoldsUntilFixed(t *testing.T) {
 			r := s.runSDK(route, filepath.Join(t.TempDir(), "events"), "Make Add correct")
 
 			fb := mainTurn(t, api, 1)
-			assert.Contains(t, fb, "Stop hook feedback:\n"+goTestFailure)
+			assert.Contains(t, fb, heldWith+goTestFailure)
 			assert.Contains(t, fb, "Add(2, 3) = -1, want 5")
 			s.assertSDKEnded(api, r, "Fixed: Add adds.", 3)
 		})
@@ -151,7 +151,7 @@ func TestAgentSDKNeverFinishingAgentIsLetGoAfterMaxBlocks(t *testing.T) {
 			r := s.runSDK(route, events, "Do it")
 
 			for i := 1; i <= 3; i++ {
-				assert.Contains(t, mainTurn(t, api, i), "Stop hook feedback:\nMissing required files: never.txt", "continuation %d", i)
+				assert.Contains(t, mainTurn(t, api, i), heldWith+"Missing required files: never.txt", "continuation %d", i)
 			}
 			s.assertSDKEnded(api, r, "Done.", 4)
 			stops := ofEvent(clientEvents(t, events), "Stop")

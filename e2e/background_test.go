@@ -39,6 +39,6 @@ func TestBackgroundWorkIsWaitedFor(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 1, strings.Count(string(runs), "run"), "the test ran at the stop after the build only")
 	for i, req := range api.Of("main") {
-		assert.NotContains(t, req.LastUserText(), "Stop hook feedback", "request %d", i)
+		assert.NotContains(t, req.TailText(), heldBy, "request %d", i)
 	}
 }

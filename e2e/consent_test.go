@@ -66,7 +66,7 @@ func TestUserLevelHooksRunNothingOfAnUnallowedRepository(t *testing.T) {
 	s.Args = []string{"--permission-mode", "acceptEdits"}
 	r = s.run("Fix the failing test")
 	fb := mainTurn(t, api, 1)
-	assert.Contains(t, fb, "Stop hook feedback:\nThe test command `make test` failed with exit code 2.")
+	assert.Contains(t, fb, heldWith+"The test command `make test` failed with exit code 2.")
 	assert.Contains(t, fb, "FAIL: TestTotal")
 	assertEnded(t, api, r, "Fixed.", 3)
 	assert.FileExists(t, stolen, "with consent, make test runs")

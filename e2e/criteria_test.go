@@ -87,7 +87,7 @@ func TestCriteriaReachTheModelUpFront(t *testing.T) {
 	for i, req := range reqs[1:] {
 		assert.Contains(t, contextOf(t, req), "SessionStart hook additional context: "+criteria, "request %d", i+2)
 	}
-	assert.Contains(t, mainTurn(t, api, 1), "Stop hook feedback:\nMissing required files: REPORT.md")
+	assert.Contains(t, mainTurn(t, api, 1), heldWith+"Missing required files: REPORT.md")
 	assertEnded(t, api, r, "The report is written.", 3)
 }
 

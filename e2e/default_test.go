@@ -51,7 +51,7 @@ func TestDefaultHoldsAGoProjectUntilItsTestsPass(t *testing.T) {
 	r := s.run("Make Add correct")
 
 	fb := mainTurn(t, api, 1)
-	assert.Contains(t, fb, "Stop hook feedback:\nThe test command `go test ./...` failed with exit code 1.")
+	assert.Contains(t, fb, heldWith+"The test command `go test ./...` failed with exit code 1.")
 	assert.Contains(t, fb, "Add(2, 3) = -1, want 5")
 	assertEnded(t, api, r, "Fixed: Add adds.", 3)
 	_, err = os.Stat(filepath.Join(s.Project, ".claude", "donegate.json"))

@@ -23,7 +23,7 @@ func TestExplainLastExplainsARealStop(t *testing.T) {
 	s.config(`{"checkers":[{"type":"files","paths":["never.txt"]}],"limits":{"max_blocks":1}}`)
 	s.useDonegate()
 	r := s.run("Do it")
-	assert.Contains(t, mainTurn(t, api, 1), "Stop hook feedback:\nMissing required files: never.txt")
+	assert.Contains(t, mainTurn(t, api, 1), heldWith+"Missing required files: never.txt")
 	require.Len(t, api.Of("main"), 2, "one continuation, then the agent stops")
 
 	c := s.closer(time.Minute, "explain", "--last", "--json")

@@ -31,8 +31,8 @@ func TestGitCleanHoldsTheAgentUntilCommitted(t *testing.T) {
 	s.useDonegate()
 	r := s.run("Write work.txt and commit it")
 
-	assert.NotContains(t, mainTurn(t, api, 1), "Stop hook feedback")
-	assert.Contains(t, mainTurn(t, api, 2), "Stop hook feedback:\nThe git working tree is not clean: 1 file changed or untracked.")
+	assert.NotContains(t, mainTurn(t, api, 1), heldBy)
+	assert.Contains(t, mainTurn(t, api, 2), heldWith+"The git working tree is not clean: 1 file changed or untracked.")
 	assert.Contains(t, mainTurn(t, api, 2), "\n- work.txt: untracked")
 	assertEnded(t, api, r, "Committed work.txt.", 4)
 	assert.Equal(t, "add work.txt", s.git("log", "-1", "--format=%s"))

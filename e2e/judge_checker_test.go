@@ -52,7 +52,7 @@ func TestJudgeCheckerHoldsUntilTheJudgeAgrees(t *testing.T) {
 	r := s.run("Write hello.txt")
 
 	fb := mainTurn(t, api, 1)
-	assert.Contains(t, fb, "Stop hook feedback:\nAn LLM judge found 1 of 1 completion criterion not met. Do this, then finish again:\n- finish hello.txt says hello\n\nNot met, with the judge's reasons:\n- hello.txt says hello: there is no hello.txt")
+	assert.Contains(t, fb, heldWith+"An LLM judge found 1 of 1 completion criterion not met. Do this, then finish again:\n- finish hello.txt says hello\n\nNot met, with the judge's reasons:\n- hello.txt says hello: there is no hello.txt")
 	assertEnded(t, api, r, "hello.txt says hello now.", 3)
 
 	judged := api.Of("subagent")

@@ -122,8 +122,8 @@ func TestPluginHoldsTheAgent(t *testing.T) {
 	s.usePlugin(builtPlugin(t, true))
 	r := s.run("Build the feature")
 
-	assert.Contains(t, mainTurn(t, api, 5), "Stop hook feedback:\nYou have 1 incomplete task(s) out of 2. "+planAdvice+"Implement feature")
-	assert.NotContains(t, mainTurn(t, api, 4), "Stop hook feedback")
+	assert.Contains(t, mainTurn(t, api, 5), heldWith+"You have 1 incomplete task(s) out of 2. "+planAdvice+"Implement feature")
+	assert.NotContains(t, mainTurn(t, api, 4), heldBy)
 	assertEnded(t, api, r, "Now all done.", 7)
 }
 

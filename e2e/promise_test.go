@@ -36,11 +36,11 @@ func TestPromiseLoop(t *testing.T) {
 	s.useDonegate()
 	r := s.run("Build the feature")
 
-	assert.Contains(t, mainTurn(t, api, 1), "Stop hook feedback:\n"+
+	assert.Contains(t, mainTurn(t, api, 1), heldWith+
 		"Do not stop yet: when, and only when, the task is completely done, end your final message with <promise>DONE</promise>, exactly. "+
 		"Until then keep working, and do not write the promise just to leave the loop.\n\n"+
 		`Your last message ended: "I am done."`)
-	assert.Contains(t, mainTurn(t, api, 2), "Stop hook feedback:\n"+
+	assert.Contains(t, mainTurn(t, api, 2), heldWith+
 		"Keep going: this task requires at least 2 rounds of work before you may stop, and 1 is left. "+
 		"Go over what you have done against the task, find what is missing, wrong or could be better, and improve it; then finish again.\n\n"+
 		"You have been sent back 1 time so far in this prompt.")
@@ -50,7 +50,9 @@ func TestPromiseLoop(t *testing.T) {
 	// the last let through with the count cleared.
 	data, err := os.ReadFile(s.transcriptPath(r.SessionID))
 	require.NoError(t, err)
-	assert.Equal(t, 2, strings.Count(string(data), `"content":"Stop hook feedback:\n`), "blocked stops")
+	// (additionalContext, which the CLI records as an attachment of type
+	// hook_additional_context, not as a user line)
+	assert.Equal(t, 2, strings.Count(string(data), `"type":"hook_additional_context"`), "blocked stops")
 	states, err := filepath.Glob(filepath.Join(s.Home, "donegate-state", "*.json"))
 	require.NoError(t, err)
 	require.Len(t, states, 1)

@@ -33,6 +33,6 @@ func TestRetryTemplateReachesTheModel(t *testing.T) {
 	s.useDonegate()
 	r := s.run("Update the changelog")
 
-	assert.Contains(t, mainTurn(t, api, 1), "Stop hook feedback:\nNot yet: write CHANGELOG.md first.")
+	assert.Contains(t, mainTurn(t, api, 1), heldWith+"Not yet: write CHANGELOG.md first.")
 	assertEnded(t, api, r, "The changelog is written.", 3)
 }

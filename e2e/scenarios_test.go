@@ -38,7 +38,7 @@ func mainTurn(t *testing.T, api *fakeapi.Server, i int) string {
 	t.Helper()
 	reqs := api.Of("main")
 	require.Greater(t, len(reqs), i, "main requests")
-	return reqs[i].LastUserText()
+	return reqs[i].TailText()
 }
 
 // assertEnded checks the run ended normally after the whole script.
@@ -67,8 +67,8 @@ func TestTaskToolsPlanHoldsTheAgent(t *testing.T) {
 	s.useDonegate()
 	r := s.run("Build the feature")
 
-	assert.Contains(t, mainTurn(t, api, 5), "Stop hook feedback:\nYou have 1 incomplete task(s) out of 2. "+planAdvice+"Implement feature")
-	assert.NotContains(t, mainTurn(t, api, 4), "Stop hook feedback")
+	assert.Contains(t, mainTurn(t, api, 5), heldWith+"You have 1 incomplete task(s) out of 2. "+planAdvice+"Implement feature")
+	assert.NotContains(t, mainTurn(t, api, 4), heldBy)
 	assertEnded(t, api, r, "Now all done.", 7)
 	tasks, _ := filepath.Glob(filepath.Join(s.Home, ".claude", "tasks", r.SessionID, "*.json"))
 	assert.Len(t, tasks, 2, "the plan lives in the task files")
@@ -88,7 +88,7 @@ func TestTodoWritePlanHoldsTheAgent(t *testing.T) {
 	s.useDonegate()
 	r := s.run("Build the feature")
 
-	assert.Contains(t, mainTurn(t, api, 3), "Stop hook feedback:\nYou have 1 incomplete task(s) out of 2. "+planAdvice+"Implement feature")
+	assert.Contains(t, mainTurn(t, api, 3), heldWith+"You have 1 incomplete task(s) out of 2. "+planAdvice+"Implement feature")
 	assertEnded(t, api, r, "Now all done.", 5)
 	data, err := os.ReadFile(s.transcriptPath(r.SessionID))
 	require.NoError(t, err)
@@ -112,7 +112,7 @@ func TestTestCheckerHoldsUntilGreen(t *testing.T) {
 	r := s.run("Make the tests pass")
 
 	fb := mainTurn(t, api, 1)
-	assert.Contains(t, fb, "Stop hook feedback:\nThe test command `echo checking; grep -q ok fixed.txt` failed with exit code 2.")
+	assert.Contains(t, fb, heldWith+"The test command `echo checking; grep -q ok fixed.txt` failed with exit code 2.")
 	assert.Contains(t, fb, "Last 40 lines of output:\nchecking\ngrep: fixed.txt: No such file or directory")
 	assertEnded(t, api, r, "Fixed, tests pass.", 3)
 	assert.FileExists(t, filepath.Join(s.Project, "fixed.txt"))
@@ -133,7 +133,7 @@ func TestFilesCheckerHoldsUntilWritten(t *testing.T) {
 	s.useDonegate()
 	r := s.run("Write the report")
 
-	assert.Contains(t, mainTurn(t, api, 1), "Stop hook feedback:\nMissing required files: dist/*.md")
+	assert.Contains(t, mainTurn(t, api, 1), heldWith+"Missing required files: dist/*.md")
 	assertEnded(t, api, r, "Now the report is written.", 3)
 }
 
@@ -147,8 +147,8 @@ func TestBlockCapLetsTheAgentGo(t *testing.T) {
 	s.Args = []string{"--verbose", "--output-format", "stream-json"}
 	r := s.run("Do it")
 
-	assert.Contains(t, mainTurn(t, api, 1), "Stop hook feedback:\nMissing required files: never.txt")
-	assert.Contains(t, mainTurn(t, api, 2), "Stop hook feedback:\nMissing required files: never.txt")
+	assert.Contains(t, mainTurn(t, api, 1), heldWith+"Missing required files: never.txt")
+	assert.Contains(t, mainTurn(t, api, 2), heldWith+"Missing required files: never.txt")
 	assert.False(t, api.Exhausted())
 	assert.Len(t, api.Of("main"), 3, "two continuations, then the agent stops")
 	assert.Contains(t, r.Stdout, "donegate: still incomplete after 2 continuations; letting the agent stop: Missing required files: never.txt",
@@ -199,7 +199,7 @@ func TestSubagentIsHeld(t *testing.T) {
 
 	sub := api.Of("subagent")
 	require.Len(t, sub, 5, "the subagent got one more turn")
-	assert.Contains(t, sub[3].LastUserText(), "Stop hook feedback:\nYou have 1 incomplete task(s) out of 2. "+planAdvice+"Sub step two")
+	assert.Contains(t, sub[3].TailText(), heldWith+"You have 1 incomplete task(s) out of 2. "+planAdvice+"Sub step two")
 	assert.Contains(t, mainTurn(t, api, 1), "Sub really done.", "the main agent got the subagent's final answer")
 	assertEnded(t, api, r, "Main done.", 2)
 }
@@ -232,10 +232,10 @@ func TestSubagentStopRunsOnlyThePlan(t *testing.T) {
 
 	sub := api.Of("subagent")
 	require.Len(t, sub, 5, "the subagent got one more turn, for its plan only")
-	assert.Contains(t, sub[3].LastUserText(), "Stop hook feedback:\nYou have 1 incomplete task(s) out of 2. "+planAdvice+"Sub step two")
-	assert.NotContains(t, sub[3].LastUserText(), "test command")
+	assert.Contains(t, sub[3].TailText(), heldWith+"You have 1 incomplete task(s) out of 2. "+planAdvice+"Sub step two")
+	assert.NotContains(t, sub[3].TailText(), "test command")
 	assert.Contains(t, mainTurn(t, api, 1), "Sub really done.", "the main agent got the subagent's final answer")
-	assert.Contains(t, mainTurn(t, api, 2), "Stop hook feedback:\nThe test command `echo checking; grep -q ok fixed.txt` failed with exit code 2.")
+	assert.Contains(t, mainTurn(t, api, 2), heldWith+"The test command `echo checking; grep -q ok fixed.txt` failed with exit code 2.")
 	assertEnded(t, api, r, "Fixed, tests pass.", 4)
 }
 
@@ -260,3 +260,13 @@ func TestSDKDialectIsIgnoredByClaudeCode(t *testing.T) {
 	require.NoError(t, json.Unmarshal(data, &st))
 	assert.Equal(t, 1, st.Counters["stop"].Blocks)
 }
+
+// What the real Claude Code CLI (2.1.163 and later: the pinned one) tells
+// the model when donegate holds it at a stop: donegate answers with
+// additionalContext there (hookio.TakesStopContext), which the model
+// reads in a system reminder as heldWith followed by the reason. heldBy
+// is in any hold's reminder, of either shape.
+const (
+	heldWith = "Stop hook additional context: "
+	heldBy   = "Stop hook "
+)

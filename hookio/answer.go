@@ -273,7 +273,12 @@ const defaultReason = "donegate: the work is not done yet; keep going until it i
 // instead, and nothing is written.
 func WriteHostAnswer(w io.Writer, ev *Event, d Dialect, v Verdict) error {
 	switch ev.Host {
-	case HostClaude, HostQwen, "":
+	case HostClaude, "":
+		if v.Block && ev.IsStop() && d == DialectClaudeCode && TakesStopContext(ev.ClientVersion) {
+			return writeStopContext(w, ev.HookEventName, v)
+		}
+		return WriteAnswer(w, ev.HookEventName, d, v)
+	case HostQwen:
 		return WriteAnswer(w, ev.HookEventName, d, v)
 	case HostCodex:
 		if v.Block && CleanText(v.Reason) == "" {
@@ -346,4 +351,70 @@ func hostShape(ev *Event, v Verdict) (hostAnswer, error) {
 		a.SystemMessage = CleanText(v.SystemMessage)
 	}
 	return a, nil
+}
+
+// stopContextSince is the first Claude Code that keeps a Stop or
+// SubagentStop going on hookSpecificOutput.additionalContext (before it,
+// an answer carrying hookSpecificOutput at Stop was dropped whole).
+var stopContextSince = [3]int{2, 1, 163}
+
+// TakesStopContext reports whether Claude Code version v (from its
+// transcript; "" when unknown) is held at a stop by additionalContext.
+// Measured on 2.1.331 and 2.1.332: the turn goes on, the model reads
+// "Stop hook additional context: R", the next Stop has stop_hook_active
+// true, and the person sees "Stop hook says: R" in grey, where a block
+// shows as "Stop hook reported a problem"; both count to the CLI's cap.
+func TakesStopContext(v string) bool {
+	got, ok := parseVersion(v)
+	if !ok {
+		return false
+	}
+	for i := range got {
+		if got[i] != stopContextSince[i] {
+			return got[i] > stopContextSince[i]
+		}
+	}
+	return true
+}
+
+// parseVersion reads "MAJOR.MINOR.PATCH" (anything after a patch's digits
+// ignored).
+func parseVersion(v string) ([3]int, bool) {
+	var out [3]int
+	parts := strings.SplitN(v, ".", 3)
+	if len(parts) != 3 {
+		return out, false
+	}
+	for i, p := range parts {
+		n := 0
+		digits := 0
+		for _, c := range p {
+			if c < '0' || c > '9' {
+				break
+			}
+			n = n*10 + int(c-'0')
+			digits++
+			if n > 1<<20 {
+				return out, false
+			}
+		}
+		if digits == 0 {
+			return out, false
+		}
+		out[i] = n
+	}
+	return out, true
+}
+
+// writeStopContext holds the agent at Stop or SubagentStop with
+// additionalContext, naming the event (a SubagentStop answer that names
+// Stop is refused as the wrong event, and the subagent let go).
+func writeStopContext(w io.Writer, eventName string, v Verdict) error {
+	a := answer{SystemMessage: CleanText(v.SystemMessage), HookSpecificOutput: &hookSpecific{HookEventName: eventName, AdditionalContext: CleanText(v.Reason)}}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(a); err != nil {
+		return fmt.Errorf("write answer: %w", err)
+	}
+	return nil
 }

@@ -92,6 +92,11 @@ type Event struct {
 	GenerationID string
 	LoopCount    int
 
+	// ClientVersion is the version of the host's client that sent the
+	// event, where the caller found it (Claude Code's transcript lines
+	// carry it): which answers it takes depends on it.
+	ClientVersion string
+
 	// BackgroundRunning names the agent's own background work still
 	// running at a stop (Claude Code's background_tasks whose status is
 	// running or pending: a run_in_background shell, a background

@@ -305,6 +305,25 @@ func (r Request) LastUserText() string {
 	return ""
 }
 
+// TailText returns the text of the messages after the request's last
+// assistant message, in order: what the client told the model since the
+// model last spoke. A Stop hook's block reaches the model there as a
+// user message ("Stop hook feedback: ..."), its additionalContext as a
+// system message after the tool results (Claude Code 2.1.331).
+func (r Request) TailText() string {
+	var req struct {
+		Messages []message `json:"messages"`
+	}
+	if json.Unmarshal(r.Body, &req) != nil {
+		return ""
+	}
+	var parts []string
+	for i := len(req.Messages) - 1; i >= 0 && req.Messages[i].Role != "assistant"; i-- {
+		parts = append([]string{req.Messages[i].text()}, parts...)
+	}
+	return strings.Join(parts, "\n")
+}
+
 // AllText returns the text of every message of a request, in order.
 func (r Request) AllText() string {
 	var req struct {

@@ -13,6 +13,7 @@ import (
 	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/hookio"
 	"github.com/donegate/donegate/internal/lastevent"
+	"github.com/donegate/donegate/transcript"
 )
 
 // The hooks' names, as Evaluate takes them.
@@ -244,6 +245,15 @@ const structuredOutputTool = "StructuredOutput"
 
 // write renders the answer.
 func (rep *Report) write() error {
+	if rep.Verdict.Block && rep.Event.IsStop() && rep.Event.Host == hookio.HostClaude && rep.Event.ClientVersion == "" {
+		// Which answer holds the agent depends on the CLI's version, which
+		// its transcript's lines carry.
+		path := rep.Event.TranscriptPath
+		if rep.Event.HookEventName == hookio.EventSubagentStop && rep.Event.AgentTranscriptPath != "" {
+			path = rep.Event.AgentTranscriptPath
+		}
+		rep.Event.ClientVersion = transcript.ClientVersion(path)
+	}
 	var b bytes.Buffer
 	if err := hookio.WriteHostAnswer(&b, rep.Event, rep.Dialect, rep.Verdict); err != nil {
 		return err
