@@ -441,3 +441,19 @@ func (s *codexSession) useAPI(api *fakeapi.Responses) {
 	}
 	require.NoError(s.t, os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644))
 }
+
+// (g) Without --output-schema, a final message that is a JSON object is a
+// message like any other: the stop is checked as a stop (here the file
+// the config requires is missing) rather than taken for a structured
+// answer that declares nothing and let through unchecked. Codex says
+// nowhere a hook can read whether it was given a schema; the hook's
+// parent, the codex binary, has it in its arguments.
+func TestCodexJSONMessageWithoutSchemaIsAStop(t *testing.T) {
+	const msg = `{"status":"blocked","summary":"waiting"}`
+	s := newCodexSession(t, fakeapi.Say(msg), fakeapi.Say("Wrote it."))
+	s.config(`{"completion_signal": [{"path": "status", "equals": "completed"}], "checkers": [{"type": "files", "paths": ["REPORT.md"]}], "limits": {"max_blocks": 1}}`)
+	r := s.run("Write REPORT.md")
+
+	assert.Contains(t, s.told(1), "Missing required files: REPORT.md")
+	s.assertEnded(r, "Wrote it.", 2)
+}

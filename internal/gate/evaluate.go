@@ -205,12 +205,13 @@ func Evaluate(ctx context.Context, hook string, opts Options, env Env, raw []byt
 		return rep, rep.write()
 	}
 	if reason == checkers.ReasonStop && err == nil && slices.Contains(c.GateTools, structuredOutputTool) {
-		if checkers.CodexFinalOutput(r.event) != nil {
+		if checkers.CodexFinalOutput(r.event) != nil && !codexWithoutSchema() {
 			// codex exec --output-schema hands the agent's final JSON in as
 			// its last message, at Stop: there is no tool call to gate. It
 			// is checked as Claude Code's StructuredOutput call is (the
 			// tool_use chain, completion_signal, output and claims), and
-			// answered as the Stop it is.
+			// answered as the Stop it is. A Codex started without the flag
+			// sends a JSON message as any other message: a stop.
 			reason = checkers.ReasonToolUse
 		}
 	}
