@@ -95,19 +95,26 @@ func runsAt(spec config.Checker, reason string, inherited []string) (config.Chec
 	if on != nil && !slices.Contains(on, reason) {
 		return spec, false
 	}
-	// A copy of the options with the member lists filtered: the config is
-	// shared by every event a process checks.
+	spec, left := withMembers(spec, members, func(list []config.Checker) []config.Checker { return at(list, reason, on) })
+	return spec, left > 0
+}
+
+// withMembers returns spec with each of its member lists (the fields
+// members names) replaced by what keep makes of it, and how many members
+// are left. The options are copied: the config is shared by every event
+// a process checks.
+func withMembers(spec config.Checker, members []int, keep func([]config.Checker) []config.Checker) (config.Checker, int) {
 	opts := reflect.New(reflect.TypeOf(spec.Options).Elem())
 	opts.Elem().Set(reflect.ValueOf(spec.Options).Elem())
 	left := 0
 	for _, i := range members {
 		f := opts.Elem().Field(i)
-		kept := at(f.Interface().([]config.Checker), reason, on)
+		kept := keep(f.Interface().([]config.Checker))
 		left += len(kept)
 		f.Set(reflect.ValueOf(kept))
 	}
 	spec.Options = opts.Interface()
-	return spec, left > 0
+	return spec, left
 }
 
 // checkerList is the Go type of a field that holds members.
@@ -152,18 +159,12 @@ func AgentOnly(specs []config.Checker) (kept []config.Checker, dropped []string)
 			kept = append(kept, s)
 			continue
 		}
-		opts := reflect.New(reflect.TypeOf(s.Options).Elem())
-		opts.Elem().Set(reflect.ValueOf(s.Options).Elem())
-		left := 0
-		for _, i := range members {
-			f := opts.Elem().Field(i)
-			k, d := AgentOnly(f.Interface().([]config.Checker))
+		s, left := withMembers(s, members, func(list []config.Checker) []config.Checker {
+			k, d := AgentOnly(list)
 			dropped = append(dropped, d...)
-			left += len(k)
-			f.Set(reflect.ValueOf(k))
-		}
+			return k
+		})
 		if left > 0 {
-			s.Options = opts.Interface()
 			kept = append(kept, s)
 		}
 	}

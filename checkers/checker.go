@@ -125,15 +125,15 @@ type Context struct {
 	// person runs from the command line. The hooks always set it.
 	Consent Consent
 
-	// notRun are the commands Consent kept from running (see NotRun).
-	notRunMu sync.Mutex
-	notRun   []ProjectCommand
-	// fresh says, for each command run instead of reused, why (see
-	// Fresh).
-	fresh []string
-	// flaky are the test commands that failed and then passed (see
-	// Flakies).
-	flaky []Flaky
+	// notesMu guards what the run notes for the hook to tell: the
+	// commands Consent kept from running (see NotRun), why each command
+	// ran rather than being reused (Fresh), the test commands that failed
+	// and then passed (Flakies). Checkers of a parallel composite note at
+	// once.
+	notesMu sync.Mutex
+	notRun  []ProjectCommand
+	fresh   []string
+	flaky   []Flaky
 
 	// templateErrs are the user templates that failed to render in this
 	// run, which the built-in ones replaced (see TemplateError).
@@ -151,17 +151,17 @@ type Context struct {
 // noteFresh records why a command ran rather than its result being
 // reused.
 func (c *Context) noteFresh(why string) {
-	c.notRunMu.Lock()
+	c.notesMu.Lock()
 	c.fresh = append(c.fresh, why)
-	c.notRunMu.Unlock()
+	c.notesMu.Unlock()
 }
 
 // Fresh returns why each command of the run from the n-th on ran rather
 // than its result being reused, and how many there are now: the
 // decision log's record.
 func (c *Context) Fresh(n int) ([]string, int) {
-	c.notRunMu.Lock()
-	defer c.notRunMu.Unlock()
+	c.notesMu.Lock()
+	defer c.notesMu.Unlock()
 	if n > len(c.fresh) {
 		n = len(c.fresh)
 	}

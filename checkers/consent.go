@@ -56,11 +56,11 @@ func (c *Context) mayRun(cmd ProjectCommand) (Result, bool) {
 	if c.Consent == nil || c.Consent.MayRun(cmd) {
 		return Result{}, true
 	}
-	c.notRunMu.Lock()
+	c.notesMu.Lock()
 	if !slices.Contains(c.notRun, cmd) {
 		c.notRun = append(c.notRun, cmd)
 	}
-	c.notRunMu.Unlock()
+	c.notesMu.Unlock()
 	return Result{Complete: true, NotRun: true,
 		Feedback: fmt.Sprintf("Not run: %s needs the person's consent in this project (closer allow).", cmd)}, false
 }
@@ -68,8 +68,8 @@ func (c *Context) mayRun(cmd ProjectCommand) (Result, bool) {
 // NotRun returns the commands the run did not start for want of consent,
 // in the order the chain reached them.
 func (c *Context) NotRun() []ProjectCommand {
-	c.notRunMu.Lock()
-	defer c.notRunMu.Unlock()
+	c.notesMu.Lock()
+	defer c.notesMu.Unlock()
 	return slices.Clone(c.notRun)
 }
 

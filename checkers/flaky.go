@@ -36,16 +36,16 @@ func (f Flaky) String() string {
 
 // noteFlaky records a flaky test command for the run.
 func (c *Context) noteFlaky(f Flaky) {
-	c.notRunMu.Lock()
+	c.notesMu.Lock()
 	c.flaky = append(c.flaky, f)
-	c.notRunMu.Unlock()
+	c.notesMu.Unlock()
 }
 
 // Flakies returns the test commands of the run that failed and then
 // passed when run again.
 func (c *Context) Flakies() []Flaky {
-	c.notRunMu.Lock()
-	defer c.notRunMu.Unlock()
+	c.notesMu.Lock()
+	defer c.notesMu.Unlock()
 	return slices.Clone(c.flaky)
 }
 

@@ -70,14 +70,25 @@ type answer struct {
 // Claude Code before 2.1.163 drops a Stop answer that carries
 // hookSpecificOutput.
 func WriteAnswer(w io.Writer, eventName string, d Dialect, v Verdict) error {
+	return writeAnswer(w, eventName, d, v, false)
+}
+
+// writeAnswer is WriteAnswer; stopContext holds the agent at a stop with
+// additionalContext rather than a block (see TakesStopContext).
+func writeAnswer(w io.Writer, eventName string, d Dialect, v Verdict, stopContext bool) error {
 	a := answer{SystemMessage: CleanText(v.SystemMessage)}
 	if v.Block {
 		reason := CleanText(v.Reason)
 		switch eventName {
 		case EventStop, EventSubagentStop:
-			if d == DialectSDK {
+			switch {
+			case stopContext:
+				// Naming the event: a SubagentStop answer that names Stop
+				// is refused as the wrong event, and the subagent let go.
+				a.HookSpecificOutput = &hookSpecific{HookEventName: eventName, AdditionalContext: reason}
+			case d == DialectSDK:
 				a.NeedsMoreTurns, a.Decision, a.Reason = true, "continue", reason
-			} else {
+			default:
 				a.Decision, a.Reason = "block", reason
 			}
 		case EventPreToolUse:
@@ -105,6 +116,12 @@ func WriteAnswer(w io.Writer, eventName string, d Dialect, v Verdict) error {
 			return fmt.Errorf("cannot give context to the model in a %q answer", eventName)
 		}
 	}
+	return encode(w, a)
+}
+
+// encode writes a as the one JSON object of an answer, as a host reads
+// it: HTML characters unescaped.
+func encode(w io.Writer, a any) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(a); err != nil {
@@ -274,10 +291,7 @@ const defaultReason = "donegate: the work is not done yet; keep going until it i
 func WriteHostAnswer(w io.Writer, ev *Event, d Dialect, v Verdict) error {
 	switch ev.Host {
 	case HostClaude, "":
-		if v.Block && ev.IsStop() && d == DialectClaudeCode && TakesStopContext(ev.ClientVersion) {
-			return writeStopContext(w, ev.HookEventName, v)
-		}
-		return WriteAnswer(w, ev.HookEventName, d, v)
+		return writeAnswer(w, ev.HookEventName, d, v, d == DialectClaudeCode && TakesStopContext(ev.ClientVersion))
 	case HostQwen:
 		return WriteAnswer(w, ev.HookEventName, d, v)
 	case HostCodex:
@@ -290,12 +304,7 @@ func WriteHostAnswer(w io.Writer, ev *Event, d Dialect, v Verdict) error {
 	if err != nil {
 		return err
 	}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(a); err != nil {
-		return fmt.Errorf("write answer: %w", err)
-	}
-	return nil
+	return encode(w, a)
 }
 
 // hostShape is the answer to ev on Gemini CLI, Copilot CLI or Cursor.
@@ -404,17 +413,4 @@ func parseVersion(v string) ([3]int, bool) {
 		out[i] = n
 	}
 	return out, true
-}
-
-// writeStopContext holds the agent at Stop or SubagentStop with
-// additionalContext, naming the event (a SubagentStop answer that names
-// Stop is refused as the wrong event, and the subagent let go).
-func writeStopContext(w io.Writer, eventName string, v Verdict) error {
-	a := answer{SystemMessage: CleanText(v.SystemMessage), HookSpecificOutput: &hookSpecific{HookEventName: eventName, AdditionalContext: CleanText(v.Reason)}}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(a); err != nil {
-		return fmt.Errorf("write answer: %w", err)
-	}
-	return nil
 }

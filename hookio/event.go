@@ -133,16 +133,27 @@ type Event struct {
 // at the first stop of a prompt, true at every stop after a block, tool
 // calls or not). Hosts with a turn id (PromptID) need not say it.
 func (e *Event) TurnStart() bool {
-	if !e.IsStop() {
+	if !e.IsStop() || e.Host != HostCursor && e.Host != HostCopilot {
 		return false
 	}
+	person, _ := e.AfterPersonsPrompt()
+	return person
+}
+
+// AfterPersonsPrompt reports whether the stop is the first since a
+// prompt of the person rather than one a hook's block continued, and
+// whether the host says so at all: Cursor's loop_count 0;
+// stop_hook_active false on Claude Code, the Agent SDK, Codex, Qwen Code
+// and Copilot CLI (true at every stop after a block). Gemini CLI says
+// nothing to go by: its stop_hook_active returns to false after a tool.
+func (e *Event) AfterPersonsPrompt() (person, known bool) {
 	switch e.Host {
 	case HostCursor:
-		return e.LoopCount == 0
-	case HostCopilot:
-		return !e.StopHookActive
+		return e.LoopCount == 0, true
+	case HostGemini:
+		return false, false
 	}
-	return false
+	return !e.StopHookActive, true
 }
 
 // ResumesTurn reports whether a UserPromptSubmit is the host going on

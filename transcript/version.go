@@ -2,20 +2,19 @@ package transcript
 
 import (
 	"bytes"
-	"io"
 
 	"github.com/tidwall/gjson"
 
 	"github.com/donegate/donegate/internal/regular"
 )
 
-// versionTail is how much of a transcript's end ClientVersion reads:
+// versionTail bounds how much of a transcript's end ClientVersion reads:
 // every line Claude Code writes carries its version, so the last lines do.
 const versionTail = 64 << 10
 
 // ClientVersion returns the version of the Claude Code that writes the
-// transcript at path ("2.1.331"), from its latest line that names one;
-// "" when none does or the file cannot be read.
+// transcript at path ("2.1.331"), from its latest line that names one
+// among the last 64 KiB; "" when none does or the file cannot be read.
 func ClientVersion(path string) string {
 	if path == "" {
 		return ""
@@ -29,23 +28,16 @@ func ClientVersion(path string) string {
 	if err != nil {
 		return ""
 	}
-	from := max(info.Size()-versionTail, 0)
-	buf := make([]byte, info.Size()-from)
-	if _, err := f.ReadAt(buf, from); err != nil && err != io.EOF {
-		return ""
-	}
-	for len(buf) > 0 {
-		i := bytes.LastIndexByte(bytes.TrimRight(buf, "\n"), '\n')
-		line := buf[i+1:]
+	var version string
+	read := 0
+	_ = eachLineBackward(f, info.Size(), func(line []byte) bool {
+		read += len(line) + 1
 		if bytes.Contains(line, []byte(`"version"`)) {
-			if v := gjson.GetBytes(line, "version"); v.Type == gjson.String && v.Str != "" {
-				return v.Str
+			if v := gjson.GetBytes(line, "version"); v.Type == gjson.String {
+				version = v.Str
 			}
 		}
-		if i < 0 {
-			break
-		}
-		buf = buf[:i]
-	}
-	return ""
+		return version == "" && read < versionTail
+	})
+	return version
 }

@@ -1,5 +1,6 @@
 // Package cli holds what donegate's executables share about their command
-// line: flags listed the way the docs write them.
+// line: flags listed the way the docs write them, and paths quoted for
+// the command lines they write or print.
 package cli
 
 import (
@@ -69,4 +70,21 @@ func FlagError(err error) string {
 		return msg[:i] + " for flag --" + msg[i+len(" for flag -"):]
 	}
 	return msg
+}
+
+// ShellQuote quotes path for sh -c (Claude Code runs a hook command
+// with it, and a person pastes a printed command into one) when it
+// holds anything but safe characters; a leading ~ is quoted too.
+func ShellQuote(path string) string {
+	safe := true
+	for _, c := range path {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("/._-+@%:,=", c)) {
+			safe = false
+			break
+		}
+	}
+	if safe && path != "" {
+		return path
+	}
+	return "'" + strings.ReplaceAll(path, "'", `'\''`) + "'"
 }

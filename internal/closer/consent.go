@@ -6,6 +6,7 @@ import (
 
 	"github.com/donegate/donegate/checkers"
 	"github.com/donegate/donegate/config"
+	"github.com/donegate/donegate/internal/cli"
 	"github.com/donegate/donegate/internal/gate"
 )
 
@@ -18,10 +19,11 @@ func (r *runCtx) consentStatus() (gate.ConsentStatus, error) {
 
 // allowFix is the command that allows the project in r.dir.
 func (r *runCtx) allowFix() string {
+	fix := "review the project's commands, then run " + gate.AllowCommand(r.dir)
 	if r.opts.configPath != "" {
-		return fmt.Sprintf("review the project's commands, then run closer allow --dir %s --config %s", shellQuote(r.dir), shellQuote(r.opts.configPath))
+		fix += " --config " + cli.ShellQuote(r.opts.configPath)
 	}
-	return "review the project's commands, then run closer allow --dir " + shellQuote(r.dir)
+	return fix
 }
 
 // doctorConsent reports whether the hooks may run what the config runs.
@@ -81,7 +83,7 @@ func (r *runCtx) consentNote() string {
 	if st.RecordErr != nil {
 		why = append(why, st.RecordErr.Error())
 	}
-	return strings.Join(why, "; ") + "; closer allow --dir " + shellQuote(r.dir) + " allows them"
+	return strings.Join(why, "; ") + "; " + gate.AllowCommand(r.dir) + " allows them"
 }
 
 func allowedPath(st gate.ConsentStatus) string {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/donegate/donegate/checkers"
 	"github.com/donegate/donegate/hookio"
+	"github.com/donegate/donegate/internal/cli"
 	"github.com/donegate/donegate/internal/jsondepth"
 	"github.com/donegate/donegate/internal/regular"
 	"github.com/donegate/donegate/internal/safewrite"
@@ -550,7 +551,7 @@ func (r *runCtx) hookCommands(absolute bool, hosts hostList, rep *InitReport) (m
 		if err != nil {
 			return nil, err
 		}
-		out[prog] = shellQuote(path)
+		out[prog] = cli.ShellQuote(path)
 	}
 	return out, nil
 }
@@ -593,22 +594,6 @@ func (r *runCtx) findHook(prog string) (string, error) {
 	looked = append(looked, "PATH")
 	return "", errorf(ErrEnv, "%s not found (looked beside closer in %s); install the binaries (CGO_ENABLED=0 go install github.com/donegate/donegate/cmd/...@latest) or leave out --absolute to register bare names",
 		prog, strings.Join(looked, " and on "))
-}
-
-// shellQuote quotes path for sh -c, which Claude Code runs a hook
-// command with, when it holds anything but safe characters.
-func shellQuote(path string) string {
-	safe := true
-	for _, c := range path {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("/._-+@%:,=", c)) {
-			safe = false
-			break
-		}
-	}
-	if safe && path != "" {
-		return path
-	}
-	return "'" + strings.ReplaceAll(path, "'", `'\''`) + "'"
 }
 
 // isOurs reports whether a hook command runs program: as a bare name, a

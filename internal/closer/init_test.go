@@ -15,6 +15,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/donegate/donegate/config"
+	"github.com/donegate/donegate/internal/cli"
 )
 
 // initRun runs closer init in-process with HOME and PATH of the test's
@@ -432,7 +433,7 @@ func TestInitShellQuote(t *testing.T) {
 		{"/x/$HOME/stop-hook", "'/x/$HOME/stop-hook'"},
 	} {
 		t.Run(tt.in, func(t *testing.T) {
-			assert.Equal(t, tt.want, shellQuote(tt.in))
+			assert.Equal(t, tt.want, cli.ShellQuote(tt.in))
 		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/donegate/donegate/checkers"
 	"github.com/donegate/donegate/config"
+	"github.com/donegate/donegate/internal/cli"
 	"github.com/donegate/donegate/internal/consent"
 	"github.com/donegate/donegate/internal/state"
 )
@@ -34,9 +35,6 @@ type Consent struct {
 	// consent.
 	NotRun []checkers.ProjectCommand
 }
-
-// Allowed reports whether consent covers everything the run would start.
-func (c Consent) Allowed() bool { return c.ConfigAllowed && !c.Kept && len(c.NotRun) == 0 }
 
 // MayRun implements checkers.Consent: a command the config names runs
 // when the config in force is the allowed one; a detected one when the
@@ -102,7 +100,7 @@ func (cs *Consent) notice() string {
 		// something.
 		return ""
 	}
-	allow := fmt.Sprintf("closer allow --dir %s", shellQuote(cs.Project))
+	allow := AllowCommand(cs.Project)
 	var parts []string
 	if cs.Record == nil && cs.RecordErr == nil && cs.File != "" {
 		// A project set up before consent existed: say what changed,
@@ -153,13 +151,9 @@ func (cs *Consent) whyNotRun(cmd checkers.ProjectCommand) string {
 	return ": new since you allowed this project"
 }
 
-// shellQuote quotes s for a POSIX shell where it needs quoting.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./~+:@%,=") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+// AllowCommand is the command that allows the project in dir, as the
+// person is told it.
+func AllowCommand(dir string) string { return "closer allow --dir " + cli.ShellQuote(dir) }
 
 // toldSlot is the session record's slot for the notices last told to
 // the person, by topic (see tellOnce).

@@ -23,7 +23,8 @@ func criteria(hook string, opts Options, env Env, ev *hookio.Event, stderr io.Wr
 	if opts.Explain {
 		rep.ConfigPath, _ = config.Find(lookup(r.opts, r.env, r.event.Cwd))
 	}
-	if err == nil && !c.HoldUnchanged && !r.guarded() && r.mode(c) != config.ModeOff {
+	r.settleMode(c)
+	if err == nil && !c.HoldUnchanged && !r.guarded() && r.mode != config.ModeOff {
 		// The session's start, for the rule of a session that changed
 		// nothing (see unchangedSince): only where the rule can apply.
 		if _, projectChecks := checkers.AgentOnly(checkers.At(c.Checkers, checkers.ReasonStop)); len(projectChecks) > 0 {
@@ -31,7 +32,7 @@ func criteria(hook string, opts Options, env Env, ev *hookio.Event, stderr io.Wr
 		}
 	}
 	switch {
-	case r.mode(c) == config.ModeOff:
+	case r.mode == config.ModeOff:
 		rep.Decision = Decision{Kind: KindOff}
 	case r.guarded():
 		// As the Stop hook checks nothing inside donegate's own check of

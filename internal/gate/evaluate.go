@@ -181,7 +181,7 @@ func Evaluate(ctx context.Context, hook string, opts Options, env Env, raw []byt
 	}
 	r := newRun(hook, opts, env, ev, stderr)
 	r.raw = raw
-	if r.envMode() == config.ModeOff {
+	if r.modeEnv == config.ModeOff {
 		// The person's switch: answered at once, nothing read.
 		rep := Report{Hook: hook, Event: r.event, ProjectDir: r.projectDir(), StateDir: r.stateDir(), Dialect: r.dialect(nil), Decision: Decision{Kind: KindOff, Why: ModeEnv + "=off"}}
 		return rep, rep.write()
@@ -217,6 +217,15 @@ func Evaluate(ctx context.Context, hook string, opts Options, env Env, raw []byt
 	}
 	rep.Dialect, rep.Verdict, rep.Result, rep.Decision = r.evaluate(ctx, reason, c, err)
 	r.waitSaved()
+	if rep.Verdict.Block && r.event.IsStop() && r.event.Host == hookio.HostClaude {
+		// Which answer holds the agent depends on the CLI's version, which
+		// its transcript's lines carry: read at a hold only.
+		path := r.event.TranscriptPath
+		if r.event.HookEventName == hookio.EventSubagentStop && r.event.AgentTranscriptPath != "" {
+			path = r.event.AgentTranscriptPath
+		}
+		r.event.ClientVersion = transcript.ClientVersion(path)
+	}
 	if opts.Explain {
 		rep.Checkers = r.checkers
 	}
@@ -246,15 +255,6 @@ const structuredOutputTool = "StructuredOutput"
 
 // write renders the answer.
 func (rep *Report) write() error {
-	if rep.Verdict.Block && rep.Event.IsStop() && rep.Event.Host == hookio.HostClaude && rep.Event.ClientVersion == "" {
-		// Which answer holds the agent depends on the CLI's version, which
-		// its transcript's lines carry.
-		path := rep.Event.TranscriptPath
-		if rep.Event.HookEventName == hookio.EventSubagentStop && rep.Event.AgentTranscriptPath != "" {
-			path = rep.Event.AgentTranscriptPath
-		}
-		rep.Event.ClientVersion = transcript.ClientVersion(path)
-	}
 	var b bytes.Buffer
 	if err := hookio.WriteHostAnswer(&b, rep.Event, rep.Dialect, rep.Verdict); err != nil {
 		return err
@@ -284,10 +284,11 @@ func (r *run) evaluate(ctx context.Context, reason checkers.StopReason, c *confi
 		}
 		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindNotDeclared, Why: config.DescribeConditions(c.CompletionSignal, " or ")}
 	}
-	if err == nil && r.mode(c) == config.ModeOff {
+	r.settleMode(c)
+	if r.mode == config.ModeOff {
+		// $DONEGATE_MODE=off returned before: this is the config's.
 		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindOff, Why: `the config's "mode": "off"`}
 	}
-	r.mode(c)
 	if r.event.Unchecked != "" {
 		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindUnchecked, Why: r.event.Unchecked}
 	}
@@ -325,14 +326,14 @@ func (r *run) evaluate(ctx context.Context, reason checkers.StopReason, c *confi
 		fallback := config.Default()
 		fallback.OnError = "block"
 		v, d := r.decide(fallback, checkers.Result{}, err)
-		if r.mode(nil) == config.ModeObserve {
+		if r.mode == config.ModeObserve {
 			v, d = observed(v, d)
 		}
 		return r.dialect(nil), v, checkers.Result{}, d
 	}
 	res, err := r.check(ctx, c, reason)
 	v, d := r.decide(c, res, err)
-	if r.mode(c) == config.ModeObserve {
+	if r.mode == config.ModeObserve {
 		v, d = observed(v, d)
 	}
 	d.SetAside = r.setAside

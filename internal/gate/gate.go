@@ -186,12 +186,14 @@ type run struct {
 	newTurn bool
 	// consent is what was found of the person's consent (see config).
 	consent *Consent
-	// modeSet and modeVal cache mode's answer.
-	modeSet bool
-	modeVal string
+	// modeEnv is $DONEGATE_MODE's mode ("" for none), mode the run's
+	// (see settleMode).
+	modeEnv, mode string
 	// setAside are the project's checks a session whose agent changed
 	// nothing did not run (see unchangedSince).
 	setAside []string
+	// peeked is the session's record as the run found it (see session).
+	peeked func() (*state.Session, error)
 	// flaky are the test commands that failed, then passed when run
 	// again: the person is told.
 	flaky []checkers.Flaky
@@ -200,7 +202,7 @@ type run struct {
 // readOnly reports whether the run may write none of its bookkeeping:
 // closer explain's dry run, and observe mode, which holds nobody and so
 // counts no continuation.
-func (r *run) readOnly() bool { return r.opts.DryRun || r.modeVal == config.ModeObserve }
+func (r *run) readOnly() bool { return r.opts.DryRun || r.mode == config.ModeObserve }
 
 // newRun starts a run of ev. The event's paths are expanded here, once,
 // so that every use (the claude dir, the plan, the project dir) sees the
@@ -208,7 +210,7 @@ func (r *run) readOnly() bool { return r.opts.DryRun || r.modeVal == config.Mode
 // claude dir "~/.claude", the Task files were not found and an open plan
 // passed.
 func newRun(name string, opts Options, env Env, ev *hookio.Event, stderr io.Writer) *run {
-	r := &run{name: name, opts: opts, env: env, stderr: stderr}
+	r := &run{name: name, opts: opts, env: env, stderr: stderr, modeEnv: envMode(name, env, stderr)}
 	e := *ev
 	e.TranscriptPath = paths.Expand(r.env.Getenv, e.TranscriptPath)
 	e.AgentTranscriptPath = paths.Expand(r.env.Getenv, e.AgentTranscriptPath)
@@ -217,6 +219,11 @@ func newRun(name string, opts Options, env Env, ev *hookio.Event, stderr io.Writ
 		e.PromptID = geminiTurn(name, &e, stderr)
 	}
 	r.event = &e
+	// Set here, not at first use: checkers may ask from several
+	// goroutines (a parallel composite's iterations).
+	r.peeked = sync.OnceValues(func() (*state.Session, error) {
+		return state.Store{Dir: r.stateDir()}.Peek(r.event.SessionID)
+	})
 	return r
 }
 
@@ -377,12 +384,18 @@ func (r *run) check(ctx context.Context, c *config.Config, reason checkers.StopR
 // the chain runs, from the state dir, changing nothing (the count is
 // decide's to change).
 func (r *run) continued() (int, error) {
-	s, err := state.Store{Dir: r.stateDir()}.Peek(r.event.SessionID)
+	s, err := r.session()
 	if err != nil {
 		return 0, fmt.Errorf("block count: %w", err)
 	}
 	return limit.Continued(s.Counters[gateKey(r.event)], r.event.PromptID), nil
 }
+
+// session is the session's record as the run found it, read once: the
+// turn, the release, the session's start, the count and the holds
+// without progress are all read from it, and only the count's update
+// (decide) reads it again, under the lock.
+func (r *run) session() (*state.Session, error) { return r.peeked() }
 
 // gateKey names the counter a verdict is counted under.
 func gateKey(ev *hookio.Event) string {

@@ -29,7 +29,7 @@ func (r *run) logDecision(rep *Report) {
 		Hook:      rep.Hook,
 		Event:     rep.Event.HookEventName,
 		Tool:      rep.Event.ToolName,
-		Mode:      r.modeVal,
+		Mode:      r.mode,
 		Decision:  string(rep.Decision.Kind),
 		Blocks:    rep.Decision.Blocks,
 		MaxBlocks: rep.Decision.MaxBlocks,

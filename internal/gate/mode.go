@@ -2,6 +2,7 @@ package gate
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/hookio"
@@ -13,32 +14,28 @@ import (
 const ModeEnv = "DONEGATE_MODE"
 
 // envMode is the mode $DONEGATE_MODE sets, "" for none; a value that is
-// no mode is said on stderr once a run and ignored.
-func (r *run) envMode() string {
-	m := r.env.Getenv(ModeEnv)
+// no mode is said on stderr and ignored. newRun reads it once a run.
+func envMode(name string, env Env, stderr io.Writer) string {
+	m := env.Getenv(ModeEnv)
 	switch m {
 	case "", config.ModeEnforce, config.ModeObserve, config.ModeOff:
 		return m
 	}
-	fmt.Fprintf(r.stderr, "%s: %s=%q is no mode (enforce, observe or off); ignored\n", r.name, ModeEnv, m)
+	fmt.Fprintf(stderr, "%s: %s=%q is no mode (enforce, observe or off); ignored\n", name, ModeEnv, m)
 	return ""
 }
 
-// mode is the mode of the run: $DONEGATE_MODE, else the config's (c may
-// be nil: a config that does not load), else enforce.
-func (r *run) mode(c *config.Config) string {
-	if r.modeSet {
-		return r.modeVal
+// settleMode sets the run's mode from the config in force (c may be nil:
+// a config that does not load): $DONEGATE_MODE, else the config's, else
+// enforce.
+func (r *run) settleMode(c *config.Config) {
+	r.mode = r.modeEnv
+	if r.mode == "" && c != nil {
+		r.mode = c.Mode
 	}
-	m := r.envMode()
-	if m == "" && c != nil {
-		m = c.Mode
+	if r.mode == "" {
+		r.mode = config.ModeEnforce
 	}
-	if m == "" {
-		m = config.ModeEnforce
-	}
-	r.modeSet, r.modeVal = true, m
-	return m
 }
 
 // observed turns a verdict that holds the agent into one that lets it go

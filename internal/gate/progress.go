@@ -61,7 +61,7 @@ func openDigest(res checkers.Result) string {
 // costs nothing more.
 func (r *run) progressLook(ctx context.Context, key string, res checkers.Result) stall {
 	look := stall{Open: openDigest(res), Prompt: r.event.PromptID}
-	s, err := state.Store{Dir: r.stateDir()}.Peek(r.event.SessionID)
+	s, err := r.session()
 	if err != nil {
 		return look
 	}
@@ -86,19 +86,14 @@ func (r *run) progressLook(ctx context.Context, key string, res checkers.Result)
 }
 
 // personsPrompt reports whether the stop comes from a prompt of the
-// person rather than a continuation donegate caused: stop_hook_active
-// false where the host sets it after a block (Claude Code, the Agent
-// SDK, Codex, Qwen Code, Copilot CLI), Cursor's loop_count 0, a new turn
-// record on Gemini CLI (whose stop_hook_active returns to false after a
-// tool).
+// person rather than a continuation donegate caused: as the host says
+// (hookio's AfterPersonsPrompt), else a new turn (Gemini CLI's turn is
+// the chat record of the person's prompt).
 func personsPrompt(ev *hookio.Event, last stall) bool {
-	switch ev.Host {
-	case hookio.HostGemini:
-		return ev.PromptID != last.Prompt
-	case hookio.HostCursor:
-		return ev.LoopCount == 0
+	if person, known := ev.AfterPersonsPrompt(); known {
+		return person
 	}
-	return !ev.StopHookActive
+	return ev.PromptID != last.Prompt
 }
 
 // stalled counts a hold of the gate key in the session s that saw look,

@@ -31,7 +31,7 @@ func (r *run) released() bool {
 	if r.event.SessionID == "" {
 		return false
 	}
-	s, err := state.Store{Dir: r.stateDir()}.Peek(r.event.SessionID)
+	s, err := r.session()
 	if err != nil {
 		return false
 	}

@@ -35,7 +35,7 @@ func (r *run) hostTurn() {
 		return
 	}
 	if !ev.TurnStart() {
-		s, err := state.Store{Dir: r.stateDir()}.Peek(ev.SessionID)
+		s, err := r.session()
 		if err != nil {
 			// The count is then the new turn's: blocks it would have
 			// counted are counted again, never fewer.

@@ -62,7 +62,7 @@ func (r *run) unchangedSince(ctx context.Context) (bool, time.Time) {
 	if r.event.SessionID == "" {
 		return false, time.Time{}
 	}
-	s, err := state.Store{Dir: r.stateDir()}.Peek(r.event.SessionID)
+	s, err := r.session()
 	var sn seen
 	if err != nil || !s.Get(sessionSlot, &sn) || sn.Changed || sn.Start.IsZero() {
 		return false, time.Time{}

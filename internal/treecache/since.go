@@ -63,7 +63,9 @@ func after(path string, t time.Time) bool {
 }
 
 // findGit finds the work tree's top level above dir and its git dir
-// (.git, or where a .git file points: a worktree, a submodule).
+// (.git, or where a .git file points: a worktree, a submodule), looking
+// for .git upwards rather than starting git as toplevel does: it runs at
+// stops, where a process costs milliseconds.
 func findGit(dir string) (root, gitDir string, err error) {
 	for d := dir; ; {
 		p := filepath.Join(d, ".git")
