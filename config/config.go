@@ -246,7 +246,6 @@ func defaults() *Config {
 	return &Config{
 		Dialect:   "claude-code",
 		OnError:   "allow",
-		Mode:      ModeEnforce,
 		GateTools: slices.Clone(DefaultGateTools),
 		Limits: Limits{
 			MaxBlocks: DefaultMaxBlocks,
