@@ -15,7 +15,7 @@ import (
 // transcript is read and no checker is built or run: it runs at every
 // session start and every prompt, so it may cost little more than
 // reading the config (bench/hookbench holds it to the start-up floor).
-// The one write is the session's start, once a session (see noteStart).
+// The one write is what it sees of the session (see noteSession).
 func criteria(hook string, opts Options, env Env, ev *hookio.Event, stderr io.Writer) (Report, error) {
 	r := newRun(hook, opts, env, ev, stderr)
 	c, err := r.config()
@@ -24,12 +24,13 @@ func criteria(hook string, opts Options, env Env, ev *hookio.Event, stderr io.Wr
 		rep.ConfigPath, _ = config.Find(lookup(r.opts, r.env, r.event.Cwd))
 	}
 	r.settleMode(c)
-	if err == nil && !c.HoldUnchanged && !r.guarded() && r.mode != config.ModeOff {
+	if err == nil && !r.guarded() && r.mode != config.ModeOff {
 		// The session's start, for the rule of a session that changed
 		// nothing (see unchangedSince): only where the rule can apply.
-		if _, projectChecks := checkers.AgentOnly(checkers.At(c.Checkers, checkers.ReasonStop)); len(projectChecks) > 0 {
-			r.noteStart()
-		}
+		// The prompt's turn, for the guard against holds without
+		// progress (see personsPrompt).
+		_, projectChecks := checkers.AgentOnly(checkers.At(c.Checkers, checkers.ReasonStop))
+		r.noteSession(!c.HoldUnchanged && len(projectChecks) > 0)
 	}
 	switch {
 	case r.mode == config.ModeOff:

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,9 +17,9 @@ import (
 )
 
 // Holds that change nothing end, whatever the host's turn ids do. The
-// block count is kept per turn, and a host that gives each continuation a
-// new turn id (Codex in some flows, with no cap of its own) started it
-// over every time: 12 stops, nothing changing, max_blocks 3, 12 holds.
+// block count is kept per turn, and a host that begins turns of its own
+// (Codex pursuing a thread goal, with no cap of its own) started it over
+// every time: 4 goal turns, nothing changing, max_blocks 3, 12 holds.
 // So each gate also counts its holds in a row in which nothing moved —
 // the working tree, the plan and what is open, as the feedback tells it —
 // and no new prompt of the person came; past limits.max_blocks of them
@@ -67,7 +68,7 @@ func (r *run) progressLook(ctx context.Context, key string, res checkers.Result)
 	}
 	all := map[string]stall{}
 	s.Get(progressSlot, &all)
-	if last, ok := all[key]; ok && last.Open == look.Open && !personsPrompt(r.event, last) {
+	if last, ok := all[key]; ok && last.Open == look.Open && !personsPrompt(r.event, last, sessionPrompts(s)) {
 		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		defer cancel()
 		tree, err := treecache.Cache{Dir: filepath.Join(r.stateDir(), "results"), ReadOnly: true}.State(ctx, r.projectDir())
@@ -85,15 +86,55 @@ func (r *run) progressLook(ctx context.Context, key string, res checkers.Result)
 	return look
 }
 
+// promptsSlot is the session record's slot of the turns the person's
+// prompts began, as their host names them (PromptID), the last
+// keptPrompts of them: stop-hook --criteria records each at
+// UserPromptSubmit (notePrompt).
+const promptsSlot = "prompts"
+
+const keptPrompts = 8
+
+// notePrompt records in the session s that the person's prompt began the
+// turn prompt.
+func notePrompt(s *state.Session, prompt string) error {
+	var prompts []string
+	s.Get(promptsSlot, &prompts)
+	if slices.Contains(prompts, prompt) {
+		return nil
+	}
+	prompts = append(prompts, prompt)
+	if len(prompts) > keptPrompts {
+		prompts = prompts[len(prompts)-keptPrompts:]
+	}
+	return s.Put(promptsSlot, prompts)
+}
+
 // personsPrompt reports whether the stop comes from a prompt of the
 // person rather than a continuation donegate caused: as the host says
 // (hookio's AfterPersonsPrompt), else a new turn (Gemini CLI's turn is
-// the chat record of the person's prompt).
-func personsPrompt(ev *hookio.Event, last stall) bool {
-	if person, known := ev.AfterPersonsPrompt(); known {
-		return person
+// the chat record of the person's prompt). A host can begin a turn of
+// its own too: Codex 0.169.0 pursues a thread goal (create_goal, /goal)
+// in turn after turn, each with a new turn_id and stop_hook_active
+// false, and no UserPromptSubmit (measured through its app-server: 5
+// goal turns, 4 stops each with max_blocks 3, none the person's). So
+// where the session's prompts are on record (prompts, see notePrompt), a
+// stop is the person's only in a turn one of them began.
+func personsPrompt(ev *hookio.Event, last stall, prompts []string) bool {
+	person, known := ev.AfterPersonsPrompt()
+	switch {
+	case !known:
+		return ev.PromptID != last.Prompt
+	case person && len(prompts) > 0 && ev.PromptID != "":
+		return slices.Contains(prompts, ev.PromptID)
 	}
-	return ev.PromptID != last.Prompt
+	return person
+}
+
+// sessionPrompts is the turns of the person's prompts on record in s.
+func sessionPrompts(s *state.Session) []string {
+	var prompts []string
+	s.Get(promptsSlot, &prompts)
+	return prompts
 }
 
 // stalled counts a hold of the gate key in the session s that saw look,
@@ -105,7 +146,7 @@ func stalled(s *state.Session, key string, look stall, ev *hookio.Event) int {
 	s.Get(progressSlot, &all)
 	last := all[key]
 	look.Holds = 1
-	if last.Holds > 0 && last.Open == look.Open && !personsPrompt(ev, last) &&
+	if last.Holds > 0 && last.Open == look.Open && !personsPrompt(ev, last, sessionPrompts(s)) &&
 		(last.Tree == "" || look.Tree == "" || last.Tree == look.Tree) {
 		look.Holds = last.Holds + 1
 	}

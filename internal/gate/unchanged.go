@@ -32,9 +32,11 @@ type seen struct {
 	Changed bool      `json:"changed,omitempty"`
 }
 
-// noteStart records the start of the event's session, at a prompt event
-// of the person, if none is recorded yet.
-func (r *run) noteStart() {
+// noteSession records, in one write, what stop-hook --criteria sees of
+// the session at a prompt event of the person: its start, if start is
+// set and none is recorded yet (see unchangedSince), and the turn a
+// UserPromptSubmit begins (see notePrompt).
+func (r *run) noteSession(start bool) {
 	ev := r.event
 	if r.readOnly() || ev.SessionID == "" || ev.ResumesTurn() {
 		return
@@ -42,10 +44,19 @@ func (r *run) noteStart() {
 	if ev.HookEventName != hookio.EventSessionStart && ev.HookEventName != hookio.EventUserPromptSubmit {
 		return
 	}
+	prompt := ev.HookEventName == hookio.EventUserPromptSubmit && ev.PromptID != ""
+	if !start && !prompt {
+		return
+	}
 	store := state.Store{Dir: r.stateDir()}
 	err := store.Update(ev.SessionID, func(s *state.Session) error {
+		if prompt {
+			if err := notePrompt(s, ev.PromptID); err != nil {
+				return err
+			}
+		}
 		var sn seen
-		if s.Get(sessionSlot, &sn) {
+		if !start || s.Get(sessionSlot, &sn) {
 			return nil
 		}
 		return s.Put(sessionSlot, seen{Start: r.env.Now()})
