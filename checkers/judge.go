@@ -305,7 +305,7 @@ func (j judgeChecker) changes(ctx context.Context, c *Context) (string, error) {
 		}
 	}
 	if ch.Base == "" {
-		for _, p := range st.Paths() {
+		for _, p := range st.Paths("") {
 			if !untracked[p] {
 				ch.Changed = append(ch.Changed, p)
 			}

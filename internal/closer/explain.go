@@ -255,6 +255,10 @@ func (r *runCtx) printExplain(rep gate.Report, stderr, warnings []string) error 
 			evidence = "could not run: " + o.Err.Error()
 		}
 		p.item(o.Err == nil && o.Complete, title, evidence)
+		for _, why := range o.Fresh {
+			// Why a command ran rather than its result being reused.
+			p.line("    " + p.dim("ran: "+why))
+		}
 	}
 	for _, l := range stderr {
 		p.line("the hook would print on stderr: " + l)
@@ -301,6 +305,8 @@ type explainChecker struct {
 	Cached   bool   `json:"cached"`
 	ByHook   bool   `json:"byHook"`
 	Reported bool   `json:"reported"`
+	// Fresh says why each command it ran was run rather than reused.
+	Fresh []string `json:"fresh,omitempty"`
 }
 
 type explainDecision struct {
@@ -333,6 +339,7 @@ func explainJSON(rep gate.Report, stderr []string) explainReport {
 		out.Checkers = append(out.Checkers, explainChecker{
 			Label: o.Label, Complete: o.Complete && o.Err == nil, Feedback: o.Feedback, Error: errText(o.Err),
 			TookMS: o.Took.Milliseconds(), Cached: o.Cached, ByHook: o.ByHook, Reported: o.Reported,
+			Fresh: o.Fresh,
 		})
 	}
 	return out

@@ -20,9 +20,14 @@
 //   - a FIFO, socket or device: its kind and mode (it is never opened);
 //   - a deleted file: that it is gone.
 //
-// Ignored files do not count. Outside git the state is the path, size,
-// mode, times, inode and link target of every file under the directory,
-// up to 50,000 files.
+// Ignored files do not count, nor do the untracked by-products of the
+// checks themselves (caches, compiled Python, coverage data, a Cargo
+// target) or the files of dependency dirs; the installed state of those
+// dirs counts instead, though git ignores them (see byproducts.go).
+// Outside git the state is the path, size, mode, times, inode and link
+// target of every file under the directory (directories by their mode),
+// by-products and dependency dirs dealt with as in git, up to 50,000
+// files.
 //
 // Fingerprinting honours its context: it stops between files and every
 // 256 KiB within one, so a caller with a deadline gets an error in time

@@ -17,7 +17,8 @@ var ErrUnknown = errors.New("cannot tell what changed")
 
 // ChangedSince reports whether the working tree at st.Dir changed after
 // t: HEAD moved (its reflog was written), or a file git lists as
-// differing from HEAD or untracked was written, or one of them deleted
+// differing from HEAD or untracked (a check's by-product aside, see
+// byproducts.go) was written, or one of them deleted
 // (its directory was written), after t. Files that differed before t and
 // were left alone do not count: the tree is compared with itself at t,
 // not with HEAD. It costs what st cost (one git status, which the caller
@@ -33,7 +34,7 @@ func ChangedSince(ctx context.Context, st *Status, t time.Time) (bool, error) {
 	if after(filepath.Join(gitDir, "logs", "HEAD"), t) {
 		return true, nil
 	}
-	for _, p := range st.Paths() {
+	for _, p := range st.Paths(root) {
 		if ctx.Err() != nil {
 			return false, ctx.Err()
 		}

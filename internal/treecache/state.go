@@ -184,10 +184,16 @@ func busy() bool {
 	return err == nil && load > 1.5*float64(runtime.NumCPU())
 }
 
-// Paths returns the path of each entry of st.Porcelain, relative to the
-// top level.
-func (st *Status) Paths() []string {
-	var paths []string
+// statusEntry is one entry of a porcelain status.
+type statusEntry struct {
+	raw       []byte // the entry, without its NUL
+	path      string // relative to the top level
+	untracked bool
+}
+
+// entries parses st.Porcelain.
+func (st *Status) entries() []statusEntry {
+	var out []statusEntry
 	fields := bytes.Split(st.Porcelain, []byte{0})
 	for i := 0; i < len(fields); i++ {
 		f := fields[i]
@@ -211,11 +217,27 @@ func (st *Status) Paths() []string {
 		}
 		parts := bytes.SplitN(f, []byte(" "), n)
 		if len(parts) == n {
-			paths = append(paths, string(parts[n-1]))
+			out = append(out, statusEntry{raw: f, path: string(parts[n-1]), untracked: f[0] == '?' || f[0] == '!'})
 		}
 		if f[0] == '2' { // a rename's source follows (not with --no-renames)
 			i++
 		}
+	}
+	return out
+}
+
+// Paths returns the path of each entry of st.Porcelain, relative to the
+// top level: tracked files as git lists them, untracked ones but for
+// what counts for nothing in the state (by-products of the checks, and
+// the files of dependency dirs, see byproducts.go). top is the top
+// level, which telling a dependency dir needs; with "" only names decide.
+func (st *Status) Paths(top string) []string {
+	var paths []string
+	for _, e := range st.entries() {
+		if e.untracked && top != "" && skipped(top, e.path) {
+			continue
+		}
+		paths = append(paths, e.path)
 	}
 	return paths
 }
@@ -253,10 +275,23 @@ type fingerprinter struct {
 // repo fingerprints the work tree st was taken of, as seen from st.Dir.
 func (f *fingerprinter) repo(ctx context.Context, st *Status, depth int) (string, error) {
 	h := sha256.New()
-	fmt.Fprintf(h, "git2\x00%s\x00%s\x00", st.Dir, st.Head)
-	h.Write(st.Porcelain)
-	paths := st.Paths()
-	if len(paths) == 0 {
+	fmt.Fprintf(h, "git3\x00%s\x00%s\x00", st.Dir, st.Head)
+	if depth == 0 {
+		// The installed state at the project and the top level, found
+		// by looking for .git upwards: a clean tree costs no more
+		// processes than its status.
+		roots := []string{st.Dir}
+		if root, _, err := findGit(st.Dir); err == nil {
+			roots = append(roots, root)
+		}
+		deps, err := f.installed(ctx, roots...)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(h, "deps\x00%d:%s", len(deps), deps)
+	}
+	entries := st.entries()
+	if len(entries) == 0 {
 		return hex.EncodeToString(h.Sum(nil)), nil
 	}
 	// Entries name files from the top level: a dirty tree needs it.
@@ -266,8 +301,13 @@ func (f *fingerprinter) repo(ctx context.Context, st *Status, depth int) (string
 	}
 	// With --no-renames each entry names one path. A nested repository is
 	// listed as "? path/".
-	for _, p := range paths {
-		rec, err := f.entry(ctx, filepath.Join(top, p), depth)
+	for _, e := range entries {
+		if e.untracked && skipped(top, e.path) {
+			continue
+		}
+		h.Write(e.raw)
+		h.Write([]byte{0})
+		rec, err := f.entry(ctx, filepath.Join(top, e.path), depth)
 		if err != nil {
 			return "", err
 		}
@@ -422,7 +462,7 @@ func (f *fingerprinter) racy(st stat) bool {
 func (f *fingerprinter) walk(ctx context.Context, dir string) (string, error) {
 	h := sha256.New()
 	n := 0
-	io.WriteString(h, "walk\x00")
+	io.WriteString(h, "walk2\x00")
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return fmt.Errorf("fingerprint %s: %w", path, err)
@@ -432,6 +472,12 @@ func (f *fingerprinter) walk(ctx context.Context, dir string) (string, error) {
 		}
 		if n++; n > maxWalkFiles {
 			return fmt.Errorf("%s: %w (over %d files)", dir, ErrTooLarge, maxWalkFiles)
+		}
+		if path != dir && (d.IsDir() && skippedDir(path) || !d.IsDir() && byproductFile(d.Name())) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
 		}
 		info, err := d.Info()
 		if err != nil {
@@ -449,13 +495,24 @@ func (f *fingerprinter) walk(ctx context.Context, dir string) (string, error) {
 			}
 		}
 		writeField(h, path)
-		writeField(h, st.String())
+		if d.IsDir() {
+			// Its entries are walked, and its times change with them,
+			// skipped by-products included: only its mode counts.
+			writeField(h, "dir "+info.Mode().String())
+		} else {
+			writeField(h, st.String())
+		}
 		writeField(h, link)
 		return nil
 	})
 	if err != nil {
 		return "", err
 	}
+	deps, err := f.installed(ctx, dir)
+	if err != nil {
+		return "", err
+	}
+	writeField(h, deps)
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 

@@ -65,7 +65,7 @@ func TestReadStatus(t *testing.T) {
 			require.NoError(t, err)
 			assert.NoError(t, st.NotRepo)
 			assert.Regexp(t, tt.want, string(st.Porcelain))
-			assert.Equal(t, tt.paths, st.Paths())
+			assert.Equal(t, tt.paths, st.Paths(dir))
 			if tt.wantHead {
 				head, err := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output()
 				require.NoError(t, err)

@@ -1,0 +1,45 @@
+package treecache
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestSkipped(t *testing.T) {
+	top := t.TempDir()
+	for _, f := range []string{"Cargo.toml", "rust/Cargo.toml", ".venv/pyvenv.cfg", "vendor/composer/installed.json", "envs/x.txt"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(top, filepath.Dir(f)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(top, f), nil, 0o644))
+	}
+	tests := []struct {
+		path string
+		want bool
+	}{
+		{"__pycache__/a.cpython-312.pyc", true},
+		{"pkg/__pycache__/a.txt", true},
+		{"pkg/mod.pyc", true},
+		{".pytest_cache/v/cache/lastfailed", true},
+		{".coverage", true},
+		{".coverage.host.123", true},
+		{"web/tsconfig.tsbuildinfo", true},
+		{"target/debug/app", true},        // beside Cargo.toml
+		{"rust/target/release/app", true}, // beside rust/Cargo.toml
+		{"docs/target/index.md", false},   // no build manifest beside it
+		{"node_modules/left-pad/index.js", true},
+		{"pkg/node_modules/x/index.js", true},
+		{".venv/lib/python3.12/site-packages/x.py", true},
+		{"vendor/monolog/src/Logger.php", true},
+		{"gomod/vendor/github.com/x/y.go", false}, // Go's vendor is source
+		{"envs/x.txt", false},                     // named like a venv, no pyvenv.cfg
+		{"src/main.py", false},
+		{"target", false}, // a file named target
+		{"coverage.go", false},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, skipped(top, tt.path), tt.path)
+	}
+}
