@@ -98,16 +98,27 @@ func setSubreaper(on uintptr) error {
 	return nil
 }
 
-// killOrphans kills and reaps every adopted orphan until none is left.
-// Killing one reparents its own children to us, hence the loop; it ends
-// because orphans do not come back once reaped, and a round that finds
-// nothing (or a /proc that cannot be read) stops it.
+// killOrphans kills and reaps every adopted orphan, and every process
+// below one, until none is left or orphanWait has passed. Killing an
+// orphan alone only hands us its children (they are reparented to the
+// subreaper), one generation a round: a chain of 401 processes, each in a
+// session the one before started, outlived a sweep of 100 rounds by 301.
+// So each round stops the orphans and all their descendants, found in
+// /proc, then kills them all at once; their children, dead too, come to
+// us as zombies that the next round reaps. A round that finds nothing (or
+// a /proc that cannot be read) ends it.
 func killOrphans() {
 	deadline := time.Now().Add(orphanWait)
-	for round := 0; round < 100 && time.Now().Before(deadline); round++ {
+	for time.Now().Before(deadline) {
 		orphans := adoptedOrphans()
 		if len(orphans) == 0 {
 			return
+		}
+		below := descendants(orphans)
+		// Stopped, none can fork behind the kill; a stopped process
+		// cannot exit either, so its pid stays its own until the kill.
+		for _, pid := range below {
+			_ = syscall.Kill(pid, syscall.SIGSTOP)
 		}
 		for _, o := range orphans {
 			if o.pgid == o.pid {
@@ -117,10 +128,44 @@ func killOrphans() {
 			}
 			_ = syscall.Kill(o.pid, syscall.SIGKILL)
 		}
+		for _, pid := range below {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
 		for _, o := range orphans {
 			reap(o.pid, deadline)
 		}
 	}
+}
+
+// descendants lists the processes below the orphans (not the orphans
+// themselves), from one read of every process's parent in /proc. A
+// process that forks while the list is made is not on it; it is stopped
+// with its parent's death at the latest, and found by the next round.
+func descendants(orphans []orphan) []int {
+	kids := map[int][]int{}
+	for _, pid := range allPids(os.Getpid()) {
+		if ppid, _, ok := readStat(pid); ok {
+			kids[ppid] = append(kids[ppid], pid)
+		}
+	}
+	var below []int
+	queue := make([]int, 0, len(orphans))
+	for _, o := range orphans {
+		queue = append(queue, o.pid)
+	}
+	seen := map[int]bool{}
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		for _, k := range kids[pid] {
+			if !seen[k] {
+				seen[k] = true
+				below = append(below, k)
+				queue = append(queue, k)
+			}
+		}
+	}
+	return below
 }
 
 // reap waits for the killed child pid until deadline.
