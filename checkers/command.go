@@ -164,12 +164,9 @@ func (k commandCheck) check(ctx context.Context, c *Context) (Result, error) {
 	}
 	// The type is part of the key because the feedback is; the condition
 	// because it decides the result. exit_code:0 adds nothing, which keeps
-	// the keys of test results remembered before there were conditions.
-	parts := []string{k.kind, k.command}
-	if !k.when.isDefault() {
-		parts = append(parts, k.when.String())
-	}
-	return cached(ctx, c, own, parts, run)
+	// the keys of test results remembered before there were conditions
+	// (see cacheParts).
+	return cached(ctx, c, own, k.cacheParts(), run)
 }
 
 // run runs the command once. ended is true when it was stopped by its

@@ -190,8 +190,12 @@ func cached(ctx context.Context, c *Context, own time.Duration, parts []string,
 			// a template changed since (or a user's) applies to it too.
 			r = c.Fail(e.Pattern, feedback.Normalize(e.Params))
 		}
-		r.Feedback += fmt.Sprintf("\n(donegate reused the result of the run at %s: the working tree has not changed since.)",
-			e.At.UTC().Format(time.RFC3339))
+		run := "the run"
+		if e.By == treecache.ByAgent {
+			run = "the agent's own run (through its shell tool)"
+		}
+		r.Feedback += fmt.Sprintf("\n(donegate reused the result of %s at %s: the working tree has not changed since.)",
+			run, e.At.UTC().Format(time.RFC3339))
 		return r, nil
 	}
 	c.noteFresh(strings.Join(parts, " ") + ": no result for this state of the working tree")

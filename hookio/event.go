@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/tidwall/gjson"
 
@@ -636,3 +637,30 @@ func preview(b []byte) string {
 	}
 	return string(bytes.ToValidUTF8(b, []byte("?")))
 }
+
+// ShellRunPassed returns the command of a run of the agent's shell tool
+// that the host says exited 0, in the foreground, uninterrupted, and
+// whether the event is one. Claude Code (measured with 2.1.331) sends
+// PostToolUse for a Bash call only when it exited 0 — with
+// tool_response {stdout, stderr, interrupted, isImage, noOutputExpected}
+// and no exit status — and PostToolUseFailure ("error": "Exit code 3
+// ...") otherwise; a run_in_background call returns at once, before the
+// command ends, so it says nothing. Other hosts' shell tool results are
+// not read: their stop runs the check.
+func (e *Event) ShellRunPassed() (string, bool) {
+	if e.Host != HostClaude || e.HookEventName != EventPostToolUse || e.ToolName != ClaudeShellTool {
+		return "", false
+	}
+	command := gjson.GetBytes(e.ToolInput, "command")
+	if command.Type != gjson.String || strings.TrimSpace(command.Str) == "" || gjson.GetBytes(e.ToolInput, "run_in_background").Bool() {
+		return "", false
+	}
+	resp := gjson.ParseBytes(e.ToolResponse)
+	if !resp.IsObject() || resp.Get("interrupted").Bool() || resp.Get("backgroundTaskId").Exists() {
+		return "", false
+	}
+	return command.Str, true
+}
+
+// ClaudeShellTool is Claude Code's shell tool.
+const ClaudeShellTool = "Bash"

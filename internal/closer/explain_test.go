@@ -129,6 +129,7 @@ func TestExplainRecordedEvents(t *testing.T) {
 		"stop-plan-done.json":                       {"complete", "complete"},
 		"stop-no-plan.json":                         {"complete"},
 		"pretooluse-bash.json":                      {"not gated: tool Bash"},
+		"posttooluse-bash.json":                     {"not gated: tool Bash"},
 		"pretooluse-structuredoutput-done.json":     {"complete"},
 		"pretooluse-structuredoutput-open.json":     {"blocked: 1 of 5 continuations used", "blocked: 2 of 5 continuations used"},
 		"posttooluse-structuredoutput-open.json":    {"blocked: 1 of 5 continuations used"},

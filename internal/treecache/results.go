@@ -37,7 +37,13 @@ type Entry struct {
 	Pattern  string         `json:"pattern,omitempty"`
 	Params   map[string]any `json:"params,omitempty"`
 	At       time.Time      `json:"at"`
+	// By is who ran the command: "" donegate, ByAgent the agent itself,
+	// through its host's shell tool (see checkers.RecordAgentRun).
+	By string `json:"by,omitempty"`
 }
+
+// ByAgent marks an entry of the agent's own run.
+const ByAgent = "agent"
 
 // Cache is a directory of entries, one file per key, and of the stat
 // caches of the trees fingerprinted with it (see State).
