@@ -19,6 +19,7 @@ import (
 
 	"github.com/donegate/donegate/checkers"
 	"github.com/donegate/donegate/config"
+	"github.com/donegate/donegate/hookio"
 	"github.com/donegate/donegate/internal/gate"
 	"github.com/donegate/donegate/internal/judge"
 	"github.com/donegate/donegate/internal/paths"
@@ -732,6 +733,11 @@ func (r *runCtx) doctorRegistrations(rep *DoctorReport, regs []registration, cfg
 			where += " (matcher " + strconv.Quote(reg.matcher) + ")"
 		}
 		where += " in " + reg.source
+		// posttooluse-hook at PostToolUse of Bash reads the agent's own
+		// passing runs (see gate's recordAgentRun): not a gate, and not
+		// the gate's registration twice.
+		gates := matchesAny(reg.matcher, gateTools)
+		agentRuns := reg.hook == "posttooluse-hook" && reg.event == "PostToolUse" && matchesAny(reg.matcher, []string{hookio.ClaudeShellTool})
 		bad := false
 		switch {
 		case criteria && reg.event != "SessionStart" && reg.event != "UserPromptSubmit":
@@ -747,7 +753,7 @@ func (r *runCtx) doctorRegistrations(rep *DoctorReport, regs []registration, cfg
 			rep.add("settings", statusFail, "register stop-hook at Stop and SubagentStop, posttooluse-hook at PreToolUse (and PostToolUse) with the matcher StructuredOutput; see settings.example.json",
 				"%s: the hook does not answer that event", where)
 			bad = true
-		case reg.hook == "posttooluse-hook" && !matchesAny(reg.matcher, gateTools):
+		case reg.hook == "posttooluse-hook" && !gates && !agentRuns:
 			rep.add("settings", statusWarn, `set "matcher": "`+strings.Join(gateTools, "|")+`"`,
 				"%s: the matcher matches none of the gated tools (%s), so this hook gates nothing", where, strings.Join(gateTools, ", "))
 			bad = true
@@ -766,7 +772,10 @@ func (r *runCtx) doctorRegistrations(rep *DoctorReport, regs []registration, cfg
 			rep.add("settings", statusFail, `set "dialect": "claude-code" in `+c.Source+` (or leave it out)`, "%s: its config %s says \"dialect\": \"sdk\": Claude Code ignores the sdk answers and lets the agent stop", where, c.Source)
 			bad = true
 		}
-		if !bad {
+		switch {
+		case !bad && agentRuns && !gates:
+			rep.add("settings", statusOK, "", "%s: the agent's own passing runs of a checked command stand for the check's run", where)
+		case !bad:
 			rep.add("settings", statusOK, "", "%s", where)
 		}
 		switch {
@@ -774,10 +783,13 @@ func (r *runCtx) doctorRegistrations(rep *DoctorReport, regs []registration, cfg
 			stop++
 		case reg.hook == "posttooluse-hook" && reg.event == "PreToolUse":
 			preGate++
-		case reg.hook == "posttooluse-hook" && reg.event == "PostToolUse":
+		case reg.hook == "posttooluse-hook" && reg.event == "PostToolUse" && gates:
 			postGate++
 		}
 		k := name + " at " + reg.event
+		if agentRuns && !gates {
+			k += " (" + hookio.ClaudeShellTool + ")"
+		}
 		if _, seen := count[k]; !seen {
 			keys = append(keys, k)
 		}

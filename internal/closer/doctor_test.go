@@ -135,6 +135,20 @@ func TestDoctor(t *testing.T) {
 			not: []string{`^[!✗]`},
 		},
 		{
+			name: "posttooluse-hook at PostToolUse of Bash too: the agent's own runs, no clash",
+			setup: func(t *testing.T, s *doctorSetup) {
+				s.write(t, settings(s), strings.Replace(exampleSettings, `"PostToolUse":  [`,
+					`"PostToolUse":  [{"matcher": "Bash", "hooks": [{"type": "command", "command": "posttooluse-hook", "timeout": 600}]}, `, 1))
+			},
+			code: ExitComplete,
+			want: []string{
+				`^✓ settings: posttooluse-hook at PostToolUse \(matcher "Bash"\) in project settings .*: the agent's own passing runs of a checked command stand for the check's run$`,
+				`^✓ settings: posttooluse-hook at PostToolUse \(matcher "StructuredOutput"\) in project settings `,
+				`^No problems found\.$`,
+			},
+			not: []string{`^[!✗]`},
+		},
+		{
 			name:  "a binary not on PATH",
 			setup: func(t *testing.T, s *doctorSetup) { require.NoError(t, os.Remove(filepath.Join(s.bin, "stop-hook"))) },
 			code:  ExitIncomplete,
