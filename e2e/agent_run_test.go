@@ -5,6 +5,7 @@ package e2e
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +21,8 @@ import (
 // PostToolUse of Bash, that the run exited 0 (it sends PostToolUse for a
 // Bash call only then): the pass stands for the test checker's run on
 // that tree, and the stop does not run the suite again. Without the
-// PostToolUse registration of Bash, the stop runs it a second time.
+// PostToolUse registration of Bash (an install from before closer init
+// wrote it), the stop runs it a second time.
 func TestAgentsOwnPassingRunIsNotRepeated(t *testing.T) {
 	for _, registered := range []bool{true, false} {
 		name := "not registered at Bash: the stop runs it again"
@@ -40,9 +42,9 @@ func TestAgentsOwnPassingRunIsNotRepeated(t *testing.T) {
 			t.Cleanup(api.Close)
 			gitInit(t, s.Project)
 			s.config(`{"hold_unchanged": true, "checkers": [{"type": "test", "command": "` + command + `"}]}`)
-			s.useDonegate()
-			if registered {
-				s.Hooks["PostToolUse"] = append(s.Hooks["PostToolUse"], hookEntry{Matcher: "Bash", Command: filepath.Join(hookBinaries(t), "posttooluse-hook")})
+			s.useDonegate() // as settings.example.json: at PostToolUse of Bash too
+			if !registered {
+				s.Hooks["PostToolUse"] = slices.DeleteFunc(s.Hooks["PostToolUse"], func(e hookEntry) bool { return e.Matcher == "Bash" })
 			}
 			s.Args = []string{"--allowedTools", "Bash", "--permission-mode", "acceptEdits"}
 			r := s.run("Write done.txt and run the tests")

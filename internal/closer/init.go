@@ -87,6 +87,9 @@ var registrations = []hookReg{
 	{"SubagentStop", "", "stop-hook", ""},
 	{"PreToolUse", "StructuredOutput", "posttooluse-hook", ""},
 	{"PostToolUse", "StructuredOutput", "posttooluse-hook", ""},
+	// The agent's own passing run of a checked command stands for the
+	// check's run (see gate's recordAgentRun).
+	{"PostToolUse", "Bash", "posttooluse-hook", ""},
 	{"SessionStart", "", "stop-hook", criteriaFlag},
 	{"UserPromptSubmit", "", "stop-hook", criteriaFlag},
 }

@@ -24,11 +24,11 @@ func TestInitRegistersNoHookThatRunsElsewhere(t *testing.T) {
 		wantNote   string
 	}{
 		{
-			name: "the four in settings.local.json: only the criteria are added",
+			name: "the four in settings.local.json: the criteria and the Bash entry are added",
 			setup: func(t *testing.T, home, dir string) {
 				require.NoError(t, os.WriteFile(filepath.Join(dir, ".claude", "settings.local.json"), []byte(exampleSettings), 0o644))
 			},
-			wantEvents: []string{"SessionStart", "UserPromptSubmit"},
+			wantEvents: []string{"PostToolUse", "SessionStart", "UserPromptSubmit"},
 			wantNote:   "Note: stop-hook at Stop, stop-hook at SubagentStop, posttooluse-hook at PreToolUse and posttooluse-hook at PostToolUse already run from local settings ",
 		},
 		{

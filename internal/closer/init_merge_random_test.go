@@ -80,6 +80,10 @@ func checkMerge(in []byte, commands map[string]string) string {
 			return k + " changed: " + string(out)
 		}
 	}
+	// An event may hold more than one registration of ours (PostToolUse:
+	// StructuredOutput and Bash): each missing one adds one group, and a
+	// registered one adds none.
+	missing := map[string]int{}
 	for _, reg := range registrations {
 		before := gjson.GetBytes(in, "hooks."+reg.event).Array()
 		after := gjson.GetBytes(out, "hooks."+reg.event).Array()
@@ -94,9 +98,18 @@ func checkMerge(in []byte, commands map[string]string) string {
 		had, has := countOurs(before, reg.matcher, reg.program, reg.flags), countOurs(after, reg.matcher, reg.program, reg.flags)
 		switch {
 		case had == 0 && has != 1:
-			return fmt.Sprintf("%s registered %d times: %s", reg.event, has, out)
-		case had > 0 && len(after) != len(before):
-			return fmt.Sprintf("%s was registered, and another added: %s", reg.event, out)
+			return fmt.Sprintf("%s (%q) registered %d times: %s", reg.event, reg.matcher, has, out)
+		case had > 0 && has != had:
+			return fmt.Sprintf("%s (%q) was registered, and another added: %s", reg.event, reg.matcher, out)
+		case had == 0:
+			missing[reg.event]++
+		}
+	}
+	for ev := range eventsOf(registrations) {
+		before := gjson.GetBytes(in, "hooks."+ev).Array()
+		after := gjson.GetBytes(out, "hooks."+ev).Array()
+		if len(after) != len(before)+missing[ev] {
+			return fmt.Sprintf("%s: %d group(s) added for %d missing registration(s): %s", ev, len(after)-len(before), missing[ev], out)
 		}
 	}
 	return ""
@@ -109,8 +122,13 @@ func checkMerge(in []byte, commands map[string]string) string {
 // path's last element; --criteria exactly when flags has it.
 func countOurs(groups []gjson.Result, matcher, program, flags string) int {
 	selects := map[string]bool{"": true, "*": true}
-	if matcher != "" {
-		for _, m := range []string{matcher, "Bash|" + matcher, "Struct.*"} {
+	switch matcher {
+	case "StructuredOutput":
+		for _, m := range []string{matcher, "Bash|StructuredOutput", "Struct.*"} {
+			selects[m] = true
+		}
+	case "Bash":
+		for _, m := range []string{matcher, "Bash|StructuredOutput"} {
 			selects[m] = true
 		}
 	}
@@ -132,4 +150,13 @@ func countOurs(groups []gjson.Result, matcher, program, flags string) int {
 		}
 	}
 	return n
+}
+
+// eventsOf is the set of events regs register at.
+func eventsOf(regs []hookReg) map[string]bool {
+	evs := map[string]bool{}
+	for _, reg := range regs {
+		evs[reg.event] = true
+	}
+	return evs
 }

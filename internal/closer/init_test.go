@@ -209,6 +209,16 @@ const (
             "timeout": 600
           }
         ]
+      },
+      {
+        "matcher": "Bash",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "posttooluse-hook",
+            "timeout": 600
+          }
+        ]
       }
     ],
     "SessionStart": [
@@ -254,11 +264,16 @@ func TestInitMergesTheHooks(t *testing.T) {
 		{name: "other hooks and settings keep their order and text", settings: settingsOthers, want: settingsOthersMerged},
 		{name: "ours already, as in settings.example.json", settings: string(example)},
 		{name: "ours already, through the plugin's wrapper", settings: string(plugin)},
-		{name: "ours already, by absolute path and tab-indented", settings: "{\n\t\"hooks\": {\n\t\t\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/stop-hook\"}]}],\n\t\t\"SubagentStop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/stop-hook\"}]}],\n\t\t\"PreToolUse\": [{\"matcher\": \"StructuredOutput\", \"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/posttooluse-hook\"}]}],\n\t\t\"PostToolUse\": [{\"matcher\": \"StructuredOutput\", \"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/posttooluse-hook\"}]}],\n\t\t\"SessionStart\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/stop-hook --criteria\"}]}],\n\t\t\"UserPromptSubmit\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/stop-hook --criteria --config x.json\"}]}]\n\t}\n}\n"},
+		{name: "ours already, by absolute path and tab-indented", settings: "{\n\t\"hooks\": {\n\t\t\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/stop-hook\"}]}],\n\t\t\"SubagentStop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/stop-hook\"}]}],\n\t\t\"PreToolUse\": [{\"matcher\": \"StructuredOutput\", \"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/posttooluse-hook\"}]}],\n\t\t\"PostToolUse\": [{\"matcher\": \"StructuredOutput\", \"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/posttooluse-hook\"}]}, {\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/posttooluse-hook\"}]}],\n\t\t\"SessionStart\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/stop-hook --criteria\"}]}],\n\t\t\"UserPromptSubmit\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/stop-hook --criteria --config x.json\"}]}]\n\t}\n}\n"},
 		{
-			name:     "the four of an install from before --criteria: only the criteria are added",
+			name:     "an install from before the Bash entry: only it is added",
+			settings: "{\n  \"hooks\": {\n    \"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"stop-hook\", \"timeout\": 600}]}],\n    \"SubagentStop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"stop-hook\", \"timeout\": 600}]}],\n    \"PreToolUse\": [{\"matcher\": \"StructuredOutput\", \"hooks\": [{\"type\": \"command\", \"command\": \"posttooluse-hook\", \"timeout\": 600}]}],\n    \"PostToolUse\": [{\"matcher\": \"StructuredOutput\", \"hooks\": [{\"type\": \"command\", \"command\": \"posttooluse-hook\", \"timeout\": 600}]}],\n    \"SessionStart\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"stop-hook --criteria\", \"timeout\": 600}]}],\n    \"UserPromptSubmit\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"stop-hook --criteria\", \"timeout\": 600}]}]\n  }\n}\n",
+			want:     "{\n  \"hooks\": {\n    \"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"stop-hook\", \"timeout\": 600}]}],\n    \"SubagentStop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"stop-hook\", \"timeout\": 600}]}],\n    \"PreToolUse\": [{\"matcher\": \"StructuredOutput\", \"hooks\": [{\"type\": \"command\", \"command\": \"posttooluse-hook\", \"timeout\": 600}]}],\n    \"PostToolUse\": [\n      {\"matcher\": \"StructuredOutput\", \"hooks\": [{\"type\": \"command\", \"command\": \"posttooluse-hook\", \"timeout\": 600}]},\n      {\n        \"matcher\": \"Bash\",\n        \"hooks\": [\n          {\n            \"type\": \"command\",\n            \"command\": \"posttooluse-hook\",\n            \"timeout\": 600\n          }\n        ]\n      }\n    ],\n    \"SessionStart\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"stop-hook --criteria\", \"timeout\": 600}]}],\n    \"UserPromptSubmit\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"stop-hook --criteria\", \"timeout\": 600}]}]\n  }\n}\n",
+		},
+		{
+			name:     "the four of an install from before --criteria: the criteria and the Bash entry are added",
 			settings: "{\n  \"hooks\": {\n    \"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"stop-hook\", \"timeout\": 600}]}],\n    \"SubagentStop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"stop-hook\", \"timeout\": 600}]}],\n    \"PreToolUse\": [{\"matcher\": \"StructuredOutput\", \"hooks\": [{\"type\": \"command\", \"command\": \"posttooluse-hook\", \"timeout\": 600}]}],\n    \"PostToolUse\": [{\"matcher\": \"StructuredOutput\", \"hooks\": [{\"type\": \"command\", \"command\": \"posttooluse-hook\", \"timeout\": 600}]}]\n  }\n}\n",
-			contains: []string{"\"PostToolUse\": [{\"matcher\": \"StructuredOutput\", \"hooks\": [{\"type\": \"command\", \"command\": \"posttooluse-hook\", \"timeout\": 600}]}],\n    \"SessionStart\": [\n      {\n        \"hooks\": [\n          {\n            \"type\": \"command\",\n            \"command\": \"stop-hook --criteria\","},
+			contains: []string{"\"PostToolUse\": [\n      {\"matcher\": \"StructuredOutput\", \"hooks\": [{\"type\": \"command\", \"command\": \"posttooluse-hook\", \"timeout\": 600}]},\n      {\n        \"matcher\": \"Bash\",", "\"SessionStart\": [\n      {\n        \"hooks\": [\n          {\n            \"type\": \"command\",\n            \"command\": \"stop-hook --criteria\","},
 		},
 		{
 			name:     "stop-hook without --criteria at SessionStart is not the criteria, nor --criteria at Stop the gate",
@@ -317,7 +332,7 @@ func TestInitMergesTheHooks(t *testing.T) {
 				n := 0
 				for _, g := range gjson.GetBytes(got, "hooks."+reg.event).Array() {
 					for _, h := range g.Get("hooks").Array() {
-						if h.Get("command").Str == regCommand(reg.program, reg.flags) {
+						if h.Get("command").Str == regCommand(reg.program, reg.flags) && g.Get("matcher").Str == reg.matcher {
 							n++
 							assert.Equal(t, reg.matcher, g.Get("matcher").Str)
 							assert.Equal(t, int64(hookTimeout), h.Get("timeout").Int())
