@@ -318,6 +318,7 @@ func registrations(t *testing.T, dir string) []string {
 func TestPluginValidates(t *testing.T) {
 	built, source := builtPlugin(t, true), filepath.Join(repoRoot(t), "plugin")
 	assert.Equal(t, []string{
+		`PostToolUse "Bash" posttooluse-hook 600`,
 		`PostToolUse "StructuredOutput" posttooluse-hook 600`,
 		`PreToolUse "StructuredOutput" posttooluse-hook 600`,
 		`SessionStart "" stop-hook --criteria 600`,
@@ -550,11 +551,19 @@ func TestPluginWrapperFallbacks(t *testing.T) {
 		{name: "a Mach-O on Linux", inPlugin: machO, onPath: true, wantCode: 126, wantLine: "Exec format error"},
 	}
 	for event, entries := range hooks.Hooks {
-		require.Len(t, entries, 1, event)
-		require.Len(t, entries[0].Hooks, 1, event)
-		h := entries[0].Hooks[0]
 		name := binaryFor[event]
 		require.NotEmpty(t, name, "unexpected event %s", event)
+		if event == "PostToolUse" {
+			// The gate's entry, and the one of the agent's own runs: the
+			// same command.
+			require.Len(t, entries, 2, event)
+			assert.Equal(t, "Bash", entries[1].Matcher, event)
+			assert.Equal(t, entries[0].Hooks, entries[1].Hooks, event)
+		} else {
+			require.Len(t, entries, 1, event)
+		}
+		require.Len(t, entries[0].Hooks, 1, event)
+		h := entries[0].Hooks[0]
 		assert.Equal(t, "command", h.Type)
 		assert.Equal(t, 600, h.Timeout, "as settings.example.json")
 		if name == "posttooluse-hook" {
