@@ -2,6 +2,7 @@ package checkers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -133,6 +134,9 @@ type commandCheck struct {
 	// feedback; "" when there is none to name.
 	fix   string
 	voice *voice
+	// wholeOnly runs the command whole even where it could run package by
+	// package (scope "all", see workspaceTest).
+	wholeOnly bool
 }
 
 // A voice is how a command checker's type speaks: the noun that names its
@@ -155,6 +159,11 @@ func (k commandCheck) check(ctx context.Context, c *Context) (Result, error) {
 	own := k.timeout
 	if own <= 0 {
 		own = DefaultTimeout
+	}
+	if k.kind == "test" && k.from == "package.json" && !k.wholeOnly {
+		if r, err := k.workspaceTest(ctx, c, own); !errors.Is(err, errNoWorkspace) {
+			return r, err
+		}
 	}
 	run := func(ctx context.Context, fp fingerprint) (Result, bool, error) { return k.run(ctx, c, own, fp) }
 	if !k.cache || c.CacheDir == "" {

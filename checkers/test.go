@@ -33,6 +33,9 @@ type Test struct {
 	// IgnoreWeakening turns off the comparison of the tests with the
 	// session's baseline (see weakened).
 	IgnoreWeakening bool
+	// ScopeAll runs the command whole where it could run the changed
+	// packages of a workspace only (see workspaceTest).
+	ScopeAll bool
 }
 
 // TestOptions are a test checker's options.
@@ -54,6 +57,12 @@ type TestOptions struct {
 	// a no-op; compared in git with HEAD when the session began) counts
 	// as: "hold", not a pass, or "ignore". Left out: "hold".
 	Weakening string `json:"weakening,omitempty" validate:"omitempty,oneof=hold ignore"`
+	// Scope is what a detected `npm test` of an npm workspace whose test
+	// script runs the packages' tests (--workspaces) runs: "changed", the
+	// tests of the packages that changed and of those that depend on
+	// them, each result reused by what it depends on; or "all", the
+	// command whole. Left out: "changed".
+	Scope string `json:"scope,omitempty" validate:"omitempty,oneof=changed all"`
 }
 
 // CacheEnabled reports whether the checker may reuse results.
@@ -67,9 +76,9 @@ var testType = register(Type{
 	Summary:      "the project's tests pass: `sh -c COMMAND`, run in the project dir, exits 0; `command` left out: detected from the project's files (go.mod, package.json, pytest, Cargo.toml, a Makefile `test` target), none detected passes",
 	DefaultOn:    projectReasons,
 	Patterns:     []string{"test-failed", "tests-weakened"},
-	Example:      `{"type": "test", "command": "x", "timeout": "1m", "cache": true, "weakening": "ignore"}`,
+	Example:      `{"type": "test", "command": "x", "timeout": "1m", "cache": true, "weakening": "ignore", "scope": "all"}`,
 }, func(o *TestOptions) (Checker, error) {
-	return Test{Command: o.Command, Timeout: o.Timeout.D(), Cache: o.CacheEnabled(), IgnoreWeakening: o.Weakening == weakeningIgnore}, nil
+	return Test{Command: o.Command, Timeout: o.Timeout.D(), Cache: o.CacheEnabled(), IgnoreWeakening: o.Weakening == weakeningIgnore, ScopeAll: o.Scope == "all"}, nil
 }, func(o *TestOptions) string {
 	if o.Command != "" {
 		return "`" + o.Command + "` passes"
@@ -110,7 +119,7 @@ func (t Test) Check(ctx context.Context, c *Context) (Result, error) {
 		}
 		command, from, definition = d.Command, d.From, d.Definition
 	}
-	r, err := commandCheck{kind: "test", command: command, from: from, definition: definition, timeout: t.Timeout, cache: t.Cache, voice: &testVoice}.check(ctx, c)
+	r, err := commandCheck{kind: "test", command: command, from: from, definition: definition, timeout: t.Timeout, cache: t.Cache, voice: &testVoice, wholeOnly: t.ScopeAll}.check(ctx, c)
 	if err != nil || !r.Complete || t.IgnoreWeakening {
 		return r, err
 	}

@@ -118,7 +118,7 @@ func TestParseReportsAllAtOnce(t *testing.T) {
 			"checkers[1].command: required",
 		}},
 		{"a misspelt key is not also missing", `{"checkers":[{"type":"test","comand":"go test"}]}`, []string{
-			`checkers[0].comand: unknown key for a "test" checker (did you mean "command"? valid: cache, command, name, on, timeout, type, weakening)`,
+			`checkers[0].comand: unknown key for a "test" checker (did you mean "command"? valid: cache, command, name, on, scope, timeout, type, weakening)`,
 		}},
 		{"unless the right spelling is there too", `{"checkers":[{"type":"command","command":"","comand":"go test"}]}`, []string{
 			`checkers[0].comand: unknown key for a "command" checker (did you mean "command"? valid: cache, command, name, on, success_when, timeout, type)`,
@@ -524,7 +524,7 @@ func TestKeyTablesMatchTypes(t *testing.T) {
 		{reflect.TypeFor[config.Checker](), map[string]string{"type": "a string", "name": "a string", "on": "an array of strings"}},
 		{reflect.TypeFor[checkers.PlanOptions](), map[string]string{}},
 		{reflect.TypeFor[checkers.FilesOptions](), map[string]string{"paths": "an array of strings"}},
-		{reflect.TypeFor[checkers.TestOptions](), map[string]string{"command": "a string", "timeout": `a duration string such as "90s"`, "cache": "true or false", "weakening": "a string"}},
+		{reflect.TypeFor[checkers.TestOptions](), map[string]string{"command": "a string", "timeout": `a duration string such as "90s"`, "cache": "true or false", "weakening": "a string", "scope": "a string"}},
 		{reflect.TypeFor[checkers.CompositeOptions](), map[string]string{"mode": "a string", "checkers": "an array of checkers", "parallel": "true or false"}},
 	} {
 		var fields []string
