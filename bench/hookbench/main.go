@@ -72,6 +72,12 @@ func main() {
 	}
 }
 
+// row is a line of the report.
+type row struct {
+	what, measured, target string
+	pass                   bool
+}
+
 // bcase is one command measured each round.
 type bcase struct {
 	name   string
@@ -85,6 +91,10 @@ type bcase struct {
 	runs  int
 	times []time.Duration
 	rss   []int64 // KiB
+	// before runs before each run, untimed (a change the run must see).
+	before func() error
+	// maxRuns bounds the measured runs of a slow case (0: every round).
+	maxRuns int
 }
 
 // runMark in a case's stdin is replaced by the run's number: Cursor's
@@ -255,6 +265,11 @@ func run(bin, base, plugin, buildPlugin string, runs int, largeSize int64) (bool
 	if err != nil {
 		return false, err
 	}
+	speed, err := setupSpeed(work, bin, baseEnv)
+	if err != nil {
+		return false, err
+	}
+	cases = append(cases, speed.cases...)
 	// Each host's case runs right after Claude Code's small stop it is
 	// compared with: run after the 10,000-file git status, the first of
 	// them measured 1 ms slower than the same process did anywhere else.
@@ -283,6 +298,9 @@ func run(bin, base, plugin, buildPlugin string, runs int, largeSize int64) (bool
 	fmt.Fprintf(os.Stderr, "measuring %d rounds of %d cases...\n", runs, len(cases))
 	for i := 0; i < runs; i++ {
 		for _, c := range cases {
+			if c.maxRuns > 0 && len(c.times) >= c.maxRuns {
+				continue
+			}
 			d, rss, err := c.once()
 			if err != nil {
 				return false, err
@@ -299,10 +317,6 @@ func run(bin, base, plugin, buildPlugin string, runs int, largeSize int64) (bool
 	st, _ := os.Stat(none)
 	mb := float64(st.Size()) / 1e6
 	rssLarge := max(maxOf(by["large"].rss), maxOf(by["none"].rss))
-	type row struct {
-		what, measured, target string
-		pass                   bool
-	}
 	ratio := func(a, b string) float64 { return secs(median(by[a].times)) / secs(median(by[b].times)) }
 	rows := []row{
 		{"floor: read stdin, print {}", ms(median(by["floor"].times)), "(baseline)", true},
@@ -322,6 +336,7 @@ func run(bin, base, plugin, buildPlugin string, runs int, largeSize int64) (bool
 		{"chain of plan, test, git-clean, lint, all cached, same repository", fmt.Sprintf("%s = %.2f× git status", ms(median(by["chain"].times)), ratio("chain", "status")), "≤ 1.3× git status", ratio("chain", "status") <= 1.3},
 		{fmt.Sprintf("peak RSS of stop-hook, %d MiB transcripts", largeSize>>20), fmt.Sprintf("%.1f MiB", float64(rssLarge)/1024), "< 32 MiB", rssLarge < 32<<10},
 	}
+	rows = append(rows, speed.rows(by, ratio)...)
 	for _, h := range hostRows {
 		r := ratio(h.name, "floor")
 		rows = append(rows, row{h.what, fmt.Sprintf("%s = %.2f× floor", ms(median(by[h.name].times)), r), "≤ 1.5× floor", r <= 1.5})
@@ -349,6 +364,11 @@ func run(bin, base, plugin, buildPlugin string, runs int, largeSize int64) (bool
 
 // once runs the case one time and checks its answer.
 func (c *bcase) once() (time.Duration, int64, error) {
+	if c.before != nil {
+		if err := c.before(); err != nil {
+			return 0, 0, fmt.Errorf("%s: %v", c.name, err)
+		}
+	}
 	cmd := exec.Command(c.argv[0], c.argv[1:]...)
 	cmd.Env = c.env
 	cmd.Dir = c.dir
