@@ -471,6 +471,11 @@ func setupCached(dir string) error {
 	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n"), 0o644); err != nil {
 		return err
 	}
+	return commitAll(dir)
+}
+
+// commitAll makes dir a git repository holding its files in one commit.
+func commitAll(dir string) error {
 	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.email=b@b", "-c", "user.name=b", "commit", "-q", "-m", "x"}} {
 		cmd := exec.Command("git", args...)
 		cmd.Dir = dir

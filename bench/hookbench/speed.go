@@ -169,12 +169,5 @@ func setupWorkspace(dir string) error {
 			return err
 		}
 	}
-	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.email=b@b", "-c", "user.name=b", "commit", "-q", "-m", "x"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("git %v: %v: %s", args, err, out)
-		}
-	}
-	return nil
+	return commitAll(dir)
 }
