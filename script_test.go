@@ -35,6 +35,13 @@ func TestMain(m *testing.M) {
 // TestScripts runs testdata/script/*.txtar: recorded events and
 // transcripts through the hooks, with the expected answers.
 func TestScripts(t *testing.T) {
+	// Scripts that run the real go share the build cache of the go that
+	// runs the tests: a fresh one compiled the standard library again
+	// (go_workspace.txtar took 22 s instead of 3).
+	goCache := ""
+	if out, err := exec.Command("go", "env", "GOCACHE").Output(); err == nil {
+		goCache = strings.TrimSpace(string(out))
+	}
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
@@ -45,6 +52,9 @@ func TestScripts(t *testing.T) {
 			env.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 			env.Setenv("HOME", env.WorkDir+"/home")
 			env.Setenv("DONEGATE_STATE_DIR", env.WorkDir+"/state")
+			if goCache != "" {
+				env.Setenv("GOCACHE", goCache)
+			}
 			return os.MkdirAll(env.WorkDir+"/home", 0o755)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

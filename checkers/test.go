@@ -42,9 +42,11 @@ type Test struct {
 type TestOptions struct {
 	// Command is run with sh -c in the project dir; it passes when it
 	// exits 0. Left out: the project's test command, detected from its
-	// files when checked as closer init detects it (go.mod: go test ./...,
-	// package.json's "test" script: npm test, pytest, cargo test, a
-	// Makefile's test target: make test); none detected passes.
+	// files when checked as closer init detects it (go.mod: go test ./...;
+	// a go.work at a root that is no module: go test ./MOD/... for each
+	// module it uses; package.json's "test" script: npm test; pytest;
+	// cargo test; a Makefile's test target: make test); none detected
+	// passes.
 	Command string `json:"command"`
 	// Timeout bounds one run. Left out: 5m.
 	Timeout config.Duration `json:"timeout,omitempty" validate:"gte=0"`
@@ -73,7 +75,7 @@ func (o *TestOptions) CacheEnabled() bool { return cacheOn(o.Cache) }
 var testType = register(Type{
 	Name:         "test",
 	ProjectState: true,
-	Summary:      "the project's tests pass: `sh -c COMMAND`, run in the project dir, exits 0; `command` left out: detected from the project's files (go.mod, package.json, pytest, Cargo.toml, a Makefile `test` target), none detected passes",
+	Summary:      "the project's tests pass: `sh -c COMMAND`, run in the project dir, exits 0; `command` left out: detected from the project's files (go.mod, go.work, package.json, pytest, Cargo.toml, a Makefile `test` target), none detected passes",
 	DefaultOn:    projectReasons,
 	Patterns:     []string{"test-failed", "tests-weakened"},
 	Example:      `{"type": "test", "command": "x", "timeout": "1m", "cache": true, "weakening": "ignore", "scope": "all"}`,

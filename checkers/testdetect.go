@@ -3,6 +3,7 @@ package checkers
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -38,6 +39,7 @@ var testKinds = []struct {
 	detect func(dir string) (d DetectedTest, note string, err error)
 }{
 	{"go.mod", fileKind("go.mod", "go test ./...")},
+	{"go.work", goWorkKind},
 	{`package.json with a "test" script`, npmKind},
 	{"pyproject.toml, setup.cfg or pytest.ini", fileKind("pyproject.toml", "pytest", "setup.cfg", "pytest.ini")},
 	{"Cargo.toml", fileKind("Cargo.toml", "cargo test")},
@@ -197,4 +199,59 @@ func hasMakeTarget(data []byte, target string) bool {
 		}
 	}
 	return false
+}
+
+// goWorkKind detects a Go workspace whose root is no module: at its
+// root `go test ./...` fails ("directory prefix . does not contain
+// modules listed in go.work", measured with Go 1.26), so the command
+// names each module the go.work uses: `go test ./a/... ./b/...`. A
+// module out of the project (a path with ..), or a path quoted or with
+// spaces, is not guessed at: nothing is detected, and the note says so.
+func goWorkKind(dir string) (DetectedTest, string, error) {
+	data, err := readManifest(dir, "go.work")
+	if err != nil || data == nil {
+		return DetectedTest{}, "", err
+	}
+	var patterns []string
+	block := false
+	for _, line := range strings.Split(string(data), "\n") {
+		if i := strings.Index(line, "//"); i >= 0 {
+			line = line[:i]
+		}
+		f := strings.Fields(line)
+		var path string
+		switch {
+		case len(f) == 0:
+			continue
+		case block && f[0] == ")":
+			block = false
+			continue
+		case block && len(f) == 1:
+			path = f[0]
+		case !block && f[0] == "use" && len(f) == 2 && f[1] == "(":
+			block = true
+			continue
+		case !block && f[0] == "use" && len(f) == 2:
+			path = f[1]
+		case block:
+			return DetectedTest{}, "go.work has a use line not read here: not used", nil
+		default:
+			continue // go, toolchain, replace, godebug
+		}
+		clean := filepath.ToSlash(filepath.Clean(path))
+		if strings.ContainsAny(path, "\"'`") || filepath.IsAbs(path) || clean == ".." || strings.HasPrefix(clean, "../") {
+			return DetectedTest{}, fmt.Sprintf("go.work uses %s, which is not a module dir inside the project: not used", path), nil
+		}
+		pattern := "./..."
+		if clean != "." {
+			pattern = "./" + clean + "/..."
+		}
+		if !slices.Contains(patterns, pattern) {
+			patterns = append(patterns, pattern)
+		}
+	}
+	if len(patterns) == 0 {
+		return DetectedTest{}, "go.work uses no module: not used", nil
+	}
+	return DetectedTest{Command: "go test " + strings.Join(patterns, " "), From: "go.work"}, "", nil
 }

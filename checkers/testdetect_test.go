@@ -35,6 +35,16 @@ func TestTestCheckerDetectsTheCommand(t *testing.T) {
 		{name: "npm's placeholder is not run", files: map[string]string{"package.json": `{"scripts":{"test":"echo \"Error: no test specified\" && exit 1"}}`},
 			complete: true, feedback: "No test command detected"},
 		{name: "a Makefile's test target", files: map[string]string{"Makefile": "test:\n\tfalse\n"}, want: "make test", feedback: "`make test` failed"},
+		// At a go.work root that is no module, go test ./... fails to set
+		// up: each module the workspace uses is named.
+		{name: "a Go workspace", files: map[string]string{"go.work": "go 1.26\n\nuse (\n\t./api // the server\n\t./cli\n)\nuse ./tools/gen\nuse ./api\n"},
+			want: "go test ./api/... ./cli/... ./tools/gen/...", feedback: "`go test ./api/... ./cli/... ./tools/gen/...` failed"},
+		{name: "a Go workspace whose root is a module too", files: map[string]string{"go.work": "use (\n\t.\n\t./sub\n)\n"},
+			want: "go test ./... ./sub/...", feedback: "failed"},
+		{name: "a Go workspace using a module out of the project", files: map[string]string{"go.work": "use ../other\n"},
+			complete: true, feedback: "No test command detected"},
+		{name: "a Go workspace with a quoted path", files: map[string]string{"go.work": "use \"./my mod\"\n"},
+			complete: true, feedback: "No test command detected"},
 		{name: "nothing", files: map[string]string{"README": "hi\n"}, complete: true, feedback: "No test command detected in "},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
