@@ -253,8 +253,15 @@ func (f *fingerprinter) file(ctx context.Context, p string) (string, error) {
 	return f.regular(ctx, p, statOf(fi))
 }
 
-// entryNames returns the sorted names in dir, at most maxDepsNames.
+// entryNames returns the sorted names in dir, at most maxDepsNames. A
+// dir that is a link, or no directory, is refused before it is opened:
+// opening a FIFO there would block the hook.
 func entryNames(dir string) ([]string, error) {
+	if fi, err := os.Lstat(dir); err != nil {
+		return nil, err
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("%s: not a directory", dir)
+	}
 	d, err := os.Open(dir)
 	if err != nil {
 		return nil, err

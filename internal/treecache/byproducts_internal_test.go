@@ -1,9 +1,12 @@
 package treecache
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -41,5 +44,33 @@ func TestSkipped(t *testing.T) {
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, skipped(top, tt.path), tt.path)
+	}
+}
+
+// Nothing a repository holds makes the installed state hang or read
+// elsewhere: a FIFO where a scope or site-packages dir would be, links.
+func TestInstalledRefusesFIFOsAndLinks(t *testing.T) {
+	dir := t.TempDir()
+	nm := filepath.Join(dir, "node_modules")
+	require.NoError(t, os.MkdirAll(filepath.Join(nm, "left-pad"), 0o755))
+	require.NoError(t, syscall.Mkfifo(filepath.Join(nm, "@scope"), 0o644))
+	venv := filepath.Join(dir, ".venv")
+	require.NoError(t, os.MkdirAll(filepath.Join(venv, "lib", "python3.12"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(venv, "pyvenv.cfg"), []byte("home = /usr\n"), 0o644))
+	require.NoError(t, syscall.Mkfifo(filepath.Join(venv, "lib", "python3.12", "site-packages"), 0o644))
+	require.NoError(t, os.Symlink("/", filepath.Join(dir, "venv")))
+	f := &fingerprinter{start: now(), buf: make([]byte, readChunk)}
+	done := make(chan string, 1)
+	go func() {
+		s, err := f.installed(context.Background(), dir)
+		require.NoError(t, err)
+		done <- s
+	}()
+	select {
+	case s := <-done:
+		assert.Contains(t, s, "left-pad")
+		assert.Contains(t, s, "@scope")
+	case <-time.After(10 * time.Second):
+		t.Fatal("installed blocked on a FIFO")
 	}
 }
