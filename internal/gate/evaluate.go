@@ -193,17 +193,19 @@ func Evaluate(ctx context.Context, hook string, opts Options, env Env, raw []byt
 	}
 	// Ungated tools pass at once, whatever the config: the consent record
 	// is read only for a tool the config on disk gates, or one gated by
-	// default, which an edited config may have dropped.
-	if _, shell := ev.ShellRunPassed(); hook == ToolHookName && !shell && !gates(c, err, ev.ToolName) && !slices.Contains(config.DefaultGateTools, ev.ToolName) {
+	// default, which an edited config may have dropped. A run of the
+	// agent's shell tool is noted first (see recordAgentRun): it needs the
+	// config on disk, not consent, since it runs nothing.
+	if hook == ToolHookName && !gates(c, err, ev.ToolName) && !slices.Contains(config.DefaultGateTools, ev.ToolName) {
+		if r.settleMode(c); err == nil && r.mode != config.ModeOff {
+			r.recordAgentRun(ctx, c)
+		}
 		rep.ConfigErr, rep.Dialect, rep.Decision = err, r.dialect(c), Decision{Kind: KindNotGated}
 		return rep, rep.write()
 	}
 	c, r.consent, err = r.resolveConsent(c, file, err)
 	rep.ConfigErr, rep.Consent = err, r.consent
 	if hook == ToolHookName && !gates(c, err, ev.ToolName) {
-		if r.settleMode(c); err == nil && r.mode != config.ModeOff {
-			r.recordAgentRun(ctx, c)
-		}
 		rep.Dialect, rep.Decision = r.dialect(c), Decision{Kind: KindNotGated}
 		return rep, rep.write()
 	}
