@@ -102,36 +102,13 @@ func (k commandCheck) cacheParts() []string {
 }
 
 func (t Test) commandChecks(c *Context) ([]commandCheck, error) {
-	command := t.Command
-	if command == "" {
-		d, err := DetectTestCommand(c.ProjectDir)
-		if err != nil || d.Command == "" {
-			return nil, err
-		}
-		command = d.Command
+	k, ok, err := t.commandCheck(c)
+	if !ok {
+		return nil, err
 	}
-	return []commandCheck{{kind: "test", command: command, timeout: t.Timeout, cache: t.Cache, voice: &testVoice}}, nil
+	return []commandCheck{k}, nil
 }
 
 func (cm Command) commandChecks(*Context) ([]commandCheck, error) {
-	return []commandCheck{{kind: "command", command: cm.Command, timeout: cm.Timeout, cache: cm.Cache, when: cm.when, voice: &commandVoice}}, nil
-}
-
-func (p presetChecker) commandChecks(c *Context) ([]commandCheck, error) {
-	def, ok := presets[p.Kind]
-	if !ok {
-		return nil, fmt.Errorf("unknown preset checker type %q", p.Kind)
-	}
-	tools := []tool{{command: p.Command, when: p.when}}
-	if p.Command == "" {
-		var err error
-		if tools, err = def.detect(c.ProjectDir); err != nil {
-			return nil, err
-		}
-	}
-	var out []commandCheck
-	for _, tl := range tools {
-		out = append(out, commandCheck{kind: p.Kind, command: tl.command, timeout: p.Timeout, cache: p.Cache, when: tl.when, voice: &def.voice})
-	}
-	return out, nil
+	return []commandCheck{cm.commandCheck()}, nil
 }

@@ -87,7 +87,11 @@ func cacheOn(b *bool) bool { return b == nil || *b }
 
 // Check implements Checker.
 func (cm Command) Check(ctx context.Context, c *Context) (Result, error) {
-	return commandCheck{kind: "command", command: cm.Command, timeout: cm.Timeout, cache: cm.Cache, when: cm.when, voice: &commandVoice}.check(ctx, c)
+	return cm.commandCheck().check(ctx, c)
+}
+
+func (cm Command) commandCheck() commandCheck {
+	return commandCheck{kind: "command", command: cm.Command, timeout: cm.Timeout, cache: cm.Cache, when: cm.when, voice: &commandVoice}
 }
 
 var commandVoice = voice{

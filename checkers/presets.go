@@ -167,20 +167,16 @@ func registerPreset(name, pattern, summary string) {
 // a preset that detects nothing is an error of the check, which the hooks
 // treat as a broken config (on_error), and its message says what to set.
 func (p presetChecker) Check(ctx context.Context, c *Context) (Result, error) {
-	def, ok := presets[p.Kind]
-	if !ok {
-		return Result{}, fmt.Errorf("unknown preset checker type %q", p.Kind)
-	}
-	if p.Command != "" {
-		return p.run(ctx, c, def, tool{command: p.Command, when: p.when})
-	}
-	tools, err := def.detect(c.ProjectDir)
+	checks, err := p.commandChecks(c)
 	if err != nil {
 		return Result{}, err
 	}
+	if p.Command != "" {
+		return checks[0].check(ctx, c)
+	}
 	var passed []string
-	for _, tl := range tools {
-		r, err := p.run(ctx, c, def, tl)
+	for _, k := range checks {
+		r, err := k.check(ctx, c)
 		if err != nil || !r.Complete {
 			return r, err
 		}
@@ -189,8 +185,25 @@ func (p presetChecker) Check(ctx context.Context, c *Context) (Result, error) {
 	return OK(strings.Join(passed, " ")), nil
 }
 
-func (p presetChecker) run(ctx context.Context, c *Context, def *preset, tl tool) (Result, error) {
-	return commandCheck{kind: p.Kind, command: tl.command, from: tl.from, timeout: p.Timeout, cache: p.Cache, when: tl.when, fix: tl.fix, voice: &def.voice}.check(ctx, c)
+// commandChecks are the command checks p runs in c's project: its
+// command, else one for each tool the project's files name.
+func (p presetChecker) commandChecks(c *Context) ([]commandCheck, error) {
+	def, ok := presets[p.Kind]
+	if !ok {
+		return nil, fmt.Errorf("unknown preset checker type %q", p.Kind)
+	}
+	tools := []tool{{command: p.Command, when: p.when}}
+	if p.Command == "" {
+		var err error
+		if tools, err = def.detect(c.ProjectDir); err != nil {
+			return nil, err
+		}
+	}
+	checks := make([]commandCheck, len(tools))
+	for i, tl := range tools {
+		checks[i] = commandCheck{kind: p.Kind, command: tl.command, from: tl.from, timeout: p.Timeout, cache: p.Cache, when: tl.when, fix: tl.fix, voice: &def.voice}
+	}
+	return checks, nil
 }
 
 // presetCommands lists what a preset checker runs in dir: its command,

@@ -109,19 +109,30 @@ const tailLines = 40
 
 // Check implements Checker: the command must exit 0, and the feedback
 // speaks of tests.
-func (t Test) Check(ctx context.Context, c *Context) (Result, error) {
-	command, from, definition := t.Command, "", ""
-	if command == "" {
+// commandCheck is the command check t runs in c's project: its command,
+// else the one the project's files name; ok is false when they name none.
+func (t Test) commandCheck(c *Context) (k commandCheck, ok bool, err error) {
+	k = commandCheck{kind: "test", command: t.Command, timeout: t.Timeout, cache: t.Cache, voice: &testVoice, wholeOnly: t.ScopeAll}
+	if k.command == "" {
 		d, err := DetectTestCommand(c.ProjectDir)
 		if err != nil {
-			return Result{}, fmt.Errorf("detecting the project's test command: %w", err)
+			return k, false, fmt.Errorf("detecting the project's test command: %w", err)
 		}
-		if d.Command == "" {
-			return OK(fmt.Sprintf("No test command detected in %s (looked for %s): nothing to run.", c.ProjectDir, TestSigns())), nil
-		}
-		command, from, definition = d.Command, d.From, d.Definition
+		k.command, k.from, k.definition = d.Command, d.From, d.Definition
 	}
-	r, err := commandCheck{kind: "test", command: command, from: from, definition: definition, timeout: t.Timeout, cache: t.Cache, voice: &testVoice, wholeOnly: t.ScopeAll}.check(ctx, c)
+	return k, k.command != "", nil
+}
+
+func (t Test) Check(ctx context.Context, c *Context) (Result, error) {
+	k, ok, err := t.commandCheck(c)
+	switch {
+	case err != nil:
+		return Result{}, err
+	case !ok:
+		return OK(fmt.Sprintf("No test command detected in %s (looked for %s): nothing to run.", c.ProjectDir, TestSigns())), nil
+	}
+	command := k.command
+	r, err := k.check(ctx, c)
 	if err != nil || !r.Complete || t.IgnoreWeakening {
 		return r, err
 	}
