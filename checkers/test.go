@@ -205,13 +205,7 @@ func cached(ctx context.Context, c *Context, own time.Duration, parts []string,
 	}
 	key := treecache.Key(append(parts, c.ProjectDir, state)...)
 	if e, ok := cache.Get(key); ok {
-		c.reused.Add(1)
-		r := Result{Complete: e.Complete, Feedback: e.Feedback}
-		if !e.Complete && e.Pattern != "" {
-			// Worded again with today's templates, from what the run found:
-			// a template changed since (or a user's) applies to it too.
-			r = c.Fail(e.Pattern, feedback.Normalize(e.Params))
-		}
+		r := c.reuse(e)
 		run := "the run"
 		if e.By == treecache.ByAgent {
 			run = "the agent's own run (through its shell tool)"
@@ -232,9 +226,25 @@ func cached(ctx context.Context, c *Context, own time.Duration, parts []string,
 	// run's shared look stale, so this is a new look, which the next
 	// cached checker of the chain then reuses.
 	if after, err := c.treeState(ctx, own); err == nil && after == state {
-		_ = cache.Put(key, treecache.Entry{Complete: r.Complete, Feedback: r.Feedback, Pattern: r.Pattern, Params: r.Params, At: time.Now()})
+		_ = cache.Put(key, entryOf(r))
 	}
 	return r, nil
+}
+
+// reuse is the result a remembered entry stands for, counted as reused.
+// A failure is worded again with today's templates, from what the run
+// found: a template changed since (or a user's) applies to it too.
+func (c *Context) reuse(e treecache.Entry) Result {
+	c.reused.Add(1)
+	if !e.Complete && e.Pattern != "" {
+		return c.Fail(e.Pattern, feedback.Normalize(e.Params))
+	}
+	return Result{Complete: e.Complete, Feedback: e.Feedback}
+}
+
+// entryOf is what the result cache keeps of a run's result.
+func entryOf(r Result) treecache.Entry {
+	return treecache.Entry{Complete: r.Complete, Feedback: r.Feedback, Pattern: r.Pattern, Params: r.Params, At: time.Now()}
 }
 
 // note tells, in a budget message, what fingerprinting the tree took of

@@ -13,7 +13,6 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/donegate/donegate/internal/feedback"
 	"github.com/donegate/donegate/internal/treecache"
 )
 
@@ -167,13 +166,8 @@ func (k commandCheck) workspaceTest(ctx context.Context, c *Context, own time.Du
 	for _, p := range pkgs {
 		key := keyOf(p, states, rest)
 		if e, ok := cache.Get(key); ok {
-			c.reused.Add(1)
 			reused = append(reused, p.Name)
-			if !e.Complete {
-				r := Result{Complete: false, Feedback: e.Feedback}
-				if e.Pattern != "" {
-					r = c.Fail(e.Pattern, feedback.Normalize(e.Params))
-				}
+			if r := c.reuse(e); !r.Complete {
 				r.Feedback += fmt.Sprintf("\n(donegate reused the result of the run of package %s at %s: neither it, the packages it depends on nor the files outside the packages have changed since.)",
 					p.Name, e.At.UTC().Format(time.RFC3339))
 				return r, nil
@@ -191,7 +185,7 @@ func (k commandCheck) workspaceTest(ctx context.Context, c *Context, own time.Du
 		// Remembered only if the run left what it depends on as it was.
 		after, afterRest, err := k.partStates(ctx, c, pkgs)
 		if err == nil && keyOf(p, after, afterRest) == key {
-			_ = cache.Put(key, treecache.Entry{Complete: r.Complete, Feedback: r.Feedback, Pattern: r.Pattern, Params: r.Params, At: time.Now()})
+			_ = cache.Put(key, entryOf(r))
 		}
 		if !r.Complete {
 			return r, nil

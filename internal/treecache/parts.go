@@ -76,10 +76,7 @@ func (c Cache) PartStates(ctx context.Context, st *Status, parts []string) (stat
 			h.Write([]byte{0})
 		}
 	}
-	f := &fingerprinter{start: now(), buf: make([]byte, readChunk)}
-	if c.Dir != "" {
-		f.stats = loadStats(c.statPath(st.Dir))
-	}
+	f := c.fingerprinter(st.Dir)
 	for _, e := range st.entries() {
 		if e.untracked && skipped(top, e.path) {
 			continue

@@ -246,10 +246,7 @@ func (st *Status) Paths(top string) []string {
 // every file under st.Dir when it is in none), with c's stat cache as in
 // State.
 func (c Cache) StateOf(ctx context.Context, st *Status) (string, error) {
-	f := &fingerprinter{start: now(), buf: make([]byte, readChunk)}
-	if c.Dir != "" {
-		f.stats = loadStats(c.statPath(st.Dir))
-	}
+	f := c.fingerprinter(st.Dir)
 	var s string
 	var err error
 	if st.NotRepo != nil {
@@ -263,6 +260,16 @@ func (c Cache) StateOf(ctx context.Context, st *Status) (string, error) {
 		f.stats.save(err == nil)
 	}
 	return s, err
+}
+
+// fingerprinter starts a state of the tree at dir, with c's stat cache
+// of it (none when c.Dir is "").
+func (c Cache) fingerprinter(dir string) *fingerprinter {
+	f := &fingerprinter{start: now(), buf: make([]byte, readChunk)}
+	if c.Dir != "" {
+		f.stats = loadStats(c.statPath(dir))
+	}
+	return f
 }
 
 // fingerprinter computes one state.
