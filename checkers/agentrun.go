@@ -39,7 +39,7 @@ type standIn interface {
 // members of composites included) that would run the same command
 // through the result cache, and returns their labels. It costs a look at
 // the tree only when a checker matches.
-func RecordAgentRun(ctx context.Context, c *Context, chain Checker, label string, run AgentRunOf) ([]string, error) {
+func RecordAgentRun(ctx context.Context, c *Context, chain Checker, run AgentRunOf) ([]string, error) {
 	if c.CacheDir == "" || c.ReadOnly {
 		return nil, nil
 	}
@@ -86,7 +86,7 @@ func RecordAgentRun(ctx context.Context, c *Context, chain Checker, label string
 		}
 		return nil
 	}
-	err := walk(label, chain)
+	err := walk("", chain)
 	return recorded, err
 }
 

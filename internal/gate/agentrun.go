@@ -39,7 +39,7 @@ func (r *run) recordAgentRun(ctx context.Context, c *config.Config) {
 		StateDir:   r.stateDir(),
 		Reason:     checkers.ReasonStop,
 	}
-	recorded, err := checkers.RecordAgentRun(ctx, cc, chain, "", checkers.AgentRunOf{Command: command, At: r.env.Now()})
+	recorded, err := checkers.RecordAgentRun(ctx, cc, chain, checkers.AgentRunOf{Command: command, At: r.env.Now()})
 	switch {
 	case err != nil:
 		fmt.Fprintf(r.stderr, "%s: the agent's run of `%s` is not remembered: %v\n", r.name, command, err)
