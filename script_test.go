@@ -58,9 +58,10 @@ func TestScripts(t *testing.T) {
 			return os.MkdirAll(env.WorkDir+"/home", 0o755)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exits":  cmdExits,
-			"expand": cmdExpand,
-			"sleep":  cmdSleep,
+			"exits":   cmdExits,
+			"expand":  cmdExpand,
+			"sleep":   cmdSleep,
+			"waitfor": cmdWaitFor,
 		},
 	})
 }
@@ -114,4 +115,21 @@ func cmdSleep(ts *testscript.TestScript, neg bool, args []string) {
 	d, err := time.ParseDuration(args[0])
 	ts.Check(err)
 	time.Sleep(d)
+}
+
+// cmdWaitFor waits until a file exists (up to 60 s): a command started in
+// the background has got that far.
+func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitfor FILE")
+	}
+	path := ts.MkAbs(args[0])
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("%s: still missing after a minute", args[0])
+		}
+	}
 }

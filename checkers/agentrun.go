@@ -46,48 +46,72 @@ func RecordAgentRun(ctx context.Context, c *Context, chain Checker, run AgentRun
 	command := strings.TrimSpace(run.Command)
 	var recorded []string
 	var state string
-	var walk func(label string, ch Checker) error
-	walk = func(label string, ch Checker) error {
+	for _, lk := range cachedCommandChecks(c, chain) {
+		k := lk.check
+		if !k.when.isDefault() || strings.TrimSpace(k.command) != command {
+			continue // passing is exiting 0 only under the default condition
+		}
+		if state == "" {
+			var err error
+			if state, err = c.treeState(ctx, k.ownTimeout()); err != nil {
+				return recorded, fmt.Errorf("the working tree could not be fingerprinted: %w", err)
+			}
+		}
+		key := treecache.Key(append(k.cacheParts(), c.ProjectDir, state)...)
+		entry := treecache.Entry{Complete: true, Feedback: k.voice.passed(k), At: run.At, By: treecache.ByAgent}
+		if err := c.cache().Put(key, entry); err != nil {
+			return recorded, err
+		}
+		recorded = append(recorded, lk.label)
+	}
+	return recorded, nil
+}
+
+// labeledCheck is a command check of a chain, with the label of the
+// composite member it is ("" at the top).
+type labeledCheck struct {
+	label string
+	check commandCheck
+}
+
+// cachedCommandChecks returns the command checks of the checkers in chain
+// (the members of composites included) whose result is cached by the
+// tree, in the chain's order: those a run outside the stop (the agent's,
+// or one started early) can stand for.
+func cachedCommandChecks(c *Context, chain Checker) []labeledCheck {
+	var found []labeledCheck
+	var walk func(label string, ch Checker)
+	walk = func(label string, ch Checker) {
 		if comp, ok := ch.(Composite); ok {
 			for _, m := range comp.Members {
-				if err := walk(m.Label, m.Checker); err != nil {
-					return err
-				}
+				walk(m.Label, m.Checker)
 			}
-			return nil
+			return
 		}
 		s, ok := ch.(standIn)
 		if !ok {
-			return nil
+			return
 		}
 		checks, err := s.commandChecks(c)
 		if err != nil {
-			return nil // the check itself will say what is wrong
+			return // the check itself will say what is wrong
 		}
 		for _, k := range checks {
-			if !k.cache || !k.when.isDefault() || strings.TrimSpace(k.command) != command {
-				continue
+			if k.cache {
+				found = append(found, labeledCheck{label, k})
 			}
-			if state == "" {
-				own := k.timeout
-				if own <= 0 {
-					own = DefaultTimeout
-				}
-				if state, err = c.treeState(ctx, own); err != nil {
-					return fmt.Errorf("the working tree could not be fingerprinted: %w", err)
-				}
-			}
-			key := treecache.Key(append(k.cacheParts(), c.ProjectDir, state)...)
-			entry := treecache.Entry{Complete: true, Feedback: k.voice.passed(k), At: run.At, By: treecache.ByAgent}
-			if err := c.cache().Put(key, entry); err != nil {
-				return err
-			}
-			recorded = append(recorded, label)
 		}
-		return nil
 	}
-	err := walk("", chain)
-	return recorded, err
+	walk("", chain)
+	return found
+}
+
+// ownTimeout is k's timeout, or the default.
+func (k commandCheck) ownTimeout() time.Duration {
+	if k.timeout <= 0 {
+		return DefaultTimeout
+	}
+	return k.timeout
 }
 
 // cacheParts are what the result of k depends on besides the project dir

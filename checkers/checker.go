@@ -124,6 +124,13 @@ type Context struct {
 	// ProjectCommand); nil lets every command run, as for a check the
 	// person runs from the command line. The hooks always set it.
 	Consent Consent
+	// Early says the checks start before the stop (stop-hook --start,
+	// after the agent's edits): a cached command check runs only when no
+	// result is remembered for the tree and no other process runs it for
+	// that tree, gives way to a stop's run for another tree, stops when a
+	// stop wants another tree, and only remembers what it finds (see
+	// runOnce). Nothing else runs.
+	Early bool
 
 	// notesMu guards what the run notes for the hook to tell: the
 	// commands Consent kept from running (see NotRun), why each command

@@ -9,6 +9,7 @@ import (
 
 	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/internal/proc"
+	"github.com/donegate/donegate/internal/treecache"
 )
 
 // Command runs a shell command in the project dir and is complete when its
@@ -141,6 +142,9 @@ type commandCheck struct {
 	// wholeOnly runs the command whole even where it could run package by
 	// package (scope "all", see workspaceTest).
 	wholeOnly bool
+	// weakening: a pass is followed by the look for weakened tests (the
+	// test checker's, see weakened).
+	weakening bool
 }
 
 // A voice is how a command checker's type speaks: the noun that names its
@@ -160,14 +164,12 @@ func (k commandCheck) check(ctx context.Context, c *Context) (Result, error) {
 	if r, ok := c.mayRun(ProjectCommand{Checker: k.kind, Command: k.command, From: k.from, Definition: k.definition}); !ok {
 		return r, nil
 	}
-	own := k.timeout
-	if own <= 0 {
-		own = DefaultTimeout
+	own := k.ownTimeout()
+	if c.Early && (!k.cache || c.CacheDir == "") {
+		return Result{Complete: true, NotRun: true, Feedback: "Not started early: the result cache is off."}, nil
 	}
-	if k.kind == "test" && k.from == "package.json" && !k.wholeOnly {
-		if r, err := k.workspaceTest(ctx, c, own); !errors.Is(err, errNoWorkspace) {
-			return r, err
-		}
+	if r, err := k.workspaceTest(ctx, c, own); !errors.Is(err, errNoWorkspace) {
+		return r, err
 	}
 	run := func(ctx context.Context, fp fingerprint) (Result, bool, error) { return k.run(ctx, c, own, fp) }
 	if !k.cache || c.CacheDir == "" {
@@ -193,11 +195,14 @@ func (k commandCheck) run(ctx context.Context, c *Context, own time.Duration, fp
 	runCtx, cancel, ownFirst := within(ctx, own)
 	defer cancel()
 	env := c.Env
-	out, err := c.runner().Run(runCtx, proc.Command{Shell: k.command, Dir: c.ProjectDir, Env: env})
+	out, err := c.runner().Run(runCtx, proc.Command{Shell: k.command, Dir: c.ProjectDir, Env: env, Background: c.Early})
 	if err != nil {
 		return Result{}, false, fmt.Errorf("%s %q: %w", k.voice.noun, k.command, err)
 	}
 	switch {
+	case out.Ended && errors.Is(context.Cause(ctx), treecache.ErrSuperseded):
+		// An early run whose tree is gone: nothing to report.
+		return Result{Complete: true, NotRun: true, Feedback: fmt.Sprintf("Stopped after %s: %v.", out.Elapsed.Round(time.Millisecond), context.Cause(ctx))}, true, nil
 	case out.HookStopped:
 		// Not its timeout, whatever would have come first: the host
 		// stopped the hook (its own hook timeout, or ^C).
@@ -236,7 +241,7 @@ func (k commandCheck) flaky(ctx context.Context, c *Context, own time.Duration, 
 	command, tests := rerun(k.command, string(first.Output))
 	runCtx, cancel, _ := within(ctx, own)
 	defer cancel()
-	out, err := c.runner().Run(runCtx, proc.Command{Shell: command, Dir: c.ProjectDir, Env: c.Env})
+	out, err := c.runner().Run(runCtx, proc.Command{Shell: command, Dir: c.ProjectDir, Env: c.Env, Background: c.Early})
 	if err != nil || out.Ended || out.Signal != "" || !k.when.met(out) {
 		return Result{}, false
 	}

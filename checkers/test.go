@@ -112,7 +112,7 @@ const tailLines = 40
 // commandCheck is the command check t runs in c's project: its command,
 // else the one the project's files name; ok is false when they name none.
 func (t Test) commandCheck(c *Context) (k commandCheck, ok bool, err error) {
-	k = commandCheck{kind: "test", command: t.Command, timeout: t.Timeout, cache: t.Cache, voice: &testVoice, wholeOnly: t.ScopeAll}
+	k = commandCheck{kind: "test", command: t.Command, timeout: t.Timeout, cache: t.Cache, voice: &testVoice, wholeOnly: t.ScopeAll, weakening: !t.IgnoreWeakening}
 	if k.command == "" {
 		d, err := DetectTestCommand(c.ProjectDir)
 		if err != nil {
@@ -133,7 +133,7 @@ func (t Test) Check(ctx context.Context, c *Context) (Result, error) {
 	}
 	command := k.command
 	r, err := k.check(ctx, c)
-	if err != nil || !r.Complete || t.IgnoreWeakening {
+	if err != nil || !r.Complete || !k.weakening {
 		return r, err
 	}
 	// It passed, or did not run for want of consent: either way a change
@@ -193,9 +193,11 @@ type fingerprint struct {
 // nothing about the tree.
 func cached(ctx context.Context, c *Context, own time.Duration, parts []string,
 	run func(context.Context, fingerprint) (r Result, ended bool, err error)) (Result, error) {
-	cache := c.cache()
 	start := time.Now()
 	state, err := c.treeState(ctx, own) // one look per run, shared by the chain
+	if err != nil && c.Early {
+		return Result{Complete: true, NotRun: true, Feedback: fmt.Sprintf("Not started early: the working tree could not be fingerprinted (%v).", err)}, nil
+	}
 	if err != nil {
 		c.noteFresh(fmt.Sprintf("%s: the working tree could not be fingerprinted (%v)", strings.Join(parts, " "), err))
 		// Too large, changing right now, or out of time: run uncached.
@@ -203,32 +205,76 @@ func cached(ctx context.Context, c *Context, own time.Duration, parts []string,
 		r, _, err := run(ctx, fp)
 		return r, err
 	}
+	took := time.Since(start)
 	key := treecache.Key(append(parts, c.ProjectDir, state)...)
-	if e, ok := cache.Get(key); ok {
-		r := c.reuse(e)
-		run := "the run"
-		if e.By == treecache.ByAgent {
-			run = "the agent's own run (through its shell tool)"
-		}
+	slot := treecache.Key(append(parts, c.ProjectDir)...)
+	keep := func() bool {
+		// Remember the result only if the run left the tree as it found
+		// it: a command that writes files git does not ignore changes the
+		// state, and its result would belong to neither state. The
+		// command made the run's shared look stale, so this is a new
+		// look, which the next cached checker of the chain then reuses.
+		after, err := c.treeState(ctx, own)
+		return err == nil && after == state
+	}
+	r, e, err := c.runOnce(ctx, slot, key, func(ctx context.Context) (Result, bool, error) {
+		c.noteFresh(strings.Join(parts, " ") + ": no result for this state of the working tree")
+		return run(ctx, fingerprint{took: took})
+	}, keep)
+	if e != nil {
+		r = c.reuse(*e)
 		r.Feedback += fmt.Sprintf("\n(donegate reused the result of %s at %s: the working tree has not changed since.)",
-			run, e.At.UTC().Format(time.RFC3339))
+			e.RunBy(), e.At.UTC().Format(time.RFC3339))
 		return r, nil
 	}
-	c.noteFresh(strings.Join(parts, " ") + ": no result for this state of the working tree")
-	r, ended, err := run(ctx, fingerprint{took: time.Since(start)})
+	return r, err
+}
+
+// runOnce returns the entry remembered for key, or runs run and
+// remembers its result when keep says so (a run cut short, ended, never
+// is): in either case at most one process at a time runs the check of
+// slot, and a process that finds it running for key waits for that run
+// and takes its result (see treecache.Claim). An early run (Context.Early)
+// that finds another run in the way, for its tree or a stop's, returns
+// a result that says so, and its run ends when a stop wants another tree.
+// Where the runs cannot be ordered (the cache dir is not writable), it
+// runs on its own.
+func (c *Context) runOnce(ctx context.Context, slot, key string, run func(context.Context) (Result, bool, error), keep func() bool) (r Result, reused *treecache.Entry, err error) {
+	cache := c.cache()
+	if e, ok := cache.Get(key); ok {
+		return Result{}, &e, nil
+	}
+	e, hit, cl, err := cache.Claim(ctx, slot, key, c.Early)
+	switch {
+	case hit:
+		return Result{}, &e, nil
+	case err != nil && c.Early:
+		// Another run is in the way, or the runs cannot be ordered: the
+		// stop runs it.
+		return Result{Complete: true, NotRun: true, Feedback: fmt.Sprintf("Not started early: %v.", err)}, nil, nil
+	case err != nil && ctx.Err() != nil:
+		// The budget ran out while another process ran it: run says so.
+		r, _, err := run(ctx)
+		return r, nil, err
+	case err == nil:
+		var cancel context.CancelFunc
+		ctx, cancel = cl.Watch(ctx)
+		defer cl.Release() // after the Put below, and after cancel
+		defer cancel()
+	}
+	r, ended, err := run(ctx)
 	if err != nil || ended {
 		// A run cut short says nothing about the tree: never remember it.
-		return r, err
+		return r, nil, err
 	}
-	// Remember the result only if the run left the tree as it found it:
-	// a command that writes files git does not ignore changes the state,
-	// and its result would belong to neither state. The command made the
-	// run's shared look stale, so this is a new look, which the next
-	// cached checker of the chain then reuses.
-	if after, err := c.treeState(ctx, own); err == nil && after == state {
-		_ = cache.Put(key, entryOf(r))
+	if keep() {
+		e := entryOf(r)
+		if c.Early {
+			e.By = treecache.ByEarly
+		}
+		_ = cache.Put(key, e)
 	}
-	return r, nil
+	return r, nil, nil
 }
 
 // reuse is the result a remembered entry stands for, counted as reused.

@@ -36,8 +36,9 @@ import (
 // maxWorkspacePackages bounds the packages read of one workspace.
 const maxWorkspacePackages = 500
 
-// npmPackage is one package of an npm workspace.
-type npmPackage struct {
+// wsPackage is one package of a workspace: its name, its dir and the
+// names of the workspace packages it depends on.
+type wsPackage struct {
 	Name string
 	Dir  string // relative to the project dir, slash-separated
 	Deps []string
@@ -45,7 +46,7 @@ type npmPackage struct {
 
 // npmWorkspace returns the packages of the npm workspace at dir when its
 // root test script runs the packages' tests, and false otherwise.
-func npmWorkspace(dir string) ([]npmPackage, bool) {
+func npmWorkspace(dir string) ([]wsPackage, bool) {
 	data, err := readManifest(dir, "package.json")
 	if err != nil || data == nil || !gjson.ValidBytes(data) {
 		return nil, false
@@ -62,27 +63,21 @@ func npmWorkspace(dir string) ([]npmPackage, bool) {
 	if !ws.IsArray() {
 		return nil, false
 	}
-	var dirs []string
+	var patterns []string
 	for _, pattern := range ws.Array() {
-		p := filepath.ToSlash(filepath.Clean(pattern.Str))
-		if pattern.Type != gjson.String || strings.Contains(p, "**") || strings.HasPrefix(p, "..") || strings.HasPrefix(p, "!") || filepath.IsAbs(p) {
-			return nil, false // a form read here would be a guess: run all
-		}
-		matches, err := filepath.Glob(filepath.Join(dir, filepath.FromSlash(p)))
-		if err != nil {
+		if pattern.Type != gjson.String {
 			return nil, false
 		}
-		for _, m := range matches {
-			if rel, err := filepath.Rel(dir, m); err == nil && !slices.Contains(dirs, filepath.ToSlash(rel)) {
-				dirs = append(dirs, filepath.ToSlash(rel))
-			}
-		}
+		patterns = append(patterns, pattern.Str)
+	}
+	dirs, ok := globDirs(dir, patterns)
+	if !ok {
+		return nil, false
 	}
 	if len(dirs) == 0 || len(dirs) > maxWorkspacePackages {
 		return nil, false
 	}
-	sort.Strings(dirs)
-	var pkgs []npmPackage
+	var pkgs []wsPackage
 	names := map[string]bool{}
 	for _, d := range dirs {
 		if fi, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(d))); err != nil || !fi.IsDir() {
@@ -97,7 +92,7 @@ func npmWorkspace(dir string) ([]npmPackage, bool) {
 			return nil, false
 		}
 		names[name] = true
-		p := npmPackage{Name: name, Dir: d}
+		p := wsPackage{Name: name, Dir: d}
 		for _, field := range []string{"dependencies", "devDependencies", "peerDependencies", "optionalDependencies"} {
 			gjson.GetBytes(data, field).ForEach(func(k, _ gjson.Result) bool {
 				p.Deps = append(p.Deps, k.Str)
@@ -114,9 +109,9 @@ func npmWorkspace(dir string) ([]npmPackage, bool) {
 
 // dependsOn returns the dirs of p and of every workspace package it
 // depends on, transitively.
-func dependsOn(p npmPackage, byName map[string]npmPackage) []string {
+func dependsOn(p wsPackage, byName map[string]wsPackage) []string {
 	seen := map[string]bool{p.Name: true}
-	queue := []npmPackage{p}
+	queue := []wsPackage{p}
 	var dirs []string
 	for len(queue) > 0 {
 		q := queue[0]
@@ -134,14 +129,34 @@ func dependsOn(p npmPackage, byName map[string]npmPackage) []string {
 }
 
 // errNoWorkspace says the run is not one of a workspace's packages.
-var errNoWorkspace = errors.New("not an npm workspace run package by package")
+var errNoWorkspace = errors.New("not a workspace run package by package")
+
+// workspace returns the packages of the workspace at dir whose tests k's
+// command runs, and the command that runs one package's tests; ok is
+// false where k runs its command whole.
+func (k commandCheck) workspace(dir string) (pkgs []wsPackage, perPackage func(name string) string, ok bool) {
+	if k.kind != "test" || k.wholeOnly {
+		return nil, nil, false
+	}
+	switch k.from {
+	case "package.json":
+		pkgs, ok = npmWorkspace(dir)
+		return pkgs, func(name string) string {
+			return fmt.Sprintf("%s --workspace=%s --if-present", k.command, shellWord(name))
+		}, ok
+	}
+	return nil, nil, false
+}
 
 // workspaceTest runs the packages of the npm workspace at c.ProjectDir one
 // by one, each through the result cache keyed on what it depends on (see
 // the top of this file). errNoWorkspace: run the command whole.
 func (k commandCheck) workspaceTest(ctx context.Context, c *Context, own time.Duration) (Result, error) {
-	pkgs, ok := npmWorkspace(c.ProjectDir)
-	if !ok || !k.cache || c.CacheDir == "" {
+	if !k.cache || c.CacheDir == "" {
+		return Result{}, errNoWorkspace
+	}
+	pkgs, perPackage, ok := k.workspace(c.ProjectDir)
+	if !ok {
 		return Result{}, errNoWorkspace
 	}
 	lookCtx, cancel := context.WithTimeout(ctx, own/fingerprintShare)
@@ -150,46 +165,44 @@ func (k commandCheck) workspaceTest(ctx context.Context, c *Context, own time.Du
 	if err != nil {
 		return Result{}, errNoWorkspace
 	}
-	byName := map[string]npmPackage{}
+	byName := map[string]wsPackage{}
 	for _, p := range pkgs {
 		byName[p.Name] = p
 	}
-	keyOf := func(p npmPackage, states map[string]string, rest string) string {
+	keyOf := func(p wsPackage, states map[string]string, rest string) string {
 		parts := []string{"test-workspace", k.command, p.Name, c.ProjectDir, rest}
 		for _, d := range dependsOn(p, byName) {
 			parts = append(parts, d, states[d])
 		}
 		return treecache.Key(parts...)
 	}
-	cache := c.cache()
 	var ran, reused []string
 	for _, p := range pkgs {
 		key := keyOf(p, states, rest)
-		if e, ok := cache.Get(key); ok {
+		pk := k
+		pk.command = perPackage(p.Name)
+		keep := func() bool {
+			// Remembered only if the run left what it depends on as it was.
+			after, afterRest, err := k.partStates(ctx, c, pkgs)
+			return err == nil && keyOf(p, after, afterRest) == key
+		}
+		r, e, err := c.runOnce(ctx, treecache.Key("test-workspace", k.command, p.Name, c.ProjectDir), key, func(ctx context.Context) (Result, bool, error) {
+			c.noteFresh(fmt.Sprintf("%s %s: package %s changed, or a package it depends on, or a file outside the packages", k.kind, k.command, p.Name))
+			return pk.run(ctx, c, own, fingerprint{})
+		}, keep)
+		switch {
+		case e != nil:
 			reused = append(reused, p.Name)
-			if r := c.reuse(e); !r.Complete {
-				r.Feedback += fmt.Sprintf("\n(donegate reused the result of the run of package %s at %s: neither it, the packages it depends on nor the files outside the packages have changed since.)",
-					p.Name, e.At.UTC().Format(time.RFC3339))
+			if r := c.reuse(*e); !r.Complete {
+				r.Feedback += fmt.Sprintf("\n(donegate reused the result of %s of package %s at %s: neither it, the packages it depends on nor the files outside the packages have changed since.)",
+					e.RunBy(), p.Name, e.At.UTC().Format(time.RFC3339))
 				return r, nil
 			}
 			continue
-		}
-		pk := k
-		pk.command = fmt.Sprintf("%s --workspace=%s --if-present", k.command, shellWord(p.Name))
-		c.noteFresh(fmt.Sprintf("%s %s: package %s changed, or a package it depends on, or a file outside the packages", k.kind, k.command, p.Name))
-		r, ended, err := pk.run(ctx, c, own, fingerprint{})
-		if err != nil || ended {
+		case err != nil || !r.Complete || r.NotRun:
 			return r, err
 		}
 		ran = append(ran, p.Name)
-		// Remembered only if the run left what it depends on as it was.
-		after, afterRest, err := k.partStates(ctx, c, pkgs)
-		if err == nil && keyOf(p, after, afterRest) == key {
-			_ = cache.Put(key, entryOf(r))
-		}
-		if !r.Complete {
-			return r, nil
-		}
 	}
 	msg := fmt.Sprintf("The test command `%s` passed, package by package:", k.command)
 	if len(ran) > 0 {
@@ -210,7 +223,7 @@ func (k commandCheck) workspaceTest(ctx context.Context, c *Context, own time.Du
 
 // partStates fingerprints the workspace's packages and the rest of the
 // tree (see treecache.PartStates).
-func (k commandCheck) partStates(ctx context.Context, c *Context, pkgs []npmPackage) (map[string]string, string, error) {
+func (k commandCheck) partStates(ctx context.Context, c *Context, pkgs []wsPackage) (map[string]string, string, error) {
 	st, err := treecache.ReadStatus(ctx, c.ProjectDir)
 	if err != nil {
 		return nil, "", err
@@ -229,4 +242,29 @@ func shellWord(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// globDirs returns the paths (relative to dir, slash-separated, sorted)
+// that patterns match, as a workspace's member list names them: ok is
+// false for a form read here would be a guess (`**`, a negation, a path
+// out of dir).
+func globDirs(dir string, patterns []string) ([]string, bool) {
+	var dirs []string
+	for _, pattern := range patterns {
+		p := filepath.ToSlash(filepath.Clean(pattern))
+		if p == "." || strings.Contains(p, "**") || strings.HasPrefix(p, "..") || strings.HasPrefix(p, "!") || filepath.IsAbs(p) {
+			return nil, false
+		}
+		matches, err := filepath.Glob(filepath.Join(dir, filepath.FromSlash(p)))
+		if err != nil {
+			return nil, false
+		}
+		for _, m := range matches {
+			if rel, err := filepath.Rel(dir, m); err == nil && !slices.Contains(dirs, filepath.ToSlash(rel)) {
+				dirs = append(dirs, filepath.ToSlash(rel))
+			}
+		}
+	}
+	sort.Strings(dirs)
+	return dirs, true
 }

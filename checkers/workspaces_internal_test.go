@@ -17,14 +17,14 @@ func TestNpmWorkspace(t *testing.T) {
 		name  string
 		root  string
 		files map[string]string
-		want  []npmPackage // nil: run the command whole
+		want  []wsPackage // nil: run the command whole
 	}{
 		{"packages/* with --workspaces", `{"workspaces": ["packages/*"], "scripts": {"test": "npm test --workspaces --if-present"}}`,
 			map[string]string{"packages/a/package.json": pkg("a", `"b": "*", "left-pad": "1"`), "packages/b/package.json": pkg("b", ""), "packages/readme.md": "x"},
-			[]npmPackage{{Name: "a", Dir: "packages/a", Deps: []string{"b"}}, {Name: "b", Dir: "packages/b"}}},
+			[]wsPackage{{Name: "a", Dir: "packages/a", Deps: []string{"b"}}, {Name: "b", Dir: "packages/b"}}},
 		{"the object form, -ws", `{"workspaces": {"packages": ["libs/*"]}, "scripts": {"test": "npm run test -ws"}}`,
 			map[string]string{"libs/x/package.json": pkg("@s/x", "")},
-			[]npmPackage{{Name: "@s/x", Dir: "libs/x"}}},
+			[]wsPackage{{Name: "@s/x", Dir: "libs/x"}}},
 		{"a root test script of its own", `{"workspaces": ["packages/*"], "scripts": {"test": "jest"}}`,
 			map[string]string{"packages/a/package.json": pkg("a", "")}, nil},
 		{"a ** pattern", `{"workspaces": ["packages/**"], "scripts": {"test": "npm test -ws"}}`,
@@ -50,7 +50,7 @@ func TestNpmWorkspace(t *testing.T) {
 }
 
 func TestDependsOn(t *testing.T) {
-	byName := map[string]npmPackage{
+	byName := map[string]wsPackage{
 		"app":  {Name: "app", Dir: "apps/app", Deps: []string{"ui", "util"}},
 		"ui":   {Name: "ui", Dir: "libs/ui", Deps: []string{"util"}},
 		"util": {Name: "util", Dir: "libs/util", Deps: []string{"app"}}, // a cycle

@@ -94,6 +94,8 @@ func (s *session) consent() {
 type hookEntry struct {
 	Matcher string
 	Command string
+	// Async: Claude Code runs it in the background (`"async": true`).
+	Async bool
 }
 
 func newSession(t *testing.T, api *fakeapi.Server) *session {
@@ -118,6 +120,18 @@ func (s *session) useDonegate(flags ...string) {
 	s.Hooks["PostToolUse"] = append(s.Hooks["PostToolUse"], hookEntry{Matcher: "StructuredOutput", Command: tool}, hookEntry{Matcher: "Bash", Command: tool})
 }
 
+// startChecksEarly registers stop-hook --start at PostToolUse of the edit
+// tools, in the background, as settings.example.json does. useDonegate
+// leaves it out: with it every edit of a scenario would start its checks,
+// and the scenarios count their runs.
+func (s *session) startChecksEarly(flags ...string) {
+	command := filepath.Join(hookBinaries(s.t), "stop-hook") + " --start"
+	for _, f := range flags {
+		command += " " + f
+	}
+	s.Hooks["PostToolUse"] = append(s.Hooks["PostToolUse"], hookEntry{Matcher: "Write|Edit|MultiEdit|NotebookEdit", Command: command, Async: true})
+}
+
 // config writes the project's .claude/donegate.json.
 func (s *session) config(cfg string) {
 	dir := filepath.Join(s.Project, ".claude")
@@ -130,7 +144,11 @@ func (s *session) settingsFile() string {
 	for event, entries := range s.Hooks {
 		var list []any
 		for _, e := range entries {
-			entry := map[string]any{"hooks": []any{map[string]any{"type": "command", "command": e.Command, "timeout": 60}}}
+			hook := map[string]any{"type": "command", "command": e.Command, "timeout": 60}
+			if e.Async {
+				hook["async"] = true
+			}
+			entry := map[string]any{"hooks": []any{hook}}
 			if e.Matcher != "" {
 				entry["matcher"] = e.Matcher
 			}

@@ -273,12 +273,13 @@ type hookFile struct {
 			Command string   `json:"command"`
 			Args    []string `json:"args"`
 			Timeout int      `json:"timeout"`
+			Async   bool     `json:"async"`
 		} `json:"hooks"`
 	} `json:"hooks"`
 }
 
 // registrations reads dir's hooks.json as "EVENT MATCHER BINARY FLAGS
-// TIMEOUT" lines, sorted, from either form: the source's shell commands,
+// TIMEOUT [async]" lines, sorted, from either form: the source's shell commands,
 // which end in the wrapper with the binary's name and flags, or the built
 // plugin's exec form, the binary in "command" and its flags in "args".
 func registrations(t *testing.T, dir string) []string {
@@ -301,7 +302,11 @@ func registrations(t *testing.T, dir string) []string {
 					require.GreaterOrEqual(t, i, 0, "a shell command ends in the wrapper: %s", h.Command)
 					binaryAndFlags = h.Command[i+len(wrapper):]
 				}
-				regs = append(regs, fmt.Sprintf("%s %q %s %d", event, e.Matcher, binaryAndFlags, h.Timeout))
+				reg := fmt.Sprintf("%s %q %s %d", event, e.Matcher, binaryAndFlags, h.Timeout)
+				if h.Async {
+					reg += " async"
+				}
+				regs = append(regs, reg)
 			}
 		}
 	}
@@ -320,6 +325,7 @@ func TestPluginValidates(t *testing.T) {
 	assert.Equal(t, []string{
 		`PostToolUse "Bash" posttooluse-hook 600`,
 		`PostToolUse "StructuredOutput" posttooluse-hook 600`,
+		`PostToolUse "Write|Edit|MultiEdit|NotebookEdit" stop-hook --start 600 async`,
 		`PreToolUse "StructuredOutput" posttooluse-hook 600`,
 		`SessionStart "" stop-hook --criteria 600`,
 		`Stop "" stop-hook 600`,
@@ -505,6 +511,7 @@ func TestPluginWrapperFallbacks(t *testing.T) {
 				Type    string `json:"type"`
 				Command string `json:"command"`
 				Timeout int    `json:"timeout"`
+				Async   bool   `json:"async"`
 			} `json:"hooks"`
 		} `json:"hooks"`
 	}
@@ -555,10 +562,15 @@ func TestPluginWrapperFallbacks(t *testing.T) {
 		require.NotEmpty(t, name, "unexpected event %s", event)
 		if event == "PostToolUse" {
 			// The gate's entry, and the one of the agent's own runs: the
-			// same command.
-			require.Len(t, entries, 2, event)
+			// same command; the early start of the stop's checks, after
+			// the edits, in the background: stop-hook's (see below).
+			require.Len(t, entries, 3, event)
 			assert.Equal(t, "Bash", entries[1].Matcher, event)
 			assert.Equal(t, entries[0].Hooks, entries[1].Hooks, event)
+			assert.Equal(t, "Write|Edit|MultiEdit|NotebookEdit", entries[2].Matcher, event)
+			require.Len(t, entries[2].Hooks, 1, event)
+			assert.True(t, entries[2].Hooks[0].Async, event)
+			assert.Equal(t, hooks.Hooks["SessionStart"][0].Hooks[0].Command, strings.ReplaceAll(entries[2].Hooks[0].Command, "--start", "--criteria"), "the same command as the criteria's, with --start")
 		} else {
 			require.Len(t, entries, 1, event)
 		}

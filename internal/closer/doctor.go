@@ -433,7 +433,7 @@ func (r *runCtx) pluginRegistrations(rep *DoctorReport, claudeDir, name string) 
 	for _, e := range registrations {
 		regs = append(regs, registration{source: source, event: e.event, matcher: e.matcher,
 			command: `sh "${CLAUDE_PLUGIN_ROOT}/bin/donegate-hook" ` + regCommand(e.program, e.flags), timeout: defaultHookTimeout,
-			hook: e.program, program: e.program, flags: strings.Fields(e.flags)})
+			hook: e.program, program: e.program, flags: strings.Fields(e.flags), async: e.background()})
 	}
 	return regs
 }
@@ -724,9 +724,13 @@ func (r *runCtx) doctorRegistrations(rep *DoctorReport, regs []registration, cfg
 		// stop-hook --criteria only reads the config and answers the same
 		// in either dialect: no budget to outlast, no dialect to get wrong.
 		criteria := reg.hook == "stop-hook" && slices.Contains(reg.flags, criteriaFlag)
+		start := reg.hook == "stop-hook" && slices.Contains(reg.flags, startFlag)
 		name := reg.hook
-		if criteria {
+		switch {
+		case criteria:
 			name += " " + criteriaFlag
+		case start:
+			name += " " + startFlag
 		}
 		where := fmt.Sprintf("%s at %s", name, reg.event)
 		if reg.matcher != "" {
@@ -740,6 +744,22 @@ func (r *runCtx) doctorRegistrations(rep *DoctorReport, regs []registration, cfg
 		agentRuns := reg.hook == "posttooluse-hook" && reg.event == "PostToolUse" && matchesAny(reg.matcher, []string{hookio.ClaudeShellTool})
 		bad := false
 		switch {
+		case start && reg.event != "PostToolUse":
+			rep.add("settings", statusFail, `register stop-hook --start at PostToolUse, with "matcher": "`+editTools+`" and "async": true; see settings.example.json`,
+				"%s: stop-hook --start answers only PostToolUse, so it starts nothing here", where)
+			bad = true
+		case start && !reg.async:
+			rep.add("settings", statusWarn, `add "async": true to the entry`,
+				"%s: it runs in the foreground, so each edit waits for the checks it starts", where)
+			bad = true
+		case start && !matchesAny(reg.matcher, strings.Split(editTools, "|")):
+			rep.add("settings", statusWarn, `set "matcher": "`+editTools+`"`,
+				"%s: the matcher matches none of the edit tools (%s), so it starts nothing", where, strings.ReplaceAll(editTools, "|", ", "))
+			bad = true
+		case reg.async && !start:
+			rep.add("settings", statusFail, `remove "async": true from the entry`,
+				"%s: Claude Code runs it in the background and ignores its answer, so it holds nothing", where)
+			bad = true
 		case criteria && reg.event != "SessionStart" && reg.event != "UserPromptSubmit":
 			rep.add("settings", statusFail, "register stop-hook --criteria at SessionStart and UserPromptSubmit, stop-hook without it at Stop and SubagentStop; see settings.example.json",
 				"%s: stop-hook --criteria answers only SessionStart and UserPromptSubmit, so it checks nothing here", where)
@@ -748,7 +768,7 @@ func (r *runCtx) doctorRegistrations(rep *DoctorReport, regs []registration, cfg
 			rep.add("settings", statusFail, "add --criteria to the command: stop-hook --criteria tells the agent what will be checked",
 				"%s: the hook does not answer that event without --criteria", where)
 			bad = true
-		case !criteria && reg.hook == "stop-hook" && reg.event != "Stop" && reg.event != "SubagentStop",
+		case !criteria && !start && reg.hook == "stop-hook" && reg.event != "Stop" && reg.event != "SubagentStop",
 			reg.hook == "posttooluse-hook" && reg.event != "PreToolUse" && reg.event != "PostToolUse":
 			rep.add("settings", statusFail, "register stop-hook at Stop and SubagentStop, posttooluse-hook at PreToolUse (and PostToolUse) with the matcher StructuredOutput; see settings.example.json",
 				"%s: the hook does not answer that event", where)
@@ -758,13 +778,13 @@ func (r *runCtx) doctorRegistrations(rep *DoctorReport, regs []registration, cfg
 				"%s: the matcher matches none of the gated tools (%s), so this hook gates nothing", where, strings.Join(gateTools, ", "))
 			bad = true
 		}
-		if !criteria && reg.timeout <= budget {
+		if !criteria && !start && reg.timeout <= budget {
 			rep.add("settings", statusFail, fmt.Sprintf(`raise the entry's "timeout" above %d (seconds), or lower limits.budget below %s`, int(budget.Seconds()), reg.timeout),
 				"%s: its timeout (%s) is not above limits.budget (%s): Claude Code kills the hook before donegate decides, and the agent stops", where, reg.timeout, budget)
 			bad = true
 		}
 		switch {
-		case criteria:
+		case criteria, start:
 		case set && dialect == "sdk":
 			rep.add("settings", statusFail, "remove --dialect sdk from the command", "%s: --dialect sdk: Claude Code ignores the sdk answers and lets the agent stop", where)
 			bad = true
@@ -773,13 +793,15 @@ func (r *runCtx) doctorRegistrations(rep *DoctorReport, regs []registration, cfg
 			bad = true
 		}
 		switch {
+		case !bad && start:
+			rep.add("settings", statusOK, "", "%s: the stop's checks start in the background after the agent's edits, so the stop finds their results", where)
 		case !bad && agentRuns && !gates:
 			rep.add("settings", statusOK, "", "%s: the agent's own passing runs of a checked command stand for the check's run", where)
 		case !bad:
 			rep.add("settings", statusOK, "", "%s", where)
 		}
 		switch {
-		case reg.hook == "stop-hook" && reg.event == "Stop" && !criteria:
+		case reg.hook == "stop-hook" && reg.event == "Stop" && !criteria && !start:
 			stop++
 		case reg.hook == "posttooluse-hook" && reg.event == "PreToolUse":
 			preGate++

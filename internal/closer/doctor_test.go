@@ -149,6 +149,38 @@ func TestDoctor(t *testing.T) {
 			not: []string{`^[!✗]`},
 		},
 		{
+			name: "stop-hook --start after the edits, in the background: the early start of the checks",
+			setup: func(t *testing.T, s *doctorSetup) {
+				s.write(t, settings(s), strings.Replace(exampleSettings, `"PostToolUse":  [`,
+					`"PostToolUse":  [{"matcher": "Write|Edit|MultiEdit|NotebookEdit", "hooks": [{"type": "command", "command": "stop-hook --start", "timeout": 600, "async": true}]}, `, 1))
+			},
+			code: ExitComplete,
+			want: []string{
+				`^✓ settings: stop-hook --start at PostToolUse \(matcher "Write\|Edit\|MultiEdit\|NotebookEdit"\) in project settings .*: the stop's checks start in the background after the agent's edits, so the stop finds their results$`,
+				`^✓ settings: stop-hook at Stop in project settings `,
+				`^No problems found\.$`,
+			},
+			not: []string{`^[!✗]`},
+		},
+		{
+			name: "stop-hook --start where it starts nothing, or in the foreground; a stop-hook in the background",
+			setup: func(t *testing.T, s *doctorSetup) {
+				s.write(t, settings(s), `{"hooks": {
+				  "Stop": [{"hooks": [{"type": "command", "command": "stop-hook"}]}, {"hooks": [{"type": "command", "command": "stop-hook --start", "async": true}]}],
+				  "SubagentStop": [{"hooks": [{"type": "command", "command": "stop-hook", "async": true}]}],
+				  "PostToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "stop-hook --start"}]}, {"matcher": "Bash", "hooks": [{"type": "command", "command": "stop-hook --start", "async": true}]}]}}`)
+			},
+			code: ExitIncomplete,
+			want: []string{
+				`^✗ settings: stop-hook --start at Stop in project settings .*: stop-hook --start answers only PostToolUse, so it starts nothing here$`,
+				`^✗ settings: stop-hook at SubagentStop in project settings .*: Claude Code runs it in the background and ignores its answer, so it holds nothing$`,
+				`^! settings: stop-hook --start at PostToolUse \(matcher "Write"\) in project settings .*: it runs in the foreground, so each edit waits for the checks it starts$`,
+				`^    fix: add "async": true to the entry$`,
+				`^! settings: stop-hook --start at PostToolUse \(matcher "Bash"\) in project settings .*: the matcher matches none of the edit tools \(Write, Edit, MultiEdit, NotebookEdit\), so it starts nothing$`,
+			},
+			not: []string{`registered 2 times`},
+		},
+		{
 			name:  "a binary not on PATH",
 			setup: func(t *testing.T, s *doctorSetup) { require.NoError(t, os.Remove(filepath.Join(s.bin, "stop-hook"))) },
 			code:  ExitIncomplete,

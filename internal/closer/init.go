@@ -90,12 +90,28 @@ var registrations = []hookReg{
 	// The agent's own passing run of a checked command stands for the
 	// check's run (see gate's recordAgentRun).
 	{"PostToolUse", "Bash", "posttooluse-hook", ""},
+	// The stop's checks start in the background after each edit, so the
+	// stop finds their results (see gate's start).
+	{"PostToolUse", editTools, "stop-hook", startFlag},
 	{"SessionStart", "", "stop-hook", criteriaFlag},
 	{"UserPromptSubmit", "", "stop-hook", criteriaFlag},
 }
 
-// criteriaFlag makes stop-hook tell the agent what will be checked.
-const criteriaFlag = "--criteria"
+// criteriaFlag makes stop-hook tell the agent what will be checked;
+// startFlag makes it start the stop's checks, in the background (the
+// registration with it is an "async" one: see background).
+const (
+	criteriaFlag = "--criteria"
+	startFlag    = "--start"
+)
+
+// editTools are Claude Code's tools that write files: the matcher of
+// stop-hook --start.
+const editTools = "Write|Edit|MultiEdit|NotebookEdit"
+
+// background reports whether the host runs reg without waiting for it
+// (Claude Code's "async": true).
+func (reg hookReg) background() bool { return reg.flags == startFlag }
 
 // regCommand is the command that registers program with flags.
 func regCommand(program, flags string) string {
@@ -366,13 +382,25 @@ func (r *runCtx) notAgain(s hostSetup, found []registration, isTarget func(file 
 // flags) at event for matcher, as registered() judges an entry in the
 // file init writes.
 func runsEntry(reg registration, event, matcher, program, flags string) bool {
-	if reg.hook != program || reg.event != event || slices.Contains(reg.flags, criteriaFlag) != (flags == criteriaFlag) {
+	if reg.hook != program || reg.event != event || !sameFlags(func(f string) bool { return slices.Contains(reg.flags, f) }, flags) {
 		return false
 	}
 	if matcher == "" {
 		return reg.matcher == "" || reg.matcher == "*"
 	}
-	return matchesAny(reg.matcher, []string{matcher})
+	return matchesAny(reg.matcher, strings.Split(matcher, "|"))
+}
+
+// sameFlags reports whether a command that has (has says which) the
+// flags that make a registration of their own is the registration with
+// flags: --criteria and --start each only where flags is it.
+func sameFlags(has func(flag string) bool, flags string) bool {
+	for _, f := range []string{criteriaFlag, startFlag} {
+		if has(f) != (flags == f) {
+			return false
+		}
+	}
+	return true
 }
 
 // display names path for the user: relative to DIR when inside it.
@@ -631,6 +659,9 @@ func mergeHooks(data []byte, regs []hookReg, timeout int, commands map[string]st
 		h.set("type", newScalar("command"))
 		h.set("command", newScalar(regCommand(commands[reg.program], reg.flags)))
 		h.set("timeout", newScalar(timeout))
+		if reg.background() {
+			h.set("async", newScalar(true))
+		}
 		g.set("hooks", &jnode{kind: '[', items: []*jnode{h}})
 		groups.items = append(groups.items, g)
 		return true
@@ -722,7 +753,7 @@ func registered(groups *jnode, matcher, program, flags string) bool {
 			continue // not a string: Claude Code would not take it
 		case matcher == "" && m != "" && m != "*":
 			continue
-		case matcher != "" && !matchesAny(m, []string{matcher}):
+		case matcher != "" && !matchesAny(m, strings.Split(matcher, "|")):
 			continue
 		}
 		for _, h := range hs.items {
@@ -730,7 +761,7 @@ func registered(groups *jnode, matcher, program, flags string) bool {
 				continue
 			}
 			c, ok := h.get("command").str()
-			if ok && isOurs(c, program) && hasWord(c, criteriaFlag) == (flags == criteriaFlag) {
+			if ok && isOurs(c, program) && sameFlags(func(f string) bool { return hasWord(c, f) }, flags) {
 				return true
 			}
 		}

@@ -119,7 +119,7 @@ func checkMerge(in []byte, commands map[string]string) string {
 // registration (matcher, program, flags), by the rule written out again
 // for the generator's words: a matcher absent, "" or "*", or for a tool
 // matcher one naming it; type "command"; the program as a word or a
-// path's last element; --criteria exactly when flags has it.
+// path's last element; --criteria and --start exactly when flags has it.
 func countOurs(groups []gjson.Result, matcher, program, flags string) int {
 	selects := map[string]bool{"": true, "*": true}
 	switch matcher {
@@ -131,6 +131,8 @@ func countOurs(groups []gjson.Result, matcher, program, flags string) int {
 		for _, m := range []string{matcher, "Bash|StructuredOutput"} {
 			selects[m] = true
 		}
+	case editTools:
+		selects[matcher] = true
 	}
 	n := 0
 	for _, g := range groups {
@@ -144,7 +146,8 @@ func countOurs(groups []gjson.Result, matcher, program, flags string) int {
 				runs = runs || w == program || strings.HasSuffix(w, "/"+program)
 			}
 			criteria := strings.Contains(h.Get("command").Str, criteriaFlag)
-			if h.Get("type").Str == "command" && runs && criteria == (flags == criteriaFlag) {
+			start := strings.Contains(h.Get("command").Str, startFlag)
+			if h.Get("type").Str == "command" && runs && criteria == (flags == criteriaFlag) && start == (flags == startFlag) {
 				n++
 			}
 		}

@@ -219,6 +219,17 @@ const (
             "timeout": 600
           }
         ]
+      },
+      {
+        "matcher": "Write|Edit|MultiEdit|NotebookEdit",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "stop-hook --start",
+            "timeout": 600,
+            "async": true
+          }
+        ]
       }
     ],
     "SessionStart": [
@@ -264,11 +275,11 @@ func TestInitMergesTheHooks(t *testing.T) {
 		{name: "other hooks and settings keep their order and text", settings: settingsOthers, want: settingsOthersMerged},
 		{name: "ours already, as in settings.example.json", settings: string(example)},
 		{name: "ours already, through the plugin's wrapper", settings: string(plugin)},
-		{name: "ours already, by absolute path and tab-indented", settings: "{\n\t\"hooks\": {\n\t\t\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/stop-hook\"}]}],\n\t\t\"SubagentStop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/stop-hook\"}]}],\n\t\t\"PreToolUse\": [{\"matcher\": \"StructuredOutput\", \"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/posttooluse-hook\"}]}],\n\t\t\"PostToolUse\": [{\"matcher\": \"StructuredOutput\", \"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/posttooluse-hook\"}]}, {\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/posttooluse-hook\"}]}],\n\t\t\"SessionStart\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/stop-hook --criteria\"}]}],\n\t\t\"UserPromptSubmit\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/stop-hook --criteria --config x.json\"}]}]\n\t}\n}\n"},
+		{name: "ours already, by absolute path and tab-indented", settings: "{\n\t\"hooks\": {\n\t\t\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/stop-hook\"}]}],\n\t\t\"SubagentStop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/stop-hook\"}]}],\n\t\t\"PreToolUse\": [{\"matcher\": \"StructuredOutput\", \"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/posttooluse-hook\"}]}],\n\t\t\"PostToolUse\": [{\"matcher\": \"StructuredOutput\", \"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/posttooluse-hook\"}]}, {\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/posttooluse-hook\"}]}, {\"matcher\": \"Write|Edit\", \"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/stop-hook --start\", \"async\": true}]}],\n\t\t\"SessionStart\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/stop-hook --criteria\"}]}],\n\t\t\"UserPromptSubmit\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/stop-hook --criteria --config x.json\"}]}]\n\t}\n}\n"},
 		{
-			name:     "an install from before the Bash entry: only it is added",
+			name:     "an install from before the Bash and --start entries: only they are added",
 			settings: "{\n  \"hooks\": {\n    \"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"stop-hook\", \"timeout\": 600}]}],\n    \"SubagentStop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"stop-hook\", \"timeout\": 600}]}],\n    \"PreToolUse\": [{\"matcher\": \"StructuredOutput\", \"hooks\": [{\"type\": \"command\", \"command\": \"posttooluse-hook\", \"timeout\": 600}]}],\n    \"PostToolUse\": [{\"matcher\": \"StructuredOutput\", \"hooks\": [{\"type\": \"command\", \"command\": \"posttooluse-hook\", \"timeout\": 600}]}],\n    \"SessionStart\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"stop-hook --criteria\", \"timeout\": 600}]}],\n    \"UserPromptSubmit\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"stop-hook --criteria\", \"timeout\": 600}]}]\n  }\n}\n",
-			want:     "{\n  \"hooks\": {\n    \"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"stop-hook\", \"timeout\": 600}]}],\n    \"SubagentStop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"stop-hook\", \"timeout\": 600}]}],\n    \"PreToolUse\": [{\"matcher\": \"StructuredOutput\", \"hooks\": [{\"type\": \"command\", \"command\": \"posttooluse-hook\", \"timeout\": 600}]}],\n    \"PostToolUse\": [\n      {\"matcher\": \"StructuredOutput\", \"hooks\": [{\"type\": \"command\", \"command\": \"posttooluse-hook\", \"timeout\": 600}]},\n      {\n        \"matcher\": \"Bash\",\n        \"hooks\": [\n          {\n            \"type\": \"command\",\n            \"command\": \"posttooluse-hook\",\n            \"timeout\": 600\n          }\n        ]\n      }\n    ],\n    \"SessionStart\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"stop-hook --criteria\", \"timeout\": 600}]}],\n    \"UserPromptSubmit\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"stop-hook --criteria\", \"timeout\": 600}]}]\n  }\n}\n",
+			want:     "{\n  \"hooks\": {\n    \"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"stop-hook\", \"timeout\": 600}]}],\n    \"SubagentStop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"stop-hook\", \"timeout\": 600}]}],\n    \"PreToolUse\": [{\"matcher\": \"StructuredOutput\", \"hooks\": [{\"type\": \"command\", \"command\": \"posttooluse-hook\", \"timeout\": 600}]}],\n    \"PostToolUse\": [\n      {\"matcher\": \"StructuredOutput\", \"hooks\": [{\"type\": \"command\", \"command\": \"posttooluse-hook\", \"timeout\": 600}]},\n      {\n        \"matcher\": \"Bash\",\n        \"hooks\": [\n          {\n            \"type\": \"command\",\n            \"command\": \"posttooluse-hook\",\n            \"timeout\": 600\n          }\n        ]\n      },\n      {\n        \"matcher\": \"Write|Edit|MultiEdit|NotebookEdit\",\n        \"hooks\": [\n          {\n            \"type\": \"command\",\n            \"command\": \"stop-hook --start\",\n            \"timeout\": 600,\n            \"async\": true\n          }\n        ]\n      }\n    ],\n    \"SessionStart\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"stop-hook --criteria\", \"timeout\": 600}]}],\n    \"UserPromptSubmit\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"stop-hook --criteria\", \"timeout\": 600}]}]\n  }\n}\n",
 		},
 		{
 			name:     "the four of an install from before --criteria: the criteria and the Bash entry are added",

@@ -21,6 +21,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Turn is one scripted model answer: optional text, then tool calls. A
@@ -50,6 +51,9 @@ type Request struct {
 	Kind string
 	// Turn is the index of the scripted turn that answered it, or -1.
 	Turn int
+	// At is when it arrived: the time between two main requests is what
+	// the tool calls between them cost the agent.
+	At time.Time
 }
 
 // Server is a running stand-in.
@@ -117,7 +121,7 @@ func (s *Server) Exhausted() bool {
 
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
-	req := Request{Path: r.URL.Path, Body: body, Turn: -1}
+	req := Request{Path: r.URL.Path, Body: body, Turn: -1, At: time.Now()}
 	switch {
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/messages/count_tokens":
 		req.Kind = "other"

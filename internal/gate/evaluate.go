@@ -3,6 +3,7 @@ package gate
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -57,6 +58,7 @@ const (
 	KindCheckFailed  Kind = "check failed"  // a checker could not run, on_error allow
 	KindStateFailed  Kind = "state failed"  // the block count could not be kept
 	KindCriteria     Kind = "criteria"      // stop-hook --criteria: told, nothing checked
+	KindStarted      Kind = "started"       // stop-hook --start: checks started for the stop, nothing decided
 	KindDuplicate    Kind = "duplicate"     // a stop another donegate entry answers (Cursor), or a later event (Copilot)
 	KindUnchecked    Kind = "unchecked"     // a stop the host's event says not to check (Event.Unchecked)
 	KindResumed      Kind = "turn resumed"  // stop-hook --criteria at a prompt event of a turn going on (Qwen): told at its start
@@ -153,6 +155,13 @@ func Evaluate(ctx context.Context, hook string, opts Options, env Env, raw []byt
 	var reason checkers.StopReason
 	names := ev.Host.EventNames()
 	switch {
+	case hook == StopHookName && opts.Criteria && opts.Start:
+		return Report{}, errors.New("--criteria and --start: register each for its own events")
+	case hook == StopHookName && opts.Start:
+		if ev.HookEventName != hookio.EventPostToolUse {
+			return Report{}, fmt.Errorf("got a %s event; register stop-hook --start after the edit tools (PostToolUse), to run in the background", ev.WireEventName)
+		}
+		return start(ctx, hook, opts, env, ev, raw, stderr)
 	case hook == StopHookName && opts.Criteria:
 		if !CriteriaEvent(ev.HookEventName) {
 			return Report{}, fmt.Errorf("got a %s event; register stop-hook --criteria for %s only", ev.WireEventName, names.Criteria)

@@ -78,6 +78,11 @@ type Options struct {
 	// Criteria (stop-hook --criteria) answers SessionStart and
 	// UserPromptSubmit with what will be checked, instead of checking.
 	Criteria bool
+	// Start (stop-hook --start), registered to run in the background
+	// after the agent's edits, starts the stop's cached command checks
+	// for the tree as it is, so that the stop finds their results (see
+	// start).
+	Start bool
 }
 
 // newFlagSet is the flag set of the hook name, parsing into opts; version
@@ -93,6 +98,7 @@ func newFlagSet(name string, opts *Options) (fs *flag.FlagSet, version *bool) {
 	fs.StringVar(&opts.StateDir, "state-dir", "", "`dir` for block counts (default: $DONEGATE_STATE_DIR, $XDG_STATE_HOME/donegate, ~/.local/state/donegate)")
 	if name == StopHookName {
 		fs.BoolVar(&opts.Criteria, "criteria", false, "at SessionStart and UserPromptSubmit: tell the agent what will be checked before it may stop (register it for those events); checks nothing")
+		fs.BoolVar(&opts.Start, "start", false, "at PostToolUse of the edit tools, run in the background (Claude Code's \"async\": true): start the stop's cached command checks for the tree the agent just wrote, so that the stop finds their results or joins the run; answers nothing, holds nothing")
 	}
 	return fs, fs.Bool("version", false, "print the version and exit")
 }

@@ -63,7 +63,14 @@ type Command struct {
 	// MaxStdout bounds the stdout kept with SplitStdout; 0 means
 	// MaxStdoutBytes. closer keeps a claude result whole (16 MiB).
 	MaxStdout int
+	// Background runs the command at a lower CPU priority (BackgroundNice),
+	// so that it does not slow what the person or the agent runs
+	// meanwhile: a check started before the stop.
+	Background bool
 }
+
+// BackgroundNice is the niceness of a Background command's process group.
+const BackgroundNice = 10
 
 // String names the command in messages: the shell command, or the
 // program and its arguments.
@@ -163,6 +170,11 @@ func Run(ctx context.Context, cmd Command) (Outcome, error) {
 		return Outcome{}, fmt.Errorf("start %q in %s: %w", cmd, cmd.Dir, err)
 	}
 	pgid := c.Process.Pid
+	if cmd.Background {
+		// The group holds the shell alone yet, or little more: what it
+		// starts inherits the niceness.
+		_ = syscall.Setpriority(syscall.PRIO_PGRP, pgid, BackgroundNice)
+	}
 	p.copy()
 
 	done := make(chan struct{})

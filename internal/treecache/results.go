@@ -42,8 +42,23 @@ type Entry struct {
 	By string `json:"by,omitempty"`
 }
 
-// ByAgent marks an entry of the agent's own run.
-const ByAgent = "agent"
+// ByAgent marks an entry of the agent's own run; ByEarly one of a run
+// started before the stop (stop-hook --start).
+const (
+	ByAgent = "agent"
+	ByEarly = "early"
+)
+
+// RunBy names the run the entry is the result of, for feedback.
+func (e Entry) RunBy() string {
+	switch e.By {
+	case ByAgent:
+		return "the agent's own run (through its shell tool)"
+	case ByEarly:
+		return "the run started after the agent's last edit"
+	}
+	return "the run"
+}
 
 // Cache is a directory of entries, one file per key, and of the stat
 // caches of the trees fingerprinted with it (see State).
