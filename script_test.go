@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -54,6 +55,15 @@ func TestScripts(t *testing.T) {
 			env.Setenv("DONEGATE_STATE_DIR", env.WorkDir+"/state")
 			if goCache != "" {
 				env.Setenv("GOCACHE", goCache)
+			}
+			// cargo is rustup's proxy, which finds its toolchains under
+			// the real home: keep them found with HOME moved.
+			for name, dir := range map[string]string{"RUSTUP_HOME": ".rustup", "CARGO_HOME": ".cargo"} {
+				if v := os.Getenv(name); v != "" {
+					env.Setenv(name, v)
+				} else if home, err := os.UserHomeDir(); err == nil {
+					env.Setenv(name, filepath.Join(home, dir))
+				}
 			}
 			return os.MkdirAll(env.WorkDir+"/home", 0o755)
 		},

@@ -319,8 +319,8 @@ func readManifest(dir, name string) ([]byte, error) {
 // pyprojectTable is the sign of ruff's or mypy's settings in
 // pyproject.toml: a [tool.NAME] table, a subtable ([tool.ruff.lint],
 // [[tool.mypy.overrides]]) or a dotted key (tool.ruff.line-length = 100).
-// A line match, not a TOML parser: each of these starts its line, and
-// linking a parser would cost every hook call for one lookup.
+// A line match, not a TOML decode: each of these starts its line, and a
+// lookup at every hook call costs less this way.
 func pyprojectTable(name string) sign {
 	return sign{what: "pyproject.toml with [tool." + name + "]", present: func(dir string) (bool, error) {
 		data, err := readManifest(dir, "pyproject.toml")

@@ -59,11 +59,12 @@ type TestOptions struct {
 	// a no-op; compared in git with HEAD when the session began) counts
 	// as: "hold", not a pass, or "ignore". Left out: "hold".
 	Weakening string `json:"weakening,omitempty" validate:"omitempty,oneof=hold ignore"`
-	// Scope is what a detected `npm test` of an npm workspace whose test
-	// script runs the packages' tests (--workspaces) runs: "changed", the
-	// tests of the packages that changed and of those that depend on
-	// them, each result reused by what it depends on; or "all", the
-	// command whole. Left out: "changed".
+	// Scope is what a detected command that tests a workspace's packages
+	// runs (`npm test` whose script runs them with --workspaces, `cargo
+	// test` at a virtual Cargo manifest): "changed", the tests of the
+	// packages that changed and of those that depend on them, each result
+	// reused by what it depends on; or "all", the command whole. Left
+	// out: "changed".
 	Scope string `json:"scope,omitempty" validate:"omitempty,oneof=changed all"`
 }
 

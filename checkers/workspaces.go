@@ -144,6 +144,11 @@ func (k commandCheck) workspace(dir string) (pkgs []wsPackage, perPackage func(n
 		return pkgs, func(name string) string {
 			return fmt.Sprintf("%s --workspace=%s --if-present", k.command, shellWord(name))
 		}, ok
+	case "Cargo.toml":
+		pkgs, ok = cargoWorkspace(dir)
+		return pkgs, func(name string) string {
+			return fmt.Sprintf("%s -p %s", k.command, shellWord(name))
+		}, ok
 	}
 	return nil, nil, false
 }

@@ -60,3 +60,54 @@ func TestDependsOn(t *testing.T) {
 	assert.Equal(t, []string{"apps/app", "libs/ui", "libs/util"}, dependsOn(byName["ui"], byName))
 	assert.Equal(t, []string{"libs/solo"}, dependsOn(byName["solo"], byName))
 }
+
+func TestCargoWorkspace(t *testing.T) {
+	crate := func(name, deps string) string {
+		return "[package]\nname = \"" + name + "\"\nversion = \"0.1.0\"\n" + deps
+	}
+	tests := []struct {
+		name  string
+		root  string
+		files map[string]string
+		want  []wsPackage // nil: run the command whole
+	}{
+		{"a virtual manifest, path dependencies of each kind",
+			"[workspace]\nmembers = [\"crates/*\", \"tools/x\"]\nexclude = [\"crates/old\"]\n[workspace.dependencies]\nb = { path = \"crates/b\" }\nserde = \"1\"\n",
+			map[string]string{
+				"crates/a/Cargo.toml":   crate("a", "[dependencies]\nb = { workspace = true }\nserde = { workspace = true }\n[dev-dependencies]\nx-tool = { path = \"../../tools/x\", package = \"x\" }\n"),
+				"crates/b/Cargo.toml":   crate("b", "[target.'cfg(unix)'.dependencies]\nc = { path = \"../c\", version = \"0.1\" }\n"),
+				"crates/c/Cargo.toml":   crate("c", "[build-dependencies]\nc = { path = \".\" }\n"),
+				"crates/old/Cargo.toml": "not toml [",
+				"tools/x/Cargo.toml":    crate("x", ""),
+				"crates/README.md":      "x",
+			},
+			[]wsPackage{{Name: "a", Dir: "crates/a", Deps: []string{"b", "x"}}, {Name: "b", Dir: "crates/b", Deps: []string{"c"}}, {Name: "c", Dir: "crates/c"}, {Name: "x", Dir: "tools/x"}}},
+		{"a root package: cargo test tests it alone",
+			"[package]\nname = \"root\"\nversion = \"0.1.0\"\n[workspace]\nmembers = [\"crates/*\"]\n",
+			map[string]string{"crates/a/Cargo.toml": crate("a", "")}, nil},
+		{"default-members", "[workspace]\nmembers = [\"crates/*\"]\ndefault-members = [\"crates/a\"]\n",
+			map[string]string{"crates/a/Cargo.toml": crate("a", "")}, nil},
+		{"a member that does not parse", "[workspace]\nmembers = [\"crates/*\"]\n",
+			map[string]string{"crates/a/Cargo.toml": "[package\n"}, nil},
+		{"two members of one name", "[workspace]\nmembers = [\"crates/*\"]\n",
+			map[string]string{"crates/a/Cargo.toml": crate("a", ""), "crates/b/Cargo.toml": crate("a", "")}, nil},
+		{"a ** pattern", "[workspace]\nmembers = [\"crates/**\"]\n",
+			map[string]string{"crates/a/Cargo.toml": crate("a", "")}, nil},
+		{"a member out of the project", "[workspace]\nmembers = [\"../other\"]\n", nil, nil},
+		{"no workspace", crate("solo", ""), nil, nil},
+		{"a root that does not parse", "[workspace\n", nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "Cargo.toml"), []byte(tt.root), 0o644))
+			for name, content := range tt.files {
+				require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755))
+				require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644))
+			}
+			got, ok := cargoWorkspace(dir)
+			assert.Equal(t, tt.want != nil, ok)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
