@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/tidwall/gjson"
 
 	"github.com/donegate/donegate/internal/fakeapi"
 )
@@ -63,4 +65,73 @@ func TestAgentsOwnPassingRunIsNotRepeated(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Qwen Code (0.24.4) sends PostToolUse for a run_shell_command that
+// exited 0, PostToolUseFailure otherwise: closer init --host qwen
+// registers posttooluse-hook there, and the agent's own passing run of
+// the suite stands for the stop's. Without that entry the stop runs the
+// suite a second time.
+func TestQwenAgentsOwnPassingRunIsNotRepeated(t *testing.T) {
+	for _, registered := range []bool{true, false} {
+		name := "not registered at PostToolUse: the stop runs it again"
+		if registered {
+			name = "registered by closer init: the stop reuses the agent's run"
+		}
+		t.Run(name, func(t *testing.T) {
+			runs := filepath.Join(t.TempDir(), "runs.log")
+			command := "echo run >> " + runs + " && test -f done.txt"
+			s := newQwenSession(t)
+			require.NoError(t, os.RemoveAll(filepath.Join(s.Project, ".qwen")))
+			gitInit(t, s.Project)
+			s.useAPI(fakeapi.NewChat(
+				fakeapi.Call("run_shell_command", map[string]any{"command": "echo done > done.txt", "is_background": false}),
+				fakeapi.Call("run_shell_command", map[string]any{"command": command, "is_background": false}),
+				fakeapi.Say("Done: the tests pass."),
+			))
+			path := closerInit(t, "qwen", s.Project, s.Home)
+			s.config(`{"hold_unchanged": true, "checkers": [{"type": "test", "command": "` + command + `"}]}`)
+			settings := filepath.Join(s.Project, ".qwen", "settings.json")
+			data, err := os.ReadFile(settings)
+			require.NoError(t, err)
+			require.Equal(t, "run_shell_command", gjson.GetBytes(data, "hooks.PostToolUse.0.matcher").Str, "%s", data)
+			if !registered {
+				out, err := sjsonDelete(data, "hooks.PostToolUse")
+				require.NoError(t, err)
+				require.NoError(t, os.WriteFile(settings, out, 0o644))
+			}
+			s.Env = append(s.Env, "PATH="+path)
+			r := s.run("Write done.txt and run the tests")
+			s.assertEnded(r, "Done: the tests pass.", 3)
+
+			data, err = os.ReadFile(runs)
+			require.NoError(t, err)
+			n := strings.Count(string(data), "run\n")
+			if registered {
+				assert.Equal(t, 1, n, "the agent's run only")
+			} else {
+				assert.Equal(t, 2, n, "the agent's run and the stop's")
+			}
+		})
+	}
+}
+
+// sjsonDelete removes the key at path (a dotted gjson path of object
+// keys) from the JSON object data.
+func sjsonDelete(data []byte, path string) ([]byte, error) {
+	var v map[string]any
+	if err := json.Unmarshal(data, &v); err != nil {
+		return nil, err
+	}
+	keys := strings.Split(path, ".")
+	m := v
+	for _, k := range keys[:len(keys)-1] {
+		next, ok := m[k].(map[string]any)
+		if !ok {
+			return data, nil
+		}
+		m = next
+	}
+	delete(m, keys[len(keys)-1])
+	return json.Marshal(v)
 }

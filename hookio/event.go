@@ -639,25 +639,55 @@ func preview(b []byte) string {
 }
 
 // ShellRunPassed returns the command of a run of the agent's shell tool
-// that the host says exited 0, in the foreground, uninterrupted, and
-// whether the event is one. Claude Code (measured with 2.1.331) sends
-// PostToolUse for a Bash call only when it exited 0 — with
-// tool_response {stdout, stderr, interrupted, isImage, noOutputExpected}
-// and no exit status — and PostToolUseFailure ("error": "Exit code 3
-// ...") otherwise; a run_in_background call returns at once, before the
-// command ends, so it says nothing. Other hosts' shell tool results are
-// not read: their stop runs the check.
+// that the host says exited 0, in the foreground, uninterrupted, in the
+// session's cwd, and whether the event is one. What each host's shell
+// tool result holds (measured, recorded in testdata/events):
+//
+//   - Claude Code (2.1.331) sends PostToolUse for a Bash call only when
+//     it exited 0 — tool_response {stdout, stderr, interrupted, isImage,
+//     noOutputExpected}, no exit status — and PostToolUseFailure
+//     ("error": "Exit code 3 ...") otherwise; a run_in_background call
+//     returns at once, before the command ends, so it says nothing.
+//   - Qwen Code (0.24.4) sends PostToolUse for a run_shell_command call
+//     that exited 0, its tool_response.llmContent saying "Exit Code: 0"
+//     and "Signal: (none)", and PostToolUseFailure otherwise; a call with
+//     is_background or a directory of its own says nothing here.
+//   - Codex CLI (0.169.0) sends PostToolUse for every Bash call, with the
+//     output alone as tool_response: no exit status.
+//   - Gemini CLI (0.61.0) sends AfterTool for every run_shell_command,
+//     and Copilot CLI (1.0.102) postToolUse with resultType "success" for
+//     a command that exited 3: the exit status is only in text written
+//     for the model ("Exit Code: 3", "completed with exit code 3").
+//
+// So only Claude Code's and Qwen Code's runs are read; the other hosts'
+// stops run the check.
 func (e *Event) ShellRunPassed() (string, bool) {
-	if e.Host != HostClaude || e.HookEventName != EventPostToolUse || e.ToolName != ClaudeShellTool {
+	tool := e.Host.ShellTool()
+	if tool == "" || e.HookEventName != EventPostToolUse || e.ToolName != tool {
 		return "", false
 	}
-	command := gjson.GetBytes(e.ToolInput, "command")
-	if command.Type != gjson.String || strings.TrimSpace(command.Str) == "" || gjson.GetBytes(e.ToolInput, "run_in_background").Bool() {
+	in := gjson.ParseBytes(e.ToolInput)
+	command := in.Get("command")
+	if command.Type != gjson.String || strings.TrimSpace(command.Str) == "" ||
+		in.Get("run_in_background").Bool() || in.Get("is_background").Bool() || in.Get("directory").Exists() {
 		return "", false
 	}
 	resp := gjson.ParseBytes(e.ToolResponse)
-	if !resp.IsObject() || resp.Get("interrupted").Bool() || resp.Get("backgroundTaskId").Exists() {
+	if !resp.IsObject() {
 		return "", false
+	}
+	switch e.Host {
+	case HostClaude:
+		if resp.Get("interrupted").Bool() || resp.Get("backgroundTaskId").Exists() {
+			return "", false
+		}
+	case HostQwen:
+		// PostToolUse already says it passed; the host's own status
+		// lines must agree.
+		status := "\n" + resp.Get("llmContent").Str + "\n"
+		if !strings.Contains(status, "\nExit Code: 0\n") || !strings.Contains(status, "\nSignal: (none)\n") {
+			return "", false
+		}
 	}
 	return command.Str, true
 }

@@ -69,6 +69,19 @@ type EventNames struct {
 	Tool     string // posttooluse-hook's
 }
 
+// ShellTool is the host's shell tool whose passing runs its PostToolUse
+// tells (see Event.ShellRunPassed); "" where the host's tool results do
+// not say how a command ended.
+func (h Host) ShellTool() string {
+	switch h {
+	case HostClaude:
+		return ClaudeShellTool
+	case HostQwen:
+		return "run_shell_command"
+	}
+	return ""
+}
+
 // EventNames are the host's names of the events each hook answers.
 func (h Host) EventNames() EventNames {
 	switch h {

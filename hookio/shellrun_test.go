@@ -45,3 +45,46 @@ func TestShellRunPassed(t *testing.T) {
 		})
 	}
 }
+
+// What each other host's shell tool result holds, recorded from the real
+// clients: only Qwen Code's PostToolUse says a run passed (it is sent for
+// an exit 0 only, and its status lines say so); Codex's PostToolUse,
+// Gemini's AfterTool and Copilot's postToolUse come for a failing run
+// too, and only text written for the model tells the exit status.
+func TestShellRunPassedByHost(t *testing.T) {
+	read := func(name string) string {
+		data, err := os.ReadFile("../testdata/events/" + name)
+		require.NoError(t, err)
+		return string(data)
+	}
+	qwenOK := read("qwen/posttooluse-shell.json")
+	tests := []struct {
+		name    string
+		event   string
+		command string
+	}{
+		{"qwen: passed", qwenOK, "echo ok"},
+		{"qwen: failed (PostToolUseFailure)", read("qwen/posttoolusefailure-shell.json"), ""},
+		{"qwen: in the background", strings.Replace(qwenOK, `"is_background":false`, `"is_background":true`, 1), ""},
+		{"qwen: in a directory of its own", strings.Replace(qwenOK, `"is_background":false`, `"is_background":false,"directory":"sub"`, 1), ""},
+		{"qwen: status lines that do not say exit 0", strings.Replace(qwenOK, `Exit Code: 0`, `Exit Code: (none)`, 1), ""},
+		{"qwen: killed by a signal", strings.Replace(qwenOK, `Signal: (none)`, `Signal: 15`, 1), ""},
+		{"codex: output only, exit 0", read("codex/posttooluse-bash-ok.json"), ""},
+		{"codex: output only, exit 3", read("codex/posttooluse-bash-exit3.json"), ""},
+		{"gemini: exit 0", read("gemini/aftertool-shell-ok.json"), ""},
+		{"gemini: exit 3", read("gemini/aftertool-shell-exit3.json"), ""},
+		{"copilot: exit 0", read("copilot/posttooluse-bash-ok.json"), ""},
+		{"copilot: exit 3, resultType success", read("copilot/posttooluse-bash-exit3.json"), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ev, err := Parse([]byte(tt.event), DetectHost([]byte(tt.event), nil))
+			require.NoError(t, err)
+			host, _, _ := strings.Cut(tt.name, ":")
+			require.Equal(t, Host(host), ev.Host, "told from the event")
+			command, passed := ev.ShellRunPassed()
+			assert.Equal(t, tt.command != "", passed)
+			assert.Equal(t, tt.command, command)
+		})
+	}
+}

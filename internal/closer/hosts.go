@@ -73,11 +73,14 @@ var hostSetups = []hostSetup{
 	},
 	{
 		// Qwen Code reads Claude Code's hook shape, timeouts in seconds.
+		// Its PostToolUse of run_shell_command tells a passing run, which
+		// stands for the check's (see gate's recordAgentRun).
 		host: hookio.HostQwen, title: "Qwen Code", marker: ".qwen", binary: "qwen",
 		project: filepath.Join(".qwen", "settings.json"),
 		regs: []hookReg{
 			{"Stop", "", "stop-hook", ""},
 			{"SubagentStop", "", "stop-hook", ""},
+			{"PostToolUse", hookio.HostQwen.ShellTool(), "posttooluse-hook", ""},
 			{"SessionStart", "", "stop-hook", criteriaFlag},
 			{"UserPromptSubmit", "", "stop-hook", criteriaFlag},
 		},

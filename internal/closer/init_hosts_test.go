@@ -25,7 +25,7 @@ var hostCases = []struct {
 	{"codex", ".codex/hooks.json", "hooks.Stop.0.hooks.0.command", "hooks.Stop.0.hooks.0.timeout", 600,
 		[]string{"Stop", "SubagentStop", "SessionStart", "UserPromptSubmit"}},
 	{"qwen", ".qwen/settings.json", "hooks.Stop.0.hooks.0.command", "hooks.Stop.0.hooks.0.timeout", 600,
-		[]string{"Stop", "SubagentStop", "SessionStart", "UserPromptSubmit"}},
+		[]string{"Stop", "SubagentStop", "PostToolUse", "SessionStart", "UserPromptSubmit"}},
 	// Gemini's timeouts are in milliseconds.
 	{"gemini", ".gemini/settings.json", "hooks.AfterAgent.0.hooks.0.command", "hooks.AfterAgent.0.hooks.0.timeout", 600000,
 		[]string{"AfterAgent", "SessionStart", "BeforeAgent"}},

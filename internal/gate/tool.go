@@ -35,8 +35,9 @@ func ToolHook(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	// the long way (closer explain takes it).
 	// A run of the agent's shell tool may stand for a check's own run
 	// (see recordAgentRun), with the embedded default config too.
-	if p := hookio.PeekHost(raw, detectHost(opts, env, raw)); (p.Event == hookio.EventPreToolUse || p.Event == hookio.EventPostToolUse) &&
-		p.Tool != "" && !slices.Contains(config.DefaultGateTools, p.Tool) && !(p.Event == hookio.EventPostToolUse && p.Tool == hookio.ClaudeShellTool) {
+	host := detectHost(opts, env, raw)
+	if p := hookio.PeekHost(raw, host); (p.Event == hookio.EventPreToolUse || p.Event == hookio.EventPostToolUse) &&
+		p.Tool != "" && !slices.Contains(config.DefaultGateTools, p.Tool) && !(p.Event == hookio.EventPostToolUse && p.Tool == host.ShellTool()) {
 		path, err := config.Find(lookup(opts, env, paths.Expand(env.Getenv, p.Cwd)))
 		if err == nil && path == "" {
 			return answer(name, stdout, stderr, Report{Answer: []byte("{}\n")}, nil)
