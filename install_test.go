@@ -19,7 +19,7 @@ prefix= spec=
 while [ $# -gt 0 ]; do
   case $1 in
     --prefix) prefix=$2; shift ;;
-    @*) spec=$1 ;;
+    @*|[a-z]*@[0-9]*) spec=$1 ;;
   esac
   shift
 done

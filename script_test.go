@@ -65,6 +65,11 @@ func TestScripts(t *testing.T) {
 					env.Setenv(name, filepath.Join(home, dir))
 				}
 			}
+			// The package managers the scripts drive that make test
+			// installs pinned (scripts/install-pnpm).
+			if pnpm := os.Getenv("DONEGATE_PNPM"); pnpm != "" {
+				env.Setenv("PATH", filepath.Dir(pnpm)+string(os.PathListSeparator)+env.Getenv("PATH"))
+			}
 			return os.MkdirAll(env.WorkDir+"/home", 0o755)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestNpmWorkspace(t *testing.T) {
+func TestJSWorkspace(t *testing.T) {
 	pkg := func(name, deps string) string {
 		return `{"name": "` + name + `", "dependencies": {` + deps + `}, "scripts": {"test": "x"}}`
 	}
@@ -18,21 +18,39 @@ func TestNpmWorkspace(t *testing.T) {
 		root  string
 		files map[string]string
 		want  []wsPackage // nil: run the command whole
+		// command is the command of the package @s/x.
+		command string
 	}{
 		{"packages/* with --workspaces", `{"workspaces": ["packages/*"], "scripts": {"test": "npm test --workspaces --if-present"}}`,
 			map[string]string{"packages/a/package.json": pkg("a", `"b": "*", "left-pad": "1"`), "packages/b/package.json": pkg("b", ""), "packages/readme.md": "x"},
-			[]wsPackage{{Name: "a", Dir: "packages/a", Deps: []string{"b"}}, {Name: "b", Dir: "packages/b"}}},
+			[]wsPackage{{Name: "a", Dir: "packages/a", Deps: []string{"b"}}, {Name: "b", Dir: "packages/b"}}, "npm test --workspace=@s/x --if-present"},
 		{"the object form, -ws", `{"workspaces": {"packages": ["libs/*"]}, "scripts": {"test": "npm run test -ws"}}`,
 			map[string]string{"libs/x/package.json": pkg("@s/x", "")},
-			[]wsPackage{{Name: "@s/x", Dir: "libs/x"}}},
+			[]wsPackage{{Name: "@s/x", Dir: "libs/x"}}, "npm test --workspace=@s/x --if-present"},
+		{"--workspaces=false", `{"workspaces": ["packages/*"], "scripts": {"test": "npm test --workspaces=false"}}`,
+			map[string]string{"packages/a/package.json": pkg("a", "")}, nil, ""},
+		{"pnpm -r test, pnpm-workspace.yaml, workspace: dependencies", `{"scripts": {"test": "pnpm -r test"}}`,
+			map[string]string{"pnpm-workspace.yaml": "packages:\n  - 'apps/*'\n  - libs/*\n", "apps/a/package.json": pkg("a", `"b": "workspace:*"`), "libs/b/package.json": pkg("b", "")},
+			[]wsPackage{{Name: "a", Dir: "apps/a", Deps: []string{"b"}}, {Name: "b", Dir: "libs/b"}}, "pnpm --filter=@s/x run --if-present test"},
+		{"pnpm --recursive run test", `{"scripts": {"test": "pnpm --recursive run test"}}`,
+			map[string]string{"pnpm-workspace.yaml": "packages: [\"p/*\"]\n", "p/a/package.json": pkg("a", "")},
+			[]wsPackage{{Name: "a", Dir: "p/a"}}, "pnpm --filter=@s/x run --if-present test"},
+		{"pnpm filtering in the root script", `{"scripts": {"test": "pnpm -r --filter=./libs/** test"}}`,
+			map[string]string{"pnpm-workspace.yaml": "packages: [\"p/*\"]\n", "p/a/package.json": pkg("a", "")}, nil, ""},
+		{"pnpm negated patterns", `{"scripts": {"test": "pnpm -r test"}}`,
+			map[string]string{"pnpm-workspace.yaml": "packages: [\"p/*\", \"!p/old\"]\n", "p/a/package.json": pkg("a", "")}, nil, ""},
+		{"pnpm without pnpm-workspace.yaml", `{"scripts": {"test": "pnpm -r test"}}`,
+			map[string]string{"p/a/package.json": pkg("a", "")}, nil, ""},
+		{"pnpm-workspace.yaml that is not YAML", `{"scripts": {"test": "pnpm -r test"}}`,
+			map[string]string{"pnpm-workspace.yaml": "packages: [\n", "p/a/package.json": pkg("a", "")}, nil, ""},
 		{"a root test script of its own", `{"workspaces": ["packages/*"], "scripts": {"test": "jest"}}`,
-			map[string]string{"packages/a/package.json": pkg("a", "")}, nil},
+			map[string]string{"packages/a/package.json": pkg("a", "")}, nil, ""},
 		{"a ** pattern", `{"workspaces": ["packages/**"], "scripts": {"test": "npm test -ws"}}`,
-			map[string]string{"packages/a/package.json": pkg("a", "")}, nil},
-		{"a pattern out of the project", `{"workspaces": ["../other/*"], "scripts": {"test": "npm test -ws"}}`, nil, nil},
+			map[string]string{"packages/a/package.json": pkg("a", "")}, nil, ""},
+		{"a pattern out of the project", `{"workspaces": ["../other/*"], "scripts": {"test": "npm test -ws"}}`, nil, nil, ""},
 		{"two packages of one name", `{"workspaces": ["p/*"], "scripts": {"test": "npm test -ws"}}`,
-			map[string]string{"p/a/package.json": pkg("a", ""), "p/b/package.json": pkg("a", "")}, nil},
-		{"no workspaces", `{"scripts": {"test": "npm test -ws"}}`, nil, nil},
+			map[string]string{"p/a/package.json": pkg("a", ""), "p/b/package.json": pkg("a", "")}, nil, ""},
+		{"no workspaces", `{"scripts": {"test": "npm test -ws"}}`, nil, nil, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -42,9 +60,12 @@ func TestNpmWorkspace(t *testing.T) {
 				require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755))
 				require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644))
 			}
-			got, ok := npmWorkspace(dir)
+			got, perPackage, ok := jsWorkspace(dir)
 			assert.Equal(t, tt.want != nil, ok)
 			assert.Equal(t, tt.want, got)
+			if ok {
+				assert.Equal(t, tt.command, perPackage("@s/x"))
+			}
 		})
 	}
 }
@@ -106,6 +127,37 @@ func TestCargoWorkspace(t *testing.T) {
 				require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644))
 			}
 			got, ok := cargoWorkspace(dir)
+			assert.Equal(t, tt.want != nil, ok)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+// pnpm-workspace.yaml's packages list in the forms pnpm's docs write it;
+// anything else is not read, and the command runs whole.
+func TestPnpmPatterns(t *testing.T) {
+	for _, tt := range []struct {
+		name, yaml string
+		want       []string // nil: not read
+	}{
+		{"a block list", "packages:\n  - 'apps/*'\n  - \"libs/*\"\n  - tools/x # the tools\n", []string{"apps/*", "libs/*", "tools/x"}},
+		{"a flow list", "packages: [\"apps/*\", 'libs/*', tools]\n", []string{"apps/*", "libs/*", "tools"}},
+		{"other keys around it, CRLF, comments", "# workspace\r\ncatalog:\r\n  react: ^19\r\npackages:\r\n\r\n  - apps/*\r\n\r\nonlyBuiltDependencies:\r\n  - esbuild\r\n", []string{"apps/*"}},
+		{"a list item at the key's indentation", "packages:\n- apps/*\n- libs/*\n", []string{"apps/*", "libs/*"}},
+		{"items at two indentations", "packages:\n  - apps/*\n    - libs/*\n", nil},
+		{"an alias", "packages: *all\n", nil},
+		{"an anchor in an item", "packages:\n  - &p apps/*\n", nil},
+		{"a flow list over lines", "packages: [\n  apps/*\n]\n", nil},
+		{"an escape in a quoted item", "packages:\n  - \"apps/\\u002a\"\n", nil},
+		{"a mapping item", "packages:\n  - path: apps/*\n", nil},
+		{"no packages key", "catalog:\n  react: ^19\n", nil},
+		{"an empty list", "packages: []\n", nil},
+		{"a key of another name that starts alike", "packagesExtra:\n  - apps/*\n", nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "pnpm-workspace.yaml"), []byte(tt.yaml), 0o644))
+			got, ok := pnpmPatterns(dir)
 			assert.Equal(t, tt.want != nil, ok)
 			assert.Equal(t, tt.want, got)
 		})
