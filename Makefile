@@ -28,10 +28,11 @@ E2E_ENV         += DONEGATE_QWEN=$$(scripts/install-qwen | tail -n 1)
 E2E_ENV         += DONEGATE_AGENT_SDK=$$(scripts/install-agent-sdk | tail -n 1)
 E2E_CLIENTS     += gemini
 E2E_ENV         += DONEGATE_GEMINI=$$(scripts/install-gemini | tail -n 1)
-# Not a client: the package manager testdata/script/pnpm_workspace.txtar
-# drives.
-E2E_CLIENTS     += pnpm
+# Not clients: the package managers testdata/script/pnpm_workspace.txtar
+# and yarn_workspace.txtar drive.
+E2E_CLIENTS     += pnpm yarn
 E2E_ENV         += DONEGATE_PNPM=$$(scripts/install-pnpm | tail -n 1)
+E2E_ENV         += DONEGATE_YARN=$$(scripts/install-yarn | tail -n 1)
 
 .PHONY: all build test lint unit generate demo demo-claude claude copilot $(E2E_CLIENTS) tools clean fuzz bench \
         plugin plugin-validate release-snapshot release-check
@@ -72,9 +73,9 @@ claude:
 copilot:
 	@scripts/install-copilot >/dev/null
 
-## codex, qwen, agent-sdk, pnpm: install the pinned Codex CLI, Qwen Code,
-## Claude Agent SDK and pnpm (npm) for the end-to-end tests.
-codex qwen agent-sdk pnpm:
+## codex, qwen, agent-sdk, pnpm, yarn: install the pinned Codex CLI, Qwen
+## Code, Claude Agent SDK, pnpm and Yarn (npm) for the end-to-end tests.
+codex qwen agent-sdk pnpm yarn:
 	@scripts/install-$@ >/dev/null
 
 ## gemini: install the pinned Gemini CLI (npm) for the end-to-end tests.

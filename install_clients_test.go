@@ -22,6 +22,7 @@ case $package in
   @openai/codex) printf '#!/bin/sh\necho "codex-cli %s"\n' "$version" > "$dir/bin/codex.js"; chmod +x "$dir/bin/codex.js" ;;
   @qwen-code/qwen-code) printf '#!/bin/sh\necho "%s"\n' "$version" > "$dir/cli-entry.js"; chmod +x "$dir/cli-entry.js" ;;
   pnpm) printf '#!/bin/sh\necho "%s"\n' "$version" > "$dir/pnpm"; chmod +x "$dir/pnpm" ;;
+  @yarnpkg/cli-dist) printf '#!/bin/sh\necho "%s"\n' "$version" > "$dir/bin/yarn.js"; chmod +x "$dir/bin/yarn.js" ;;
   *) echo 'export {}' > "$dir/sdk.mjs" ;;
 esac
 `
@@ -34,7 +35,7 @@ func clientInstallers(t *testing.T, withNpm bool) (root string) {
 	if withNpm {
 		npm = fakeClientNpm
 	}
-	root = installerRepo(t, npm, "install-npm-client", "install-codex", "install-qwen", "install-agent-sdk", "install-pnpm")
+	root = installerRepo(t, npm, "install-npm-client", "install-codex", "install-qwen", "install-agent-sdk", "install-pnpm", "install-yarn")
 	// PATH is bin alone: the machine's own npm must never run here. The
 	// tools the scripts use are linked in.
 	for _, tool := range []string{"bash", "sh", "dirname", "grep", "rm", "mkdir", "printf", "chmod", "cat"} {
@@ -55,6 +56,7 @@ func TestInstallClientsKeepEachVersion(t *testing.T) {
 		{"install-qwen", "QWEN_CODE_VERSION", "0.24.4", "0.24.3", "qwen/%s/node_modules/@qwen-code/qwen-code/cli-entry.js"},
 		{"install-agent-sdk", "AGENT_SDK_VERSION", "0.3.331", "0.3.330", "agent-sdk/%s/node_modules/@anthropic-ai/claude-agent-sdk/sdk.mjs"},
 		{"install-pnpm", "PNPM_VERSION", "12.21.0", "12.20.0", "pnpm/%s/node_modules/pnpm/pnpm"},
+		{"install-yarn", "YARN_VERSION", "4.18.1", "4.17.0", "yarn/%s/node_modules/@yarnpkg/cli-dist/bin/yarn.js"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.script, func(t *testing.T) {

@@ -43,6 +43,17 @@ func TestScripts(t *testing.T) {
 	if out, err := exec.Command("go", "env", "GOCACHE").Output(); err == nil {
 		goCache = strings.TrimSpace(string(out))
 	}
+	toolBin := ""
+	for name, v := range map[string]string{"pnpm": "DONEGATE_PNPM", "yarn": "DONEGATE_YARN"} {
+		if path := os.Getenv(v); path != "" {
+			if toolBin == "" {
+				toolBin = t.TempDir()
+			}
+			if err := os.Symlink(path, filepath.Join(toolBin, name)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
@@ -66,9 +77,10 @@ func TestScripts(t *testing.T) {
 				}
 			}
 			// The package managers the scripts drive that make test
-			// installs pinned (scripts/install-pnpm).
-			if pnpm := os.Getenv("DONEGATE_PNPM"); pnpm != "" {
-				env.Setenv("PATH", filepath.Dir(pnpm)+string(os.PathListSeparator)+env.Getenv("PATH"))
+			// installs pinned (scripts/install-pnpm, install-yarn), on PATH
+			// under their names.
+			if toolBin != "" {
+				env.Setenv("PATH", toolBin+string(os.PathListSeparator)+env.Getenv("PATH"))
 			}
 			return os.MkdirAll(env.WorkDir+"/home", 0o755)
 		},

@@ -60,8 +60,9 @@ type TestOptions struct {
 	// as: "hold", not a pass, or "ignore". Left out: "hold".
 	Weakening string `json:"weakening,omitempty" validate:"omitempty,oneof=hold ignore"`
 	// Scope is what a detected command that tests a workspace's packages
-	// runs (`npm test` whose script runs them with --workspaces or `pnpm
-	// -r`, `cargo test` at a virtual Cargo manifest): "changed", the tests of the
+	// runs (`npm test` whose script runs them with --workspaces, `pnpm
+	// -r` or `yarn workspaces foreach -A`, `cargo test` at a virtual
+	// Cargo manifest): "changed", the tests of the
 	// packages that changed and of those that depend on them, each result
 	// reused by what it depends on; or "all", the command whole. Left
 	// out: "changed".

@@ -53,7 +53,11 @@ type wsPackage struct {
 //   - pnpm: `pnpm -r test` (--recursive, `run test`), the packages from
 //     pnpm-workspace.yaml; one package: `pnpm --filter=NAME run
 //     --if-present test`. A root script that filters (--filter, -F) runs
-//     whole.
+//     whole;
+//   - Yarn (berry): `yarn workspaces foreach -A run test` (see
+//     yarnForeachAll), the packages from package.json's "workspaces"; one
+//     package: `yarn workspaces foreach --all --include NAME run test`,
+//     which skips a package without a test script as the root's run does.
 func jsWorkspace(dir string) (pkgs []wsPackage, perPackage func(name string) string, ok bool) {
 	data, err := readManifest(dir, "package.json")
 	if err != nil || data == nil || !gjson.ValidBytes(data) {
@@ -66,24 +70,39 @@ func jsWorkspace(dir string) (pkgs []wsPackage, perPackage func(name string) str
 	filters := slices.ContainsFunc(script, func(w string) bool {
 		return w == "-F" || w == "--filter" || w == "--filter-prod" || strings.HasPrefix(w, "--filter=") || strings.HasPrefix(w, "--filter-prod=")
 	})
-	var patterns []string
-	switch {
-	case len(script) > 0 && script[0] == "npm" && has("--workspaces", "--workspaces=true", "-ws", "--ws"):
+	// manifestPatterns are package.json's "workspaces" (npm, Yarn).
+	manifestPatterns := func() ([]string, bool) {
 		ws := gjson.GetBytes(data, "workspaces")
 		if ws.IsObject() {
 			ws = ws.Get("packages")
 		}
 		if !ws.IsArray() {
-			return nil, nil, false
+			return nil, false
 		}
+		var patterns []string
 		for _, pattern := range ws.Array() {
 			if pattern.Type != gjson.String {
-				return nil, nil, false
+				return nil, false
 			}
 			patterns = append(patterns, pattern.Str)
 		}
+		return patterns, true
+	}
+	var patterns []string
+	switch {
+	case len(script) > 0 && script[0] == "npm" && has("--workspaces", "--workspaces=true", "-ws", "--ws"):
+		if patterns, ok = manifestPatterns(); !ok {
+			return nil, nil, false
+		}
 		perPackage = func(name string) string {
 			return fmt.Sprintf("npm test --workspace=%s --if-present", shellWord(name))
+		}
+	case yarnForeachAll(script):
+		if patterns, ok = manifestPatterns(); !ok {
+			return nil, nil, false
+		}
+		perPackage = func(name string) string {
+			return fmt.Sprintf("yarn workspaces foreach --all --include %s run test", shellWord(name))
 		}
 	case len(script) > 0 && script[0] == "pnpm" && has("-r", "--recursive") && !filters:
 		if patterns, ok = pnpmPatterns(dir); !ok {
@@ -126,6 +145,42 @@ func jsWorkspace(dir string) (pkgs []wsPackage, perPackage func(name string) str
 		pkgs[i].Deps = slices.DeleteFunc(pkgs[i].Deps, func(d string) bool { return !names[d] })
 	}
 	return pkgs, perPackage, len(pkgs) > 0
+}
+
+// yarnForeachAll reports whether script (a root test script, in words)
+// runs the test script of every workspace with Yarn (berry): `yarn
+// workspaces foreach` with --all (-A, also within combined flags such as
+// -Apt) or --worktree (-W), ending in `run test` or `test`, filtering
+// none out (--include, --exclude, --since, --from, --no-private).
+func yarnForeachAll(script []string) bool {
+	if len(script) < 5 || script[0] != "yarn" || script[1] != "workspaces" || script[2] != "foreach" {
+		return false
+	}
+	flags := script[3:]
+	switch {
+	case flags[len(flags)-1] != "test":
+		return false
+	case flags[len(flags)-2] == "run":
+		flags = flags[:len(flags)-2]
+	default:
+		flags = flags[:len(flags)-1]
+	}
+	all := false
+	for _, f := range flags {
+		switch {
+		case f == "--all" || f == "--worktree":
+			all = true
+		case strings.HasPrefix(f, "--include") || strings.HasPrefix(f, "--exclude") || strings.HasPrefix(f, "--since") ||
+			strings.HasPrefix(f, "--from") || f == "--no-private":
+			return false
+		case strings.HasPrefix(f, "--"):
+		case strings.HasPrefix(f, "-"):
+			all = all || strings.ContainsAny(f[1:], "AW")
+		default:
+			return false // an argument of a flag, or another command
+		}
+	}
+	return all
 }
 
 // pnpmPatterns returns the package patterns of dir's pnpm-workspace.yaml:

@@ -31,7 +31,9 @@ import (
 // root and the work tree's top level counts (installed): what the
 // package manager records of what it installed (npm's
 // node_modules/.package-lock.json, pnpm's .modules.yaml, Yarn's state
-// files, Composer's installed.json), the names of the packages there,
+// files, Yarn Plug'n'Play's .yarn/install-state.gz, which stands for a
+// .pnp.cjs git may ignore, Composer's installed.json), the names of the
+// packages there,
 // and a virtual environment's installed distributions (their
 // *.dist-info names carry the versions) — never the thousands of files
 // under them, which git's status would list one by one where the dir is
@@ -158,13 +160,15 @@ func (f *fingerprinter) installed(ctx context.Context, roots ...string) (string,
 				writeRecord(&b, root+"/"+venv, rec)
 			}
 		}
-		composer := filepath.Join(root, "vendor", "composer", "installed.json")
-		if isRegular(composer) {
-			rec, err := f.file(ctx, composer)
+		for _, record := range []string{filepath.Join(root, "vendor", "composer", "installed.json"), filepath.Join(root, ".yarn", "install-state.gz")} {
+			if !isRegular(record) {
+				continue
+			}
+			rec, err := f.file(ctx, record)
 			if err != nil {
 				return "", err
 			}
-			writeRecord(&b, composer, rec)
+			writeRecord(&b, record, rec)
 		}
 	}
 	return b.String(), nil

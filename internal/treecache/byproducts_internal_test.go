@@ -74,3 +74,28 @@ func TestInstalledRefusesFIFOsAndLinks(t *testing.T) {
 		t.Fatal("installed blocked on a FIFO")
 	}
 }
+
+// Each package manager's record of an install counts, so an install that
+// changes only files git ignores runs the checks again: Yarn
+// Plug'n'Play's .yarn/install-state.gz (its .pnp.cjs is often ignored),
+// Composer's installed.json, npm's, pnpm's and Yarn's node_modules files.
+func TestInstalledRecords(t *testing.T) {
+	for _, record := range []string{".yarn/install-state.gz", "vendor/composer/installed.json", "node_modules/.package-lock.json", "node_modules/.modules.yaml", "node_modules/.yarn-state.yml"} {
+		t.Run(record, func(t *testing.T) {
+			dir := t.TempDir()
+			require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, record)), 0o755))
+			state := func() string {
+				f := &fingerprinter{start: now(), buf: make([]byte, readChunk)}
+				s, err := f.installed(context.Background(), dir)
+				require.NoError(t, err)
+				return s
+			}
+			none := state()
+			require.NoError(t, os.WriteFile(filepath.Join(dir, record), []byte("one install"), 0o644))
+			one := state()
+			require.NoError(t, os.WriteFile(filepath.Join(dir, record), []byte("another install"), 0o644))
+			assert.NotEqual(t, none, one)
+			assert.NotEqual(t, one, state())
+		})
+	}
+}
