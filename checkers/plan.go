@@ -138,6 +138,10 @@ func readPlan(ctx context.Context, c *Context) ([]transcript.Item, string, error
 	case hookio.HostCursor:
 		// Cursor keeps no plan donegate can read: no plan tool.
 		return nil, "", nil
+	case hookio.HostVSCode:
+		// VS Code's todo tool keeps its list in the chat session, in no
+		// file its docs describe: nothing to read (docs/hosts.md).
+		return nil, "", nil
 	}
 	return readClaudePlan(ctx, c)
 }

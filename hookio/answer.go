@@ -49,7 +49,10 @@ type Verdict struct {
 }
 
 type hookSpecific struct {
-	HookEventName            string `json:"hookEventName"`
+	HookEventName string `json:"hookEventName"`
+	// Decision and Reason hold a VS Code agent at Stop.
+	Decision                 string `json:"decision,omitempty"`
+	Reason                   string `json:"reason,omitempty"`
 	PermissionDecision       string `json:"permissionDecision,omitempty"`
 	PermissionDecisionReason string `json:"permissionDecisionReason,omitempty"`
 	AdditionalContext        string `json:"additionalContext,omitempty"`
@@ -284,7 +287,13 @@ const defaultReason = "donegate: the work is not done yet; keep going until it i
 //     answer, so context there is an error;
 //   - Cursor: a stop is continued with {"followup_message":R}, which
 //     Cursor sends as the next user message; context only at
-//     sessionStart ({"additional_context":C}).
+//     sessionStart ({"additional_context":C});
+//   - VS Code (from its docs): a Stop is held with
+//     {"hookSpecificOutput":{"hookEventName":"Stop","decision":"block","reason":R}},
+//     a SubagentStop with {"decision":"block","reason":R}, a tool call
+//     denied as Claude Code's; context only at SessionStart (its
+//     UserPromptSubmit takes the common fields alone); the person sees
+//     systemMessage.
 //
 // An answer the host cannot take is an error naming what to register
 // instead, and nothing is written.
@@ -324,6 +333,14 @@ func hostShape(ev *Event, v Verdict) (hostAnswer, error) {
 			a.Decision, a.Reason = "block", reason
 		case ev.IsStop() && ev.Host == HostCursor:
 			a.FollowupMessage = reason
+		case ev.HookEventName == EventStop && ev.Host == HostVSCode:
+			a.HookSpecificOutput = &hookSpecific{HookEventName: wire, Decision: "block", Reason: reason}
+		case ev.HookEventName == EventSubagentStop && ev.Host == HostVSCode:
+			a.Decision, a.Reason = "block", reason
+		case ev.HookEventName == EventPreToolUse && ev.Host == HostVSCode:
+			a.HookSpecificOutput = &hookSpecific{HookEventName: wire, PermissionDecision: "deny", PermissionDecisionReason: reason}
+		case ev.HookEventName == EventPostToolUse && ev.Host == HostVSCode:
+			a.Decision, a.Reason = "block", reason
 		case ev.HookEventName == EventPreToolUse && ev.Host == HostGemini:
 			a.Decision, a.Reason = "deny", reason
 		case ev.HookEventName == EventPostToolUse && ev.Host == HostGemini:
@@ -345,6 +362,10 @@ func hostShape(ev *Event, v Verdict) (hostAnswer, error) {
 			a.HookSpecificOutput = &hookSpecific{HookEventName: wire, AdditionalContext: ctx}
 		case ev.Host == HostCursor && ev.HookEventName == EventSessionStart:
 			a.AdditionalContext = ctx
+		case ev.Host == HostVSCode && ev.HookEventName == EventSessionStart:
+			a.HookSpecificOutput = &hookSpecific{HookEventName: wire, AdditionalContext: ctx}
+		case ev.Host == HostVSCode && ev.HookEventName == EventUserPromptSubmit:
+			return a, fmt.Errorf("%s's %s hook cannot add context: stop-hook --criteria tells the criteria at SessionStart there", host, wire)
 		case ev.Host == HostCopilot && (ev.HookEventName == EventSessionStart || ev.HookEventName == EventUserPromptSubmit):
 			return a, fmt.Errorf("%s ignores what a %s hook answers, so it cannot tell the agent the criteria: do not register stop-hook --criteria there", host, wire)
 		case ev.Host == HostCursor && ev.HookEventName == EventUserPromptSubmit:
@@ -353,10 +374,10 @@ func hostShape(ev *Event, v Verdict) (hostAnswer, error) {
 			return a, fmt.Errorf("cannot give context to the model in a %q answer", wire)
 		}
 	}
-	// Gemini shows systemMessage to the person; Copilot's and Cursor's
+	// Gemini and VS Code show systemMessage to the person; Copilot's and Cursor's
 	// docs name no such field for these hooks, and the person learns why
 	// the agent was let go from closer explain --last there.
-	if ev.Host == HostGemini {
+	if ev.Host == HostGemini || ev.Host == HostVSCode {
 		a.SystemMessage = CleanText(v.SystemMessage)
 	}
 	return a, nil

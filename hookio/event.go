@@ -224,8 +224,13 @@ func Peek(data []byte) Peeked {
 
 // PeekHost is Peek for an event known to come from host.
 func PeekHost(data []byte, host Host) Peeked {
-	if host == HostClaude || host == HostCodex || host == HostQwen {
+	switch host {
+	case HostClaude, HostCodex, HostQwen:
 		r := gjson.GetManyBytes(data, "hook_event_name", "tool_name", "cwd")
+		return Peeked{Event: r[0].Str, Tool: r[1].Str, Cwd: r[2].Str}
+	case HostVSCode:
+		// Before every tool call, whatever the matcher: the fast path.
+		r := gjson.GetManyBytes(data, "hookEventName", "tool_name", "cwd")
 		return Peeked{Event: r[0].Str, Tool: r[1].Str, Cwd: r[2].Str}
 	}
 	// The other hosts name events and fields their own way: decode.
@@ -301,6 +306,8 @@ func Parse(data []byte, host Host) (*Event, error) {
 		err = e.readCopilot(root)
 	case HostCursor:
 		err = e.readCursor(root)
+	case HostVSCode:
+		err = e.readVSCode(root)
 	default:
 		err = e.readClaude(root)
 	}
@@ -484,6 +491,35 @@ func (e *Event) readCopilot(root gjson.Result) error {
 		}
 	}
 	return nil
+}
+
+// readVSCode reads the events of GitHub Copilot's agent in VS Code, from
+// its docs ("Agent hooks in Visual Studio Code", hooks reference): the
+// common fields timestamp, cwd, sessionId, hookEventName (Claude Code's
+// event names) and transcript_path, then each event's own in snake case
+// as Claude Code names them (stop_hook_active, agent_id, agent_type,
+// tool_name, tool_input, tool_use_id, tool_response, prompt, source).
+// Its tools are its own (replace_string_in_file, run_in_terminal, ...),
+// and it sends no turn id: a stop's count is the session's.
+func (e *Event) readVSCode(root gjson.Result) error {
+	err := readStrings(root, []field{
+		{"hookEventName", &e.WireEventName},
+		{"sessionId", &e.SessionID},
+		{"transcript_path", &e.TranscriptPath},
+		{"cwd", &e.Cwd},
+		{"prompt", &e.Prompt},
+		{"agent_id", &e.AgentID},
+		{"agent_type", &e.AgentType},
+		{"tool_name", &e.ToolName},
+		{"tool_use_id", &e.ToolUseID},
+	})
+	if err != nil {
+		return err
+	}
+	if err := e.nameEvent(nil); err != nil {
+		return err
+	}
+	return e.readToolAndStop(root, "tool_response")
 }
 
 // cursorNames maps Cursor's event names to Claude Code's. Cursor runs the

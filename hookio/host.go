@@ -23,10 +23,14 @@ const (
 	HostGemini  Host = "gemini"
 	HostCopilot Host = "copilot"
 	HostCursor  Host = "cursor"
+	// HostVSCode is GitHub Copilot's agent in VS Code, which runs the
+	// hooks of .claude/settings.json and .github/hooks/*.json with events
+	// of its own shape (from its docs: no VS Code runs here).
+	HostVSCode Host = "vscode"
 )
 
 // Hosts lists every host, in the order docs and errors name them.
-var Hosts = []Host{HostClaude, HostCodex, HostQwen, HostGemini, HostCopilot, HostCursor}
+var Hosts = []Host{HostClaude, HostCodex, HostQwen, HostGemini, HostCopilot, HostCursor, HostVSCode}
 
 // ParseHost accepts a host's name as flags and closer take it.
 func ParseHost(s string) (Host, error) {
@@ -57,6 +61,8 @@ func (h Host) Title() string {
 		return "Copilot CLI"
 	case HostCursor:
 		return "Cursor"
+	case HostVSCode:
+		return "VS Code"
 	}
 	return string(h)
 }
@@ -91,6 +97,8 @@ func (h Host) EventNames() EventNames {
 		return EventNames{"agentStop and subagentStop", "nothing (Copilot CLI ignores what those hooks answer)", "preToolUse"}
 	case HostCursor:
 		return EventNames{"stop and subagentStop", "sessionStart", "preToolUse and postToolUse"}
+	case HostVSCode:
+		return EventNames{"Stop and SubagentStop", "SessionStart", "PreToolUse and PostToolUse"}
 	}
 	return EventNames{"Stop and SubagentStop", "SessionStart and UserPromptSubmit", "PreToolUse and PostToolUse"}
 }
@@ -108,6 +116,7 @@ var geminiEvents = map[string]bool{
 type detectKeys struct {
 	eventName, sessionID, transcript                                 string
 	hasEventName, turnID, model, camelSession, cursor, qwenStopStats bool
+	camelEventName                                                   bool
 }
 
 // DetectHost names the host that sent the raw event, from its fields and,
@@ -118,7 +127,10 @@ type detectKeys struct {
 //   - Cursor: conversation_id, generation_id or cursor_version, which no
 //     other host sends (its events name themselves in camelCase, and
 //     Cursor also runs .claude/settings.json hooks with these payloads);
-//   - Copilot CLI: no hook_event_name and a camelCase sessionId;
+//   - VS Code: a camelCase sessionId and hookEventName (its docs'
+//     common fields), no hook_event_name;
+//   - Copilot CLI: a camelCase sessionId, and neither hook_event_name nor
+//     hookEventName;
 //   - Gemini CLI: its own event names (AfterAgent, BeforeAgent, ...), or a
 //     SessionStart/SessionEnd whose session is $GEMINI_SESSION_ID or
 //     whose transcript is a Gemini chat (under .gemini/tmp);
@@ -160,6 +172,8 @@ func DetectHost(raw []byte, getenv func(string) string) Host {
 			k.model = true
 		case "sessionId":
 			k.camelSession = true
+		case "hookEventName":
+			k.camelEventName = true
 		case "conversation_id", "generation_id", "cursor_version":
 			k.cursor = true
 		case "context_limit":
@@ -170,6 +184,8 @@ func DetectHost(raw []byte, getenv func(string) string) Host {
 	switch {
 	case k.cursor:
 		return HostCursor
+	case k.camelSession && k.camelEventName && !k.hasEventName:
+		return HostVSCode
 	case !k.hasEventName:
 		if k.camelSession {
 			return HostCopilot

@@ -69,6 +69,9 @@ func TestDetectHost(t *testing.T) {
 		{"another session's GEMINI_SESSION_ID", `{"hook_event_name":"SessionStart","session_id":"c1","transcript_path":"/x/c1.jsonl"}`, env("GEMINI_SESSION_ID", "g1"), HostClaude},
 		{"Qwen stop by its extra fields", `{"hook_event_name":"Stop","context_limit":1,"context_usage":0.5}`, nil, HostQwen},
 		{"Cursor payload with Claude's name", `{"hook_event_name":"Stop","conversation_id":"c","generation_id":"g"}`, nil, HostCursor},
+		{"VS Code: camelCase session and event name", `{"sessionId":"s","hookEventName":"PreToolUse","tool_name":"run_in_terminal"}`, nil, HostVSCode},
+		{"camelCase session alone is Copilot CLI's", `{"sessionId":"s","toolName":"bash"}`, nil, HostCopilot},
+		{"hookEventName with Claude's hook_event_name stays Claude's", `{"session_id":"s","hook_event_name":"Stop","hookEventName":"Stop"}`, nil, HostClaude},
 		{"the first of duplicate event names", `{"hook_event_name":"Stop","hook_event_name":"AfterAgent"}`, nil, HostClaude},
 	}
 	for _, tt := range tests {
@@ -90,6 +93,8 @@ func TestParseHostEvents(t *testing.T) {
 		copilotSession = "8844a4db-2d36-4780-8a7f-47470dbe9f37"
 		copilotAgent   = "f283ce72-675b-4a59-a39b-b31d6532f8ef"
 		cursorSession  = "c0ffee00-1111-4222-8333-444455556666"
+		vscodeSession  = "a1b2c3d4-vscode-session"
+		vscodeProject  = "/work/proj"
 		project        = "/home/user/project"
 	)
 	tests := []struct {
@@ -139,6 +144,18 @@ func TestParseHostEvents(t *testing.T) {
 			SessionID: cursorSession, GenerationID: "0a1b2c3d-aaaa-4bbb-8ccc-ddddeeeeffff", Model: "claude-sonnet-4.5", Cwd: project, LoopCount: 1}, false},
 		{"cursor/beforesubmitprompt.json", Event{Host: HostCursor, HookEventName: EventUserPromptSubmit, WireEventName: "beforeSubmitPrompt",
 			SessionID: cursorSession, GenerationID: "9e1f2a3b-aaaa-4bbb-8ccc-ddddeeeeffff", Model: "claude-sonnet-4.5", Cwd: project, Prompt: "Write DONE.txt"}, false},
+		// VS Code: from its docs, not recorded (testdata/events/vscode/README.md).
+		{"vscode/stop.json", Event{Host: HostVSCode, HookEventName: EventStop, WireEventName: "Stop", SessionID: vscodeSession, Cwd: vscodeProject}, false},
+		{"vscode/stop-continued.json", Event{Host: HostVSCode, HookEventName: EventStop, WireEventName: "Stop", SessionID: vscodeSession, Cwd: vscodeProject, StopHookActive: true}, false},
+		{"vscode/subagentstop.json", Event{Host: HostVSCode, HookEventName: EventSubagentStop, WireEventName: "SubagentStop", SessionID: vscodeSession, Cwd: vscodeProject,
+			AgentID: "subagent-456", AgentType: "Plan"}, false},
+		{"vscode/pretooluse.json", Event{Host: HostVSCode, HookEventName: EventPreToolUse, WireEventName: "PreToolUse", SessionID: vscodeSession, Cwd: vscodeProject,
+			ToolName: "replace_string_in_file", ToolUseID: "tool-123"}, false},
+		{"vscode/posttooluse.json", Event{Host: HostVSCode, HookEventName: EventPostToolUse, WireEventName: "PostToolUse", SessionID: vscodeSession, Cwd: vscodeProject,
+			ToolName: "run_in_terminal", ToolUseID: "tool-124"}, false},
+		{"vscode/sessionstart.json", Event{Host: HostVSCode, HookEventName: EventSessionStart, WireEventName: "SessionStart", SessionID: vscodeSession, Cwd: vscodeProject}, false},
+		{"vscode/userpromptsubmit.json", Event{Host: HostVSCode, HookEventName: EventUserPromptSubmit, WireEventName: "UserPromptSubmit", SessionID: vscodeSession, Cwd: vscodeProject,
+			Prompt: "Make Add correct"}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -255,6 +272,13 @@ func TestWriteHostAnswer(t *testing.T) {
 		{"cursor let go", ev(HostCursor, EventStop, "stop"), letGo, `{}`},
 		{"cursor session start context", ev(HostCursor, EventSessionStart, "sessionStart"), ctx, `{"additional_context":"ends when: x"}`},
 		{"cursor reason cleaned", ev(HostCursor, EventStop, "stop"), Verdict{Block: true, Reason: "\x1b[31mFAIL\x1b[0m a < b"}, `{"followup_message":"FAIL a < b"}`},
+		{"vscode stop open", ev(HostVSCode, EventStop, "Stop"), block, `{"hookSpecificOutput":{"hookEventName":"Stop","decision":"block","reason":"Missing required files: a"}}`},
+		{"vscode stop done", ev(HostVSCode, EventStop, "Stop"), Verdict{}, `{}`},
+		{"vscode let go", ev(HostVSCode, EventStop, "Stop"), letGo, `{"systemMessage":"donegate: still incomplete"}`},
+		{"vscode subagent stop open", ev(HostVSCode, EventSubagentStop, "SubagentStop"), block, `{"decision":"block","reason":"Missing required files: a"}`},
+		{"vscode pre tool use open", ev(HostVSCode, EventPreToolUse, "PreToolUse"), block, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"Missing required files: a"}}`},
+		{"vscode tool not gated", ev(HostVSCode, EventPostToolUse, "PostToolUse"), Verdict{}, `{}`},
+		{"vscode session start context", ev(HostVSCode, EventSessionStart, "SessionStart"), ctx, `{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"ends when: x"}}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -281,6 +305,8 @@ func TestWriteHostAnswerRefuses(t *testing.T) {
 			"Copilot CLI ignores what a sessionStart hook answers, so it cannot tell the agent the criteria: do not register stop-hook --criteria there"},
 		{"copilot criteria at a prompt", &Event{Host: HostCopilot, HookEventName: EventUserPromptSubmit, WireEventName: "userPromptSubmitted"}, Verdict{Context: "x"},
 			"do not register stop-hook --criteria there"},
+		{"vscode criteria at a prompt", &Event{Host: HostVSCode, HookEventName: EventUserPromptSubmit, WireEventName: "UserPromptSubmit"}, Verdict{Context: "x"},
+			"VS Code's UserPromptSubmit hook cannot add context: stop-hook --criteria tells the criteria at SessionStart there"},
 		{"cursor criteria at a prompt", &Event{Host: HostCursor, HookEventName: EventUserPromptSubmit, WireEventName: "beforeSubmitPrompt"}, Verdict{Context: "x"},
 			"Cursor's beforeSubmitPrompt hook cannot add context: register stop-hook --criteria for sessionStart only"},
 		{"copilot post tool use", &Event{Host: HostCopilot, HookEventName: EventPostToolUse, WireEventName: "postToolUse"}, Verdict{Block: true, Reason: "x"},

@@ -164,7 +164,7 @@ func (r *runCtx) doctor(ctx context.Context) DoctorReport {
 	// Config first to have the budget at hand; shown in the order a person
 	// installs: binaries, registrations (Claude Code's settings, then
 	// each other host's), config, state, Claude Code.
-	order := map[string]int{"binaries": 0, "settings": 1, "codex": 2, "qwen": 3, "gemini": 4, "copilot": 5, "config": 6, "consent": 7, "mode": 8, "state": 9, "claude": 10}
+	order := map[string]int{"binaries": 0, "settings": 1, "vscode": 2, "codex": 3, "qwen": 4, "gemini": 5, "copilot": 6, "config": 7, "consent": 8, "mode": 9, "state": 10, "claude": 11}
 	slices.SortStableFunc(rep.Findings, func(a, b Finding) int { return order[a.Area] - order[b.Area] })
 	return rep
 }
@@ -819,6 +819,19 @@ func (r *runCtx) doctorRegistrations(rep *DoctorReport, regs []registration, cfg
 		if !slices.Contains(runs[k], reg.dedupKey()) {
 			runs[k] = append(runs[k], reg.dedupKey())
 		}
+	}
+	// VS Code's agent loads the same files (its docs: .claude/settings.json,
+	// .claude/settings.local.json, ~/.claude/settings.json).
+	var vscode []string
+	for _, reg := range regs {
+		if reg.file != "" && (filepath.Base(reg.file) == "settings.json" || filepath.Base(reg.file) == "settings.local.json") &&
+			filepath.Base(filepath.Dir(reg.file)) == ".claude" && !slices.Contains(vscode, reg.source) {
+			vscode = append(vscode, reg.source)
+		}
+	}
+	if len(vscode) > 0 {
+		rep.add("vscode", statusOK, "", "VS Code's agent (GitHub Copilot) runs the hooks of %s too, ignoring matchers and \"async\": donegate answers its events in VS Code's own shape, gates none of its tools, and starts no checks early there (docs/hosts.md, VS Code)",
+			andList(vscode))
 	}
 	if sdkConfigUsed {
 		rep.add("config", statusFail, `set "dialect": "claude-code" (or leave it out); keep "sdk" only for an Agent SDK host that reads its answers`,

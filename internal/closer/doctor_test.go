@@ -125,6 +125,7 @@ func TestDoctor(t *testing.T) {
 				`^✓ binaries: .*/bin/posttooluse-hook, version `,
 				`^✓ settings: stop-hook at Stop in project settings .*/proj/\.claude/settings\.json$`,
 				`^✓ settings: posttooluse-hook at PreToolUse \(matcher "StructuredOutput"\) in project settings `,
+				`^✓ vscode: VS Code's agent \(GitHub Copilot\) runs the hooks of project settings .*/proj/\.claude/settings\.json too, ignoring matchers and "async": donegate answers its events in VS Code's own shape`,
 				`^✓ config: embedded default \(no .*/proj/\.claude/donegate\.json nor .*/proj/\.donegate\.json\) is valid: dialect claude-code, limits\.budget 9m0s, limits\.max_blocks 5; its checkers, not run here \(closer check runs them\):$`,
 				`^✓ config: checker 1: plan: every item of the agent's plan is completed$`,
 				"^✓ config: checker 2: test: the project's own test command passes .*; here `go test \\./\\.\\.\\.`, from go\\.mod$",
@@ -614,7 +615,7 @@ func TestDoctorJSON(t *testing.T) {
 	var fail *Finding
 	for i, f := range rep.Findings {
 		assert.Contains(t, []string{statusOK, statusWarn, statusFail}, f.Status)
-		assert.Contains(t, []string{"binaries", "settings", "config", "consent", "mode", "state", "claude"}, f.Area)
+		assert.Contains(t, []string{"binaries", "settings", "vscode", "config", "consent", "mode", "state", "claude"}, f.Area)
 		assert.NotEmpty(t, f.Message)
 		if f.Status == statusFail {
 			assert.NotEmpty(t, f.Fix, "every fail has its fix: %s", f.Message)

@@ -47,6 +47,11 @@ func criteria(hook string, opts Options, env Env, ev *hookio.Event, stderr io.Wr
 		// prompt of a project set up for both; say so and answer nothing.
 		fmt.Fprintf(r.stderr, "%s: Cursor's beforeSubmitPrompt cannot add context, so the criteria are told at sessionStart only (this entry is Claude Code's UserPromptSubmit one, or can go)\n", r.name)
 		rep.Decision = Decision{Kind: KindCriteria}
+	case r.event.Host == hookio.HostVSCode && r.event.HookEventName == hookio.EventUserPromptSubmit:
+		// VS Code's UserPromptSubmit takes the common fields alone. The
+		// entry is Claude Code's, which VS Code runs from
+		// .claude/settings.json: the criteria were told at SessionStart.
+		rep.Decision = Decision{Kind: KindCriteria}
 	case r.event.ResumesTurn():
 		// Qwen Code asks again before every request of a turn: an answer
 		// each time would add the criteria to the context once per tool

@@ -28,6 +28,14 @@ func start(ctx context.Context, hook string, opts Options, env Env, ev *hookio.E
 	r := newRun(hook, opts, env, ev, stderr)
 	r.raw = raw
 	rep := Report{Hook: hook, Event: r.event, ProjectDir: r.projectDir(), StateDir: r.stateDir(), Decision: Decision{Kind: KindStarted}}
+	if ev.Host != hookio.HostClaude {
+		// Only Claude Code runs this entry in the background. Others run
+		// it in the foreground after every tool call, whatever its
+		// matcher (VS Code and Cursor run .claude/settings.json's hooks
+		// too): checks started there would hold up each tool call.
+		rep.Decision = Decision{Kind: KindStarted, Why: ev.Host.Title() + " runs no hook in the background: nothing started"}
+		return rep, rep.write()
+	}
 	if r.modeEnv == config.ModeOff {
 		rep.Decision = Decision{Kind: KindOff, Why: ModeEnv + "=off"}
 		return rep, rep.write()
