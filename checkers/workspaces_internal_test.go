@@ -1,6 +1,7 @@
 package checkers
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"testing"
@@ -69,11 +70,7 @@ func TestJSWorkspace(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			require.NoError(t, os.WriteFile(filepath.Join(dir, "package.json"), []byte(tt.root), 0o644))
-			for name, content := range tt.files {
-				require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755))
-				require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644))
-			}
+			writeTree(t, dir, tt.files, "package.json", tt.root)
 			got, perPackage, ok := jsWorkspace(dir)
 			assert.Equal(t, tt.want != nil, ok)
 			assert.Equal(t, tt.want, got)
@@ -135,11 +132,7 @@ func TestCargoWorkspace(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			require.NoError(t, os.WriteFile(filepath.Join(dir, "Cargo.toml"), []byte(tt.root), 0o644))
-			for name, content := range tt.files {
-				require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755))
-				require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644))
-			}
+			writeTree(t, dir, tt.files, "Cargo.toml", tt.root)
 			got, ok := cargoWorkspace(dir)
 			assert.Equal(t, tt.want != nil, ok)
 			assert.Equal(t, tt.want, got)
@@ -175,5 +168,22 @@ func TestPnpmPatterns(t *testing.T) {
 			assert.Equal(t, tt.want != nil, ok)
 			assert.Equal(t, tt.want, got)
 		})
+	}
+}
+
+// writeTree writes files (path relative to dir: content) into dir, and
+// more, pairs of a path and its content.
+func writeTree(t *testing.T, dir string, files map[string]string, more ...string) {
+	t.Helper()
+	for i := 0; i+1 < len(more); i += 2 {
+		files = maps.Clone(files)
+		if files == nil {
+			files = map[string]string{}
+		}
+		files[more[i]] = more[i+1]
+	}
+	for name, content := range files {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644))
 	}
 }
