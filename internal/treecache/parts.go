@@ -27,7 +27,7 @@ func (c Cache) PartStates(ctx context.Context, st *Status, parts []string) (stat
 	if st.NotRepo != nil {
 		return nil, "", fmt.Errorf("%w: not in a git work tree", ErrUnknown)
 	}
-	top, err := toplevel(ctx, st.Dir)
+	top, err := workTreeTop(ctx, st.Dir)
 	if err != nil {
 		return nil, "", err
 	}

@@ -302,7 +302,7 @@ func (f *fingerprinter) repo(ctx context.Context, st *Status, depth int) (string
 		return hex.EncodeToString(h.Sum(nil)), nil
 	}
 	// Entries name files from the top level: a dirty tree needs it.
-	top, err := toplevel(ctx, st.Dir)
+	top, err := workTreeTop(ctx, st.Dir)
 	if err != nil {
 		return "", err
 	}
@@ -324,7 +324,37 @@ func (f *fingerprinter) repo(ctx context.Context, st *Status, depth int) (string
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// toplevel returns the root of the work tree holding dir.
+// workTreeTop returns the root of the work tree holding dir, which git
+// status read: found by looking for .git upwards (findGit) where nothing
+// can make git's answer another — a .git directory, no GIT_DIR,
+// GIT_WORK_TREE or other variable that moves it, no core.worktree or
+// include in the repository's config — else from git (toplevel). A stop
+// after an edit (a dirty tree) started a second git process for it
+// (measured: 56.6 ms against 41.6 ms for git status, loaded machine).
+func workTreeTop(ctx context.Context, dir string) (string, error) {
+	for _, v := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT"} {
+		if os.Getenv(v) != "" {
+			return toplevel(ctx, dir)
+		}
+	}
+	root, gitDir, err := findGit(dir)
+	if err != nil || filepath.Join(root, ".git") != gitDir {
+		return toplevel(ctx, dir) // none found, or a worktree or submodule
+	}
+	f, err := regular.Open(filepath.Join(gitDir, "config"))
+	if err != nil {
+		return toplevel(ctx, dir)
+	}
+	defer f.Close()
+	config, err := io.ReadAll(io.LimitReader(f, 1<<20))
+	lower := bytes.ToLower(config)
+	if err != nil || bytes.Contains(lower, []byte("worktree")) || bytes.Contains(lower, []byte("include")) {
+		return toplevel(ctx, dir)
+	}
+	return root, nil
+}
+
+// toplevel returns the root of the work tree holding dir, as git says.
 func toplevel(ctx context.Context, dir string) (string, error) {
 	out, err := git(ctx, dir, "rev-parse", "--show-toplevel")
 	if err != nil {
