@@ -179,7 +179,7 @@ func (c *Context) phase(ctx context.Context) (int, error) {
 	}
 	next, restarted := from, false
 	if path != "" {
-		next, restarted, err = transcript.ReadTexts(path, from, transcript.ReadOptions{SkipSidechain: true}, func(text string) {
+		next, restarted, err = transcript.ReadTexts(ctx, path, from, transcript.ReadOptions{SkipSidechain: true}, func(text string) {
 			furthest = max(furthest, markedPhase(text))
 		})
 		if err != nil {

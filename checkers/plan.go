@@ -2,6 +2,7 @@ package checkers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/donegate/donegate/hookio"
@@ -46,6 +47,11 @@ var ToolUseWait = transcript.ToolUseWait
 // Check implements Checker.
 func (Plan) Check(ctx context.Context, c *Context) (Result, error) {
 	items, source, err := readPlan(ctx, c)
+	if err != nil && errors.Is(err, context.DeadlineExceeded) && c.Budget > 0 {
+		// The transcript searched to its start within the budget: huge,
+		// or a sparse region (see transcript.within).
+		return Result{}, fmt.Errorf("the plan could not be read within the budget (%s): %w", c.Budget, err)
+	}
 	if err != nil {
 		return Result{}, err
 	}
@@ -114,7 +120,7 @@ func readPlan(ctx context.Context, c *Context) ([]transcript.Item, string, error
 	)
 	switch ev.Host {
 	case hookio.HostCodex:
-		items, found, err = c.codexPlan(path)
+		items, found, err = c.codexPlan(ctx, path)
 		return named(items, found, err, "plan (update_plan)")
 	case hookio.HostQwen:
 		if c.Reason == ReasonSubagentStop {
@@ -125,7 +131,7 @@ func readPlan(ctx context.Context, c *Context) ([]transcript.Item, string, error
 		items, found, err = transcript.QwenPlan(transcript.QwenTodoFile(transcript.QwenDir(ev.TranscriptPath, c.Home), ev.SessionID))
 		return named(items, found, err, "todo list (todo_write)")
 	case hookio.HostGemini:
-		items, found, err = transcript.GeminiPlan(path)
+		items, found, err = transcript.GeminiPlan(ctx, path)
 		return named(items, found, err, "todo list (write_todos)")
 	case hookio.HostCopilot:
 		// Copilot CLI's agent keeps its todos in the todos table of the
@@ -163,10 +169,10 @@ type codexPlanRecord struct {
 // rollout is recorded: a subagent's is another file. The record only
 // saves time: one that cannot be read or written costs a whole search,
 // never a wrong plan (see transcript.CodexPlanFrom).
-func (c *Context) codexPlan(path string) ([]transcript.Item, bool, error) {
+func (c *Context) codexPlan(ctx context.Context, path string) ([]transcript.Item, bool, error) {
 	ev := c.Event
 	if ev.SessionID == "" || c.StateDir == "" || path != ev.TranscriptPath {
-		return transcript.CodexPlan(path)
+		return transcript.CodexPlan(ctx, path)
 	}
 	store := state.Store{Dir: c.StateDir, ReadOnly: c.ReadOnly}
 	var from transcript.CodexGoalState
@@ -175,7 +181,7 @@ func (c *Context) codexPlan(path string) ([]transcript.Item, bool, error) {
 			from = rec.CodexGoalState
 		}
 	}
-	items, found, next, err := transcript.CodexPlanFrom(path, from)
+	items, found, next, err := transcript.CodexPlanFrom(ctx, path, from)
 	if err != nil || next == from {
 		return items, found, err
 	}
@@ -221,7 +227,7 @@ func readClaudePlan(ctx context.Context, c *Context) ([]transcript.Item, string,
 	}
 	if c.Reason == ReasonSubagentStop || ev.AgentTranscriptPath != "" {
 		catchUp(ev.AgentTranscriptPath)
-		items, found, err := transcript.LatestTodoWrite(ev.AgentTranscriptPath, transcript.ReadOptions{})
+		items, found, err := transcript.LatestTodoWrite(ctx, ev.AgentTranscriptPath, transcript.ReadOptions{})
 		if err != nil || !found {
 			return nil, "", err
 		}
@@ -242,7 +248,7 @@ func readClaudePlan(ctx context.Context, c *Context) ([]transcript.Item, string,
 		return nil, "", nil
 	}
 	catchUp(ev.TranscriptPath)
-	items, found, err = transcript.LatestTodoWrite(ev.TranscriptPath, transcript.ReadOptions{SkipSidechain: true})
+	items, found, err = transcript.LatestTodoWrite(ctx, ev.TranscriptPath, transcript.ReadOptions{SkipSidechain: true})
 	if err != nil || !found {
 		return nil, "", err
 	}

@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -77,8 +78,8 @@ const (
 // A path that is not a regular file is an error wrapping
 // regular.ErrNotRegular; a zstd-compressed rollout one wrapping
 // ErrCompressed.
-func CodexPlan(path string) (items []Item, found bool, err error) {
-	items, found, _, err = CodexPlanFrom(path, CodexGoalState{})
+func CodexPlan(ctx context.Context, path string) (items []Item, found bool, err error) {
+	items, found, _, err = CodexPlanFrom(ctx, path, CodexGoalState{})
 	return items, found, err
 }
 
@@ -102,7 +103,7 @@ type CodexGoalState struct {
 // rollout returned as next: the goal calls before from's position are
 // not searched again when the file there is still the one read. next
 // says what is known up to the last whole line of the file now.
-func CodexPlanFrom(path string, from CodexGoalState) (items []Item, found bool, next CodexGoalState, err error) {
+func CodexPlanFrom(ctx context.Context, path string, from CodexGoalState) (items []Item, found bool, next CodexGoalState, err error) {
 	f, err := open(path)
 	if err != nil || f == nil { // f is nil for a file that does not exist
 		return nil, false, from, err
@@ -116,7 +117,7 @@ func CodexPlanFrom(path string, from CodexGoalState) (items []Item, found bool, 
 		if st, err = f.Stat(); err != nil {
 			return nil, false, from, fmt.Errorf("rollout %s: %w", path, err)
 		}
-		items, found, next, err = codexPlanFrom(f, st, from)
+		items, found, next, err = codexPlanFrom(within(ctx, f), st, from)
 		// Codex only appends; a file that shrank while read is read once
 		// more as it is now.
 		if !errors.Is(err, ErrChanged) || try > 0 {
@@ -177,7 +178,7 @@ func (g codexGoal) item() Item {
 // codexPlanFrom is CodexPlanFrom on the open rollout f, whose status is
 // st: the plan is searched for in the whole file, the goal calls only
 // after from's position when it resumes there.
-func codexPlanFrom(f *os.File, st os.FileInfo, from CodexGoalState) (items []Item, found bool, next CodexGoalState, err error) {
+func codexPlanFrom(f io.ReaderAt, st os.FileInfo, from CodexGoalState) (items []Item, found bool, next CodexGoalState, err error) {
 	size := st.Size()
 	start := from.Offset
 	if _, ok := from.resume(f, st); !ok {

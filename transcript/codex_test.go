@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -56,10 +57,10 @@ func TestCodexPlan(t *testing.T) {
 		{name: "compressed by its content", raw: []byte{0x28, 0xb5, 0x2f, 0xfd, 0, 0, 0}, wantErr: "zstd-compressed; donegate reads plain JSONL rollouts only: the plan (update_plan) and goal in it are not read"},
 		{name: "directory", kind: "dir", wantErr: "not a regular file (a directory)"},
 		{name: "FIFO is refused without blocking", kind: "fifo", wantErr: "not a regular file (a FIFO)"},
-	}, CodexPlan)
+	}, bg(CodexPlan))
 	runHostCases(t, "rollout.jsonl.zst", []hostCase{
 		{name: "compressed by its name", lines: []string{open}, wantErr: "zstd-compressed"},
-	}, CodexPlan)
+	}, bg(CodexPlan))
 }
 
 // TestCodexPlanFrom: the goal calls before a kept position are not
@@ -82,7 +83,7 @@ func TestCodexPlanFrom(t *testing.T) {
 		require.NoError(t, f.Close())
 	}
 	read := func(from CodexGoalState) (string, CodexGoalState) {
-		items, _, next, err := CodexPlanFrom(path, from)
+		items, _, next, err := CodexPlanFrom(context.Background(), path, from)
 		require.NoError(t, err)
 		return itemString(items), next
 	}

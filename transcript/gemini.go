@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -48,7 +49,7 @@ var (
 //
 // A path that is not a regular file is an error wrapping
 // regular.ErrNotRegular.
-func GeminiPlan(path string) (items []Item, found bool, err error) {
+func GeminiPlan(ctx context.Context, path string) (items []Item, found bool, err error) {
 	f, err := open(path)
 	if err != nil || f == nil { // f is nil for a file that does not exist
 		return nil, false, err
@@ -58,11 +59,12 @@ func GeminiPlan(path string) (items []Item, found bool, err error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("chat %s: %w", path, err)
 	}
-	items, found, err = geminiPlan(f, st.Size())
+	r := within(ctx, f)
+	items, found, err = geminiPlan(r, st.Size())
 	if errors.Is(err, ErrChanged) {
 		// Gemini CLI only appends; read a file that shrank once more.
 		if st, err = f.Stat(); err == nil {
-			items, found, err = geminiPlan(f, st.Size())
+			items, found, err = geminiPlan(r, st.Size())
 		}
 	}
 	if err != nil {

@@ -40,5 +40,5 @@ func TestGeminiPlan(t *testing.T) {
 		{name: "huge line after the plan is skipped whole", lines: []string{open, `{"id":"h","type":"gemini","toolCalls":[{"name":"write_todos","status":"success","args":{"todos":[]}}],"x":"` + strings.Repeat("x", MaxLineBytes) + `"}`}, want: "Step 1=in_progress,Step 2=pending", found: true},
 		{name: "directory", kind: "dir", wantErr: "not a regular file (a directory)"},
 		{name: "FIFO is refused without blocking", kind: "fifo", wantErr: "not a regular file (a FIFO)"},
-	}, GeminiPlan)
+	}, bg(GeminiPlan))
 }

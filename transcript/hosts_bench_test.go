@@ -2,6 +2,7 @@ package transcript_test
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -65,7 +66,7 @@ func benchCodex(b *testing.B, size int, plan, goal bool) {
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		_, found, err := transcript.CodexPlan(path)
+		_, found, err := transcript.CodexPlan(context.Background(), path)
 		if err != nil || found != (plan || goal) {
 			b.Fatalf("found=%v err=%v", found, err)
 		}
@@ -133,7 +134,7 @@ func benchGemini(b *testing.B, size int, plan bool) {
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		_, found, err := transcript.GeminiPlan(path)
+		_, found, err := transcript.GeminiPlan(context.Background(), path)
 		if err != nil || found != plan {
 			b.Fatalf("found=%v err=%v", found, err)
 		}
@@ -153,7 +154,7 @@ func BenchmarkGeminiPlanNone(b *testing.B) { large(b); benchGemini(b, 256<<20, f
 func BenchmarkCodexPlanNoGoalLargeKept(b *testing.B) {
 	large(b)
 	path := writeRollout(b, 256<<20, true, false)
-	_, _, kept, err := transcript.CodexPlanFrom(path, transcript.CodexGoalState{})
+	_, _, kept, err := transcript.CodexPlanFrom(context.Background(), path, transcript.CodexGoalState{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -165,7 +166,7 @@ func BenchmarkCodexPlanNoGoalLargeKept(b *testing.B) {
 	f.Close()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		_, found, next, err := transcript.CodexPlanFrom(path, kept)
+		_, found, next, err := transcript.CodexPlanFrom(context.Background(), path, kept)
 		if err != nil || !found || next.Offset <= kept.Offset {
 			b.Fatalf("found=%v next=%d kept=%d err=%v", found, next.Offset, kept.Offset, err)
 		}

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,4 +82,9 @@ func itemString(items []Item) string {
 		got = append(got, it.Title+"="+it.Status)
 	}
 	return strings.Join(got, ",")
+}
+
+// bg is read with a context that never ends, for runHostCases.
+func bg(read func(context.Context, string) ([]Item, bool, error)) func(string) ([]Item, bool, error) {
+	return func(path string) ([]Item, bool, error) { return read(context.Background(), path) }
 }

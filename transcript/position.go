@@ -3,6 +3,7 @@ package transcript
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"io"
 	"os"
 	"syscall"
 )
@@ -45,7 +46,7 @@ func (p Position) SameFile(q Position) bool { return p.Dev == q.Dev && p.Ino == 
 // status is st, and returns the bytes before p's offset that were
 // compared (a reader keeps them as the start of its next tail). A zero
 // offset always resumes: reading starts at the beginning anyway.
-func (p Position) resume(f *os.File, st os.FileInfo) (tail []byte, ok bool) {
+func (p Position) resume(f io.ReaderAt, st os.FileInfo) (tail []byte, ok bool) {
 	if p.Offset == 0 {
 		return make([]byte, 0, TailBytes), true
 	}

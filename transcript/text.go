@@ -105,7 +105,7 @@ func LastText(ctx context.Context, path string, opt ReadOptions, w Wait) (text s
 // and restarted is true. A file that does not exist has nothing to read:
 // next is from. Lines longer than MaxLineBytes or nested deeper than
 // MaxLineDepth are skipped.
-func ReadTexts(path string, from Position, opt ReadOptions, fn func(text string)) (next Position, restarted bool, err error) {
+func ReadTexts(ctx context.Context, path string, from Position, opt ReadOptions, fn func(text string)) (next Position, restarted bool, err error) {
 	f, err := open(path)
 	if err != nil || f == nil { // f is nil for a file that does not exist
 		return from, false, err
@@ -117,13 +117,14 @@ func ReadTexts(path string, from Position, opt ReadOptions, fn func(text string)
 	}
 	size := st.Size()
 	start := from.Offset
-	tail, ok := from.resume(f, st)
+	r := within(ctx, f)
+	tail, ok := from.resume(r, st)
 	if !ok {
 		start, tail, restarted = 0, make([]byte, 0, TailBytes), true
 	}
 	next.Dev, next.Ino = fileID(st)
 	next.Size = size
-	next.Offset, tail, err = readTexts(io.NewSectionReader(f, start, size-start), start, tail, opt, fn)
+	next.Offset, tail, err = readTexts(io.NewSectionReader(r, start, size-start), start, tail, opt, fn)
 	h := tailHash(tail)
 	next.Tail = string(h[:])
 	if err != nil {

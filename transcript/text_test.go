@@ -91,7 +91,7 @@ func TestReadTexts(t *testing.T) {
 	read := func(from transcript.Position, opt transcript.ReadOptions) ([]string, transcript.Position, bool) {
 		t.Helper()
 		var got []string
-		next, restarted, err := transcript.ReadTexts(path, from, opt, func(s string) { got = append(got, s) })
+		next, restarted, err := transcript.ReadTexts(context.Background(), path, from, opt, func(s string) { got = append(got, s) })
 		require.NoError(t, err)
 		return got, next, restarted
 	}
@@ -196,7 +196,7 @@ func TestReadTextsGoesOnOnlyInTheFileRead(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "t.jsonl")
 			writeFile(t, path, first)
-			pos, restarted, err := transcript.ReadTexts(path, transcript.Position{}, transcript.ReadOptions{}, func(string) {})
+			pos, restarted, err := transcript.ReadTexts(context.Background(), path, transcript.Position{}, transcript.ReadOptions{}, func(string) {})
 			require.NoError(t, err)
 			require.False(t, restarted)
 			require.EqualValues(t, len(first), pos.Offset)
@@ -205,7 +205,7 @@ func TestReadTextsGoesOnOnlyInTheFileRead(t *testing.T) {
 			}
 			tt.change(t, path)
 			var got []string
-			next, restarted, err := transcript.ReadTexts(path, pos, transcript.ReadOptions{}, func(s string) { got = append(got, s) })
+			next, restarted, err := transcript.ReadTexts(context.Background(), path, pos, transcript.ReadOptions{}, func(s string) { got = append(got, s) })
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
 			assert.Equal(t, tt.wantRestarted, restarted)
@@ -234,12 +234,12 @@ func TestReadTextsTailAcrossLongLines(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "t.jsonl")
 			writeFile(t, path, content)
-			pos, _, err := transcript.ReadTexts(path, transcript.Position{}, transcript.ReadOptions{}, func(string) {})
+			pos, _, err := transcript.ReadTexts(context.Background(), path, transcript.Position{}, transcript.ReadOptions{}, func(string) {})
 			require.NoError(t, err)
 			require.EqualValues(t, len(content), pos.Offset)
 			appendTo(t, path, textLine)
 			var got []string
-			_, restarted, err := transcript.ReadTexts(path, pos, transcript.ReadOptions{}, func(s string) { got = append(got, s) })
+			_, restarted, err := transcript.ReadTexts(context.Background(), path, pos, transcript.ReadOptions{}, func(s string) { got = append(got, s) })
 			require.NoError(t, err)
 			assert.False(t, restarted)
 			assert.Equal(t, []string{"I am done."}, got)
@@ -281,7 +281,7 @@ func TestReadTextsSkipsLongLines(t *testing.T) {
 	content := long + huge + oldLine
 	require.NoError(t, os.WriteFile(path, []byte(content), 0o600))
 	var got []int
-	next, _, err := transcript.ReadTexts(path, transcript.Position{}, transcript.ReadOptions{}, func(s string) { got = append(got, len(s)) })
+	next, _, err := transcript.ReadTexts(context.Background(), path, transcript.Position{}, transcript.ReadOptions{}, func(s string) { got = append(got, len(s)) })
 	require.NoError(t, err)
 	assert.Equal(t, []int{200 << 10, len("Working on it.")}, got)
 	assert.EqualValues(t, len(content), next.Offset)

@@ -13,6 +13,7 @@ package transcript
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -86,7 +87,7 @@ var (
 // regular.ErrNotRegular: the check cannot run. It is refused without
 // blocking, since opening a FIFO to read waits for a writer that may never
 // come, and the host would kill the hook with nothing decided.
-func LatestTodoWrite(path string, opt ReadOptions) (items []Item, found bool, err error) {
+func LatestTodoWrite(ctx context.Context, path string, opt ReadOptions) (items []Item, found bool, err error) {
 	f, err := open(path)
 	if err != nil || f == nil { // f is nil for a file that does not exist
 		return nil, false, err
@@ -96,12 +97,13 @@ func LatestTodoWrite(path string, opt ReadOptions) (items []Item, found bool, er
 	if err != nil {
 		return nil, false, fmt.Errorf("transcript %s: %w", path, err)
 	}
-	items, found, err = latestTodoWrite(f, st.Size(), opt)
+	r := within(ctx, f)
+	items, found, err = latestTodoWrite(r, st.Size(), opt)
 	if errors.Is(err, ErrChanged) {
 		// Claude Code only appends; a file that shrank was replaced or
 		// truncated while we read it. Read it once more as it is now.
 		if st, err = f.Stat(); err == nil {
-			items, found, err = latestTodoWrite(f, st.Size(), opt)
+			items, found, err = latestTodoWrite(r, st.Size(), opt)
 		}
 	}
 	if err != nil {

@@ -2,6 +2,7 @@ package transcript_test
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -64,7 +65,7 @@ func benchRead(b *testing.B, size int, todo bool) {
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		_, found, err := transcript.LatestTodoWrite(path, transcript.ReadOptions{SkipSidechain: true})
+		_, found, err := transcript.LatestTodoWrite(context.Background(), path, transcript.ReadOptions{SkipSidechain: true})
 		if err != nil || found != todo {
 			b.Fatalf("found=%v err=%v", found, err)
 		}
@@ -91,7 +92,7 @@ func benchReadTexts(b *testing.B, size int, tail bool) {
 			b.Fatal(err)
 		}
 		var err error
-		if from, _, err = transcript.ReadTexts(path, from, transcript.ReadOptions{SkipSidechain: true}, func(string) {}); err != nil {
+		if from, _, err = transcript.ReadTexts(context.Background(), path, from, transcript.ReadOptions{SkipSidechain: true}, func(string) {}); err != nil {
 			b.Fatal(err)
 		}
 		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
@@ -107,7 +108,7 @@ func benchReadTexts(b *testing.B, size int, tail bool) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		n := 0
-		next, restarted, err := transcript.ReadTexts(path, from, transcript.ReadOptions{SkipSidechain: true}, func(string) { n++ })
+		next, restarted, err := transcript.ReadTexts(context.Background(), path, from, transcript.ReadOptions{SkipSidechain: true}, func(string) { n++ })
 		if err != nil || n != 1 || next.Offset != st.Size() || restarted {
 			b.Fatalf("texts=%d next=%d of %d restarted=%v err=%v", n, next.Offset, st.Size(), restarted, err)
 		}

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -98,7 +99,7 @@ func TestLatestTodoWrite(t *testing.T) {
 				found bool
 				err   error
 			)
-			returnsWithin(t, time.Minute, func() { items, found, err = LatestTodoWrite(path, tc.opt) })
+			returnsWithin(t, time.Minute, func() { items, found, err = LatestTodoWrite(context.Background(), path, tc.opt) })
 			if tc.wantErr != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), tc.wantErr)

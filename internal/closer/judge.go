@@ -73,7 +73,7 @@ func runJudge(ctx context.Context, r *runCtx) (verdict, error) {
 	if err != nil {
 		return incomplete, err
 	}
-	q := judge.Question{Criteria: criteria, Changes: diff, Plan: r.planText(), Checks: judgeChecks(rep), Model: o.model}
+	q := judge.Question{Criteria: criteria, Changes: diff, Plan: r.planText(ctx), Checks: judgeChecks(rep), Model: o.model}
 	ans, err := judge.Ask(ctx, proc.Run, judge.Claude{Bin: o.claude, Dir: r.dir, Timeout: o.timeout}, q)
 	if err != nil {
 		return incomplete, claudeError(ctx, o.claude, err)
@@ -156,14 +156,14 @@ func shortID(id string) string { return judge.ShortID(id) }
 
 // planText lists the session's plan (--session, --transcript) for the
 // prompt, or says there is none.
-func (r *runCtx) planText() string {
+func (r *runCtx) planText(ctx context.Context) string {
 	cc, err := r.checkerContext(0)
 	if err != nil || cc.Event == nil {
 		return "No session given, so no plan."
 	}
 	items, found, err := transcript.ReadTasks(transcript.TaskDir(cc.ClaudeDir, cc.TaskListID))
 	if err == nil && !found && cc.Event.TranscriptPath != "" {
-		items, found, err = transcript.LatestTodoWrite(cc.Event.TranscriptPath, transcript.ReadOptions{SkipSidechain: true})
+		items, found, err = transcript.LatestTodoWrite(ctx, cc.Event.TranscriptPath, transcript.ReadOptions{SkipSidechain: true})
 	}
 	return judge.PlanText(items, found, err)
 }
