@@ -139,7 +139,7 @@ func readPlan(ctx context.Context, c *Context) ([]transcript.Item, string, error
 		// with its sql tool. A subagent has no plan of its own there:
 		// path is "" at a subagentStop, and the main agent's todos are
 		// not the subagent's to finish.
-		items, found, err = transcript.ReadCopilotTodos(path)
+		items, found, err = transcript.ReadCopilotTodos(ctx, path)
 		return named(items, found, err, "todos table (session.db)")
 	case hookio.HostCursor:
 		// Cursor keeps no plan donegate can read: no plan tool.

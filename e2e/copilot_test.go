@@ -315,7 +315,7 @@ func TestCopilotFixturesAreTheRealClientsEvents(t *testing.T) {
 	} {
 		session := t.TempDir()
 		copyFile(t, dbs[i], filepath.Join(session, "session.db"))
-		items, found, err := transcript.ReadCopilotTodos(filepath.Join(session, "events.jsonl"))
+		items, found, err := transcript.ReadCopilotTodos(context.Background(), filepath.Join(session, "events.jsonl"))
 		require.NoError(t, err)
 		assert.True(t, found)
 		assert.Equal(t, want, items)

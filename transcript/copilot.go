@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -37,13 +38,13 @@ var copilotLimits = sqlitefile.DefaultLimits
 // that wraps regular.ErrNotRegular; so is one in write-ahead-log mode
 // with a -wal file (the reader does not apply it), or one with a hot
 // rollback journal (an interrupted write).
-func ReadCopilotTodos(transcriptPath string) (items []Item, found bool, err error) {
+func ReadCopilotTodos(ctx context.Context, transcriptPath string) (items []Item, found bool, err error) {
 	if transcriptPath == "" {
 		return nil, false, nil
 	}
 	path := filepath.Join(filepath.Dir(transcriptPath), CopilotSessionDB)
 	for attempt := 0; ; attempt++ {
-		items, found, err = readCopilotTodos(path)
+		items, found, err = readCopilotTodos(ctx, path)
 		if !errors.Is(err, sqlitefile.ErrChanged) || attempt == 1 {
 			break
 		}
@@ -54,7 +55,7 @@ func ReadCopilotTodos(transcriptPath string) (items []Item, found bool, err erro
 	return items, found, nil
 }
 
-func readCopilotTodos(path string) ([]Item, bool, error) {
+func readCopilotTodos(ctx context.Context, path string) ([]Item, bool, error) {
 	f, err := regular.Open(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -67,7 +68,7 @@ func readCopilotTodos(path string) ([]Item, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	db, err := sqlitefile.New(f, st.Size(), copilotLimits)
+	db, err := sqlitefile.New(within(ctx, f), st.Size(), copilotLimits)
 	if err != nil {
 		return nil, false, err
 	}

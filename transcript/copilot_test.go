@@ -2,6 +2,7 @@ package transcript_test
 
 import (
 	"bufio"
+	"context"
 	"io"
 	"os"
 	"os/exec"
@@ -60,7 +61,7 @@ func TestReadCopilotTodos(t *testing.T) {
 		{"many", made + "autovacuum.db", nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			items, found, err := transcript.ReadCopilotTodos(copilotSession(t, tt.db))
+			items, found, err := transcript.ReadCopilotTodos(context.Background(), copilotSession(t, tt.db))
 			require.NoError(t, err)
 			assert.True(t, found)
 			if tt.items != nil {
@@ -84,7 +85,7 @@ func TestReadCopilotTodosNoPlan(t *testing.T) {
 		{"session dir missing", filepath.Join(t.TempDir(), "gone", "events.jsonl")},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			items, found, err := transcript.ReadCopilotTodos(tt.path)
+			items, found, err := transcript.ReadCopilotTodos(context.Background(), tt.path)
 			require.NoError(t, err)
 			assert.False(t, found)
 			assert.Empty(t, items)
@@ -99,14 +100,14 @@ func TestReadCopilotTodosHostileFiles(t *testing.T) {
 	t.Run("FIFO", func(t *testing.T) {
 		path := copilotSession(t, "")
 		require.NoError(t, syscall.Mkfifo(filepath.Join(filepath.Dir(path), "session.db"), 0o644))
-		_, _, err := transcript.ReadCopilotTodos(path)
+		_, _, err := transcript.ReadCopilotTodos(context.Background(), path)
 		assert.ErrorIs(t, err, regular.ErrNotRegular)
 		assert.ErrorContains(t, err, "session.db")
 	})
 	t.Run("symlink to a device", func(t *testing.T) {
 		path := copilotSession(t, "")
 		require.NoError(t, os.Symlink("/dev/zero", filepath.Join(filepath.Dir(path), "session.db")))
-		_, _, err := transcript.ReadCopilotTodos(path)
+		_, _, err := transcript.ReadCopilotTodos(context.Background(), path)
 		assert.ErrorIs(t, err, regular.ErrNotRegular)
 	})
 	t.Run("symlink to a database", func(t *testing.T) {
@@ -114,7 +115,7 @@ func TestReadCopilotTodosHostileFiles(t *testing.T) {
 		target, err := filepath.Abs(recorded + "session-open.db")
 		require.NoError(t, err)
 		require.NoError(t, os.Symlink(target, filepath.Join(filepath.Dir(path), "session.db")))
-		items, found, err := transcript.ReadCopilotTodos(path)
+		items, found, err := transcript.ReadCopilotTodos(context.Background(), path)
 		require.NoError(t, err)
 		assert.True(t, found)
 		assert.Len(t, items, 2)
@@ -122,31 +123,31 @@ func TestReadCopilotTodosHostileFiles(t *testing.T) {
 	t.Run("a directory", func(t *testing.T) {
 		path := copilotSession(t, "")
 		require.NoError(t, os.Mkdir(filepath.Join(filepath.Dir(path), "session.db"), 0o755))
-		_, _, err := transcript.ReadCopilotTodos(path)
+		_, _, err := transcript.ReadCopilotTodos(context.Background(), path)
 		assert.ErrorIs(t, err, regular.ErrNotRegular)
 	})
 	t.Run("not SQLite", func(t *testing.T) {
 		path := copilotSession(t, "copilot_test.go")
-		_, _, err := transcript.ReadCopilotTodos(path)
+		_, _, err := transcript.ReadCopilotTodos(context.Background(), path)
 		assert.ErrorIs(t, err, sqlitefile.ErrFormat)
 	})
 	t.Run("huge file, small plan", func(t *testing.T) {
 		// 64 GiB, sparse: only the schema's and the todos' pages are read.
 		path := copilotSession(t, recorded+"session-open.db")
 		require.NoError(t, os.Truncate(filepath.Join(filepath.Dir(path), "session.db"), 64<<30))
-		items, found, err := transcript.ReadCopilotTodos(path)
+		items, found, err := transcript.ReadCopilotTodos(context.Background(), path)
 		require.NoError(t, err)
 		assert.True(t, found)
 		assert.Len(t, items, 2)
 	})
 	t.Run("more todos than the limit", func(t *testing.T) {
 		defer transcript.SetCopilotLimits(sqlitefile.Limits{Bytes: 1 << 20, Rows: 100, Record: 1 << 10})()
-		_, _, err := transcript.ReadCopilotTodos(copilotSession(t, made+"autovacuum.db"))
+		_, _, err := transcript.ReadCopilotTodos(context.Background(), copilotSession(t, made+"autovacuum.db"))
 		assert.ErrorIs(t, err, sqlitefile.ErrLimit)
 	})
 	t.Run("more pages than the limit", func(t *testing.T) {
 		defer transcript.SetCopilotLimits(sqlitefile.Limits{Bytes: 8 << 10, Rows: 1000, Record: 1 << 10})()
-		_, _, err := transcript.ReadCopilotTodos(copilotSession(t, made+"autovacuum.db"))
+		_, _, err := transcript.ReadCopilotTodos(context.Background(), copilotSession(t, made+"autovacuum.db"))
 		assert.ErrorIs(t, err, sqlitefile.ErrLimit)
 	})
 }
@@ -187,7 +188,7 @@ func TestReadCopilotTodosLockedDatabase(t *testing.T) {
 	lock := syscall.Flock_t{Type: syscall.F_RDLCK, Whence: 0, Start: 0, Len: 0}
 	assert.Error(t, syscall.FcntlFlock(f.Fd(), syscall.F_SETLK, &lock), "the other process holds a write lock")
 
-	items, found, err := transcript.ReadCopilotTodos(path)
+	items, found, err := transcript.ReadCopilotTodos(context.Background(), path)
 	require.NoError(t, err)
 	assert.True(t, found)
 	assert.Len(t, items, 2)
@@ -220,7 +221,7 @@ func TestReadCopilotTodosPendingWrites(t *testing.T) {
 			if tt.file != "" {
 				require.NoError(t, os.WriteFile(filepath.Join(filepath.Dir(path), tt.file), tt.content, 0o644))
 			}
-			items, found, err := transcript.ReadCopilotTodos(path)
+			items, found, err := transcript.ReadCopilotTodos(context.Background(), path)
 			if tt.err != nil {
 				assert.ErrorIs(t, err, tt.err)
 				assert.ErrorContains(t, err, tt.file)
@@ -242,7 +243,7 @@ func BenchmarkReadCopilotTodos(b *testing.B) {
 	path := filepath.Join(dir, "events.jsonl")
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, _, err := transcript.ReadCopilotTodos(path); err != nil {
+		if _, _, err := transcript.ReadCopilotTodos(context.Background(), path); err != nil {
 			b.Fatal(err)
 		}
 	}

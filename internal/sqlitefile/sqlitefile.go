@@ -44,9 +44,12 @@ var (
 
 // Limits bound what one File reads.
 type Limits struct {
-	// Bytes is the most page bytes read in all (the header included).
+	// Bytes is the most page bytes read in all (the header included), and
+	// the most payload bytes decoded in all: a crafted page whose cells
+	// overlap would otherwise have one page decoded thousands of times.
 	Bytes int64
-	// Rows is the most rows one Rows call yields.
+	// Rows is the most rows one File yields in all, the schema's
+	// included.
 	Rows int
 	// Record is the largest record (row) read, overflow pages included.
 	Record int64
@@ -66,6 +69,8 @@ type File struct {
 	changes  uint32 // the header's file change counter
 	lim      Limits
 	read     int64 // page bytes read so far
+	decoded  int64 // payload bytes decoded so far
+	rowsRead int   // rows yielded so far, the schema's included
 }
 
 const headerSize = 100
@@ -208,13 +213,7 @@ func (f *File) Table(name string) (t Table, ok bool, err error) {
 // int64, float64, string or []byte, one per column the row was written
 // with (a row written before an ALTER TABLE ADD COLUMN has fewer).
 func (f *File) Rows(t Table, fn func(rowid int64, values []any) error) error {
-	n := 0
-	return f.rows(t.Root, func(rowid int64, v []any) error {
-		if n++; n > f.lim.Rows {
-			return fmt.Errorf("%w: more than %d rows", ErrLimit, f.lim.Rows)
-		}
-		return fn(rowid, v)
-	})
+	return f.rows(t.Root, fn)
 }
 
 // B-tree page types (the first byte of a page's b-tree header).
@@ -261,11 +260,15 @@ func (f *File) rows(root uint32, fn func(int64, []any) error) error {
 		if ptrs+2*cells > len(p) {
 			return fmt.Errorf("%w: page %d claims %d cells", ErrFormat, n, cells)
 		}
+		// SQLite never points two cells at one offset: a page that does
+		// is crafted to have one cell read thousands of times.
+		at := make(map[int]bool, cells)
 		for i := range cells {
 			off := int(binary.BigEndian.Uint16(p[ptrs+2*i:]))
-			if off < ptrs+2*cells || off >= len(p) {
+			if off < ptrs+2*cells || off >= len(p) || at[off] {
 				return fmt.Errorf("%w: page %d cell %d at offset %d", ErrFormat, n, i, off)
 			}
+			at[off] = true
 			if kind == interiorTable {
 				if off+4 > len(p) {
 					return fmt.Errorf("%w: page %d cell %d truncated", ErrFormat, n, i)
@@ -274,6 +277,9 @@ func (f *File) rows(root uint32, fn func(int64, []any) error) error {
 					return err
 				}
 				continue
+			}
+			if f.rowsRead++; f.rowsRead > f.lim.Rows {
+				return fmt.Errorf("%w: more than %d rows", ErrLimit, f.lim.Rows)
 			}
 			rowid, rec, err := f.leafCell(p, off, n)
 			if err != nil {
@@ -310,6 +316,9 @@ func (f *File) leafCell(p []byte, off int, n uint32) (int64, []byte, error) {
 	off += k
 	if size > uint64(f.lim.Record) {
 		return 0, nil, fmt.Errorf("%w: row %d is %d bytes, more than %d", ErrLimit, int64(rowid), size, f.lim.Record)
+	}
+	if f.decoded += int64(size); f.decoded > f.lim.Bytes {
+		return 0, nil, fmt.Errorf("%w: more than %d bytes of rows", ErrLimit, f.lim.Bytes)
 	}
 	// How much of the payload is on the page: the file format's rule.
 	total, u := int64(size), f.usable
