@@ -30,7 +30,10 @@ func TestPlanReadersEndWithTheirContext(t *testing.T) {
 				return err
 			}},
 		{"gemini", `{"id":"m1","type":"gemini","toolCalls":[{"name":"write_todos","args":{"todos":[{"description":"a","status":"pending"}]}}]}`,
-			func(ctx context.Context, path string) error { _, _, err := transcript.GeminiPlan(ctx, path); return err }},
+			func(ctx context.Context, path string) error {
+				_, _, err := transcript.GeminiPlan(ctx, path)
+				return err
+			}},
 		{"codex", `{"type":"response_item","payload":{"type":"function_call","name":"update_plan","arguments":"{\"plan\":[{\"step\":\"a\",\"status\":\"pending\"}]}"}}`,
 			func(ctx context.Context, path string) error { _, _, err := transcript.CodexPlan(ctx, path); return err }},
 		{"phase texts", `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Phase: review"}]}}`,
