@@ -458,52 +458,148 @@ const maxTOMLNesting = 64
 // deeper than maxTOMLNesting.
 func decodeTOML(data []byte, v any) error {
 	if d := tomlNesting(data); d > maxTOMLNesting {
-		return fmt.Errorf("arrays or inline tables nested %d levels deep or more, over the %d doctor reads", d, maxTOMLNesting)
+		return fmt.Errorf("tables, arrays or inline tables nested %d levels deep or more, over the %d doctor reads", d, maxTOMLNesting)
 	}
 	_, err := toml.Decode(string(data), v)
 	return err
 }
 
-// tomlNesting returns how deep the brackets and braces of a TOML text
-// nest, outside its strings and comments; it stops counting past
-// maxTOMLNesting. A table header ([a] or [[a]]) counts as a nesting of
-// one or two: its line closes it.
+// tomlNesting returns how deep a TOML text nests, outside its strings
+// and comments: its brackets and braces, and the dotted keys a line or an
+// inline table names (`[a.b.c]`, `a.b.c = 1` each nest a table per
+// segment: a header of 200 KB of `a.` exhausted 6 GiB in the decoder). It
+// stops counting past maxTOMLNesting. A table header ([a] or [[a]])
+// counts as a nesting of one or two, and one more per dot in its name:
+// its line closes it; a dotted key, one per dot. Strings are
+// skipped as TOML reads them, escapes included: `"""x\"""y"""` is one
+// string (read as it ends at the escaped quotes, the rest of the file
+// passed as a string and went uncounted).
 func tomlNesting(data []byte) int {
 	depth, deepest := 0, 0
+	keyPos := true // at the start of a key: a line's, or after { or , in an inline table
+	var stack []byte
+	deeper := func(d int) bool {
+		deepest = max(deepest, min(d, maxTOMLNesting+1))
+		return deepest > maxTOMLNesting
+	}
 	for i := 0; i < len(data); i++ {
-		switch c := data[i]; c {
-		case '#':
+		c := data[i]
+		switch {
+		case c == '\n':
+			keyPos = len(stack) == 0 || stack[len(stack)-1] == '{'
+			continue
+		case c == ' ' || c == '\t' || c == '\r':
+			continue
+		case c == '#':
 			for i < len(data) && data[i] != '\n' {
 				i++
 			}
-		case '"', '\'':
-			quote := string([]byte{c, c, c})
-			if strings.HasPrefix(string(data[i:min(i+3, len(data))]), quote) {
-				end := strings.Index(string(data[i+3:]), quote)
-				if end < 0 {
-					return deepest
-				}
-				i += 3 + end + 2
-				continue
+			i--
+			continue
+		case c == '"' || c == '\'':
+			i = tomlStringEnd(data, i)
+			if i < 0 {
+				return deepest
 			}
-			for i++; i < len(data) && data[i] != c && data[i] != '\n'; i++ {
-				if c == '"' && data[i] == '\\' {
-					i++
+			continue
+		}
+		if keyPos && c != '[' && c != ']' && c != '{' && c != '}' && c != ',' {
+			// A key, maybe dotted: each segment is a table.
+			dots := 0
+			for ; i < len(data) && data[i] != '=' && data[i] != '\n' && data[i] != '}' && data[i] != ','; i++ {
+				switch data[i] {
+				case '.':
+					dots++
+				case '"', '\'':
+					if i = tomlStringEnd(data, i); i < 0 {
+						return deepest
+					}
 				}
 			}
+			if deeper(depth + dots) {
+				return deepest
+			}
+			keyPos = false
+			i--
+			continue
+		}
+		switch c {
 		case '[', '{':
-			depth++
-			if depth > deepest {
-				deepest = depth
-				if deepest > maxTOMLNesting {
+			if c == '[' && len(stack) == 0 && keyPos {
+				// A table header: its dotted name nests a table per
+				// segment, inside the one or two brackets.
+				dots, j := 0, i
+				for ; j < len(data) && data[j] != '\n'; j++ {
+					switch data[j] {
+					case '.':
+						dots++
+					case '"', '\'':
+						if j = tomlStringEnd(data, j); j < 0 {
+							return deepest
+						}
+					}
+				}
+				brackets := 1
+				if i+1 < len(data) && data[i+1] == '[' {
+					brackets = 2
+				}
+				if deeper(depth + brackets + dots) {
 					return deepest
 				}
 			}
+			depth++
+			stack = append(stack, c)
+			if deeper(depth) {
+				return deepest
+			}
+			keyPos = c == '{'
 		case ']', '}':
 			depth = max(depth-1, 0)
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+			keyPos = false
+		case ',':
+			keyPos = len(stack) > 0 && stack[len(stack)-1] == '{'
+		default:
+			keyPos = false
 		}
 	}
 	return deepest
+}
+
+// tomlStringEnd returns the index of the last byte of the TOML string
+// that starts at data[i] (a quote), or -1 if it does not end: basic
+// strings with their escapes, literal strings without, each in its
+// one-line and multi-line (triple-quoted) forms; a multi-line string's
+// closing quotes may be followed by up to two more.
+func tomlStringEnd(data []byte, i int) int {
+	q := data[i]
+	escapes := q == '"'
+	if i+2 < len(data) && data[i+1] == q && data[i+2] == q {
+		for j := i + 3; j < len(data); j++ {
+			switch {
+			case escapes && data[j] == '\\':
+				j++
+			case data[j] == q && j+2 < len(data) && data[j+1] == q && data[j+2] == q:
+				end := j + 2
+				for k := 0; k < 2 && end+1 < len(data) && data[end+1] == q; k++ {
+					end++
+				}
+				return end
+			}
+		}
+		return -1
+	}
+	for j := i + 1; j < len(data) && data[j] != '\n'; j++ {
+		switch {
+		case escapes && data[j] == '\\':
+			j++
+		case data[j] == q:
+			return j
+		}
+	}
+	return -1
 }
 
 // doctorCodex says what Codex's config.toml does to donegate's hooks:

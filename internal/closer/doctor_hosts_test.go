@@ -356,13 +356,24 @@ func TestTOMLNesting(t *testing.T) {
 		want int
 	}{
 		{"a = 1\n", 0},
-		{"[tools.update_plan]\nenabled = true\n", 1},
-		{"[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ncommand = \"x\"\n", 2},
+		{"[tools.update_plan]\nenabled = true\n", 2},
+		{"[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ncommand = \"x\"\n", 4},
+		{"a.b.c = 1\nd = {e.f = 2}\n", 2},
+		{"[\"a.b\".c]\nx = \"1.5.6\"\ny = 1.5\n", 2},
 		{"a = [[1, 2], {b = [3]}]\n", 3},
 		{"a = \"]]]]{{{{\" # [[[[\nb = [1]\n", 1},
 		{"a = '''\n[[[[\n'''\nb = {c = {d = 1}}\n", 2},
 		{"a = \"\\\"[[[\"\nb = [[[1]]]\n", 3},
 		{"a = \"}}}}}}}}\"\nb = " + strings.Repeat("{c = ", 100), maxTOMLNesting + 1},
+		// An escaped quote does not end a multi-line string: the brackets
+		// after the string count (issue 29: they passed as a string).
+		{"a = \"\"\"x\\\"\"\"y\"\"\"\nb = " + strings.Repeat("[", 100), maxTOMLNesting + 1},
+		{"a = '''x''''\nb = [[1]]\n", 2},
+		// Dotted names nest a table per segment (200 KB of them exhausted
+		// 6 GiB in the decoder).
+		{"[" + strings.Repeat("a.", 100) + "a]\n", maxTOMLNesting + 1},
+		{strings.Repeat("a.", 100) + "a = 1\n", maxTOMLNesting + 1},
+		{"x = {" + strings.Repeat("a.", 100) + "a = 1}\n", maxTOMLNesting + 1},
 	} {
 		assert.Equal(t, tt.want, tomlNesting([]byte(tt.text)), "%q", tt.text)
 	}
@@ -378,8 +389,21 @@ func TestDoctorRefusesADeeplyNestedConfigTOML(t *testing.T) {
 	s.write(t, filepath.Join(s.proj, ".codex", "config.toml"), "a = "+strings.Repeat("{b = ", 200000))
 	code, out, _ := s.run(t)
 	assert.Equal(t, ExitIncomplete, code)
-	assert.Contains(t, out, "✗ codex: Codex CLI project config "+filepath.Join(s.proj, ".codex", "config.toml")+" cannot be read: arrays or inline tables nested 65 levels deep or more, over the 64 doctor reads")
+	assert.Contains(t, out, "✗ codex: Codex CLI project config "+filepath.Join(s.proj, ".codex", "config.toml")+" cannot be read: tables, arrays or inline tables nested 65 levels deep or more, over the 64 doctor reads")
 	assert.Contains(t, out, "✓ codex: stop-hook at Stop in Codex CLI project settings")
+
+	// Issue 29: a 200 KB dotted header exhausted 6 GiB in the decoder,
+	// and an escaped quote in a multi-line string hid the brackets after
+	// it from the count.
+	for _, config := range []string{
+		"[" + strings.Repeat("a.", 100000) + "a]\n",
+		"a = \"\"\"x\\\"\"\"y\"\"\"\nb = " + strings.Repeat("{c = ", 200000),
+	} {
+		s.write(t, filepath.Join(s.proj, ".codex", "config.toml"), config)
+		code, out, _ = s.run(t)
+		assert.Equal(t, ExitIncomplete, code)
+		assert.Contains(t, out, "cannot be read: tables, arrays or inline tables nested 65 levels deep or more, over the 64 doctor reads")
+	}
 }
 
 // buildHostPlugin builds the Codex plugin or the Gemini extension into
