@@ -273,7 +273,8 @@ const defaultReason = "donegate: the work is not done yet; keep going until it i
 // WriteHostAnswer writes exactly one JSON object answering ev, in the
 // shape ev.Host honours:
 //
-//   - Claude Code and Qwen Code: WriteAnswer's, in dialect d;
+//   - Claude Code: WriteAnswer's, in dialect d; Qwen Code: Claude Code's
+//     whatever the dialect (it reads no other);
 //   - Codex CLI: Claude Code's (a block is {"decision":"block","reason":R}
 //     with R never empty, allow is {}); Codex shows a systemMessage
 //     nowhere, but takes it;
@@ -302,7 +303,10 @@ func WriteHostAnswer(w io.Writer, ev *Event, d Dialect, v Verdict) error {
 	case HostClaude, "":
 		return writeAnswer(w, ev.HookEventName, d, v, d == DialectClaudeCode && TakesStopContext(ev.ClientVersion))
 	case HostQwen:
-		return WriteAnswer(w, ev.HookEventName, d, v)
+		// Qwen Code reads Claude Code's answers only: a config's
+		// "dialect": "sdk" (meant for an Agent SDK host) must not reach
+		// it, or its agent is let go on an answer it ignores.
+		return WriteAnswer(w, ev.HookEventName, DialectClaudeCode, v)
 	case HostCodex:
 		if v.Block && CleanText(v.Reason) == "" {
 			v.Reason = defaultReason

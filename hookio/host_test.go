@@ -283,9 +283,6 @@ func TestWriteHostAnswer(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, d := range []Dialect{DialectClaudeCode, DialectSDK} {
-				if tt.event.Host == HostQwen && d == DialectSDK {
-					continue
-				}
 				var b bytes.Buffer
 				require.NoError(t, WriteHostAnswer(&b, tt.event, d, tt.verdict))
 				assert.Equal(t, tt.want+"\n", b.String(), "dialect %s", d)
