@@ -1,6 +1,7 @@
 package checkers
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -16,9 +17,9 @@ import (
 // It only describes: no checker is built or run, nothing is read. The
 // hook that prints it runs at every session start and prompt, so it must
 // cost no more than reading the config.
-func Criteria(c *config.Config) string {
-	stop := describeAll(At(c.Checkers, ReasonStop))
-	tool := describeAll(At(c.Checkers, ReasonToolUse))
+func Criteria(c *config.Config, dir string) string {
+	stop := describeAll(At(c.Checkers, ReasonStop), dir)
+	tool := describeAll(At(c.Checkers, ReasonToolUse), dir)
 	var parts []string
 	if len(stop) > 0 {
 		parts = append(parts, "This session ends when: "+strings.Join(stop, "; ")+
@@ -45,13 +46,21 @@ func Criteria(c *config.Config) string {
 }
 
 // describeAll says what each of specs requires, without its label: the
-// agent is told what must hold, not what the config calls it.
-func describeAll(specs []config.Checker) []string {
+// agent is told what must hold, not what the config calls it. A test
+// checker without a command names the one the project in dir has (issue
+// 29: with no config the agent was told five commands it might be).
+func describeAll(specs []config.Checker, dir string) []string {
 	out := make([]string, 0, len(specs))
 	for _, s := range specs {
+		text := requirement(s)
+		if o, ok := s.Options.(*TestOptions); ok && o.Command == "" && dir != "" {
+			if d, err := DetectTestCommand(dir); err == nil && d.Command != "" {
+				text = fmt.Sprintf("`%s` passes (the project's test command, from %s)", d.Command, d.From)
+			}
+		}
 		// One sentence holds them all: a description's own full stop
 		// would end it early.
-		out = append(out, strings.TrimRight(strings.TrimSpace(requirement(s)), "."))
+		out = append(out, strings.TrimRight(strings.TrimSpace(text), "."))
 	}
 	return out
 }

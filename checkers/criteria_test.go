@@ -29,7 +29,7 @@ func TestCriteria(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			c, err := config.Load(path)
 			require.NoError(t, err)
-			got := checkers.Criteria(c)
+			got := checkers.Criteria(c, "")
 			golden := strings.TrimSuffix(path, ".json") + ".golden"
 			if *updateCriteria {
 				require.NoError(t, os.WriteFile(golden, []byte(got+"\n"), 0o644))
@@ -50,7 +50,7 @@ func TestCriteriaUsesEachTypesDescribe(t *testing.T) {
 		{"type":"test","name":"unit","command":"go test ./..."},
 		{"type":"test","name":"e2e","command":"make e2e","on":["manual"]}]}`), "t.json")
 	require.NoError(t, err)
-	got := checkers.Criteria(c)
+	got := checkers.Criteria(c, "")
 	for _, spec := range c.Checkers[:2] {
 		typ, ok := checkers.LookupType(spec.Type)
 		require.True(t, ok)
@@ -58,4 +58,17 @@ func TestCriteriaUsesEachTypesDescribe(t *testing.T) {
 	}
 	assert.NotContains(t, got, "report:", "labels are the config's names, not requirements")
 	assert.NotContains(t, got, "make e2e", "a manual-only checker does not run at a stop")
+}
+
+// With no config (the embedded default), the agent is told the test
+// command the project has, not every command one might have (issue 29);
+// where it has none, the description stays general.
+func TestCriteriaNamesTheDetectedTestCommand(t *testing.T) {
+	c := config.Default()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module x\n"), 0o644))
+	got := checkers.Criteria(c, dir)
+	assert.Contains(t, got, "`go test ./...` passes (the project's test command, from go.mod)")
+	assert.NotContains(t, got, "`npm test`")
+	assert.Contains(t, checkers.Criteria(c, t.TempDir()), "`npm test`", "nothing detected: the general description")
 }

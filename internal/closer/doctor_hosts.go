@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -225,8 +224,8 @@ func (r *runCtx) hostInUse(s hostSetup) bool {
 // doctorHosts checks the registrations of every host but Claude Code
 // that the project or the user set up, and returns them (for the
 // binaries and state checks). othersOnly is true when another host is
-// set up and nothing says Claude Code is used here: no .claude/, no
-// claude on PATH.
+// set up and nothing says Claude Code is used here: no .claude/ (and no
+// registration of its own, which the caller checks).
 func (r *runCtx) doctorHosts(rep *DoctorReport, cfg *config.Config) (regs []registration, othersOnly bool) {
 	budget := config.DefaultBudget
 	if cfg != nil {
@@ -253,9 +252,11 @@ func (r *runCtx) doctorHosts(rep *DoctorReport, cfg *config.Config) (regs []regi
 		}
 		regs = append(regs, found...)
 	}
+	// Claude Code on PATH says nothing of this project: a person who
+	// uses it elsewhere set this one up for Codex (issue 29: a `?` line
+	// about Claude Code's missing hooks on every such project).
 	claude, _ := setupOf(hookio.HostClaude)
-	_, err := exec.LookPath(r.opts.claude) // as doctorClaude runs it
-	return regs, others && !r.hostInUse(claude) && err != nil
+	return regs, others && !r.hostInUse(claude)
 }
 
 // judgeHostRegistrations checks each registration against the entries

@@ -316,21 +316,26 @@ trusted_hash = "sha256:5991475f47f232cf9a95b8c7591a20f5d8757f58aef7e7daa5bb22429
 	}
 }
 
-// TestDoctorOtherHostOnly: in a project set up for Codex alone, with no
-// Claude Code installed, doctor says nothing of Claude Code: neither
-// that its hooks are missing nor that it is not installed.
+// TestDoctorOtherHostOnly: in a project set up for Codex alone, doctor
+// says nothing of Claude Code: neither that its hooks are missing nor
+// whether it is installed — with Claude Code on PATH too (issue 29), as a
+// person who uses it in other projects has it.
 func TestDoctorOtherHostOnly(t *testing.T) {
-	s := newDoctorSetup(t)
-	require.NoError(t, os.RemoveAll(filepath.Join(s.proj, ".claude")))
-	s.write(t, filepath.Join(s.proj, ".codex", "hooks.json"), codexHooks)
-	s.write(t, filepath.Join(s.home, ".codex", "config.toml"), trustedCodexConfig(t, s.proj))
-	s.claude = filepath.Join(t.TempDir(), "no-claude")
-	code, out, _ := s.run(t)
-	assert.Equal(t, ExitComplete, code, out)
-	assert.NotContains(t, out, "settings:")
-	assert.NotContains(t, out, "claude:")
-	assert.Contains(t, out, "✓ binaries: "+filepath.Join(s.bin, "stop-hook"))
-	assert.Contains(t, out, "No problems found.")
+	for _, installed := range []bool{false, true} {
+		s := newDoctorSetup(t)
+		require.NoError(t, os.RemoveAll(filepath.Join(s.proj, ".claude")))
+		s.write(t, filepath.Join(s.proj, ".codex", "hooks.json"), codexHooks)
+		s.write(t, filepath.Join(s.home, ".codex", "config.toml"), trustedCodexConfig(t, s.proj))
+		if !installed {
+			s.claude = filepath.Join(t.TempDir(), "no-claude")
+		}
+		code, out, _ := s.run(t)
+		assert.Equal(t, ExitComplete, code, out)
+		assert.NotContains(t, out, "settings:")
+		assert.NotContains(t, out, "claude:")
+		assert.Contains(t, out, "✓ binaries: "+filepath.Join(s.bin, "stop-hook"))
+		assert.Contains(t, out, "No problems found.")
+	}
 }
 
 // TestDoctorGeminiOnlyPlanConfig: in a project set up for Gemini CLI

@@ -603,3 +603,26 @@ func mustRead(t *testing.T, path string) []byte {
 	require.NoError(t, err)
 	return data
 }
+
+// The README's `closer init` example is what closer init prints in a
+// fresh Go project, Claude Code installed and the hooks on PATH (issue
+// 29: the example had lost its first line once).
+func TestReadmeInitExample(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	require.NoError(t, err)
+	_, block, ok := strings.Cut(string(readme), "   $ closer init\n")
+	require.True(t, ok, "the README shows closer init")
+	block, _, ok = strings.Cut(block, "   ```")
+	require.True(t, ok)
+	var want []string
+	for _, line := range strings.Split(strings.TrimRight(block, "\n"), "\n") {
+		want = append(want, strings.TrimPrefix(line, "   "))
+	}
+
+	bin := hookBins(t, filepath.Join(t.TempDir(), "bin"))
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "claude"), []byte("#!/bin/sh\n"), 0o755))
+	dir := projectWith(t, map[string]string{"go.mod": "module x\n\ngo 1.22\n"})
+	code, out, errOut := initRun(t, t.TempDir(), bin, "--dir", dir)
+	require.Equal(t, ExitComplete, code, errOut)
+	assert.Equal(t, strings.Join(want, "\n"), strings.TrimRight(out, "\n"))
+}

@@ -72,7 +72,7 @@ func criteria(hook string, opts Options, env Env, ev *hookio.Event, stderr io.Wr
 		rep.Verdict = r.configFailure(err)
 		rep.Decision = Decision{Kind: KindConfigBroken, Err: err}
 	default:
-		rep.Criteria = checkers.Criteria(c)
+		rep.Criteria = checkers.Criteria(c, r.projectDir())
 		rep.Verdict = hookio.Verdict{Context: rep.Criteria}
 		rep.Decision = Decision{Kind: KindCriteria}
 	}
