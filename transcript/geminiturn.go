@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -21,15 +22,18 @@ import (
 // of functionResponse parts, so neither starts another turn
 // (testdata/events/gemini/chat-write-todos.jsonl).
 
-// geminiPromptMark is where a user record of text begins its content:
-// Gemini CLI 0.61.0 writes a record's keys in one order (id, timestamp,
-// type, content), so the search passes over tool results, a user record
-// of functionResponse parts, which are most of a long turn's lines (a
-// turn of 300 shell calls: 4.5 ms with every user record parsed). Should
-// a later CLI write the keys in another order, no record is found and the
-// count is the session's; e2e TestGeminiEventsAreTheRecordedOnes runs
-// GeminiTurn on the real CLI's file.
-var geminiPromptMark = []byte(`"type":"user","content":[{"text":`)
+// geminiUserMark is in every user record, whatever the order of its
+// keys or the kind of its first part (an image's inlineData before the
+// text). A search for the record of text alone (`"type":"user",
+// "content":[{"text":`) missed a prompt whose record had another shape,
+// and an older record of the same text then gave the new prompt its
+// spent count: let go unchecked (issue 29). Tool results are user records
+// too, most of a long turn's lines: functionResponseMark passes over them
+// before they are parsed.
+var (
+	geminiUserMark       = []byte(`"type":"user"`)
+	functionResponseMark = []byte(`[{"functionResponse"`)
+)
 
 // hookContextTag begins the part a BeforeAgent hook's additionalContext
 // adds after the prompt's own parts in its record (the event's prompt is
@@ -39,7 +43,9 @@ const hookContextTag = "<hook_context>"
 // GeminiTurn returns the id of the record of the prompt that started the
 // current turn, in the Gemini CLI chat file at path: the latest user
 // record whose text is prompt. It returns "" when there is none (an empty
-// prompt, a file that does not exist or holds no such record).
+// prompt, a file that does not exist or holds no such record). A deny's
+// reason is written as a user record too: where the prompt is a reason's
+// text, the caller must tell the records apart (see gate's geminiTurn).
 //
 // Cost: the file is searched from its end for user records, and the
 // search stops at the turn's own, so it reads what the turn wrote.
@@ -90,8 +96,8 @@ func geminiTurnTail(r io.ReaderAt, size int64, prompt string) (string, error) {
 
 // geminiTurn is GeminiTurn on the first size bytes of r.
 func geminiTurn(r io.ReaderAt, size int64, prompt string) (id string, err error) {
-	err = eachMarkedLineBackward(r, size, [][]byte{geminiPromptMark}, nil, func(line []byte) bool {
-		if !gjson.ValidBytes(line) {
+	err = eachMarkedLineBackward(r, size, [][]byte{geminiUserMark}, nil, func(line []byte) bool {
+		if bytes.Contains(line, functionResponseMark) && !bytes.Contains(line, []byte(`"$set"`)) || !gjson.ValidBytes(line) {
 			return true
 		}
 		root := gjson.ParseBytes(line)
@@ -119,11 +125,17 @@ func isPromptRecord(msg gjson.Result, prompt string) bool {
 	if msg.Get("type").Str != "user" {
 		return false
 	}
+	rest, ok := strings.CutPrefix(recordText(msg), prompt)
+	return ok && (rest == "" || strings.HasPrefix(rest, hookContextTag))
+}
+
+// recordText is the text of a record's content's parts, joined as the
+// CLI joins them for the event.
+func recordText(msg gjson.Result) string {
 	var text strings.Builder
 	msg.Get("content").ForEach(func(_, part gjson.Result) bool {
 		text.WriteString(part.Get("text").Str)
 		return true
 	})
-	rest, ok := strings.CutPrefix(text.String(), prompt)
-	return ok && (rest == "" || strings.HasPrefix(rest, hookContextTag))
+	return text.String()
 }

@@ -61,6 +61,14 @@ func TestGeminiTurn(t *testing.T) {
 			lines: []string{user("u1", "Do it"), `{"id":"g1","type":"gemini","content":[{"text":"Do it"}],"note":"\"type\":\"user\""}`}, want: "u1"},
 		{name: "a broken line is passed over", prompt: "Do it",
 			lines: []string{user("u1", "Do it"), `{"id":"u2","type":"user","content":[{"text":"Do it"}`}, want: "u1"},
+		// Issue 29: a record of another shape was not found, and an older
+		// record of the same text gave the new prompt its spent count.
+		{name: "a new prompt's record with an image first", prompt: "Fix this",
+			lines: []string{user("u1", "Fix this"), gemini("g1", "Done."), `{"id":"u2","timestamp":"t","type":"user","content":[{"inlineData":{"mimeType":"image/png","data":"AAAA"}},{"text":"Fix this"}]}`}, want: "u2"},
+		{name: "a new prompt's record with its keys in another order", prompt: "Fix this",
+			lines: []string{user("u1", "Fix this"), gemini("g1", "Done."), `{"content":[{"text":"Fix this"}],"type":"user","id":"u2"}`}, want: "u2"},
+		{name: "a prompt that names functionResponse is a prompt", prompt: `Why is "functionResponse" empty?`,
+			lines: []string{user("u1", `Why is "functionResponse" empty?`), tool("u2")}, want: "u1"},
 		{name: "no prompt", prompt: "", lines: []string{user("u1", "")}, want: ""},
 		{name: "no file", prompt: "Do it", want: ""},
 	} {

@@ -155,7 +155,7 @@ func TestExplainRecordedEvents(t *testing.T) {
 				}
 				if rep.Decision.Kind == string(gate.KindCriteria) {
 					assert.Empty(t, rep.Checkers, "--criteria runs no checker")
-					assert.Equal(t, checkers.Criteria(config.Default()), rep.Criteria)
+					assert.Equal(t, checkers.Criteria(config.Default(), rep.ProjectDir), rep.Criteria)
 					continue
 				}
 				if strings.HasPrefix(name, "subagentstop") {

@@ -35,7 +35,6 @@ import (
 	"github.com/donegate/donegate/internal/proc"
 	"github.com/donegate/donegate/internal/state"
 	"github.com/donegate/donegate/internal/version"
-	"github.com/donegate/donegate/transcript"
 )
 
 // Exit codes.
@@ -221,32 +220,16 @@ func newRun(name string, opts Options, env Env, ev *hookio.Event, stderr io.Writ
 	e.TranscriptPath = paths.Expand(r.env.Getenv, e.TranscriptPath)
 	e.AgentTranscriptPath = paths.Expand(r.env.Getenv, e.AgentTranscriptPath)
 	e.Cwd = paths.Expand(r.env.Getenv, e.Cwd)
-	if e.Host == hookio.HostGemini && e.IsStop() && e.PromptID == "" {
-		e.PromptID = geminiTurn(name, &e, stderr)
-	}
 	r.event = &e
 	// Set here, not at first use: checkers may ask from several
 	// goroutines (a parallel composite's iterations).
 	r.peeked = sync.OnceValues(func() (*state.Session, error) {
 		return state.Store{Dir: r.stateDir()}.Peek(r.event.SessionID)
 	})
-	return r
-}
-
-// geminiTurn is the PromptID of a Gemini CLI stop, which names no turn:
-// the chat record of the turn's prompt (see transcript.GeminiTurn).
-// Counted per session, a turn cut short after a block (the CLI killed
-// mid-continuation) left its count to the next prompt of the session, the
-// same prompt resumed included, which then got less than its max_blocks
-// (measured with 0.61.0: e2e TestGeminiResumedPromptIsANewTurn). Without
-// the record the count is the session's, as for a host that sends no
-// turn id.
-func geminiTurn(name string, ev *hookio.Event, stderr io.Writer) string {
-	id, err := transcript.GeminiTurn(ev.TranscriptPath, ev.Prompt)
-	if err != nil {
-		fmt.Fprintf(stderr, "%s: cannot tell the Gemini turn, counting blocks per session: %v\n", name, err)
+	if e.Host == hookio.HostGemini && e.IsStop() && e.PromptID == "" {
+		e.PromptID = r.geminiTurn()
 	}
-	return id
+	return r
 }
 
 // projectDir is --dir (explain only), else the host's project dir
@@ -465,6 +448,9 @@ func (r *run) decide(c *config.Config, res checkers.Result, checkErr error) (hoo
 			s.Counters[key] = &next
 		} else {
 			delete(s.Counters, key)
+		}
+		if d.Block {
+			r.keepGeminiTurn(s, reason)
 		}
 		return r.keepTurn(s, key)
 	}
