@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -14,7 +15,7 @@ import (
 // fakeClientNpm stands in for npm install of the other hosts' clients: it
 // writes a package.json with the version asked for and, for the two CLIs,
 // an entry that answers --version as the real one does (codex: "codex-cli
-// 0.169.0"; qwen: "0.24.4").
+// VERSION"; qwen: "VERSION").
 const fakeClientNpm = fakeNpmHead + `dir=$prefix/node_modules/$package
 mkdir -p "$dir/bin"
 printf '{\n  "name": "%s",\n  "version": "%s"\n}\n' "$package" "$version" > "$dir/package.json"
@@ -50,16 +51,18 @@ func clientInstallers(t *testing.T, withNpm bool) (root string) {
 // path printed last is what the e2e tests run or import.
 func TestInstallClientsKeepEachVersion(t *testing.T) {
 	tests := []struct {
-		script, versionVar, pinned, other, entry string
+		script, versionVar, entry string
 	}{
-		{"install-codex", "CODEX_VERSION", "0.169.0", "0.168.0", "codex/%s/node_modules/@openai/codex/bin/codex.js"},
-		{"install-qwen", "QWEN_CODE_VERSION", "0.24.4", "0.24.3", "qwen/%s/node_modules/@qwen-code/qwen-code/cli-entry.js"},
-		{"install-agent-sdk", "AGENT_SDK_VERSION", "0.3.331", "0.3.330", "agent-sdk/%s/node_modules/@anthropic-ai/claude-agent-sdk/sdk.mjs"},
-		{"install-pnpm", "PNPM_VERSION", "12.21.0", "12.20.0", "pnpm/%s/node_modules/pnpm/pnpm"},
-		{"install-yarn", "YARN_VERSION", "4.18.1", "4.17.0", "yarn/%s/node_modules/@yarnpkg/cli-dist/bin/yarn.js"},
+		{"install-codex", "CODEX_VERSION", "codex/%s/node_modules/@openai/codex/bin/codex.js"},
+		{"install-qwen", "QWEN_CODE_VERSION", "qwen/%s/node_modules/@qwen-code/qwen-code/cli-entry.js"},
+		{"install-agent-sdk", "AGENT_SDK_VERSION", "agent-sdk/%s/node_modules/@anthropic-ai/claude-agent-sdk/sdk.mjs"},
+		{"install-pnpm", "PNPM_VERSION", "pnpm/%s/node_modules/pnpm/pnpm"},
+		{"install-yarn", "YARN_VERSION", "yarn/%s/node_modules/@yarnpkg/cli-dist/bin/yarn.js"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.script, func(t *testing.T) {
+			pinned := pinnedVersion(t, tt.script, tt.versionVar)
+			other := pinned + "-rc.1" // another version, beside it
 			root := clientInstallers(t, true)
 			install := func(env ...string) string {
 				t.Helper()
@@ -70,12 +73,12 @@ func TestInstallClientsKeepEachVersion(t *testing.T) {
 			path := func(v string) string {
 				return filepath.Join(root, ".tools", strings.Replace(tt.entry, "%s", v, 1))
 			}
-			assert.Equal(t, path(tt.pinned), install(), "the pinned version")
+			assert.Equal(t, path(pinned), install(), "the pinned version")
 			assert.Equal(t, 1, npmCalls(root))
-			assert.Equal(t, path(tt.other), install(tt.versionVar+"="+tt.other))
+			assert.Equal(t, path(other), install(tt.versionVar+"="+other))
 			assert.Equal(t, 2, npmCalls(root))
-			assert.FileExists(t, path(tt.pinned), "installing another version keeps the pinned one")
-			assert.Equal(t, path(tt.pinned), install())
+			assert.FileExists(t, path(pinned), "installing another version keeps the pinned one")
+			assert.Equal(t, path(pinned), install())
 			assert.Equal(t, 2, npmCalls(root), "both are installed: no network")
 		})
 	}
@@ -87,7 +90,7 @@ func TestInstallClientsKeepEachVersion(t *testing.T) {
 func installQwenOver(t *testing.T, script string) (root, entry string) {
 	t.Helper()
 	root = clientInstallers(t, true)
-	entry = filepath.Join(root, ".tools", "qwen", "0.24.4", "node_modules", "@qwen-code", "qwen-code", "cli-entry.js")
+	entry = filepath.Join(root, ".tools", "qwen", pinnedVersion(t, "install-qwen", "QWEN_CODE_VERSION"), "node_modules", "@qwen-code", "qwen-code", "cli-entry.js")
 	require.NoError(t, os.MkdirAll(filepath.Dir(entry), 0o755))
 	require.NoError(t, os.WriteFile(entry, []byte(script), 0o755))
 	last, out, err := runInstaller(root, "install-qwen")
@@ -99,11 +102,12 @@ func installQwenOver(t *testing.T, script string) (root, entry string) {
 // A copy that is not the version asked for (a package.json or --version
 // that says another) is installed again, not used.
 func TestInstallClientsReinstallAnotherVersionInTheirDirectory(t *testing.T) {
-	root, entry := installQwenOver(t, "#!/bin/sh\necho 0.24.3\n")
+	pinned := pinnedVersion(t, "install-qwen", "QWEN_CODE_VERSION")
+	root, entry := installQwenOver(t, "#!/bin/sh\necho "+pinned+"-rc.1\n")
 	assert.Equal(t, 1, npmCalls(root))
 	v, err := exec.Command(entry, "--version").Output()
 	require.NoError(t, err)
-	assert.Equal(t, "0.24.4\n", string(v))
+	assert.Equal(t, pinned+"\n", string(v))
 }
 
 // Without npm, or with a name that is not a version, each script says so
@@ -112,7 +116,7 @@ func TestInstallClientsFailClearly(t *testing.T) {
 	root := clientInstallers(t, false)
 	_, out, err := runInstaller(root, "install-codex")
 	require.Error(t, err)
-	assert.Contains(t, out, "install-codex: npm is needed to install @openai/codex@0.169.0")
+	assert.Contains(t, out, "install-codex: npm is needed to install @openai/codex@"+pinnedVersion(t, "install-codex", "CODEX_VERSION"))
 
 	root = clientInstallers(t, true)
 	for _, v := range []string{"..", "../x", "0.24", "latest"} {
@@ -129,6 +133,17 @@ func TestInstallClientsFailClearly(t *testing.T) {
 // called it missing (the same fault was found in install-copilot).
 func TestInstallClientsReadTheWholeVersionOutput(t *testing.T) {
 	// The version, then more than a pipe holds (64 KiB on Linux).
-	root, _ := installQwenOver(t, "#!/bin/sh\necho 0.24.4\ni=0\nwhile [ $i -lt 4000 ]; do echo 'a notice the client prints after its version, line after line'; i=$((i+1)); done\n")
+	root, _ := installQwenOver(t, "#!/bin/sh\necho "+pinnedVersion(t, "install-qwen", "QWEN_CODE_VERSION")+"\ni=0\nwhile [ $i -lt 4000 ]; do echo 'a notice the client prints after its version, line after line'; i=$((i+1)); done\n")
 	assert.Equal(t, 0, npmCalls(root), "installed: no npm")
+}
+
+// pinnedVersion is the version scripts/script installs by default (its
+// ${VAR:-VERSION}): a pin bump is that one edit, the tests follow it.
+func pinnedVersion(t *testing.T, script, versionVar string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("scripts", script))
+	require.NoError(t, err)
+	m := regexp.MustCompile(`\$\{` + versionVar + `:-([0-9][^}]*)\}`).FindSubmatch(data)
+	require.NotNil(t, m, "scripts/%s names no default %s", script, versionVar)
+	return string(m[1])
 }
