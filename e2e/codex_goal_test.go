@@ -146,6 +146,9 @@ func (s *codexSession) appServerTurns(codex, prompt string, n int) []string {
 				Turn struct{ ID string } `json:"turn"`
 			} `json:"params"`
 		}
+		if s.AppServerLines != nil {
+			s.AppServerLines(sc.Text())
+		}
 		if json.Unmarshal(sc.Bytes(), &msg) != nil {
 			continue
 		}

@@ -30,6 +30,9 @@ type codexSession struct {
 	Project string
 	Events  string // the recorder's dir
 	Env     []string
+	// AppServerLines, when set, sees each line the app-server writes
+	// (see appServerTurns).
+	AppServerLines func(line string)
 }
 
 func newCodexSession(t *testing.T, turns ...fakeapi.Turn) *codexSession {
@@ -456,4 +459,46 @@ func TestCodexJSONMessageWithoutSchemaIsAStop(t *testing.T) {
 
 	assert.Contains(t, s.told(1), "Missing required files: REPORT.md")
 	s.assertEnded(r, "Wrote it.", 2)
+}
+
+// Where Codex shows a Stop hook's systemMessage (what donegate says when
+// it lets an agent go), measured with the real client: its app-server
+// sends it as a warning entry of hook/completed, which its TUI and the
+// IDEs that drive it show (Codex issue #29906); codex exec --json writes
+// nothing of it.
+func TestCodexShowsAStopSystemMessageAsAWarning(t *testing.T) {
+	hook := filepath.Join(t.TempDir(), "stop.sh")
+	require.NoError(t, os.WriteFile(hook, []byte("#!/bin/sh\ncat >/dev/null\necho '{\"systemMessage\":\"donegate: letting the agent stop\"}'\n"), 0o755))
+	register := func(s *codexSession) {
+		writeJSON(t, filepath.Join(s.Project, ".codex", "hooks.json"), map[string]any{"hooks": claudeShapedHooks(map[string]string{"Stop": hook})})
+	}
+	codex := clientPath(t, "DONEGATE_CODEX", "install-codex")
+
+	s := newCodexSession(t, fakeapi.Say("Done."))
+	register(s)
+	r := s.run("Do it")
+	assert.NotContains(t, r.Stdout+r.Stderr, "letting the agent stop", "codex exec shows it nowhere")
+
+	s = newCodexSession(t, fakeapi.Say("Done."))
+	register(s)
+	s.trustProjectHooks(codex)
+	var warnings []string
+	s.AppServerLines = func(line string) {
+		var msg struct {
+			Method string `json:"method"`
+			Params struct {
+				Run struct {
+					EventName string `json:"eventName"`
+					Entries   []struct{ Kind, Text string }
+				} `json:"run"`
+			} `json:"params"`
+		}
+		if json.Unmarshal([]byte(line), &msg) == nil && msg.Method == "hook/completed" && msg.Params.Run.EventName == "stop" {
+			for _, e := range msg.Params.Run.Entries {
+				warnings = append(warnings, e.Kind+": "+e.Text)
+			}
+		}
+	}
+	s.appServerTurns(codex, "Do it", 1)
+	assert.Contains(t, warnings, "warning: donegate: letting the agent stop")
 }

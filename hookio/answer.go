@@ -276,8 +276,8 @@ const defaultReason = "donegate: the work is not done yet; keep going until it i
 //   - Claude Code: WriteAnswer's, in dialect d; Qwen Code: Claude Code's
 //     whatever the dialect (it reads no other);
 //   - Codex CLI: Claude Code's (a block is {"decision":"block","reason":R}
-//     with R never empty, allow is {}); Codex shows a systemMessage
-//     nowhere, but takes it;
+//     with R never empty, allow is {}); Codex's app-server, so its TUI,
+//     shows a Stop's systemMessage as a warning, codex exec nowhere;
 //   - Gemini CLI: a block is {"decision":"deny","reason":R}, which Gemini
 //     sends to the agent as a new prompt; allow is {}; the person sees
 //     systemMessage; context goes in hookSpecificOutput.additionalContext
