@@ -233,7 +233,7 @@ func TestCodexNeverFinishingAgentIsLetGoAfterMaxBlocks(t *testing.T) {
 	assert.True(t, count.Exhausted)
 	assert.Equal(t, stops[0].str("turn_id"), count.PromptID, "counted per Codex turn")
 
-	// Codex shows a systemMessage nowhere: the person learns why the agent
+	// codex exec shows a systemMessage nowhere: the person learns why the agent
 	// was let go from closer explain --last.
 	explain := runClient(t, time.Minute, s.Project, []string{"HOME=" + s.Home, "DONEGATE_STATE_DIR=" + s.stateDir()},
 		closerBinary(t), "explain", "--last", "--json")

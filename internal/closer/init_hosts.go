@@ -122,7 +122,7 @@ func hostNotes(hosts hostList, user bool) []string {
 			notes = append(notes,
 				"Codex runs a hook only once you trust it, and skips an untrusted one silently: open /hooks in Codex and review donegate's hooks (init never writes Codex's trusted_hash: that consent is yours to give); `codex exec` reads a project's .codex/ only with --trust",
 				"Codex gives the model its plan tool (update_plan) only with `[tools.update_plan] enabled = true` in ~/.codex/config.toml; without it the plan checker has no plan to check (closer doctor says)",
-				"Codex shows a hook's systemMessage nowhere: when donegate lets the agent go, `closer explain --last` says why")
+				"codex exec shows a hook's systemMessage nowhere (the TUI shows it as a warning): when donegate lets the agent go, `closer explain --last` says why")
 		case hookio.HostQwen:
 			notes = append(notes,
 				"Qwen Code asks you to approve a project's hooks the first time they run; its todo_write tool is off unless `\"tools\": {\"todoWrite\": {\"enabled\": true}}` is in its settings.json")
