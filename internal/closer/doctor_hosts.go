@@ -77,6 +77,13 @@ func (r *runCtx) hostRegistrations(s hostSetup, rep *DoctorReport) []registratio
 		for _, reg := range r.registrations(source, hooks, "") {
 			reg.file = f.path
 			switch {
+			case reg.timeoutSet && s.millisFrom > 0 && reg.timeout >= time.Duration(s.millisFrom)*s.unit:
+				// registrations() read the number as seconds.
+				reg.timeout = reg.timeout / time.Second * time.Millisecond
+			case reg.timeoutSet && s.millisFrom > 0:
+				rep.add(string(s.host), statusWarn, fmt.Sprintf(`write the timeout in milliseconds, which every version reads: "timeout": %d`, int(reg.timeout/time.Second)*1000),
+					"%s at %s in %s: its timeout (%d) is %s to %s 0.23.3 and later but %d ms to earlier versions, which then kill the hook before donegate decides",
+					reg.hook, reg.event, source, int(reg.timeout/time.Second), reg.timeout, s.title, int(reg.timeout/time.Second))
 			case reg.timeoutSet && s.unit != time.Second:
 				// registrations() read the number as seconds.
 				reg.timeout = reg.timeout / time.Second * s.unit

@@ -27,7 +27,7 @@ const (
   "BeforeAgent": [{"hooks": [{"type": "command", "command": "stop-hook --criteria", "timeout": 600000}]}]
 }}`
 	qwenSettings = `{"hooks": {
-  "Stop": [{"hooks": [{"type": "command", "command": "stop-hook", "timeout": 600}]}]
+  "Stop": [{"hooks": [{"type": "command", "command": "stop-hook", "timeout": 600000}]}]
 }}`
 	copilotHooks = `{"version": 1, "hooks": {"agentStop": [{"type": "command", "bash": "stop-hook", "timeoutSec": 600}]}}`
 )
@@ -187,6 +187,19 @@ func TestDoctorHosts(t *testing.T) {
 				s.write(t, filepath.Join(s.proj, ".qwen", "settings.json"), strings.Replace(qwenSettings, `{"hooks"`, `{"tools": {"todoWrite": {"enabled": false}}, "hooks"`, 1))
 			},
 			want: []string{`^✓ qwen: stop-hook at Stop in Qwen Code project settings`, `^! qwen: Qwen Code's todo tool is off`},
+		},
+		{
+			// Qwen Code up to 0.23.1 read 600 as 600 ms; 600000 is 600 s to
+			// every version.
+			name: "qwen timeout in seconds",
+			setup: func(t *testing.T, s *doctorSetup) {
+				s.write(t, filepath.Join(s.proj, ".qwen", "settings.json"), strings.ReplaceAll(qwenSettings, "600000", "600"))
+			},
+			want: []string{
+				`^! qwen: stop-hook at Stop in Qwen Code project settings DIR/\.qwen/settings\.json: its timeout \(600\) is 10m0s to Qwen Code 0\.23\.3 and later but 600 ms to earlier versions`,
+				`^    fix: write the timeout in milliseconds, which every version reads: "timeout": 600000$`,
+				`^✓ qwen: stop-hook at Stop in Qwen Code project settings`,
+			},
 		},
 		{
 			name: "gemini timeout in seconds, untrusted folder",

@@ -42,6 +42,10 @@ type hostSetup struct {
 	// (unit): above the default limits.budget (540s), as for Claude Code.
 	timeout int
 	unit    time.Duration
+	// millisFrom, when set, is the value from which the host reads a
+	// timeout written in unit as milliseconds instead (Qwen Code: see its
+	// setup).
+	millisFrom int
 	// defaultTimeout is what the host gives an entry with no timeout; 0
 	// when its docs do not say.
 	defaultTimeout time.Duration
@@ -72,9 +76,13 @@ var hostSetups = []hostSetup{
 		timeout: hookTimeout, unit: time.Second, defaultTimeout: 600 * time.Second,
 	},
 	{
-		// Qwen Code reads Claude Code's hook shape, timeouts in seconds.
-		// Its PostToolUse of run_shell_command tells a passing run, which
-		// stands for the check's (see gate's recordAgentRun).
+		// Qwen Code reads Claude Code's hook shape. Its command hooks'
+		// timeouts were milliseconds up to 0.23.1 and are seconds since
+		// 0.23.3 (QwenLM/qwen-code#11615), where a value of 1000 or more
+		// is still read as milliseconds: 600000 is 600 s to both, where
+		// 600 was 0.6 s to the older ones. Its PostToolUse of
+		// run_shell_command tells a passing run, which stands for the
+		// check's (see gate's recordAgentRun).
 		host: hookio.HostQwen, title: "Qwen Code", marker: ".qwen", binary: "qwen",
 		project: filepath.Join(".qwen", "settings.json"),
 		regs: []hookReg{
@@ -84,7 +92,7 @@ var hostSetups = []hostSetup{
 			{"SessionStart", "", "stop-hook", criteriaFlag},
 			{"UserPromptSubmit", "", "stop-hook", criteriaFlag},
 		},
-		timeout: hookTimeout, unit: time.Second,
+		timeout: hookTimeout * 1000, unit: time.Second, millisFrom: 1000,
 	},
 	{
 		// Gemini CLI: AfterAgent ends a turn (no subagent event);

@@ -24,7 +24,8 @@ var hostCases = []struct {
 }{
 	{"codex", ".codex/hooks.json", "hooks.Stop.0.hooks.0.command", "hooks.Stop.0.hooks.0.timeout", 600,
 		[]string{"Stop", "SubagentStop", "SessionStart", "UserPromptSubmit"}},
-	{"qwen", ".qwen/settings.json", "hooks.Stop.0.hooks.0.command", "hooks.Stop.0.hooks.0.timeout", 600,
+	// Qwen Code reads 600000 as 600 s in every version (see hostSetups).
+	{"qwen", ".qwen/settings.json", "hooks.Stop.0.hooks.0.command", "hooks.Stop.0.hooks.0.timeout", 600000,
 		[]string{"Stop", "SubagentStop", "PostToolUse", "SessionStart", "UserPromptSubmit"}},
 	// Gemini's timeouts are in milliseconds.
 	{"gemini", ".gemini/settings.json", "hooks.AfterAgent.0.hooks.0.command", "hooks.AfterAgent.0.hooks.0.timeout", 600000,
