@@ -77,9 +77,10 @@ var hostSetups = []hostSetup{
 	},
 	{
 		// Qwen Code reads Claude Code's hook shape. Its command hooks'
-		// timeouts were milliseconds up to 0.23.1 and are seconds since
-		// 0.23.3 (QwenLM/qwen-code#11615), where a value of 1000 or more
-		// is still read as milliseconds: 600000 is 600 s to both, where
+		// timeouts were milliseconds until QwenLM/qwen-code#11615 (by
+		// release dates, up to 0.23.1) and are seconds since (0.24.4,
+		// measured), where a value of 1000 or more is still read as
+		// milliseconds: 600000 is 600 s to both, where
 		// 600 was 0.6 s to the older ones. Its PostToolUse of
 		// run_shell_command tells a passing run, which stands for the
 		// check's (see gate's recordAgentRun).
