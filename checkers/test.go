@@ -255,8 +255,10 @@ func (c *Context) runOnce(ctx context.Context, slot, key string, run func(contex
 		// stop runs it.
 		return Result{Complete: true, NotRun: true, Feedback: fmt.Sprintf("Not started early: %v.", err)}, nil, nil
 	case err != nil && ctx.Err() != nil:
-		// The budget ran out while another process ran it: run says so.
+		// The budget ran out while another process ran it: run says so,
+		// and this says whose run it waited for.
 		r, _, err := run(ctx)
+		r.Feedback += "\n(donegate waited for a run of it already going for this working tree, started after the agent's last edit or by another hook, until the budget ran out: that run goes on, and the next stop takes its result.)"
 		return r, nil, err
 	case err == nil:
 		var cancel context.CancelFunc
