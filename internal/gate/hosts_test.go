@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/internal/gate"
 )
 
@@ -281,4 +282,30 @@ func TestCursorExplainLetGo(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, s.kind, rep.Decision.Kind, "step %d: %s", i, stderr.String())
 	}
+}
+
+// Qwen Code waits 60 s for a hook's answer whatever the entry's timeout
+// (measured with 0.24.4: "Request timed out waiting for
+// hook-execution-response", the CLI then exits 1): a Qwen stop gets at
+// most qwenBudget of limits.budget, and the agent is told the check ran
+// out of it. The budget is cut to 1 s here; the command sleeps 10 s.
+func TestQwenStopAnswersWithinItsHookDeadline(t *testing.T) {
+	gate.SetQwenBudget(t, time.Second)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "cfg.json")
+	require.NoError(t, os.WriteFile(cfg, []byte(`{"checkers":[{"type":"test","command":"sleep 10","cache":false}]}`), 0o644))
+	state := filepath.Join(dir, "state")
+	_, err := gate.Allow(state, dir, config.Lookup{Flag: cfg, ProjectDir: dir}, "test", time.Now())
+	require.NoError(t, err)
+	opts := gate.Options{ConfigPath: cfg, StateDir: state}
+	env := gate.Env{Getenv: func(k string) string { return map[string]string{"HOME": dir}[k] }, Now: time.Now}
+	event := `{"session_id":"q","transcript_path":"` + dir + `/.qwen/projects/p/chats/q.jsonl","cwd":"` + dir + `","hook_event_name":"Stop","prompt_id":"q########0","stop_hook_active":false}`
+	var stderr bytes.Buffer
+	start := time.Now()
+	rep, err := gate.Evaluate(context.Background(), gate.StopHookName, opts, env, []byte(event), &stderr)
+	require.NoError(t, err)
+	assert.Less(t, time.Since(start), 8*time.Second, "the check is cut at the budget, not run out")
+	assert.Contains(t, stderr.String(), "Qwen Code waits 60 s for a hook: limits.budget 9m0s is cut to 1s")
+	assert.Equal(t, gate.KindBlocked, rep.Decision.Kind)
+	assert.Contains(t, rep.Verdict.Reason, "budget")
 }
