@@ -32,13 +32,7 @@ func (r *run) recordAgentRun(ctx context.Context, c *config.Config) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, agentRunBudget)
 	defer cancel()
-	cc := &checkers.Context{
-		Event:      r.event,
-		ProjectDir: r.projectDir(),
-		CacheDir:   filepath.Join(r.stateDir(), "results"),
-		StateDir:   r.stateDir(),
-		Reason:     checkers.ReasonStop,
-	}
+	cc := r.checkerContext(c, checkers.ReasonStop)
 	recorded, err := checkers.RecordAgentRun(ctx, cc, chain, checkers.AgentRunOf{Command: command, At: r.env.Now()})
 	switch {
 	case err != nil:

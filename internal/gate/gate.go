@@ -335,22 +335,8 @@ func (r *run) check(ctx context.Context, c *config.Config, reason checkers.StopR
 	if listID == "" {
 		listID = r.event.SessionID
 	}
-	cc := &checkers.Context{
-		Event:      r.event,
-		RawEvent:   r.raw,
-		ProjectDir: r.projectDir(),
-		ClaudeDir:  r.claudeDir(),
-		Home:       paths.Home(r.env.Getenv),
-		TaskListID: listID,
-		Reason:     reason,
-		Budget:     budget,
-		CacheDir:   filepath.Join(r.stateDir(), "results"),
-		StateDir:   r.stateDir(),
-		ReadOnly:   r.opts.DryRun,
-		Templates:  c.Templates,
-		Continued:  sync.OnceValues(r.continued),
-		Consent:    r.consent,
-	}
+	cc := r.checkerContext(c, reason)
+	cc.TaskListID, cc.Budget, cc.Continued = listID, budget, sync.OnceValues(r.continued)
 	if r.consent == nil {
 		// config() was not called: nothing is known to be allowed.
 		r.consent = &Consent{Project: r.projectDir()}
@@ -382,6 +368,29 @@ func (r *run) check(ctx context.Context, c *config.Config, reason checkers.StopR
 // qwen-code#11688), and the hook's start and answer need a margin. A
 // variable for the tests.
 var qwenBudget = 50 * time.Second
+
+// checkerContext is what every run of the config's checkers shares: the
+// event, where the project, the cache and the state are, the templates
+// and the consent (when the run has resolved it). The stop adds its
+// budget and count, an early start its budget.
+func (r *run) checkerContext(c *config.Config, reason checkers.StopReason) *checkers.Context {
+	cc := &checkers.Context{
+		Event:      r.event,
+		RawEvent:   r.raw,
+		ProjectDir: r.projectDir(),
+		ClaudeDir:  r.claudeDir(),
+		Home:       paths.Home(r.env.Getenv),
+		Reason:     reason,
+		CacheDir:   filepath.Join(r.stateDir(), "results"),
+		StateDir:   r.stateDir(),
+		ReadOnly:   r.opts.DryRun,
+		Templates:  c.Templates,
+	}
+	if r.consent != nil {
+		cc.Consent = r.consent
+	}
+	return cc
+}
 
 // continued reads how many times the agent has been continued in the
 // event's prompt at this run's gate, for the iterations checker: before

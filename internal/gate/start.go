@@ -4,13 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/donegate/donegate/checkers"
 	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/hookio"
-	"github.com/donegate/donegate/internal/paths"
 )
 
 // start is stop-hook --start, which the host runs in the background
@@ -62,19 +60,8 @@ func start(ctx context.Context, hook string, opts Options, env Env, ev *hookio.E
 	if err != nil {
 		return rep, rep.write()
 	}
-	cc := &checkers.Context{
-		Event:      r.event,
-		RawEvent:   r.raw,
-		ProjectDir: r.projectDir(),
-		ClaudeDir:  r.claudeDir(),
-		Home:       paths.Home(r.env.Getenv),
-		Reason:     checkers.ReasonStop,
-		Budget:     c.Limits.Budget.D(),
-		CacheDir:   filepath.Join(r.stateDir(), "results"),
-		StateDir:   r.stateDir(),
-		Templates:  c.Templates,
-		Consent:    r.consent,
-	}
+	cc := r.checkerContext(c, checkers.ReasonStop)
+	cc.Budget = c.Limits.Budget.D()
 	for _, s := range checkers.StartEarly(ctx, cc, chain) {
 		what := "`" + s.Command + "`"
 		if s.Label != "" {
