@@ -28,6 +28,8 @@ E2E_ENV         += DONEGATE_QWEN=$$(scripts/install-qwen | tail -n 1)
 E2E_ENV         += DONEGATE_AGENT_SDK=$$(scripts/install-agent-sdk | tail -n 1)
 E2E_CLIENTS     += gemini
 E2E_ENV         += DONEGATE_GEMINI=$$(scripts/install-gemini | tail -n 1)
+E2E_CLIENTS     += opencode
+E2E_ENV         += DONEGATE_OPENCODE=$$(scripts/install-opencode | tail -n 1)
 # Not clients: the package managers testdata/script/pnpm_workspace.txtar
 # and yarn_workspace.txtar drive.
 E2E_CLIENTS     += pnpm yarn
@@ -75,7 +77,7 @@ copilot:
 
 ## codex, qwen, agent-sdk, pnpm, yarn: install the pinned Codex CLI, Qwen
 ## Code, Claude Agent SDK, pnpm and Yarn (npm) for the end-to-end tests.
-codex qwen agent-sdk pnpm yarn:
+codex qwen agent-sdk opencode pnpm yarn:
 	@scripts/install-$@ >/dev/null
 
 ## gemini: install the pinned Gemini CLI (npm) for the end-to-end tests.

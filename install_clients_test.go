@@ -21,6 +21,7 @@ mkdir -p "$dir/bin"
 printf '{\n  "name": "%s",\n  "version": "%s"\n}\n' "$package" "$version" > "$dir/package.json"
 case $package in
   @openai/codex) printf '#!/bin/sh\necho "codex-cli %s"\n' "$version" > "$dir/bin/codex.js"; chmod +x "$dir/bin/codex.js" ;;
+  opencode-ai) printf '#!/bin/sh\necho "%s"\n' "$version" > "$dir/bin/opencode.exe"; chmod +x "$dir/bin/opencode.exe" ;;
   @qwen-code/qwen-code) printf '#!/bin/sh\necho "%s"\n' "$version" > "$dir/cli-entry.js"; chmod +x "$dir/cli-entry.js" ;;
   pnpm) printf '#!/bin/sh\necho "%s"\n' "$version" > "$dir/pnpm"; chmod +x "$dir/pnpm" ;;
   @yarnpkg/cli-dist) printf '#!/bin/sh\necho "%s"\n' "$version" > "$dir/bin/yarn.js"; chmod +x "$dir/bin/yarn.js" ;;
@@ -36,7 +37,7 @@ func clientInstallers(t *testing.T, withNpm bool) (root string) {
 	if withNpm {
 		npm = fakeClientNpm
 	}
-	root = installerRepo(t, npm, "install-npm-client", "install-codex", "install-qwen", "install-agent-sdk", "install-pnpm", "install-yarn")
+	root = installerRepo(t, npm, "install-npm-client", "install-codex", "install-qwen", "install-agent-sdk", "install-pnpm", "install-yarn", "install-opencode")
 	// PATH is bin alone: the machine's own npm must never run here. The
 	// tools the scripts use are linked in.
 	for _, tool := range []string{"bash", "sh", "dirname", "grep", "rm", "mkdir", "printf", "chmod", "cat"} {
@@ -52,12 +53,14 @@ func clientInstallers(t *testing.T, withNpm bool) (root string) {
 func TestInstallClientsKeepEachVersion(t *testing.T) {
 	tests := []struct {
 		script, versionVar, entry string
+		calls                     int // npm installs per version (OpenCode: the CLI and its plugin package)
 	}{
-		{"install-codex", "CODEX_VERSION", "codex/%s/node_modules/@openai/codex/bin/codex.js"},
-		{"install-qwen", "QWEN_CODE_VERSION", "qwen/%s/node_modules/@qwen-code/qwen-code/cli-entry.js"},
-		{"install-agent-sdk", "AGENT_SDK_VERSION", "agent-sdk/%s/node_modules/@anthropic-ai/claude-agent-sdk/sdk.mjs"},
-		{"install-pnpm", "PNPM_VERSION", "pnpm/%s/node_modules/pnpm/pnpm"},
-		{"install-yarn", "YARN_VERSION", "yarn/%s/node_modules/@yarnpkg/cli-dist/bin/yarn.js"},
+		{"install-codex", "CODEX_VERSION", "codex/%s/node_modules/@openai/codex/bin/codex.js", 1},
+		{"install-qwen", "QWEN_CODE_VERSION", "qwen/%s/node_modules/@qwen-code/qwen-code/cli-entry.js", 1},
+		{"install-agent-sdk", "AGENT_SDK_VERSION", "agent-sdk/%s/node_modules/@anthropic-ai/claude-agent-sdk/sdk.mjs", 1},
+		{"install-pnpm", "PNPM_VERSION", "pnpm/%s/node_modules/pnpm/pnpm", 1},
+		{"install-yarn", "YARN_VERSION", "yarn/%s/node_modules/@yarnpkg/cli-dist/bin/yarn.js", 1},
+		{"install-opencode", "OPENCODE_VERSION", "opencode/%s/node_modules/opencode-ai/bin/opencode.exe", 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.script, func(t *testing.T) {
@@ -74,12 +77,12 @@ func TestInstallClientsKeepEachVersion(t *testing.T) {
 				return filepath.Join(root, ".tools", strings.Replace(tt.entry, "%s", v, 1))
 			}
 			assert.Equal(t, path(pinned), install(), "the pinned version")
-			assert.Equal(t, 1, npmCalls(root))
+			assert.Equal(t, tt.calls, npmCalls(root))
 			assert.Equal(t, path(other), install(tt.versionVar+"="+other))
-			assert.Equal(t, 2, npmCalls(root))
+			assert.Equal(t, 2*tt.calls, npmCalls(root))
 			assert.FileExists(t, path(pinned), "installing another version keeps the pinned one")
 			assert.Equal(t, path(pinned), install())
-			assert.Equal(t, 2, npmCalls(root), "both are installed: no network")
+			assert.Equal(t, 2*tt.calls, npmCalls(root), "both are installed: no network")
 		})
 	}
 }

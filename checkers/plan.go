@@ -98,6 +98,8 @@ func planTool(c *Context) string {
 		return "write_todos"
 	case hookio.HostCopilot:
 		return "sql"
+	case hookio.HostOpenCode:
+		return "todowrite"
 	}
 	return ""
 }
@@ -144,12 +146,33 @@ func readPlan(ctx context.Context, c *Context) ([]transcript.Item, string, error
 	case hookio.HostCursor:
 		// Cursor keeps no plan donegate can read: no plan tool.
 		return nil, "", nil
+	case hookio.HostOpenCode:
+		return openCodePlan(ev)
 	case hookio.HostVSCode:
 		// VS Code's todo tool keeps its list in the chat session, in no
 		// file its docs describe: nothing to read (docs/hosts.md).
 		return nil, "", nil
 	}
 	return readClaudePlan(ctx, c)
+}
+
+// openCodePlan is the todo list the OpenCode plugin sends with a stop,
+// as OpenCode keeps it for the session (its todowrite tool). A cancelled
+// item counts as done, as Gemini CLI's do: OpenCode's todowrite calls it
+// "no longer needed".
+func openCodePlan(ev *hookio.Event) ([]transcript.Item, string, error) {
+	if len(ev.Todos) == 0 {
+		return nil, "", nil
+	}
+	items := make([]transcript.Item, 0, len(ev.Todos))
+	for _, t := range ev.Todos {
+		status := t.Status
+		if status == "cancelled" {
+			status = "completed"
+		}
+		items = append(items, transcript.Item{Title: t.Content, Status: status})
+	}
+	return items, "todo list (todowrite)", nil
 }
 
 // codexPlanRecord is what the plan checker keeps of a Codex session (see

@@ -177,6 +177,31 @@ func TestPlanOnEachHost(t *testing.T) {
 			wantErr: "session.db: not a regular file (a FIFO)",
 		},
 		{
+			name: "opencode: an open todo holds the agent",
+			ev: hookio.Event{Host: hookio.HostOpenCode, HookEventName: "Stop", Todos: []hookio.Todo{
+				{Content: "Write the tests", Status: "completed"}, {Content: "Implement it", Status: "in_progress"}, {Content: "Ship", Status: "pending"}}},
+			feedback: "You have 2 incomplete task(s) out of 3. " + prefix + "with todowrite " + rest + "Implement it, Ship",
+		},
+		{
+			name: "opencode: a cancelled todo counts as done",
+			ev: hookio.Event{Host: hookio.HostOpenCode, HookEventName: "Stop", Todos: []hookio.Todo{
+				{Content: "Write the tests", Status: "completed"}, {Content: "Try another way", Status: "cancelled"}}},
+			complete: true,
+			feedback: "All 2 task(s) in the todo list (todowrite) are completed.",
+		},
+		{
+			name:     "opencode: an empty todo list is no plan",
+			ev:       hookio.Event{Host: hookio.HostOpenCode, HookEventName: "Stop", Todos: []hookio.Todo{}},
+			complete: true,
+			feedback: "No plan to check (the agent made no todowrite call).",
+		},
+		{
+			name:     "opencode: no todo list sent",
+			ev:       hookio.Event{Host: hookio.HostOpenCode, HookEventName: "Stop"},
+			complete: true,
+			feedback: "No plan to check (the agent made no todowrite call).",
+		},
+		{
 			name:     "cursor: no plan tool",
 			ev:       hookio.Event{Host: hookio.HostCursor, HookEventName: "Stop", SessionID: "x", TranscriptPath: hostFixture("codex/open.jsonl")},
 			complete: true,

@@ -275,6 +275,8 @@ const defaultReason = "donegate: the work is not done yet; keep going until it i
 //
 //   - Claude Code: WriteAnswer's, in dialect d; Qwen Code: Claude Code's
 //     whatever the dialect (it reads no other);
+//   - OpenCode, through donegate's plugin: Claude Code's Stop answer, a
+//     block never without a reason (the plugin sends it to the agent);
 //   - Codex CLI: Claude Code's (a block is {"decision":"block","reason":R}
 //     with R never empty, allow is {}); Codex's app-server, so its TUI,
 //     shows a Stop's systemMessage as a warning, codex exec nowhere;
@@ -307,7 +309,7 @@ func WriteHostAnswer(w io.Writer, ev *Event, d Dialect, v Verdict) error {
 		// "dialect": "sdk" (meant for an Agent SDK host) must not reach
 		// it, or its agent is let go on an answer it ignores.
 		return WriteAnswer(w, ev.HookEventName, DialectClaudeCode, v)
-	case HostCodex:
+	case HostCodex, HostOpenCode:
 		if v.Block && CleanText(v.Reason) == "" {
 			v.Reason = defaultReason
 		}

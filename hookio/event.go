@@ -106,6 +106,10 @@ type Event struct {
 	// again.
 	BackgroundRunning []string
 
+	// Todos is the agent's plan where the host sends it with the event
+	// (OpenCode's todo list); nil when it sent none.
+	Todos []Todo
+
 	// Unchecked, when set, says why this stop is answered {}, unchecked
 	// and uncounted: Cursor runs its stop hook when the person aborted
 	// the agent or it failed too, and a follow-up then would start it
@@ -308,6 +312,8 @@ func Parse(data []byte, host Host) (*Event, error) {
 		err = e.readCursor(root)
 	case HostVSCode:
 		err = e.readVSCode(root)
+	case HostOpenCode:
+		err = e.readOpenCode(root)
 	default:
 		err = e.readClaude(root)
 	}

@@ -27,10 +27,13 @@ const (
 	// hooks of .claude/settings.json and .github/hooks/*.json with events
 	// of its own shape (from its docs: no VS Code runs here).
 	HostVSCode Host = "vscode"
+	// HostOpenCode is OpenCode, through donegate's OpenCode plugin (see
+	// readOpenCode): it has no hooks of its own that could hold an agent.
+	HostOpenCode Host = "opencode"
 )
 
 // Hosts lists every host, in the order docs and errors name them.
-var Hosts = []Host{HostClaude, HostCodex, HostQwen, HostGemini, HostCopilot, HostCursor, HostVSCode}
+var Hosts = []Host{HostClaude, HostCodex, HostQwen, HostGemini, HostCopilot, HostCursor, HostVSCode, HostOpenCode}
 
 // ParseHost accepts a host's name as flags and closer take it.
 func ParseHost(s string) (Host, error) {
@@ -63,6 +66,8 @@ func (h Host) Title() string {
 		return "Cursor"
 	case HostVSCode:
 		return "VS Code"
+	case HostOpenCode:
+		return "OpenCode"
 	}
 	return string(h)
 }
@@ -99,6 +104,8 @@ func (h Host) EventNames() EventNames {
 		return EventNames{"stop and subagentStop", "sessionStart", "preToolUse and postToolUse"}
 	case HostVSCode:
 		return EventNames{"Stop and SubagentStop", "SessionStart", "PreToolUse and PostToolUse"}
+	case HostOpenCode:
+		return EventNames{"the end of a turn (donegate's OpenCode plugin)", "nothing (the OpenCode plugin sends stops only)", "nothing (the OpenCode plugin sends stops only)"}
 	}
 	return EventNames{"Stop and SubagentStop", "SessionStart and UserPromptSubmit", "PreToolUse and PostToolUse"}
 }
@@ -116,7 +123,7 @@ var geminiEvents = map[string]bool{
 type detectKeys struct {
 	eventName, sessionID, transcript                                 string
 	hasEventName, turnID, model, camelSession, cursor, qwenStopStats bool
-	camelEventName                                                   bool
+	camelEventName, openCode                                         bool
 }
 
 // DetectHost names the host that sent the raw event, from its fields and,
@@ -127,19 +134,27 @@ type detectKeys struct {
 //   - Cursor: conversation_id, generation_id or cursor_version, which no
 //     other host sends (its events name themselves in camelCase, and
 //     Cursor also runs .claude/settings.json hooks with these payloads);
+//
 //   - VS Code: a camelCase sessionId and hookEventName (its docs'
 //     common fields), no hook_event_name;
+//
 //   - Copilot CLI: a camelCase sessionId, and neither hook_event_name nor
 //     hookEventName;
+//
 //   - Gemini CLI: its own event names (AfterAgent, BeforeAgent, ...), or a
 //     SessionStart/SessionEnd whose session is $GEMINI_SESSION_ID or
 //     whose transcript is a Gemini chat (under .gemini/tmp);
+//
 //   - Codex CLI: turn_id and model (Claude Code sends no turn_id), or
 //     model with a rollout transcript (rollout-*.jsonl) or one under
 //     $CODEX_HOME. CODEX_HOME alone decides nothing: a user's shell may
 //     export it while Claude Code runs;
+//
 //   - Qwen Code: a transcript under a .qwen dir, or a Stop carrying the
 //     context_usage and context_limit that only Qwen adds.
+//
+//   - OpenCode: opencode_version, which donegate's OpenCode plugin sends
+//     and no host does.
 //
 // Invalid JSON is Claude Code's: ParseEvent reports it as it always has.
 func DetectHost(raw []byte, getenv func(string) string) Host {
@@ -178,10 +193,14 @@ func DetectHost(raw []byte, getenv func(string) string) Host {
 			k.cursor = true
 		case "context_limit":
 			k.qwenStopStats = true
+		case openCodeKey:
+			k.openCode = true
 		}
 		return true
 	})
 	switch {
+	case k.openCode:
+		return HostOpenCode
 	case k.cursor:
 		return HostCursor
 	case k.camelSession && k.camelEventName && !k.hasEventName:

@@ -71,6 +71,8 @@ func TestDetectHost(t *testing.T) {
 		{"Cursor payload with Claude's name", `{"hook_event_name":"Stop","conversation_id":"c","generation_id":"g"}`, nil, HostCursor},
 		{"VS Code: camelCase session and event name", `{"sessionId":"s","hookEventName":"PreToolUse","tool_name":"run_in_terminal"}`, nil, HostVSCode},
 		{"camelCase session alone is Copilot CLI's", `{"sessionId":"s","toolName":"bash"}`, nil, HostCopilot},
+		{"OpenCode plugin's stop", `{"hook_event_name":"Stop","opencode_version":"1.18.33","session_id":"ses_1"}`, nil, HostOpenCode},
+		{"opencode_version beats every other marker", `{"hook_event_name":"Stop","opencode_version":"x","conversation_id":"c","sessionId":"s"}`, nil, HostOpenCode},
 		{"hookEventName with Claude's hook_event_name stays Claude's", `{"session_id":"s","hook_event_name":"Stop","hookEventName":"Stop"}`, nil, HostClaude},
 		{"the first of duplicate event names", `{"hook_event_name":"Stop","hook_event_name":"AfterAgent"}`, nil, HostClaude},
 	}
@@ -85,17 +87,19 @@ func TestDetectHost(t *testing.T) {
 // written from its docs).
 func TestParseHostEvents(t *testing.T) {
 	const (
-		codexSession   = "01a2b3c4-0000-7000-8000-000000000001"
-		codexTurn      = "01a2b3c4-0000-7000-8000-0000000000aa"
-		qwenSession    = "7c1d0e2a-3b4c-4d5e-8f60-718293a4b5c6"
-		qwenPrompt     = qwenSession + "########0"
-		geminiSession  = "0a55bc06-f3fc-4a5b-b868-02df83cf3833"
-		copilotSession = "8844a4db-2d36-4780-8a7f-47470dbe9f37"
-		copilotAgent   = "f283ce72-675b-4a59-a39b-b31d6532f8ef"
-		cursorSession  = "c0ffee00-1111-4222-8333-444455556666"
-		vscodeSession  = "a1b2c3d4-vscode-session"
-		vscodeProject  = "/work/proj"
-		project        = "/home/user/project"
+		codexSession    = "01a2b3c4-0000-7000-8000-000000000001"
+		codexTurn       = "01a2b3c4-0000-7000-8000-0000000000aa"
+		qwenSession     = "7c1d0e2a-3b4c-4d5e-8f60-718293a4b5c6"
+		qwenPrompt      = qwenSession + "########0"
+		geminiSession   = "0a55bc06-f3fc-4a5b-b868-02df83cf3833"
+		copilotSession  = "8844a4db-2d36-4780-8a7f-47470dbe9f37"
+		copilotAgent    = "f283ce72-675b-4a59-a39b-b31d6532f8ef"
+		cursorSession   = "c0ffee00-1111-4222-8333-444455556666"
+		vscodeSession   = "a1b2c3d4-vscode-session"
+		vscodeProject   = "/work/proj"
+		openCodeSession = "ses_5f1e2d3c4b5aFakeSessionId01"
+		openCodePrompt  = "msg_a0b1c2d3e001FakePromptId0001"
+		project         = "/home/user/project"
 	)
 	tests := []struct {
 		file      string
@@ -156,6 +160,18 @@ func TestParseHostEvents(t *testing.T) {
 		{"vscode/sessionstart.json", Event{Host: HostVSCode, HookEventName: EventSessionStart, WireEventName: "SessionStart", SessionID: vscodeSession, Cwd: vscodeProject}, false},
 		{"vscode/userpromptsubmit.json", Event{Host: HostVSCode, HookEventName: EventUserPromptSubmit, WireEventName: "UserPromptSubmit", SessionID: vscodeSession, Cwd: vscodeProject,
 			Prompt: "Make Add correct"}, false},
+		{"opencode/run-stop.json", Event{Host: HostOpenCode, HookEventName: EventStop, WireEventName: "Stop", SessionID: openCodeSession, Cwd: project,
+			PromptID: openCodePrompt, ClientVersion: "1.18.33", LastAssistantMessage: "I am done.",
+			Todos: []Todo{{"Write the tests", "completed"}, {"Implement the feature", "in_progress"}}}, false},
+		{"opencode/run-stop-continued.json", Event{Host: HostOpenCode, HookEventName: EventStop, WireEventName: "Stop", SessionID: openCodeSession, Cwd: project,
+			PromptID: openCodePrompt, ClientVersion: "1.18.33", LastAssistantMessage: "Now all done.", StopHookActive: true,
+			Todos: []Todo{{"Write the tests", "completed"}, {"Implement the feature", "completed"}}}, false},
+		{"opencode/serve-stop.json", Event{Host: HostOpenCode, HookEventName: EventStop, WireEventName: "Stop", SessionID: openCodeSession, Cwd: project,
+			PromptID: openCodePrompt, ClientVersion: "1.18.33", LastAssistantMessage: "I am done.",
+			Todos: []Todo{{"Write the tests", "completed"}, {"Implement the feature", "in_progress"}}}, false},
+		{"opencode/serve-stop-continued.json", Event{Host: HostOpenCode, HookEventName: EventStop, WireEventName: "Stop", SessionID: openCodeSession, Cwd: project,
+			PromptID: openCodePrompt, ClientVersion: "1.18.33", LastAssistantMessage: "Now all done.", StopHookActive: true,
+			Todos: []Todo{{"Write the tests", "completed"}, {"Implement the feature", "completed"}}}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -227,6 +243,11 @@ func TestParseHostEventErrors(t *testing.T) {
 		{"Cursor loop count negative", HostCursor, `{"hook_event_name":"stop","loop_count":-1}`, "field loop_count is -1, expected a whole number of 0 or more"},
 		{"Cursor loop count a string", HostCursor, `{"hook_event_name":"stop","loop_count":"1"}`, "field loop_count is \"1\""},
 		{"Codex turn not a string", HostCodex, `{"hook_event_name":"Stop","turn_id":1,"model":"m"}`, "field turn_id is a number, expected a string"},
+		{"OpenCode event other than a stop", HostOpenCode, `{"hook_event_name":"PreToolUse","opencode_version":"1"}`, `the OpenCode plugin sends Stop events only, not "PreToolUse"`},
+		{"OpenCode todos not an array", HostOpenCode, `{"hook_event_name":"Stop","todos":{"content":"a"}}`, "field todos is a JSON object, expected an array"},
+		{"OpenCode todo not an object", HostOpenCode, `{"hook_event_name":"Stop","todos":["a"]}`, "an item of todos is a JSON string, expected an object"},
+		{"OpenCode todo status not a string", HostOpenCode, `{"hook_event_name":"Stop","todos":[{"content":"a","status":1}]}`, "field status is a number, expected a string"},
+		{"OpenCode turn not a string", HostOpenCode, `{"hook_event_name":"Stop","prompt_id":7}`, "field prompt_id is a number, expected a string"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -279,6 +300,10 @@ func TestWriteHostAnswer(t *testing.T) {
 		{"vscode pre tool use open", ev(HostVSCode, EventPreToolUse, "PreToolUse"), block, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"Missing required files: a"}}`},
 		{"vscode tool not gated", ev(HostVSCode, EventPostToolUse, "PostToolUse"), Verdict{}, `{}`},
 		{"vscode session start context", ev(HostVSCode, EventSessionStart, "SessionStart"), ctx, `{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"ends when: x"}}`},
+		{"opencode stop open", ev(HostOpenCode, EventStop, "Stop"), block, `{"decision":"block","reason":"Missing required files: a"}`},
+		{"opencode stop done", ev(HostOpenCode, EventStop, "Stop"), Verdict{}, `{}`},
+		{"opencode let go", ev(HostOpenCode, EventStop, "Stop"), letGo, `{"systemMessage":"donegate: still incomplete"}`},
+		{"opencode reason never empty", ev(HostOpenCode, EventStop, "Stop"), Verdict{Block: true, Reason: "\x1b[0m"}, `{"decision":"block","reason":"` + defaultReason + `"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

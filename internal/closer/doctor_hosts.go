@@ -240,6 +240,13 @@ func (r *runCtx) doctorHosts(rep *DoctorReport, cfg *config.Config) (regs []regi
 	}
 	others := false
 	for _, s := range hostSetups[1:] {
+		if s.plugin {
+			if r.hostInUse(s) || len(r.openCodePlugins()) > 0 {
+				others = true
+				r.doctorOpenCode(rep, s)
+			}
+			continue
+		}
 		var scratch DoctorReport
 		if !r.hostInUse(s) && len(r.hostRegistrations(s, &scratch)) == 0 {
 			continue

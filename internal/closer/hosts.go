@@ -49,6 +49,9 @@ type hostSetup struct {
 	// defaultTimeout is what the host gives an entry with no timeout; 0
 	// when its docs do not say.
 	defaultTimeout time.Duration
+	// plugin: the host has no hook file; init writes donegate's plugin
+	// for it, which runs stop-hook (OpenCode, see opencode.go).
+	plugin bool
 }
 
 // hostSetups are the hosts init writes hook files for, in the order it
@@ -118,6 +121,12 @@ var hostSetups = []hostSetup{
 			{"subagentStop", "", "stop-hook", ""},
 		},
 		copilot: true, timeout: hookTimeout, unit: time.Second,
+	},
+	{
+		// OpenCode: no hooks that can hold an agent; donegate's plugin
+		// runs stop-hook at the end of each turn (opencode.go).
+		host: hookio.HostOpenCode, title: "OpenCode", marker: ".opencode", binary: "opencode",
+		project: filepath.Join(".opencode", "plugin", "donegate.js"), plugin: true,
 	},
 }
 

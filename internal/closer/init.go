@@ -230,9 +230,12 @@ func runInit(ctx context.Context, r *runCtx) (verdict, error) {
 		for _, h := range hosts {
 			s, _ := setupOf(h)
 			var c *change
-			if h == hookio.HostClaude {
+			switch {
+			case h == hookio.HostClaude:
 				c, err = r.settingsChange(o, commands, &rep)
-			} else {
+			case s.plugin:
+				c, err = r.openCodeChange(s, o, &rep)
+			default:
 				c, err = r.hostChange(s, o, commands, &rep)
 			}
 			if err != nil {

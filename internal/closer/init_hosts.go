@@ -31,6 +31,9 @@ func (r *runCtx) configTarget(hosts hostList) string {
 // usesProgram reports whether init registers program for host.
 func usesProgram(host hookio.Host, program string) bool {
 	s, _ := setupOf(host)
+	if s.plugin {
+		return program == "stop-hook"
+	}
 	return slices.ContainsFunc(s.regs, func(e hookReg) bool { return e.program == program })
 }
 
@@ -134,6 +137,8 @@ func hostNotes(hosts hostList, user bool) []string {
 			if !user {
 				notes = append(notes, "Copilot CLI runs a repository's hooks only in a folder you trust: trust this one when Copilot asks (headless runs: COPILOT_ALLOW_ALL=true)")
 			}
+		case hookio.HostOpenCode:
+			notes = append(notes, "OpenCode loads donegate's plugin when it starts; under `opencode run` the checks run while OpenCode waits, elsewhere (the TUI, `opencode serve`) in the background once the agent is idle (docs/hosts.md, OpenCode)")
 		}
 	}
 	return notes

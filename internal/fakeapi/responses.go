@@ -44,7 +44,8 @@ func (r *Responses) handle(w http.ResponseWriter, req Request) {
 		send("event: %s\ndata: %s\n\n", name, b)
 	}
 	id := fmt.Sprintf("resp_fake_%03d", r.callID())
-	event("response.created", map[string]any{"response": map[string]any{"id": id, "object": "response", "model": model, "status": "in_progress", "output": []any{}}})
+	created := map[string]any{"id": id, "object": "response", "created_at": 1795700000, "model": model, "status": "in_progress", "output": []any{}}
+	event("response.created", map[string]any{"response": created})
 	var output []any
 	if turn.Text != "" || len(turn.Tools) == 0 {
 		output = append(output, map[string]any{
@@ -61,16 +62,48 @@ func (r *Responses) handle(w http.ResponseWriter, req Request) {
 		})
 	}
 	for i, item := range output {
-		event("response.output_item.done", map[string]any{"output_index": i, "item": item})
+		streamItem(event, i, item.(map[string]any))
 	}
 	event("response.completed", map[string]any{"response": map[string]any{
-		"id": id, "object": "response", "model": model, "status": "completed", "output": output,
+		"id": id, "object": "response", "created_at": 1795700000, "model": model, "status": "completed", "output": output,
+		"incomplete_details": nil,
 		"usage": map[string]any{
 			"input_tokens": 100, "input_tokens_details": map[string]int{"cached_tokens": 0},
 			"output_tokens": 20, "output_tokens_details": map[string]int{"reasoning_tokens": 0},
 			"total_tokens": 120,
 		},
 	}})
+}
+
+// streamItem sends one output item as the real API streams it: added
+// (empty), its text or arguments as one delta, done. Codex reads the done
+// items alone; OpenCode's own Responses reader (1.18.33) builds text and
+// tool calls from the added items and the deltas.
+func streamItem(event func(string, map[string]any), i int, item map[string]any) {
+	id, _ := item["id"].(string)
+	switch item["type"] {
+	case "message":
+		text := item["content"].([]any)[0].(map[string]any)["text"].(string)
+		event("response.output_item.added", map[string]any{"output_index": i, "item": map[string]any{
+			"type": "message", "id": id, "role": "assistant", "status": "in_progress", "content": []any{},
+		}})
+		part := map[string]any{"type": "output_text", "text": "", "annotations": []any{}}
+		event("response.content_part.added", map[string]any{"output_index": i, "item_id": id, "content_index": 0, "part": part})
+		event("response.output_text.delta", map[string]any{"output_index": i, "item_id": id, "content_index": 0, "delta": text, "logprobs": []any{}})
+		event("response.output_text.done", map[string]any{"output_index": i, "item_id": id, "content_index": 0, "text": text, "logprobs": []any{}})
+		event("response.content_part.done", map[string]any{"output_index": i, "item_id": id, "content_index": 0,
+			"part": map[string]any{"type": "output_text", "text": text, "annotations": []any{}}})
+	case "function_call":
+		added := map[string]any{}
+		for k, v := range item {
+			added[k] = v
+		}
+		added["arguments"], added["status"] = "", "in_progress"
+		event("response.output_item.added", map[string]any{"output_index": i, "item": added})
+		event("response.function_call_arguments.delta", map[string]any{"output_index": i, "item_id": id, "delta": item["arguments"]})
+		event("response.function_call_arguments.done", map[string]any{"output_index": i, "item_id": id, "arguments": item["arguments"]})
+	}
+	event("response.output_item.done", map[string]any{"output_index": i, "item": item})
 }
 
 // responsesInput is an item of a Responses request's input.

@@ -1,0 +1,80 @@
+package hookio
+
+import (
+	"fmt"
+
+	"github.com/tidwall/gjson"
+)
+
+// OpenCode has no hook that can hold an agent: donegate's OpenCode plugin
+// (plugin/opencode/donegate.js, written by closer init --host opencode)
+// stands in for one. When the agent ends a turn it sends stop-hook an
+// event of its own making, Claude Code's field names where they mean the
+// same, and reads Claude Code's Stop answer back:
+//
+//	{"hook_event_name": "Stop", "opencode_version": "1.18.33",
+//	 "opencode_mode": "run" | "serve", "session_id": "ses_...",
+//	 "cwd": "...", "prompt_id": "msg_...", "stop_hook_active": false,
+//	 "message_id": "msg_...", "last_assistant_message": "...",
+//	 "todos": [{"content": "...", "status": "in_progress", "priority": "high"}]}
+//
+// prompt_id is the person's message that started the turn (the plugin
+// keeps it across the messages it sends on a hold), stop_hook_active
+// whether the turn goes on after such a message, todos the session's
+// todo list as OpenCode keeps it (todo.updated, client.session.todo);
+// absent when the plugin has not seen it.
+
+// openCodeKey is the field only the OpenCode plugin's events carry.
+const openCodeKey = "opencode_version"
+
+// Todo is one item of a plan a host sends with its event (OpenCode's todo
+// list): content and status as the host names them.
+type Todo struct {
+	Content, Status string
+}
+
+// readOpenCode reads the OpenCode plugin's events: Stop only.
+func (e *Event) readOpenCode(root gjson.Result) error {
+	err := readStrings(root, []field{
+		{"hook_event_name", &e.WireEventName},
+		{"session_id", &e.SessionID},
+		{"cwd", &e.Cwd},
+		{"prompt_id", &e.PromptID},
+		{"last_assistant_message", &e.LastAssistantMessage},
+		{openCodeKey, &e.ClientVersion},
+	})
+	if err != nil {
+		return err
+	}
+	if err := e.nameEvent(nil); err != nil {
+		return err
+	}
+	if e.HookEventName != EventStop {
+		return fmt.Errorf("%w: the OpenCode plugin sends Stop events only, not %q", ErrBadEvent, e.WireEventName)
+	}
+	if err := readBool(root, "stop_hook_active", &e.StopHookActive); err != nil {
+		return err
+	}
+	todos := root.Get("todos")
+	if !todos.Exists() || todos.Type == gjson.Null {
+		return nil
+	}
+	if !todos.IsArray() {
+		return fmt.Errorf("%w: field todos is a JSON %s, expected an array", ErrBadEvent, kind(todos))
+	}
+	e.Todos = []Todo{}
+	var bad error
+	todos.ForEach(func(_, t gjson.Result) bool {
+		var it Todo
+		if !t.IsObject() {
+			bad = fmt.Errorf("%w: an item of todos is a JSON %s, expected an object", ErrBadEvent, kind(t))
+			return false
+		}
+		if bad = readStrings(t, []field{{"content", &it.Content}, {"status", &it.Status}}); bad != nil {
+			return false
+		}
+		e.Todos = append(e.Todos, it)
+		return true
+	})
+	return bad
+}

@@ -1,0 +1,251 @@
+// donegate for OpenCode: keeps the agent working until its task is done.
+//
+// `closer init --host opencode` writes this file into .opencode/plugin/
+// (--user: ~/.config/opencode/plugin/); OpenCode loads every file there at
+// start. OpenCode has no hook that can hold an agent at the end of a turn,
+// so this plugin does what a Stop hook does elsewhere: when the agent ends
+// its turn it runs donegate's stop-hook on an event of OpenCode's shape
+// (docs/hosts.md, OpenCode) and, while work is open, gives the hook's reason
+// back to the agent as the next user message. stop-hook decides everything
+// else: the checks, the count (limits.max_blocks per prompt of the person;
+// OpenCode has no cap of its own), and when to let go.
+//
+// Two ways to give the reason back, measured with OpenCode 1.18.33:
+//
+//   - `opencode run` exits as soon as its session goes idle, so a prompt
+//     sent at session.idle is lost. There the hook runs when the agent's
+//     last step finishes (its step-finish part), before the loop looks for
+//     a new message, and the reason is stored with noReply: the loop reads
+//     it and calls the model again. The hook runs synchronously: nothing
+//     else of OpenCode runs meanwhile, which is what keeps the loop from
+//     ending first (a hold sent after one await was lost in every run).
+//   - Everywhere else (the TUI, `opencode serve` and what attaches to it)
+//     the hook runs in the background at session.idle and the reason is
+//     sent as a new prompt: OpenCode stays responsive while checks run.
+//
+// Subagent sessions (they have a parent) are left alone: their parent's
+// stop is checked. If stop-hook cannot be run or fails, the agent is let
+// go and the error is logged: a broken gate must never trap an agent.
+
+import { spawn, spawnSync } from "node:child_process"
+
+// The stop-hook binary: this name on PATH, or $DONEGATE_STOP_HOOK.
+const STOP_HOOK = process.env.DONEGATE_STOP_HOOK || "stop-hook"
+
+// The longest a hook run may take: stop-hook ends its own checks at
+// limits.budget (540 s by default) and answers; this is only a backstop.
+const HOOK_TIMEOUT_MS = 600_000
+
+// The finish reasons after which OpenCode's loop goes on by itself.
+const GOES_ON = ["tool-calls", "unknown"]
+
+export const DonegatePlugin = async ({ client, directory }) => {
+  const mode = process.env.DONEGATE_OPENCODE_MODE || (process.argv.slice(2).includes("run") ? "run" : "serve")
+  const sessions = new Map()
+
+  const session = (id) => {
+    let s = sessions.get(id)
+    if (!s) {
+      s = {
+        parent: undefined,
+        version: "",
+        todos: undefined,
+        turn: "", // the person's message that started this turn
+        continued: false, // this turn goes on after a hold of ours
+        pending: false, // a hold was sent and its message not seen yet
+        users: new Set(),
+        assistants: new Set(),
+        texts: new Map(), // assistant message -> its latest text
+        final: undefined, // serve: the finished message to check at idle
+        checked: new Set(),
+      }
+      sessions.set(id, s)
+      // The plan when this process joins a session it did not start
+      // (opencode run --continue, a resumed TUI session): todo.updated
+      // events keep it current after that.
+      client.session
+        .todo({ path: { id } })
+        .then((r) => {
+          if (s.todos === undefined && Array.isArray(r?.data)) s.todos = r.data
+        })
+        .catch(() => {})
+    }
+    return s
+  }
+
+  const log = (level, message) => {
+    client.app.log({ body: { service: "donegate", level, message } }).catch(() => {})
+    const line = message.startsWith("donegate:") ? message : `donegate: ${message}`
+    if (mode === "run" && level !== "debug") process.stderr.write(`${line}\n`)
+  }
+
+  const stopEvent = (id, s, messageID) => ({
+    hook_event_name: "Stop",
+    opencode_version: s.version || "unknown",
+    opencode_mode: mode,
+    session_id: id,
+    cwd: directory,
+    prompt_id: s.turn,
+    stop_hook_active: s.continued,
+    message_id: messageID,
+    last_assistant_message: s.texts.get(messageID) ?? "",
+    ...(s.todos === undefined ? {} : { todos: s.todos }),
+  })
+
+  // answer reads what stop-hook printed: {"decision":"block","reason":R} to
+  // hold, {"systemMessage":M} (or {}) to let go.
+  const answer = (status, stdout, stderr, error) => {
+    if (error) {
+      log("error", `could not run ${STOP_HOOK} (${error.message}); the agent was let go unchecked. Install donegate's binaries or set DONEGATE_STOP_HOOK.`)
+      return {}
+    }
+    if (status !== 0) {
+      log("error", `${STOP_HOOK} exited ${status}: ${String(stderr).trim()}`)
+      return {}
+    }
+    try {
+      return JSON.parse(stdout || "{}") ?? {}
+    } catch {
+      log("error", `${STOP_HOOK} printed no JSON answer: ${String(stdout).slice(0, 200)}`)
+      return {}
+    }
+  }
+
+  const tell = (a) => {
+    if (!a.systemMessage) return
+    log("warn", a.systemMessage)
+    client.tui?.showToast?.({ body: { message: a.systemMessage, variant: "warning" } }).catch(() => {})
+  }
+
+  // checkNow runs the hook and holds the agent before OpenCode's loop can
+  // look for a new message (opencode run).
+  const checkNow = (id, s, messageID) => {
+    const r = spawnSync(STOP_HOOK, [], {
+      input: JSON.stringify(stopEvent(id, s, messageID)),
+      cwd: directory,
+      encoding: "utf8",
+      timeout: HOOK_TIMEOUT_MS,
+      killSignal: "SIGKILL",
+      maxBuffer: 16 << 20,
+    })
+    const a = answer(r.status, r.stdout, r.stderr, r.error)
+    tell(a)
+    if (a.decision !== "block" || !a.reason) return
+    s.pending = true
+    // Not awaited before anything else: the message must be stored before
+    // the loop reads the session again.
+    client.session
+      .prompt({ path: { id }, body: { noReply: true, parts: [{ type: "text", text: a.reason }] } })
+      .catch((e) => {
+        s.pending = false
+        log("error", `could not give the agent donegate's reason: ${e}`)
+      })
+  }
+
+  // checkLater runs the hook in the background once the session is idle
+  // and, on a hold, prompts the agent again (TUI, opencode serve).
+  const checkLater = (id, s, messageID) => {
+    const lastUser = s.lastUser
+    return new Promise((resolve) => {
+      let stdout = "",
+        stderr = ""
+      let child
+      try {
+        child = spawn(STOP_HOOK, [], { cwd: directory, stdio: ["pipe", "pipe", "pipe"] })
+      } catch (e) {
+        resolve(answer(null, "", "", e))
+        return
+      }
+      const timer = setTimeout(() => child.kill("SIGKILL"), HOOK_TIMEOUT_MS)
+      child.stdout.on("data", (d) => (stdout += d))
+      child.stderr.on("data", (d) => (stderr += d))
+      child.on("error", (e) => {
+        clearTimeout(timer)
+        resolve(answer(null, "", "", e))
+      })
+      child.on("close", (status) => {
+        clearTimeout(timer)
+        resolve(answer(status, stdout, stderr))
+      })
+      child.stdin.on("error", () => {})
+      child.stdin.end(JSON.stringify(stopEvent(id, s, messageID)))
+    }).then(async (a) => {
+      tell(a)
+      if (a.decision !== "block" || !a.reason) return
+      // The person may have prompted meanwhile: their turn goes first.
+      if (s.lastUser !== lastUser) return
+      s.pending = true
+      try {
+        await client.session.promptAsync({ path: { id }, body: { parts: [{ type: "text", text: a.reason }] } })
+      } catch (e) {
+        s.pending = false
+        log("error", `could not give the agent donegate's reason: ${e}`)
+      }
+    })
+  }
+
+  return {
+    event: async ({ event }) => {
+      const p = event.properties ?? {}
+      switch (event.type) {
+        case "session.created":
+        case "session.updated": {
+          const s = session(p.info.id)
+          s.parent = p.info.parentID
+          s.version = p.info.version ?? s.version
+          return
+        }
+        case "todo.updated":
+          session(p.sessionID).todos = p.todos
+          return
+        case "message.updated": {
+          const info = p.info
+          const s = session(info.sessionID)
+          if (info.role === "user") {
+            if (s.users.has(info.id)) return
+            s.users.add(info.id)
+            s.lastUser = info.id
+            if (s.pending) {
+              // The hold's own message: the same turn, continued.
+              s.pending = false
+              s.continued = true
+            } else {
+              s.turn = info.id
+              s.continued = false
+            }
+            s.final = undefined
+            return
+          }
+          if (info.role !== "assistant") return
+          s.assistants.add(info.id)
+          if (mode !== "run" && info.finish && !GOES_ON.includes(info.finish) && info.time?.completed && !info.error) {
+            s.final = info.id
+          }
+          return
+        }
+        case "message.part.updated": {
+          const part = p.part
+          const s = session(part.sessionID)
+          if (part.type === "text" && s.assistants.has(part.messageID) && !part.synthetic) {
+            s.texts.set(part.messageID, part.text)
+            return
+          }
+          if (mode !== "run" || part.type !== "step-finish" || GOES_ON.includes(part.reason)) return
+          if (s.parent || s.checked.has(part.messageID)) return
+          s.checked.add(part.messageID)
+          checkNow(part.sessionID, s, part.messageID)
+          return
+        }
+        case "session.idle": {
+          const s = sessions.get(p.sessionID)
+          if (mode === "run" || !s || s.parent || s.final === undefined || s.checked.has(s.final)) return
+          const messageID = s.final
+          s.checked.add(messageID)
+          s.final = undefined
+          await checkLater(p.sessionID, s, messageID)
+          return
+        }
+      }
+    },
+  }
+}
