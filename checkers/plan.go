@@ -79,7 +79,11 @@ func (Plan) Check(ctx context.Context, c *Context) (Result, error) {
 	// read ("task list", "todo list", "subagent's todo list", "plan
 	// (update_plan)", ...); Tool, the host's plan tool the agent updates
 	// its plan with, "" on Claude Code (whose feedback names none).
-	return c.Fail("plan-incomplete", map[string]any{"Open": open, "Total": len(items), "Source": source, "Tool": planTool(c)}), nil
+	tool := planTool(c)
+	if source == geminiTrackerSource {
+		tool = "tracker_update_task"
+	}
+	return c.Fail("plan-incomplete", map[string]any{"Open": open, "Total": len(items), "Source": source, "Tool": tool}), nil
 }
 
 // planTool names the plan tool of the event's host, for feedback; "" for
@@ -133,6 +137,14 @@ func readPlan(ctx context.Context, c *Context) ([]transcript.Item, string, error
 		items, found, err = transcript.QwenPlan(transcript.QwenTodoFile(transcript.QwenDir(ev.TranscriptPath, c.Home), ev.SessionID))
 		return named(items, found, err, "todo list (todo_write)")
 	case hookio.HostGemini:
+		// The task tracker where it is on (Gemini 3 models have no
+		// write_todos); else the latest write_todos call.
+		if c.Reason != ReasonSubagentStop {
+			items, found, err = transcript.GeminiTracker(ctx, transcript.GeminiTrackerDir(ev.TranscriptPath, ev.SessionID))
+			if err != nil || found {
+				return named(items, found, err, geminiTrackerSource)
+			}
+		}
 		items, found, err = transcript.GeminiPlan(ctx, path)
 		return named(items, found, err, "todo list (write_todos)")
 	case hookio.HostCopilot:
@@ -218,6 +230,10 @@ func (c *Context) codexPlan(ctx context.Context, path string) ([]transcript.Item
 	})
 	return items, found, nil
 }
+
+// geminiTrackerSource names Gemini CLI's task tracker as a plan source,
+// whose tool the feedback names instead of write_todos.
+const geminiTrackerSource = "task tracker (tracker_update_task)"
 
 // planKey is the plan checker's key in a session's record.
 const planKey = "plan"

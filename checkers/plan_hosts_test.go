@@ -299,3 +299,72 @@ func TestCodexPlanKeepsWhereItRead(t *testing.T) {
 	assert.Contains(t, r.Feedback, "goal: Ship it")
 	assert.Equal(t, "active", record()["state"])
 }
+
+// TestPlanGeminiTaskTracker: where Gemini's task tracker holds tasks for
+// the session (beside its chat file), they are the plan, named with the
+// tracker's tool; a closed task is done; without any, the write_todos
+// calls of the chat file are; a session id that could lead outside the
+// tracker dir reads no tracker; a task file that cannot be read is open.
+func TestPlanGeminiTaskTracker(t *testing.T) {
+	const prefix = "Please either complete all remaining tasks or update the plan "
+	const rest = "to remove tasks that are no longer needed before producing output: "
+	layout := func(t *testing.T, sessionID string, tasks map[string]string) string {
+		t.Helper()
+		proj := filepath.Join(t.TempDir(), ".gemini", "tmp", "project")
+		require.NoError(t, os.MkdirAll(filepath.Join(proj, "chats"), 0o755))
+		chat := filepath.Join(proj, "chats", "session-2026-11-27T08-00-g1.jsonl")
+		data, err := os.ReadFile(hostFixture("gemini/open.jsonl"))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(chat, data, 0o600))
+		if tasks != nil {
+			dir := filepath.Join(proj, sessionID, "tracker")
+			require.NoError(t, os.MkdirAll(dir, 0o755))
+			for id, body := range tasks {
+				if body == "fifo" {
+					require.NoError(t, syscall.Mkfifo(filepath.Join(dir, id+".json"), 0o600))
+					continue
+				}
+				require.NoError(t, os.WriteFile(filepath.Join(dir, id+".json"), []byte(body), 0o600))
+			}
+		}
+		return chat
+	}
+	task := func(title, status string) string {
+		return `{"id":"x","title":"` + title + `","description":"d","type":"task","status":"` + status + `","dependencies":[]}`
+	}
+	tests := []struct {
+		name      string
+		sessionID string
+		tasks     map[string]string
+		complete  bool
+		feedback  string
+	}{
+		{"open tracker tasks hold the agent", "g1",
+			map[string]string{"0a0a0a": task("Write DONE.txt", "in_progress"), "1b1b1b": task("Report back", "closed"), "2c2c2c": task("Ship", "blocked")}, false,
+			"You have 2 incomplete task(s) out of 3. " + prefix + "with tracker_update_task " + rest + "Write DONE.txt, Ship"},
+		{"every tracker task closed", "g1",
+			map[string]string{"0a0a0a": task("Write DONE.txt", "closed")}, true,
+			"All 1 task(s) in the task tracker (tracker_update_task) are completed."},
+		{"no tracker: the write_todos calls", "g1", nil, false,
+			"You have 2 incomplete task(s) out of 2. " + prefix + "with write_todos " + rest + "Write DONE.txt, Report back"},
+		{"an empty tracker dir: the write_todos calls", "g1", map[string]string{}, false,
+			"You have 2 incomplete task(s) out of 2. " + prefix + "with write_todos " + rest + "Write DONE.txt, Report back"},
+		{"a session id that leads elsewhere reads no tracker", "..",
+			map[string]string{"0a0a0a": task("Not this", "open")}, false,
+			"You have 2 incomplete task(s) out of 2. " + prefix + "with write_todos " + rest + "Write DONE.txt, Report back"},
+		{"a FIFO task file is an open item", "g1",
+			map[string]string{"0a0a0a": "fifo", "1b1b1b": task("Report back", "closed")}, false,
+			"You have 1 incomplete task(s) out of 2. " + prefix + "with tracker_update_task " + rest + "tracker task file 0a0a0a.json (unreadable: not a regular file (a FIFO))"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			chat := layout(t, tt.sessionID, tt.tasks)
+			ev := hookio.Event{Host: hookio.HostGemini, HookEventName: "Stop", SessionID: tt.sessionID, TranscriptPath: chat}
+			c := &checkers.Context{Event: &ev, ClaudeDir: t.TempDir(), Home: t.TempDir(), Reason: checkers.ReasonStop}
+			r, err := checkers.Plan{}.Check(context.Background(), c)
+			require.NoError(t, err)
+			assert.Equal(t, tt.complete, r.Complete)
+			assert.Equal(t, tt.feedback, r.Feedback)
+		})
+	}
+}

@@ -66,6 +66,8 @@ type geminiSession struct {
 	Env     []string
 	// Hooks are commands by Gemini event name, in .gemini/settings.json.
 	Hooks map[string][]string
+	// Settings are more keys of .gemini/settings.json.
+	Settings map[string]any
 }
 
 func newGeminiSession(t *testing.T, api *fakeapi.Gemini) *geminiSession {
@@ -100,7 +102,11 @@ func (s *geminiSession) writeSettings() {
 		}
 		hooks[event] = list
 	}
-	data, err := json.MarshalIndent(map[string]any{"hooks": hooks}, "", "  ")
+	settings := map[string]any{"hooks": hooks}
+	for k, v := range s.Settings {
+		settings[k] = v
+	}
+	data, err := json.MarshalIndent(settings, "", "  ")
 	require.NoError(s.t, err)
 	require.NoError(s.t, os.MkdirAll(filepath.Join(s.Project, ".gemini"), 0o755))
 	require.NoError(s.t, os.WriteFile(filepath.Join(s.Project, ".gemini", "settings.json"), data, 0o644))
@@ -477,6 +483,68 @@ func TestGeminiOpenTodosHoldTheAgent(t *testing.T) {
 	assert.NotContains(t, geminiMainTurn(t, api, 2), "Report back", "no deny before the first answer")
 	assertGeminiEnded(t, api, r, 5)
 	assert.Equal(t, "I am done.Now all done.", r.Text())
+}
+
+// Gemini's task tracker (experimental.taskTracker; where it is on, as with
+// Gemini 3 models, the agent plans with tracker_* tools rather than
+// write_todos): an open tracker task holds the agent, named with the tool
+// that closes it; closing it (by the id Gemini made up, read from the
+// create call's result) lets the agent go.
+func TestGeminiTaskTrackerHoldsTheAgent(t *testing.T) {
+	hexID := regexp.MustCompile(`\b[0-9a-f]{6}\b`)
+	var created string
+	api := fakeapi.NewGemini(
+		fakeapi.Call("tracker_create_task", map[string]any{"title": "Write DONE.txt", "description": "Write the file DONE.txt with the word done", "type": "task"}),
+		fakeapi.Say("I am done."),
+		fakeapi.Turn{From: func(req fakeapi.Request) fakeapi.Turn {
+			// The conversation so far holds the create call's result.
+			created = hexID.FindString(fakeapi.GeminiText(req.Body, false))
+			return fakeapi.Call("tracker_update_task", map[string]any{"id": created, "status": "closed"})
+		}},
+		fakeapi.Say("Now all done."),
+	)
+	s := newGeminiSession(t, api)
+	s.Settings = map[string]any{"experimental": map[string]any{"taskTracker": true}}
+	s.config(`{"checkers":[{"type":"plan"}]}`)
+	s.useDonegate()
+	r := s.run("Write DONE.txt")
+
+	main := api.Of("main")
+	require.NotEmpty(t, main)
+	t.Logf("tools offered: %s", geminiToolNames(main[0].Body))
+	require.Len(t, r.Blocked, 1, "one deny; stdout: %s\nstderr: %s", r.Stdout, r.Stderr)
+	reason := geminiMainTurn(t, api, 2)
+	assert.Contains(t, reason, "You have 1 incomplete task(s) out of 1. ")
+	assert.Contains(t, reason, "tracker_update_task", "the feedback names the tracker's tool")
+	assert.Contains(t, reason, "Write DONE.txt")
+	assert.NotEmpty(t, created, "the create call's result named the task's id")
+	assertGeminiEnded(t, api, r, 4)
+	assert.Equal(t, "I am done.Now all done.", r.Text())
+
+	// The tracker file is where the reader looks, in the shape it reads.
+	files, err := filepath.Glob(filepath.Join(s.Home, ".gemini", "tmp", "*", r.SessionID, "tracker", "*.json"))
+	require.NoError(t, err)
+	require.Len(t, files, 1, "one tracker task")
+	data, err := os.ReadFile(files[0])
+	require.NoError(t, err)
+	checkJSONFixture(t, filepath.Join("events", "gemini", "tracker-task.json"), data, created, "3fa2c1")
+}
+
+// geminiToolNames lists the function declarations a Gemini request offers.
+func geminiToolNames(body []byte) []string {
+	var req struct {
+		Tools []struct {
+			FunctionDeclarations []struct{ Name string } `json:"functionDeclarations"`
+		} `json:"tools"`
+	}
+	_ = json.Unmarshal(body, &req)
+	var names []string
+	for _, tl := range req.Tools {
+		for _, f := range tl.FunctionDeclarations {
+			names = append(names, f.Name)
+		}
+	}
+	return names
 }
 
 // Gemini (b): a Go project with a failing test: the test checker holds

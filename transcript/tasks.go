@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -45,6 +46,26 @@ func TaskDir(claudeDir, listID string) string {
 // 1 MiB bound, cost 0.4 s and 120 MB of stack, and made the whole array
 // the item's title).
 func ReadTasks(dir string) (items []Item, found bool, err error) {
+	return readTaskDir(context.Background(), dir, claudeTasks)
+}
+
+// taskFiles says how a host's task files name a task's title and status:
+// Claude Code's Task tools write {"subject", "status"} (deleted: gone),
+// Gemini CLI's task tracker {"title", "status"} (see GeminiTracker).
+type taskFiles struct {
+	title, status string
+	// statusOf maps the file's status to an Item's; false drops the task.
+	statusOf func(string) (string, bool)
+	noun     string // what a task is called in an item's title
+}
+
+var claudeTasks = taskFiles{title: "subject", status: "status", noun: "task", statusOf: func(s string) (string, bool) {
+	return s, s != "deleted"
+}}
+
+// readTaskDir reads the task files of dir as ReadTasks says, stopping
+// with ctx's error when it ends first.
+func readTaskDir(ctx context.Context, dir string, files taskFiles) (items []Item, found bool, err error) {
 	if dir == "" {
 		return nil, false, nil
 	}
@@ -66,12 +87,15 @@ func ReadTasks(dir string) (items []Item, found bool, err error) {
 		if e.IsDir() || !strings.HasSuffix(name, ".json") || strings.HasPrefix(name, ".") {
 			continue
 		}
+		if err := ctx.Err(); err != nil {
+			return nil, false, err
+		}
 		id := strings.TrimSuffix(name, ".json")
 		num, numErr := strconv.Atoi(id)
 		if numErr != nil {
 			num = -1
 		}
-		it, ok := readTask(filepath.Join(dir, name))
+		it, ok := readTask(filepath.Join(dir, name), files)
 		if !ok {
 			continue // deleted
 		}
@@ -94,10 +118,10 @@ func ReadTasks(dir string) (items []Item, found bool, err error) {
 }
 
 // readTask reads one task file. ok is false for a task marked deleted.
-func readTask(path string) (it Item, ok bool) {
+func readTask(path string, files taskFiles) (it Item, ok bool) {
 	name := filepath.Base(path)
 	broken := func(why string) (Item, bool) {
-		return Item{Title: fmt.Sprintf("task file %s (%s)", name, why), Status: "unreadable"}, true
+		return Item{Title: fmt.Sprintf("%s file %s (%s)", files.noun, name, why), Status: "unreadable"}, true
 	}
 	f, err := regular.Open(path)
 	if err != nil {
@@ -120,15 +144,16 @@ func readTask(path string) (it Item, ok bool) {
 	if !gjson.ValidBytes(data) || !gjson.ParseBytes(data).IsObject() {
 		return broken("not a JSON object")
 	}
-	r := gjson.GetManyBytes(data, "subject", "status")
-	if r[1].Str == "deleted" {
+	r := gjson.GetManyBytes(data, files.title, files.status)
+	status, kept := files.statusOf(r[1].String())
+	if !kept {
 		return Item{}, false
 	}
 	title := r[0].String()
 	if title == "" {
-		title = "task " + strings.TrimSuffix(name, ".json")
+		title = files.noun + " " + strings.TrimSuffix(name, ".json")
 	}
-	return Item{Title: title, Status: r[1].String()}, true
+	return Item{Title: title, Status: status}, true
 }
 
 // reason drops the path from a *PathError: the caller names the file.

@@ -2,6 +2,7 @@ package fakeapi_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -148,4 +149,22 @@ func TestChatTail(t *testing.T) {
 	assert.Equal(t, "Todos have been modified\nkeep going", fakeapi.ChatTail([]byte(chatRequest)))
 	assert.Equal(t, "Do it", fakeapi.ChatTail([]byte(`{"messages":[{"role":"system","content":"rules"},{"role":"user","content":"Do it"}]}`)))
 	assert.Empty(t, fakeapi.ChatTail([]byte(`nope`)))
+}
+
+// A turn with From is made from the request it answers: what the client
+// sent before (an id it made up) can be named in the call.
+func TestTurnFromTheRequest(t *testing.T) {
+	api := fakeapi.NewChat(fakeapi.Turn{From: func(r fakeapi.Request) fakeapi.Turn {
+		return fakeapi.Say(fmt.Sprintf("turn %d of %d bytes", r.Turn, len(r.Body)))
+	}})
+	defer api.Close()
+	chunks, _ := stream(t, api.URL()+"/chat/completions", chatRequest)
+	var text string
+	for _, c := range chunks {
+		for _, ch := range c.Choices {
+			text += ch.Delta.Content
+		}
+	}
+	assert.Equal(t, fmt.Sprintf("turn 0 of %d bytes", len(chatRequest)), text)
+	assert.False(t, api.Exhausted())
 }

@@ -29,6 +29,10 @@ import (
 type Turn struct {
 	Text  string
 	Tools []ToolCall
+	// From, when set, makes the turn from the request it answers: a
+	// call that names what the client returned before (a task id the
+	// client made up, say).
+	From func(Request) Turn
 }
 
 // ToolCall is one tool_use block.

@@ -35,6 +35,9 @@ func (s *script) play(req Request, final string) Turn {
 		s.exhausted = true
 	}
 	s.requests = append(s.requests, req)
+	if turn.From != nil {
+		turn = turn.From(req)
+	}
 	return turn
 }
 
