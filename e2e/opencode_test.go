@@ -319,7 +319,9 @@ func (s *openCodeSession) serve(prompt string, stops int) served {
 	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
 	require.NoError(s.t, cmd.Start())
 	defer func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		// Its whole process group, stop-hook runs included: a server
+		// left behind by a manual run here outlived SIGTERM.
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		_ = cmd.Wait()
 	}()
 

@@ -15,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/donegate/donegate/internal/fakeapi"
 )
 
 // setupCodexBinary finds the pinned Codex CLI: $DONEGATE_CODEX, else what
@@ -148,4 +150,61 @@ func TestCodexLoadsWhatInitWrites(t *testing.T) {
 	doctor := run("doctor", "--dir", proj, "--claude", "no-such-claude")
 	assert.Equal(t, 4, strings.Count(doctor, "is trusted in Codex"), doctor)
 	assert.NotContains(t, doctor, "not trusted")
+}
+
+// closer init --host codex --managed, then a real `codex exec` with
+// neither --trust nor --dangerously-bypass-hook-trust: Codex runs the
+// hooks of its managed requirements without review, and the project's
+// failing test holds the agent until it is fixed. The requirements file
+// init wrote is put at /etc/codex/requirements.toml for Codex alone: the
+// run sees a copy of /etc, bound over it in a mount namespace of its own
+// (unshare), so the machine's /etc is never written.
+func TestCodexManagedHooksRunWithoutReview(t *testing.T) {
+	if _, err := exec.LookPath("unshare"); err != nil {
+		t.Fatalf("unshare (util-linux) is needed to give Codex its own /etc: %v", err)
+	}
+	s := newCodexSession(t)
+	require.NoError(t, os.RemoveAll(filepath.Join(s.Project, ".codex")))
+	env := goProject(t, s.Project, s.Home)
+	// The agent changes something first: the project's checks hold only
+	// an agent that changed something (docs/limits.md).
+	s.useAPI(fakeapi.NewResponses(
+		fakeapi.Call("exec_command", map[string]any{"cmd": "printf '// Add is wrong.\\n' >> calc.go"}),
+		fakeapi.Say("Done."),
+		fakeapi.Call("exec_command", map[string]any{"cmd": "printf '%s' '" + fixedCalc + "' > calc.go"}),
+		fakeapi.Say("Fixed: Add adds."),
+	))
+	req := filepath.Join(t.TempDir(), "requirements.toml")
+	path := hookBinaries(t) + string(os.PathListSeparator) + os.Getenv("PATH")
+	r := runClient(t, time.Minute, s.Project, []string{"HOME=" + s.Home, "PATH=" + path, "DONEGATE_CODEX_REQUIREMENTS=" + req}, closerBinary(t),
+		"init", "--host", "codex", "--managed", "--absolute")
+	require.Equal(t, 0, r.ExitCode, "closer init --managed\nstdout: %s\nstderr: %s", r.Stdout, r.Stderr)
+	data, err := os.ReadFile(req)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), "[[hooks.Stop.hooks]]")
+	assert.NoDirExists(t, filepath.Join(s.Project, ".codex"), "no project hook file")
+
+	// A copy of /etc with the requirements in it, bound over /etc for
+	// Codex alone.
+	etc := filepath.Join(t.TempDir(), "etc")
+	out, err := exec.Command("cp", "-a", "/etc/.", etc).CombinedOutput()
+	if err != nil {
+		t.Logf("cp /etc: %v: %s (what could not be copied is not needed)", err, out)
+	}
+	require.NoError(t, os.MkdirAll(filepath.Join(etc, "codex"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(etc, "codex", "requirements.toml"), data, 0o644))
+	codex := clientPath(t, "DONEGATE_CODEX", "install-codex")
+	wrapper := filepath.Join(t.TempDir(), "codex-managed")
+	script := "#!/bin/sh\nexec unshare --mount --map-root-user sh -c 'mount --bind \"$0\" /etc && exec \"$@\"' '" + etc + "' '" + codex + "' \"$@\"\n"
+	require.NoError(t, os.WriteFile(wrapper, []byte(script), 0o755))
+
+	allowProject(t, s.stateDir(), s.Project)
+	runEnv := append([]string{"HOME=" + s.Home, "CODEX_HOME=" + s.codexHome(), "FAKE_API_KEY=fake-key-for-tests", "DONEGATE_STATE_DIR=" + s.stateDir()}, env...)
+	res := runClient(t, 2*time.Minute, s.Project, runEnv, wrapper, "exec", "--json", "Make Add correct")
+	require.Equal(t, 0, res.ExitCode, "stdout: %s\nstderr: %s", res.Stdout, res.Stderr)
+	told := s.told(2)
+	assert.Regexp(t, `hook_run_id="stop:[0-9]+:/etc/codex/requirements.toml"`, told, "the managed hook held the agent")
+	assert.Contains(t, told, "Add(2, 3) = -1, want 5")
+	assert.Len(t, s.API.Of("main"), 4)
+	assert.False(t, s.API.Exhausted(), "the agent was kept going beyond the script")
 }

@@ -48,7 +48,14 @@ func TestErrorfKeepsTheMessageAndTheKind(t *testing.T) {
 // an instant sleep that records what was asked.
 func testEnv(vars map[string]string, terminal bool) Env {
 	return Env{
-		Getenv:     func(k string) string { return vars[k] },
+		Getenv: func(k string) string {
+			if v, ok := vars[k]; ok || k != "DONEGATE_CODEX_REQUIREMENTS" {
+				return v
+			}
+			// The machine's own /etc/codex/requirements.toml is no
+			// test's: none, unless a test names one.
+			return "/nonexistent/donegate-tests/requirements.toml"
+		},
 		IsTerminal: func(io.Writer) bool { return terminal },
 		Now:        time.Now,
 		Sleep:      func(ctx context.Context, d time.Duration) error { return ctx.Err() },

@@ -50,6 +50,7 @@ func (r *runCtx) hostFiles(s hostSetup) []hostFile {
 	}
 	files = append(files, hostFile{what: "project settings", path: filepath.Join(r.dir, s.project)})
 	if s.host == hookio.HostCodex {
+		files = slices.Insert(files, 0, hostFile{what: "managed requirements", path: r.codexRequirements(), toml: true})
 		files = append(files, hostFile{what: "project config", path: filepath.Join(r.dir, ".codex", "config.toml"), toml: true})
 	}
 	return files
@@ -446,6 +447,9 @@ type codexConfig struct {
 	Plugins map[string]struct {
 		Enabled *bool `toml:"enabled"`
 	} `toml:"plugins"`
+	// AllowManagedHooksOnly, in requirements.toml only: Codex runs no
+	// hook of the user's, the project's or a session's config.
+	AllowManagedHooksOnly bool `toml:"allow_managed_hooks_only"`
 }
 
 // readCodexConfig reads a config.toml; ok is false when it does not
@@ -643,9 +647,23 @@ func (r *runCtx) doctorCodex(rep *DoctorReport, s hostSetup, regs []registration
 		}
 	}
 	projectHooks := false
+	managed, _, err := readCodexConfig(r.codexRequirements())
+	if err != nil {
+		rep.add("codex", statusFail, "correct the TOML: Codex does not start with requirements it cannot read", "%v", err)
+	}
 	for _, reg := range regs {
 		if filepath.Dir(reg.file) == filepath.Join(r.dir, ".codex") {
 			projectHooks = true
+		}
+		where := fmt.Sprintf("%s at %s in %s", regCommand(reg.hook, strings.Join(reg.flags, " ")), reg.event, reg.file)
+		if reg.file == r.codexRequirements() {
+			rep.add("codex", statusOK, "", "%s runs without review: Codex trusts its managed requirements", where)
+			continue
+		}
+		if managed.AllowManagedHooksOnly {
+			rep.add("codex", statusFail, "register donegate in the managed requirements: closer init --host codex --managed",
+				"%s is ignored: %s sets allow_managed_hooks_only = true, and Codex runs only the hooks of its managed layers", where, r.codexRequirements())
+			continue
 		}
 		key := codexTrustKey(reg)
 		st, found := user.Hooks.State[key]
@@ -657,7 +675,6 @@ func (r *runCtx) doctorCodex(rep *DoctorReport, s hostSetup, regs []registration
 				st, found = user.Hooks.State[codexTrustKey(alt)]
 			}
 		}
-		where := fmt.Sprintf("%s at %s in %s", regCommand(reg.hook, strings.Join(reg.flags, " ")), reg.event, reg.file)
 		switch {
 		case found && st.Enabled != nil && !*st.Enabled:
 			rep.add("codex", statusFail, "turn it on in Codex's /hooks", "%s is disabled ([hooks.state.%q] enabled = false in %s)", where, key, userPath)

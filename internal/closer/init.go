@@ -57,6 +57,7 @@ written. A second run changes nothing.`,
 		fs.BoolVar(&o.init.absolute, "absolute", false, "write the hook commands as absolute paths of this machine's binaries (default: bare names, looked up on PATH, which suit a settings file shared in a repository)")
 		fs.BoolVar(&o.init.portable, "portable", false, "bare names: the default; kept for the scripts that pass it")
 		fs.BoolVar(&o.init.force, "force", false, "replace an existing .claude/donegate.json or .donegate.json (it is backed up first)")
+		fs.BoolVar(&o.init.managed, "managed", false, "with --host codex: register the hooks in Codex's managed requirements ("+codexRequirementsPath+", or $DONEGATE_CODEX_REQUIREMENTS), which Codex runs without review, for every user of the machine; needs the right to write there")
 		fs.BoolVar(&o.init.noHooks, "no-hooks", false, "write the config only and register no hooks (the donegate plugin registers them itself)")
 		fs.Var(&o.init.hosts, "host", "the agent `host`s to register the hooks for: "+hostNames()+"; repeat it or give a comma-separated list (default: the hosts whose dirs the project has, else whose CLIs are on PATH, else claude)")
 	},
@@ -65,8 +66,8 @@ written. A second run changes nothing.`,
 
 // initOptions are init's flags.
 type initOptions struct {
-	dryRun, user, portable, absolute, force, noHooks bool
-	hosts                                            hostList
+	dryRun, user, portable, absolute, force, noHooks, managed bool
+	hosts                                                     hostList
 }
 
 // schemaURL is what the written config's "$schema" points at, so editors
@@ -178,6 +179,9 @@ func runInit(ctx context.Context, r *runCtx) (verdict, error) {
 	if o.noHooks && (o.user || o.portable || o.absolute) {
 		return incomplete, errorf(ErrUsage, "--no-hooks registers no hooks: --user, --portable and --absolute have nothing to do with it")
 	}
+	if o.managed && (o.user || o.noHooks || len(o.hosts) != 1 || o.hosts[0] != hookio.HostCodex) {
+		return incomplete, errorf(ErrUsage, "--managed writes Codex's managed requirements: give it with --host codex alone, and without --user or --no-hooks")
+	}
 	if o.portable && o.absolute {
 		return incomplete, errorf(ErrUsage, "--portable and --absolute: choose one (bare names are the default)")
 	}
@@ -235,6 +239,8 @@ func runInit(ctx context.Context, r *runCtx) (verdict, error) {
 				c, err = r.settingsChange(o, commands, &rep)
 			case s.plugin:
 				c, err = r.openCodeChange(s, o, &rep)
+			case o.managed:
+				c, err = r.codexManagedChange(s, commands, &rep)
 			default:
 				c, err = r.hostChange(s, o, commands, &rep)
 			}
