@@ -12,7 +12,10 @@ GORELEASER_VER  := v2.16.0
 GORELEASER      := $(TOOLS)/bin/goreleaser-$(GORELEASER_VER)
 # The version make plugin stamps; release archives get GoReleaser's.
 VERSION         ?= $(shell scripts/version)
-GOTEST_FLAGS    ?= -race -count=1
+# -timeout: the e2e package, every real client's scenarios in turn, takes
+# 7-9 minutes under -race on a loaded 2-core machine: go test's default
+# of 10 minutes would end it short of a failure of its own.
+GOTEST_FLAGS    ?= -race -count=1 -timeout 30m
 # The build tags of the tests that need more than Go: e2e runs the real
 # Claude Code CLI (npm). `go test ./...` alone leaves them out; unit and
 # lint take them in.

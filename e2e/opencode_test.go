@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -285,6 +286,25 @@ func TestOpenCodeAfterCloserInitHoldsTheAgent(t *testing.T) {
 	s.assertEnded(final, "Fixed: Add adds.", 3)
 }
 
+// lockedBuffer is a bytes.Buffer a process writes while the test reads
+// it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
 // served is one prompt to `opencode serve`: the agent's last message,
 // and what the server wrote to stderr (its log, the plugin's lines).
 type served struct {
@@ -315,7 +335,7 @@ func (s *openCodeSession) serve(prompt string, stops int) served {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
-	var stderr bytes.Buffer
+	var stderr lockedBuffer
 	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
 	require.NoError(s.t, cmd.Start())
 	defer func() {
