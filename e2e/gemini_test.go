@@ -527,7 +527,7 @@ func TestGeminiTaskTrackerHoldsTheAgent(t *testing.T) {
 	require.Len(t, files, 1, "one tracker task")
 	data, err := os.ReadFile(files[0])
 	require.NoError(t, err)
-	checkJSONFixture(t, filepath.Join("events", "gemini", "tracker-task.json"), data, created, "3fa2c1")
+	checkJSONFixture(t, filepath.Join("events", "gemini", "tracker", "task.json"), data, created, "3fa2c1")
 }
 
 // geminiToolNames lists the function declarations a Gemini request offers.

@@ -271,122 +271,50 @@ type hostAnswer struct {
 const defaultReason = "donegate: the work is not done yet; keep going until it is."
 
 // WriteHostAnswer writes exactly one JSON object answering ev, in the
-// shape ev.Host honours:
-//
-//   - Claude Code: WriteAnswer's, in dialect d; Qwen Code: Claude Code's
-//     whatever the dialect (it reads no other);
-//   - OpenCode, through donegate's plugin: Claude Code's Stop answer, a
-//     block never without a reason (the plugin sends it to the agent);
-//   - Codex CLI: Claude Code's (a block is {"decision":"block","reason":R}
-//     with R never empty, allow is {}); Codex's app-server, so its TUI,
-//     shows a Stop's systemMessage as a warning, codex exec nowhere;
-//   - Gemini CLI: a block is {"decision":"deny","reason":R}, which Gemini
-//     sends to the agent as a new prompt; allow is {}; the person sees
-//     systemMessage; context goes in hookSpecificOutput.additionalContext
-//     at SessionStart and BeforeAgent;
-//   - Copilot CLI: a stop is blocked with {"decision":"block","reason":R}
-//     on exit 0, a tool call denied with permissionDecision; it ignores
-//     what its sessionStart, userPromptSubmitted and postToolUse hooks
-//     answer, so context there is an error;
-//   - Cursor: a stop is continued with {"followup_message":R}, which
-//     Cursor sends as the next user message; context only at
-//     sessionStart ({"additional_context":C});
-//   - VS Code (from its docs): a Stop is held with
-//     {"hookSpecificOutput":{"hookEventName":"Stop","decision":"block","reason":R}},
-//     a SubagentStop with {"decision":"block","reason":R}, a tool call
-//     denied as Claude Code's; context only at SessionStart (its
-//     UserPromptSubmit takes the common fields alone); the person sees
-//     systemMessage.
-//
-// An answer the host cannot take is an error naming what to register
-// instead, and nothing is written.
+// shape ev.Host honours (each host's file says which: claude.go,
+// codex.go, ...). An answer the host cannot take is an error naming what
+// to register instead, and nothing is written.
 func WriteHostAnswer(w io.Writer, ev *Event, d Dialect, v Verdict) error {
-	switch ev.Host {
-	case HostClaude, "":
-		return writeAnswer(w, ev.HookEventName, d, v, d == DialectClaudeCode && TakesStopContext(ev.ClientVersion))
-	case HostQwen:
-		// Qwen Code reads Claude Code's answers only: a config's
-		// "dialect": "sdk" (meant for an Agent SDK host) must not reach
-		// it, or its agent is let go on an answer it ignores.
-		return WriteAnswer(w, ev.HookEventName, DialectClaudeCode, v)
-	case HostCodex, HostOpenCode:
-		if v.Block && CleanText(v.Reason) == "" {
-			v.Reason = defaultReason
-		}
-		return WriteAnswer(w, ev.HookEventName, DialectClaudeCode, v)
+	spec := ev.Host.spec()
+	if spec.write != nil {
+		return spec.write(w, ev, d, v)
 	}
-	a, err := hostShape(ev, v)
-	if err != nil {
-		return err
-	}
-	return encode(w, a)
-}
-
-// hostShape is the answer to ev on Gemini CLI, Copilot CLI or Cursor.
-func hostShape(ev *Event, v Verdict) (hostAnswer, error) {
-	var a hostAnswer
 	reason := CleanText(v.Reason)
 	if v.Block && reason == "" {
 		reason = defaultReason
 	}
-	wire := ev.WireEventName
-	host := ev.Host.Title()
-	if v.Block {
-		switch {
-		case ev.IsStop() && ev.Host == HostGemini:
-			a.Decision, a.Reason = "deny", reason
-		case ev.IsStop() && ev.Host == HostCopilot:
-			a.Decision, a.Reason = "block", reason
-		case ev.IsStop() && ev.Host == HostCursor:
-			a.FollowupMessage = reason
-		case ev.HookEventName == EventStop && ev.Host == HostVSCode:
-			a.HookSpecificOutput = &hookSpecific{HookEventName: wire, Decision: "block", Reason: reason}
-		case ev.HookEventName == EventSubagentStop && ev.Host == HostVSCode:
-			a.Decision, a.Reason = "block", reason
-		case ev.HookEventName == EventPreToolUse && ev.Host == HostVSCode:
-			a.HookSpecificOutput = &hookSpecific{HookEventName: wire, PermissionDecision: "deny", PermissionDecisionReason: reason}
-		case ev.HookEventName == EventPostToolUse && ev.Host == HostVSCode:
-			a.Decision, a.Reason = "block", reason
-		case ev.HookEventName == EventPreToolUse && ev.Host == HostGemini:
-			a.Decision, a.Reason = "deny", reason
-		case ev.HookEventName == EventPostToolUse && ev.Host == HostGemini:
-			a.HookSpecificOutput = &hookSpecific{HookEventName: wire, AdditionalContext: reason}
-		case ev.HookEventName == EventPreToolUse && ev.Host == HostCopilot:
-			a.PermissionDecision, a.PermissionDecisionReason = "deny", reason
-		case ev.HookEventName == EventPostToolUse && ev.Host == HostCopilot:
-			return a, fmt.Errorf("%s ignores what a postToolUse hook answers: register posttooluse-hook for preToolUse", host)
-		case ev.Host == HostCursor && (ev.HookEventName == EventPreToolUse || ev.HookEventName == EventPostToolUse):
-			return a, fmt.Errorf("posttooluse-hook does not answer %s's %s events: do not register it there", host, wire)
-		default:
-			return a, fmt.Errorf("cannot block a %q event", wire)
-		}
+	a, err := spec.shape(ev, v, reason, CleanText(v.Context))
+	if err != nil {
+		return err
 	}
-	if v.Context != "" {
-		ctx := CleanText(v.Context)
-		switch {
-		case ev.Host == HostGemini && (ev.HookEventName == EventSessionStart || ev.HookEventName == EventUserPromptSubmit):
-			a.HookSpecificOutput = &hookSpecific{HookEventName: wire, AdditionalContext: ctx}
-		case ev.Host == HostCursor && ev.HookEventName == EventSessionStart:
-			a.AdditionalContext = ctx
-		case ev.Host == HostVSCode && ev.HookEventName == EventSessionStart:
-			a.HookSpecificOutput = &hookSpecific{HookEventName: wire, AdditionalContext: ctx}
-		case ev.Host == HostVSCode && ev.HookEventName == EventUserPromptSubmit:
-			return a, fmt.Errorf("%s's %s hook cannot add context: stop-hook --criteria tells the criteria at SessionStart there", host, wire)
-		case ev.Host == HostCopilot && (ev.HookEventName == EventSessionStart || ev.HookEventName == EventUserPromptSubmit):
-			return a, fmt.Errorf("%s ignores what a %s hook answers, so it cannot tell the agent the criteria: do not register stop-hook --criteria there", host, wire)
-		case ev.Host == HostCursor && ev.HookEventName == EventUserPromptSubmit:
-			return a, fmt.Errorf("%s's %s hook cannot add context: register stop-hook --criteria for sessionStart only", host, wire)
-		default:
-			return a, fmt.Errorf("cannot give context to the model in a %q answer", wire)
-		}
-	}
-	// Gemini and VS Code show systemMessage to the person; Copilot's and Cursor's
-	// docs name no such field for these hooks, and the person learns why
-	// the agent was let go from closer explain --last there.
-	if ev.Host == HostGemini || ev.Host == HostVSCode {
+	if spec.showsSystemMessage {
 		a.SystemMessage = CleanText(v.SystemMessage)
 	}
-	return a, nil
+	return encode(w, a)
+}
+
+// writeClaudeShaped answers in Claude Code's shapes whatever the dialect
+// (Qwen Code reads no other; a config's "sdk" dialect, meant for an
+// Agent SDK host, must not reach it, or its agent is let go on an answer
+// it ignores), with a block never without a reason where nonEmpty
+// (Codex refuses an empty one).
+func writeClaudeShaped(nonEmpty bool) func(io.Writer, *Event, Dialect, Verdict) error {
+	return func(w io.Writer, ev *Event, _ Dialect, v Verdict) error {
+		if nonEmpty && v.Block && CleanText(v.Reason) == "" {
+			v.Reason = defaultReason
+		}
+		return WriteAnswer(w, ev.HookEventName, DialectClaudeCode, v)
+	}
+}
+
+// cannotBlock and cannotTell are the errors of an answer a host's event
+// cannot take.
+func cannotBlock(ev *Event) error {
+	return fmt.Errorf("cannot block a %q event", ev.WireEventName)
+}
+
+func cannotTell(ev *Event) error {
+	return fmt.Errorf("cannot give context to the model in a %q answer", ev.WireEventName)
 }
 
 // stopContextSince is the first Claude Code that keeps a Stop or

@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -228,13 +227,11 @@ func Peek(data []byte) Peeked {
 
 // PeekHost is Peek for an event known to come from host.
 func PeekHost(data []byte, host Host) Peeked {
-	switch host {
-	case HostClaude, HostCodex, HostQwen:
-		r := gjson.GetManyBytes(data, "hook_event_name", "tool_name", "cwd")
-		return Peeked{Event: r[0].Str, Tool: r[1].Str, Cwd: r[2].Str}
-	case HostVSCode:
-		// Before every tool call, whatever the matcher: the fast path.
-		r := gjson.GetManyBytes(data, "hookEventName", "tool_name", "cwd")
+	if name := host.spec().peekEvent; name != "" {
+		// The event's name and Claude Code's tool_name and cwd at the
+		// top level: three fields, nothing decoded (VS Code runs the
+		// tool hook before every tool call, whatever the matcher).
+		r := gjson.GetManyBytes(data, name, "tool_name", "cwd")
 		return Peeked{Event: r[0].Str, Tool: r[1].Str, Cwd: r[2].Str}
 	}
 	// The other hosts name events and fields their own way: decode.
@@ -249,25 +246,6 @@ func PeekHost(data []byte, host Host) Peeked {
 type field struct {
 	key string
 	dst *string
-}
-
-// claudeFields are the string fields of Claude Code's wire format, which
-// Codex and Qwen Code share.
-func (e *Event) claudeFields() []field {
-	return []field{
-		{"hook_event_name", &e.WireEventName},
-		{"session_id", &e.SessionID},
-		{"transcript_path", &e.TranscriptPath},
-		{"cwd", &e.Cwd},
-		{"prompt_id", &e.PromptID},
-		{"permission_mode", &e.PermissionMode},
-		{"last_assistant_message", &e.LastAssistantMessage},
-		{"agent_id", &e.AgentID},
-		{"agent_type", &e.AgentType},
-		{"agent_transcript_path", &e.AgentTranscriptPath},
-		{"tool_name", &e.ToolName},
-		{"tool_use_id", &e.ToolUseID},
-	}
 }
 
 // ParseEvent decodes one hook event from whichever host DetectHost names
@@ -302,295 +280,10 @@ func Parse(data []byte, host Host) (*Event, error) {
 		return nil, fmt.Errorf("%w: stdin is a JSON %s, expected an object", ErrBadEvent, kind(root))
 	}
 	e := &Event{Host: host}
-	var err error
-	switch host {
-	case HostGemini:
-		err = e.readGemini(root)
-	case HostCopilot:
-		err = e.readCopilot(root)
-	case HostCursor:
-		err = e.readCursor(root)
-	case HostVSCode:
-		err = e.readVSCode(root)
-	case HostOpenCode:
-		err = e.readOpenCode(root)
-	default:
-		err = e.readClaude(root)
-	}
-	if err != nil {
+	if err := host.spec().read(e, root); err != nil {
 		return nil, err
 	}
 	return e, nil
-}
-
-// readClaude reads Claude Code's wire format, and Codex's and Qwen's,
-// which are Claude Code's with a few fields more.
-func (e *Event) readClaude(root gjson.Result) error {
-	fields := e.claudeFields()
-	if e.Host == HostCodex {
-		fields = append(fields, field{"turn_id", &e.TurnID}, field{"model", &e.Model})
-	}
-	if err := readStrings(root, fields); err != nil {
-		return err
-	}
-	if err := e.nameEvent(nil); err != nil {
-		return err
-	}
-	if e.Host == HostCodex && e.PromptID == "" {
-		// Codex keeps its turn_id across the continuations of a turn
-		// (measured with 0.169.0): the turn donegate counts per.
-		e.PromptID = e.TurnID
-	}
-	e.BackgroundRunning = runningTasks(root.Get("background_tasks"))
-	if e.Host == HostQwen {
-		// Only the person's own prompt carries submitted_prompt: see
-		// ResumesTurn.
-		if err := readStrings(root, []field{{"submitted_prompt", &e.Prompt}}); err != nil {
-			return err
-		}
-	}
-	return e.readToolAndStop(root, "tool_response")
-}
-
-// runningTasks names the tasks of Claude Code's background_tasks that
-// have not ended (measured with 2.1.332: a run_in_background shell is
-// "running" while the agent waits for it, and gone from the list at the
-// stop after it ended). Anything that is not such a list is none.
-func runningTasks(tasks gjson.Result) []string {
-	if !tasks.IsArray() {
-		return nil
-	}
-	var out []string
-	tasks.ForEach(func(_, t gjson.Result) bool {
-		switch t.Get("status").Str {
-		case "running", "pending":
-		default:
-			return true
-		}
-		name := t.Get("description").Str
-		for _, k := range []string{"command", "id"} {
-			if name == "" {
-				name = t.Get(k).Str
-			}
-		}
-		if name == "" {
-			name = "a background task"
-		}
-		if typ := t.Get("type").Str; typ != "" {
-			name = typ + " " + strconv.Quote(name)
-		}
-		out = append(out, name)
-		return len(out) < 20
-	})
-	return out
-}
-
-// geminiNames maps Gemini CLI's event names to Claude Code's.
-var geminiNames = map[string]string{
-	"AfterAgent":   EventStop,
-	"BeforeAgent":  EventUserPromptSubmit,
-	"SessionStart": EventSessionStart,
-	"BeforeTool":   EventPreToolUse,
-	"AfterTool":    EventPostToolUse,
-}
-
-// readGemini reads Gemini CLI's wire format: Claude Code's field names,
-// its own event names, the turn's text in prompt_response (cumulative
-// over the turn).
-func (e *Event) readGemini(root gjson.Result) error {
-	err := readStrings(root, []field{
-		{"hook_event_name", &e.WireEventName},
-		{"session_id", &e.SessionID},
-		{"transcript_path", &e.TranscriptPath},
-		{"cwd", &e.Cwd},
-		{"prompt", &e.Prompt},
-		{"prompt_response", &e.LastAssistantMessage},
-		{"tool_name", &e.ToolName},
-	})
-	if err != nil {
-		return err
-	}
-	if err := e.nameEvent(geminiNames); err != nil {
-		return err
-	}
-	return e.readToolAndStop(root, "tool_response")
-}
-
-// Copilot CLI's event names, which its events do not carry.
-const (
-	copilotAgentStop    = "agentStop"
-	copilotSubagentStop = "subagentStop"
-	copilotSessionStart = "sessionStart"
-	copilotPrompt       = "userPromptSubmitted"
-	copilotPreToolUse   = "preToolUse"
-	copilotPostToolUse  = "postToolUse"
-)
-
-// copilotAgentKeys are the fields that name the subagent in a Copilot
-// subagentStop event (any one of them makes a stop a subagent's). The
-// real client (1.0.102) sends agentId, unique to the subagent's run, and
-// agentName, its type ("general-purpose"), which two subagents share.
-var copilotAgentKeys = []string{"agentId", "agentName", "subagentName"}
-
-// readCopilot reads Copilot CLI's wire format: camelCase fields, no event
-// name (the event is told by the fields it has), stop_hook_active in
-// snake case. Measured with 1.0.102: a subagentStop carries the
-// subagent's agentId, agentType, agentName and its last message in
-// response, under the parent's sessionId; the subagent's own agentStop
-// carries agentId and parentAgentId under the subagent's id as sessionId.
-func (e *Event) readCopilot(root gjson.Result) error {
-	var stopReason, source string
-	err := readStrings(root, []field{
-		{"sessionId", &e.SessionID},
-		{"transcriptPath", &e.TranscriptPath},
-		{"cwd", &e.Cwd},
-		{"prompt", &e.Prompt},
-		{"toolName", &e.ToolName},
-		{"stopReason", &stopReason},
-		{"source", &source},
-		{"parentAgentId", &e.ParentAgentID},
-		{"agentType", &e.AgentType},
-		{"response", &e.LastAssistantMessage},
-	})
-	if err != nil {
-		return err
-	}
-	for _, k := range copilotAgentKeys {
-		if err := readStrings(root, []field{{k, &e.AgentID}}); err != nil {
-			return err
-		}
-		if e.AgentID != "" {
-			break
-		}
-	}
-	if err := readBool(root, "stop_hook_active", &e.StopHookActive); err != nil {
-		return err
-	}
-	switch {
-	case e.ToolName != "" && root.Get("toolResult").Exists():
-		e.WireEventName, e.HookEventName = copilotPostToolUse, EventPostToolUse
-		e.ToolResponse = []byte(root.Get("toolResult").Raw)
-	case e.ToolName != "":
-		e.WireEventName, e.HookEventName = copilotPreToolUse, EventPreToolUse
-	case stopReason != "" || root.Get("stop_hook_active").Exists():
-		e.WireEventName, e.HookEventName = copilotAgentStop, EventStop
-		switch {
-		case e.AgentID != "" && e.AgentID == e.SessionID:
-			// The subagent's own agentStop, named by its agentId as
-			// sessionId; Copilot runs the parent's subagentStop next.
-			e.HookEventName = EventSubagentStop
-		case e.AgentID != "":
-			e.WireEventName, e.HookEventName = copilotSubagentStop, EventSubagentStop
-		}
-	case root.Get("prompt").Exists():
-		e.WireEventName, e.HookEventName = copilotPrompt, EventUserPromptSubmit
-	case source != "" || root.Get("initialPrompt").Exists():
-		e.WireEventName, e.HookEventName = copilotSessionStart, EventSessionStart
-	default:
-		return fmt.Errorf("%w: a Copilot CLI event (camelCase, no hook_event_name) without stopReason, toolName, prompt or source: cannot tell which event it is", ErrBadEvent)
-	}
-	if v := root.Get("toolArgs"); v.Exists() {
-		// Copilot passes a tool's arguments as a JSON string.
-		e.ToolInput = []byte(v.Raw)
-		if v.Type == gjson.String && gjson.Valid(v.Str) {
-			e.ToolInput = []byte(v.Str)
-		}
-	}
-	return nil
-}
-
-// readVSCode reads the events of GitHub Copilot's agent in VS Code, from
-// its docs ("Agent hooks in Visual Studio Code", hooks reference): the
-// common fields timestamp, cwd, sessionId, hookEventName (Claude Code's
-// event names) and transcript_path, then each event's own in snake case
-// as Claude Code names them (stop_hook_active, agent_id, agent_type,
-// tool_name, tool_input, tool_use_id, tool_response, prompt, source).
-// Its tools are its own (replace_string_in_file, run_in_terminal, ...),
-// and it sends no turn id: a stop's count is the session's.
-func (e *Event) readVSCode(root gjson.Result) error {
-	err := readStrings(root, []field{
-		{"hookEventName", &e.WireEventName},
-		{"sessionId", &e.SessionID},
-		{"transcript_path", &e.TranscriptPath},
-		{"cwd", &e.Cwd},
-		{"prompt", &e.Prompt},
-		{"agent_id", &e.AgentID},
-		{"agent_type", &e.AgentType},
-		{"tool_name", &e.ToolName},
-		{"tool_use_id", &e.ToolUseID},
-	})
-	if err != nil {
-		return err
-	}
-	if err := e.nameEvent(nil); err != nil {
-		return err
-	}
-	return e.readToolAndStop(root, "tool_response")
-}
-
-// cursorNames maps Cursor's event names to Claude Code's. Cursor runs the
-// hooks of .claude/settings.json too, mapping Claude Code's names to its
-// own: those are taken as they are.
-var cursorNames = map[string]string{
-	"stop":               EventStop,
-	"subagentStop":       EventSubagentStop,
-	"sessionStart":       EventSessionStart,
-	"beforeSubmitPrompt": EventUserPromptSubmit,
-	"preToolUse":         EventPreToolUse,
-	"postToolUse":        EventPostToolUse,
-}
-
-// readCursor reads Cursor's wire format (from its docs: no client ran
-// here): conversation_id for the session, generation_id, loop_count,
-// workspace_roots instead of cwd.
-func (e *Event) readCursor(root gjson.Result) error {
-	var status string
-	err := readStrings(root, []field{
-		{"hook_event_name", &e.WireEventName},
-		{"status", &status},
-		{"conversation_id", &e.SessionID},
-		{"generation_id", &e.GenerationID},
-		{"transcript_path", &e.TranscriptPath},
-		{"cwd", &e.Cwd},
-		{"model", &e.Model},
-		{"prompt", &e.Prompt},
-		{"tool_name", &e.ToolName},
-	})
-	if err != nil {
-		return err
-	}
-	if err := e.nameEvent(cursorNames); err != nil {
-		return err
-	}
-	if e.IsStop() && status != "" && status != "completed" {
-		e.Unchecked = fmt.Sprintf("Cursor's %s with status %q: the agent did not finish its turn (the person stopped it, or it failed), and a follow-up would start it again", e.WireEventName, status)
-	}
-	if e.SessionID == "" {
-		if err := readStrings(root, []field{{"session_id", &e.SessionID}}); err != nil {
-			return err
-		}
-	}
-	if v := root.Get("workspace_roots"); v.Exists() && v.Type != gjson.Null {
-		if !v.IsArray() {
-			return fmt.Errorf("%w: field workspace_roots is a %s, expected an array of strings", ErrBadEvent, kind(v))
-		}
-		roots := v.Array()
-		for i, r := range roots {
-			if r.Type != gjson.String {
-				return fmt.Errorf("%w: field workspace_roots[%d] is a %s, expected a string", ErrBadEvent, i, kind(r))
-			}
-		}
-		if e.Cwd == "" && len(roots) > 0 {
-			e.Cwd = roots[0].Str
-		}
-	}
-	if v := root.Get("loop_count"); v.Exists() && v.Type != gjson.Null {
-		if v.Type != gjson.Number || v.Num < 0 || v.Num != float64(int(v.Num)) {
-			return fmt.Errorf("%w: field loop_count is %s, expected a whole number of 0 or more", ErrBadEvent, preview([]byte(v.Raw)))
-		}
-		e.LoopCount = int(v.Num)
-	}
-	return e.readToolAndStop(root, "tool_output")
 }
 
 // nameEvent sets HookEventName from WireEventName, the host's name for
@@ -733,6 +426,3 @@ func (e *Event) ShellRunPassed() (string, bool) {
 	}
 	return command.Str, true
 }
-
-// ClaudeShellTool is Claude Code's shell tool.
-const ClaudeShellTool = "Bash"

@@ -2,7 +2,7 @@ package hookio
 
 import (
 	"fmt"
-	"path/filepath"
+	"io"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -51,23 +51,8 @@ func ParseHost(s string) (Host, error) {
 
 // Title is the host's name as its users know it, for messages.
 func (h Host) Title() string {
-	switch h {
-	case HostClaude:
-		return "Claude Code"
-	case HostCodex:
-		return "Codex CLI"
-	case HostQwen:
-		return "Qwen Code"
-	case HostGemini:
-		return "Gemini CLI"
-	case HostCopilot:
-		return "Copilot CLI"
-	case HostCursor:
-		return "Cursor"
-	case HostVSCode:
-		return "VS Code"
-	case HostOpenCode:
-		return "OpenCode"
+	if s, ok := hostSpecs[h]; ok {
+		return s.title
 	}
 	return string(h)
 }
@@ -83,40 +68,52 @@ type EventNames struct {
 // ShellTool is the host's shell tool whose passing runs its PostToolUse
 // tells (see Event.ShellRunPassed); "" where the host's tool results do
 // not say how a command ended.
-func (h Host) ShellTool() string {
-	switch h {
-	case HostClaude:
-		return ClaudeShellTool
-	case HostQwen:
-		return "run_shell_command"
-	}
-	return ""
-}
+func (h Host) ShellTool() string { return h.spec().shellTool }
 
 // EventNames are the host's names of the events each hook answers.
-func (h Host) EventNames() EventNames {
-	switch h {
-	case HostGemini:
-		return EventNames{"AfterAgent", "SessionStart and BeforeAgent", "BeforeTool and AfterTool"}
-	case HostCopilot:
-		return EventNames{"agentStop and subagentStop", "nothing (Copilot CLI ignores what those hooks answer)", "preToolUse"}
-	case HostCursor:
-		return EventNames{"stop and subagentStop", "sessionStart", "preToolUse and postToolUse"}
-	case HostVSCode:
-		return EventNames{"Stop and SubagentStop", "SessionStart", "PreToolUse and PostToolUse"}
-	case HostOpenCode:
-		return EventNames{"the end of a turn (donegate's OpenCode plugin)", "nothing (the OpenCode plugin sends stops only)", "nothing (the OpenCode plugin sends stops only)"}
-	}
-	return EventNames{"Stop and SubagentStop", "SessionStart and UserPromptSubmit", "PreToolUse and PostToolUse"}
+func (h Host) EventNames() EventNames { return h.spec().names }
+
+// hostSpec is what one host's file (claude.go, codex.go, ...) says of
+// it: everything hookio does differently for that host. DetectHost,
+// which tells the hosts apart, is the one place that names them all.
+type hostSpec struct {
+	title string
+	names EventNames
+	// shellTool: see Host.ShellTool.
+	shellTool string
+	// peekEvent names the top-level field that names the event, where
+	// tool_name and cwd are top-level too: Peek reads three fields and
+	// decodes nothing. "": Peek decodes the event.
+	peekEvent string
+	read      func(e *Event, root gjson.Result) error
+	// write answers an event; where it is nil, shape says what the
+	// answer holds (reason: the verdict's, never empty; context: the
+	// verdict's, cleaned), and the person sees the verdict's
+	// systemMessage where showsSystemMessage.
+	write              func(w io.Writer, ev *Event, d Dialect, v Verdict) error
+	shape              func(ev *Event, v Verdict, reason, context string) (hostAnswer, error)
+	showsSystemMessage bool
 }
 
-// geminiEvents are the event names only Gemini CLI sends (its
-// SessionStart and SessionEnd share Claude Code's names and are told
-// apart otherwise: see DetectHost).
-var geminiEvents = map[string]bool{
-	"AfterAgent": true, "BeforeAgent": true, "BeforeTool": true, "AfterTool": true,
-	"BeforeModel": true, "AfterModel": true, "BeforeToolSelection": true,
-	"PreCompress": true,
+// hostSpecs are the hosts' specs, each from its host's file.
+var hostSpecs = map[Host]*hostSpec{
+	HostClaude:   &claudeSpec,
+	HostCodex:    &codexSpec,
+	HostQwen:     &qwenSpec,
+	HostGemini:   &geminiSpec,
+	HostCopilot:  &copilotSpec,
+	HostCursor:   &cursorSpec,
+	HostVSCode:   &vscodeSpec,
+	HostOpenCode: &openCodeSpec,
+}
+
+// spec is h's spec; an unknown host (none, "") is read and answered as
+// Claude Code, as an event of no other host is.
+func (h Host) spec() *hostSpec {
+	if s, ok := hostSpecs[h]; ok {
+		return s
+	}
+	return &claudeSpec
 }
 
 // detectKeys are the top-level keys DetectHost looks at.
@@ -224,32 +221,6 @@ func DetectHost(raw []byte, getenv func(string) string) Host {
 		return HostGemini
 	}
 	return HostClaude
-}
-
-// codexRollout reports whether transcript is a Codex rollout: named
-// rollout-*.jsonl (or .jsonl.zst), or under $CODEX_HOME.
-func codexRollout(transcript string, getenv func(string) string) bool {
-	if transcript == "" {
-		return false
-	}
-	if strings.HasPrefix(filepath.Base(transcript), "rollout-") {
-		return true
-	}
-	if getenv == nil {
-		return false
-	}
-	home := getenv("CODEX_HOME")
-	return home != "" && strings.HasPrefix(transcript, strings.TrimSuffix(home, "/")+"/")
-}
-
-// geminiSession reports whether a SessionStart or SessionEnd comes from
-// Gemini CLI: its transcript is a Gemini chat, or Gemini named the
-// session in the hook's environment.
-func geminiSession(sessionID, transcript string, getenv func(string) string) bool {
-	if strings.Contains(transcript, "/.gemini/tmp/") {
-		return true
-	}
-	return getenv != nil && sessionID != "" && getenv("GEMINI_SESSION_ID") == sessionID
 }
 
 // underDir reports whether path has a directory element named dir.

@@ -24,6 +24,16 @@ import (
 // todo list as OpenCode keeps it (todo.updated, client.session.todo);
 // absent when the plugin has not seen it.
 
+// openCodeSpec: Claude Code's Stop answer, a block never without a
+// reason (the plugin sends it to the agent).
+var openCodeSpec = hostSpec{
+	title:     "OpenCode",
+	names:     EventNames{"the end of a turn (donegate's OpenCode plugin)", "nothing (the OpenCode plugin sends stops only)", "nothing (the OpenCode plugin sends stops only)"},
+	peekEvent: "hook_event_name",
+	read:      (*Event).readOpenCode,
+	write:     writeClaudeShaped(true),
+}
+
 // openCodeKey is the field only the OpenCode plugin's events carry.
 const openCodeKey = "opencode_version"
 

@@ -1,0 +1,94 @@
+package hookio
+
+import (
+	"io"
+	"strconv"
+
+	"github.com/tidwall/gjson"
+)
+
+// Claude Code (and the Claude Agent SDK, which runs it and sends its
+// events unchanged): the shapes every other host is read onto.
+var claudeSpec = hostSpec{
+	title:     "Claude Code",
+	names:     EventNames{"Stop and SubagentStop", "SessionStart and UserPromptSubmit", "PreToolUse and PostToolUse"},
+	shellTool: ClaudeShellTool,
+	peekEvent: "hook_event_name",
+	read:      (*Event).readClaude,
+	write: func(w io.Writer, ev *Event, d Dialect, v Verdict) error {
+		return writeAnswer(w, ev.HookEventName, d, v, d == DialectClaudeCode && TakesStopContext(ev.ClientVersion))
+	},
+}
+
+// ClaudeShellTool is Claude Code's shell tool.
+const ClaudeShellTool = "Bash"
+
+// claudeFields are the string fields of Claude Code's wire format, which
+// Codex and Qwen Code share.
+func (e *Event) claudeFields() []field {
+	return []field{
+		{"hook_event_name", &e.WireEventName},
+		{"session_id", &e.SessionID},
+		{"transcript_path", &e.TranscriptPath},
+		{"cwd", &e.Cwd},
+		{"prompt_id", &e.PromptID},
+		{"permission_mode", &e.PermissionMode},
+		{"last_assistant_message", &e.LastAssistantMessage},
+		{"agent_id", &e.AgentID},
+		{"agent_type", &e.AgentType},
+		{"agent_transcript_path", &e.AgentTranscriptPath},
+		{"tool_name", &e.ToolName},
+		{"tool_use_id", &e.ToolUseID},
+	}
+}
+
+// readClaude reads Claude Code's wire format.
+func (e *Event) readClaude(root gjson.Result) error {
+	return e.readClaudeShaped(root, nil)
+}
+
+// readClaudeShaped reads Claude Code's wire format and the fields more
+// that extra names: Codex's and Qwen's are Claude Code's with a few more.
+func (e *Event) readClaudeShaped(root gjson.Result, extra []field) error {
+	if err := readStrings(root, append(e.claudeFields(), extra...)); err != nil {
+		return err
+	}
+	if err := e.nameEvent(nil); err != nil {
+		return err
+	}
+	e.BackgroundRunning = runningTasks(root.Get("background_tasks"))
+	return e.readToolAndStop(root, "tool_response")
+}
+
+// runningTasks names the tasks of Claude Code's background_tasks that
+// have not ended (measured with 2.1.332: a run_in_background shell is
+// "running" while the agent waits for it, and gone from the list at the
+// stop after it ended). Anything that is not such a list is none.
+func runningTasks(tasks gjson.Result) []string {
+	if !tasks.IsArray() {
+		return nil
+	}
+	var out []string
+	tasks.ForEach(func(_, t gjson.Result) bool {
+		switch t.Get("status").Str {
+		case "running", "pending":
+		default:
+			return true
+		}
+		name := t.Get("description").Str
+		for _, k := range []string{"command", "id"} {
+			if name == "" {
+				name = t.Get(k).Str
+			}
+		}
+		if name == "" {
+			name = "a background task"
+		}
+		if typ := t.Get("type").Str; typ != "" {
+			name = typ + " " + strconv.Quote(name)
+		}
+		out = append(out, name)
+		return len(out) < 20
+	})
+	return out
+}

@@ -1,0 +1,18 @@
+package hookio
+
+import "github.com/tidwall/gjson"
+
+// Qwen Code: Claude Code's shapes, read and answered whatever the dialect
+// (Qwen reads no other); only the person's own prompt carries
+// submitted_prompt (see ResumesTurn). Its PostToolUse of
+// run_shell_command tells a passing run (see ShellRunPassed).
+var qwenSpec = hostSpec{
+	title:     "Qwen Code",
+	names:     claudeSpec.names,
+	shellTool: "run_shell_command",
+	peekEvent: "hook_event_name",
+	read: func(e *Event, root gjson.Result) error {
+		return e.readClaudeShaped(root, []field{{"submitted_prompt", &e.Prompt}})
+	},
+	write: writeClaudeShaped(false),
+}
