@@ -18,6 +18,7 @@ var claudeSpec = hostSpec{
 	write: func(w io.Writer, ev *Event, d Dialect, v Verdict) error {
 		return writeAnswer(w, ev.HookEventName, d, v, d == DialectClaudeCode && TakesStopContext(ev.ClientVersion))
 	},
+	runsHooksInBackground: true,
 }
 
 // ClaudeShellTool is Claude Code's shell tool.

@@ -20,6 +20,8 @@ var copilotSpec = hostSpec{
 	names: EventNames{"agentStop and subagentStop", "nothing (Copilot CLI ignores what those hooks answer)", "preToolUse"},
 	read:  (*Event).readCopilot,
 	shape: copilotShape,
+	// stop_hook_active false at the first stop of a prompt (1.0.102).
+	turnFromStart: true,
 }
 
 func copilotShape(ev *Event, v Verdict, reason, _ string) (hostAnswer, error) {

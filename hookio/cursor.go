@@ -18,6 +18,10 @@ var cursorSpec = hostSpec{
 	names: EventNames{"stop and subagentStop", "sessionStart", "preToolUse and postToolUse"},
 	read:  (*Event).readCursor,
 	shape: cursorShape,
+	// loop_count 0 at the first stop of a turn; its beforeSubmitPrompt
+	// cannot add context.
+	turnFromStart:        true,
+	promptTakesNoContext: true,
 }
 
 func cursorShape(ev *Event, v Verdict, reason, context string) (hostAnswer, error) {

@@ -137,7 +137,7 @@ type Event struct {
 // at the first stop of a prompt, true at every stop after a block, tool
 // calls or not). Hosts with a turn id (PromptID) need not say it.
 func (e *Event) TurnStart() bool {
-	if !e.IsStop() || e.Host != HostCursor && e.Host != HostCopilot {
+	if !e.IsStop() || !e.Host.TurnFromStart() {
 		return false
 	}
 	person, _ := e.AfterPersonsPrompt()

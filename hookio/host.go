@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/tidwall/gjson"
 )
@@ -93,7 +94,34 @@ type hostSpec struct {
 	write              func(w io.Writer, ev *Event, d Dialect, v Verdict) error
 	shape              func(ev *Event, v Verdict, reason, context string) (hostAnswer, error)
 	showsSystemMessage bool
+
+	// What the decision needs to know of the host (see the Host methods
+	// of the same names).
+	hookDeadline          time.Duration
+	runsHooksInBackground bool
+	promptTakesNoContext  bool
+	turnFromStart         bool
 }
+
+// HookDeadline is how long the host waits for a hook's answer whatever
+// the entry's timeout; 0 where it waits for the timeout (or none is
+// known). A stop's checks must end well before it.
+func (h Host) HookDeadline() time.Duration { return h.spec().hookDeadline }
+
+// RunsHooksInBackground reports whether the host runs an entry marked
+// "async" in the background, its tool call going on meanwhile (stop-hook
+// --start starts checks only there).
+func (h Host) RunsHooksInBackground() bool { return h.spec().runsHooksInBackground }
+
+// PromptTakesNoContext reports whether the host runs stop-hook --criteria
+// at a prompt whose answer cannot add context: the entry is another
+// host's (Claude Code's, from .claude/settings.json), and the criteria
+// were told at session start.
+func (h Host) PromptTakesNoContext() bool { return h.spec().promptTakesNoContext }
+
+// TurnFromStart reports whether the host sends no turn id and says
+// instead which stop is the first of a turn (see Event.TurnStart).
+func (h Host) TurnFromStart() bool { return h.spec().turnFromStart }
 
 // hostSpecs are the hosts' specs, each from its host's file.
 var hostSpecs = map[Host]*hostSpec{

@@ -1,6 +1,10 @@
 package hookio
 
-import "github.com/tidwall/gjson"
+import (
+	"time"
+
+	"github.com/tidwall/gjson"
+)
 
 // Qwen Code: Claude Code's shapes, read and answered whatever the dialect
 // (Qwen reads no other); only the person's own prompt carries
@@ -15,4 +19,8 @@ var qwenSpec = hostSpec{
 		return e.readClaudeShaped(root, []field{{"submitted_prompt", &e.Prompt}})
 	},
 	write: writeClaudeShaped(false),
+	// Qwen gives up on a hook after 60 s whatever its timeout (measured
+	// with 0.24.4: "Request timed out waiting for hook-execution-response",
+	// the CLI exits 1 and the agent's turn is lost; QwenLM/qwen-code#11688).
+	hookDeadline: 60 * time.Second,
 }

@@ -21,6 +21,8 @@ var vscodeSpec = hostSpec{
 	read:               (*Event).readVSCode,
 	shape:              vscodeShape,
 	showsSystemMessage: true,
+	// Its UserPromptSubmit takes the common fields alone.
+	promptTakesNoContext: true,
 }
 
 func vscodeShape(ev *Event, v Verdict, reason, context string) (hostAnswer, error) {

@@ -40,17 +40,14 @@ func criteria(hook string, opts Options, env Env, ev *hookio.Event, stderr io.Wr
 		// this session, there is nothing to announce there either.
 		fmt.Fprintf(r.stderr, "%s: running inside donegate's own check of session %s; not telling the criteria\n", r.name, r.event.SessionID)
 		rep.Decision = Decision{Kind: KindGuarded}
-	case r.event.Host == hookio.HostCursor && r.event.HookEventName == hookio.EventUserPromptSubmit:
-		// Cursor's beforeSubmitPrompt cannot add context. The entry is
-		// most likely Claude Code's UserPromptSubmit one, which Cursor
-		// runs from .claude/settings.json too: failing would mark every
-		// prompt of a project set up for both; say so and answer nothing.
-		fmt.Fprintf(r.stderr, "%s: Cursor's beforeSubmitPrompt cannot add context, so the criteria are told at sessionStart only (this entry is Claude Code's UserPromptSubmit one, or can go)\n", r.name)
-		rep.Decision = Decision{Kind: KindCriteria}
-	case r.event.Host == hookio.HostVSCode && r.event.HookEventName == hookio.EventUserPromptSubmit:
-		// VS Code's UserPromptSubmit takes the common fields alone. The
-		// entry is Claude Code's, which VS Code runs from
-		// .claude/settings.json: the criteria were told at SessionStart.
+	case r.event.Host.PromptTakesNoContext() && r.event.HookEventName == hookio.EventUserPromptSubmit:
+		// Cursor's beforeSubmitPrompt cannot add context, nor can VS
+		// Code's UserPromptSubmit. The entry is most likely Claude Code's
+		// UserPromptSubmit one, which both run from .claude/settings.json
+		// too: failing would mark every prompt of a project set up for
+		// both; the criteria were told at session start, and this
+		// answers nothing.
+		fmt.Fprintf(r.stderr, "%s: %s's %s cannot add context, so the criteria are told at %s only (this entry is Claude Code's UserPromptSubmit one, or can go)\n", r.name, r.event.Host.Title(), r.event.WireEventName, r.event.Host.EventNames().Criteria)
 		rep.Decision = Decision{Kind: KindCriteria}
 	case r.event.ResumesTurn():
 		// Qwen Code asks again before every request of a turn: an answer

@@ -3,11 +3,13 @@ package gate
 import (
 	"testing"
 	"time"
+
+	"github.com/donegate/donegate/hookio"
 )
 
 // SetQwenBudget sets the budget Qwen Code's stops are cut to, for t.
 func SetQwenBudget(t testing.TB, d time.Duration) {
-	old := qwenBudget
-	qwenBudget = d
-	t.Cleanup(func() { qwenBudget = old })
+	old := deadlineMargin
+	deadlineMargin = hookio.HostQwen.HookDeadline() - d
+	t.Cleanup(func() { deadlineMargin = old })
 }

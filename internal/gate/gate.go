@@ -320,14 +320,12 @@ func (r *run) check(ctx context.Context, c *config.Config, reason checkers.StopR
 		return checkers.Result{}, err
 	}
 	budget := c.Limits.Budget.D()
-	if r.event.Host == hookio.HostQwen && budget > qwenBudget {
-		// Qwen Code gives up on a hook after 60 s whatever its timeout
-		// (measured with 0.24.4: "Request timed out waiting for
-		// hook-execution-response", and the CLI exits 1 with the agent's
-		// turn lost): a check that runs on is cut at the budget instead,
-		// and the agent is told so.
-		fmt.Fprintf(r.stderr, "%s: Qwen Code waits 60 s for a hook: limits.budget %s is cut to %s\n", r.name, budget, qwenBudget)
-		budget = qwenBudget
+	if d := r.event.Host.HookDeadline(); d > 0 && budget > d-deadlineMargin {
+		// The host gives up on a hook at d whatever its timeout (Qwen
+		// Code: 60 s, and the agent's turn is lost): a check that runs
+		// on is cut at the budget instead, and the agent is told so.
+		fmt.Fprintf(r.stderr, "%s: %s waits %d s for a hook: limits.budget %s is cut to %s\n", r.name, r.event.Host.Title(), int(d/time.Second), budget, d-deadlineMargin)
+		budget = d - deadlineMargin
 	}
 	ctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
@@ -363,11 +361,10 @@ func (r *run) check(ctx context.Context, c *config.Config, reason checkers.StopR
 	return res, err
 }
 
-// qwenBudget is the most of limits.budget a Qwen Code stop gets: Qwen
-// waits 60 s for a hook's answer (its hook requests' deadline, QwenLM/
-// qwen-code#11688), and the hook's start and answer need a margin. A
-// variable for the tests.
-var qwenBudget = 50 * time.Second
+// deadlineMargin is what a stop leaves of a host's hook deadline (see
+// hookio.Host.HookDeadline) for the hook's start and answer: Qwen Code's
+// 60 s give a budget of 50 s. A variable for the tests.
+var deadlineMargin = 10 * time.Second
 
 // checkerContext is what every run of the config's checkers shares: the
 // event, where the project, the cache and the state are, the templates

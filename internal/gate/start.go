@@ -26,7 +26,7 @@ func start(ctx context.Context, hook string, opts Options, env Env, ev *hookio.E
 	r := newRun(hook, opts, env, ev, stderr)
 	r.raw = raw
 	rep := Report{Hook: hook, Event: r.event, ProjectDir: r.projectDir(), StateDir: r.stateDir(), Decision: Decision{Kind: KindStarted}}
-	if ev.Host != hookio.HostClaude {
+	if !ev.Host.RunsHooksInBackground() {
 		// Only Claude Code runs this entry in the background. Others run
 		// it in the foreground after every tool call, whatever its
 		// matcher (VS Code and Cursor run .claude/settings.json's hooks

@@ -3,7 +3,6 @@ package gate
 import (
 	"fmt"
 
-	"github.com/donegate/donegate/hookio"
 	"github.com/donegate/donegate/internal/state"
 )
 
@@ -31,7 +30,7 @@ const turnsSlot = "gate.turns"
 // person learns why the agent was let go.
 func (r *run) hostTurn() {
 	ev := r.event
-	if ev.Host != hookio.HostCopilot && ev.Host != hookio.HostCursor || !ev.IsStop() || ev.PromptID != "" || ev.SessionID == "" {
+	if !ev.Host.TurnFromStart() || !ev.IsStop() || ev.PromptID != "" || ev.SessionID == "" {
 		return
 	}
 	if !ev.TurnStart() {
