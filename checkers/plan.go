@@ -93,19 +93,7 @@ func planTool(c *Context) string {
 	if c.Event == nil {
 		return ""
 	}
-	switch c.Event.Host {
-	case hookio.HostCodex:
-		return "update_plan"
-	case hookio.HostQwen:
-		return "todo_write"
-	case hookio.HostGemini:
-		return "write_todos"
-	case hookio.HostCopilot:
-		return "sql"
-	case hookio.HostOpenCode:
-		return "todowrite"
-	}
-	return ""
+	return c.Event.Host.PlanTool()
 }
 
 // readPlan returns the plan and a name for where it came from, "" if none.

@@ -17,6 +17,7 @@ var codexSpec = hostSpec{
 	peekEvent: "hook_event_name",
 	read:      (*Event).readCodex,
 	write:     writeClaudeShaped(true),
+	planTool:  "update_plan",
 }
 
 // readCodex reads Codex's events: Claude Code's, with turn_id and model.

@@ -22,6 +22,7 @@ var copilotSpec = hostSpec{
 	shape: copilotShape,
 	// stop_hook_active false at the first stop of a prompt (1.0.102).
 	turnFromStart: true,
+	planTool:      "sql",
 }
 
 func copilotShape(ev *Event, v Verdict, reason, _ string) (hostAnswer, error) {

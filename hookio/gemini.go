@@ -16,6 +16,7 @@ var geminiSpec = hostSpec{
 	read:               (*Event).readGemini,
 	shape:              geminiShape,
 	showsSystemMessage: true,
+	planTool:           "write_todos",
 }
 
 func geminiShape(ev *Event, v Verdict, reason, context string) (hostAnswer, error) {

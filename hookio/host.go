@@ -95,6 +95,9 @@ type hostSpec struct {
 	shape              func(ev *Event, v Verdict, reason, context string) (hostAnswer, error)
 	showsSystemMessage bool
 
+	// planTool: see Host.PlanTool.
+	planTool string
+
 	// What the decision needs to know of the host (see the Host methods
 	// of the same names).
 	hookDeadline          time.Duration
@@ -102,6 +105,12 @@ type hostSpec struct {
 	promptTakesNoContext  bool
 	turnFromStart         bool
 }
+
+// PlanTool is the tool the host's agent keeps its plan with, as the
+// feedback names it ("update the plan with update_plan"); "" for Claude
+// Code, whose agents know theirs (TodoWrite or the Task tools), and for a
+// host whose plan donegate does not read.
+func (h Host) PlanTool() string { return h.spec().planTool }
 
 // HookDeadline is how long the host waits for a hook's answer whatever
 // the entry's timeout; 0 where it waits for the timeout (or none is

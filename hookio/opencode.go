@@ -32,6 +32,7 @@ var openCodeSpec = hostSpec{
 	peekEvent: "hook_event_name",
 	read:      (*Event).readOpenCode,
 	write:     writeClaudeShaped(true),
+	planTool:  "todowrite",
 }
 
 // openCodeKey is the field only the OpenCode plugin's events carry.

@@ -23,4 +23,5 @@ var qwenSpec = hostSpec{
 	// with 0.24.4: "Request timed out waiting for hook-execution-response",
 	// the CLI exits 1 and the agent's turn is lost; QwenLM/qwen-code#11688).
 	hookDeadline: 60 * time.Second,
+	planTool:     "todo_write",
 }
