@@ -1,8 +1,6 @@
 package closer
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -13,7 +11,6 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
-
 	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/hookio"
 )
@@ -242,9 +239,10 @@ func (r *runCtx) doctorHosts(rep *DoctorReport, cfg *config.Config) (regs []regi
 	others := false
 	for _, s := range hostSetups[1:] {
 		if s.plugin {
-			if r.hostInUse(s) || len(r.openCodePlugins()) > 0 {
+			// No hook file: the host's doctor finds its plugin.
+			if r.hostInUse(s) || s.installed(r) {
 				others = true
-				r.doctorOpenCode(rep, s)
+				s.doctor(r, rep, s, nil)
 			}
 			continue
 		}
@@ -255,15 +253,8 @@ func (r *runCtx) doctorHosts(rep *DoctorReport, cfg *config.Config) (regs []regi
 		others = true
 		found := r.hostRegistrations(s, rep)
 		r.judgeHostRegistrations(rep, s, found, budget)
-		switch s.host {
-		case hookio.HostCodex:
-			r.doctorCodex(rep, s, found)
-		case hookio.HostQwen:
-			r.doctorQwen(rep, s)
-		case hookio.HostGemini:
-			r.doctorGemini(rep, s, found)
-		case hookio.HostCopilot:
-			r.doctorCopilot(rep, found)
+		if s.doctor != nil {
+			s.doctor(r, rep, s, found)
 		}
 		regs = append(regs, found...)
 	}
@@ -375,94 +366,6 @@ func (r *runCtx) hostFileList(s hostSetup) string {
 		names = append(names, f.path)
 	}
 	return strings.Join(names, ", ")
-}
-
-// codexEventLabel is how Codex names an event in a hook's trust key and
-// hash (hook_event_key_label): snake case.
-func codexEventLabel(event string) string {
-	var b strings.Builder
-	for i, c := range event {
-		if c >= 'A' && c <= 'Z' {
-			if i > 0 {
-				b.WriteByte('_')
-			}
-			c += 'a' - 'A'
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
-
-// codexMatcherEvents are the events whose matcher Codex keeps in a
-// hook's identity; for the others it ignores the matcher.
-var codexMatcherEvents = []string{"PreToolUse", "PostToolUse", "PermissionRequest", "SessionStart"}
-
-// codexHookHash is what Codex 0.169 hashes to tell whether a hook is the
-// one the user trusted (hooks/src/engine/discovery.rs,
-// command_hook_hash): the SHA-256 of the compact JSON, keys sorted, of
-// the hook's normalised identity — its event's label, the matcher where
-// the event has one, and the one handler with its timeout (600 when
-// unset) and no Windows command. donegate computes it to tell a hook
-// trusted as it is from one changed since; it never writes it.
-func codexHookHash(reg registration) string {
-	timeout := int64(reg.timeout / time.Second)
-	if !reg.timeoutSet {
-		timeout = 600
-	}
-	handler := map[string]any{"type": "command", "command": reg.command, "timeout": max(timeout, 1), "async": reg.async}
-	if reg.statusMessage != nil {
-		handler["statusMessage"] = *reg.statusMessage
-	}
-	identity := map[string]any{"event_name": codexEventLabel(reg.event), "hooks": []any{handler}}
-	if reg.matcher != "" && slices.Contains(codexMatcherEvents, reg.event) {
-		identity["matcher"] = reg.matcher
-	}
-	// encoding/json sorts map keys and writes no spaces; serde_json
-	// escapes neither <, > nor &.
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(identity) // maps of strings, numbers and booleans
-	sum := sha256.Sum256([]byte(strings.TrimSuffix(b.String(), "\n")))
-	return "sha256:" + hex.EncodeToString(sum[:])
-}
-
-// codexConfig is what doctor reads of Codex's config.toml.
-type codexConfig struct {
-	Features map[string]any `toml:"features"`
-	Tools    struct {
-		UpdatePlan struct {
-			Enabled *bool `toml:"enabled"`
-		} `toml:"update_plan"`
-	} `toml:"tools"`
-	Hooks struct {
-		State map[string]struct {
-			Enabled     *bool  `toml:"enabled"`
-			TrustedHash string `toml:"trusted_hash"`
-		} `toml:"state"`
-	} `toml:"hooks"`
-	Projects map[string]struct {
-		TrustLevel string `toml:"trust_level"`
-	} `toml:"projects"`
-	Plugins map[string]struct {
-		Enabled *bool `toml:"enabled"`
-	} `toml:"plugins"`
-	// AllowManagedHooksOnly, in requirements.toml only: Codex runs no
-	// hook of the user's, the project's or a session's config.
-	AllowManagedHooksOnly bool `toml:"allow_managed_hooks_only"`
-}
-
-// readCodexConfig reads a config.toml; ok is false when it does not
-// exist, and err says why one cannot be read.
-func readCodexConfig(path string) (c codexConfig, ok bool, err error) {
-	data, _, err := readSettings(path)
-	if err != nil || data == nil {
-		return c, false, err
-	}
-	if err := decodeTOML(data, &c); err != nil {
-		return c, false, fmt.Errorf("%s: %w", path, err)
-	}
-	return c, true, nil
 }
 
 // maxTOMLNesting bounds how deep the arrays and inline tables of a
@@ -619,216 +522,4 @@ func tomlStringEnd(data []byte, i int) int {
 		}
 	}
 	return -1
-}
-
-// doctorCodex says what Codex's config.toml does to donegate's hooks:
-// hooks turned off, a hook not trusted (Codex skips it without a word),
-// a project not trusted (its .codex/ is ignored), and the plan tool off.
-func (r *runCtx) doctorCodex(rep *DoctorReport, s hostSetup, regs []registration) {
-	home := r.codexHome()
-	if home == "" {
-		rep.add("codex", statusUnknown, "set HOME or CODEX_HOME", "Codex's config dir is unknown (HOME and CODEX_HOME unset): whether its hooks are trusted cannot be told")
-		return
-	}
-	userPath := filepath.Join(home, "config.toml")
-	user, _, err := readCodexConfig(userPath)
-	if err != nil {
-		rep.add("codex", statusFail, "correct the TOML: Codex does not start with a config it cannot read", "%v", err)
-		return
-	}
-	project, _, err := readCodexConfig(filepath.Join(r.dir, ".codex", "config.toml"))
-	if err != nil {
-		rep.add("codex", statusFail, "correct the TOML", "%v", err)
-	}
-	for _, key := range []string{"hooks", "codex_hooks"} {
-		if on, ok := user.Features[key].(bool); ok && !on {
-			rep.add("codex", statusFail, "remove `"+key+" = false` from [features] in "+userPath,
-				"%s sets [features] %s = false: Codex runs no hooks, donegate's included", userPath, key)
-		}
-	}
-	projectHooks := false
-	managed, _, err := readCodexConfig(r.codexRequirements())
-	if err != nil {
-		rep.add("codex", statusFail, "correct the TOML: Codex does not start with requirements it cannot read", "%v", err)
-	}
-	for _, reg := range regs {
-		if filepath.Dir(reg.file) == filepath.Join(r.dir, ".codex") {
-			projectHooks = true
-		}
-		where := fmt.Sprintf("%s at %s in %s", regCommand(reg.hook, strings.Join(reg.flags, " ")), reg.event, reg.file)
-		if reg.file == r.codexRequirements() {
-			rep.add("codex", statusOK, "", "%s runs without review: Codex trusts its managed requirements", where)
-			continue
-		}
-		if managed.AllowManagedHooksOnly {
-			rep.add("codex", statusFail, "register donegate in the managed requirements: closer init --host codex --managed",
-				"%s is ignored: %s sets allow_managed_hooks_only = true, and Codex runs only the hooks of its managed layers", where, r.codexRequirements())
-			continue
-		}
-		key := codexTrustKey(reg)
-		st, found := user.Hooks.State[key]
-		if !found {
-			// Codex resolves the project's path; so may the key.
-			if real, err := filepath.EvalSymlinks(reg.file); err == nil && real != reg.file {
-				alt := reg
-				alt.file = real
-				st, found = user.Hooks.State[codexTrustKey(alt)]
-			}
-		}
-		switch {
-		case found && st.Enabled != nil && !*st.Enabled:
-			rep.add("codex", statusFail, "turn it on in Codex's /hooks", "%s is disabled ([hooks.state.%q] enabled = false in %s)", where, key, userPath)
-		case !found || st.TrustedHash == "":
-			rep.add("codex", statusWarn, "open /hooks in Codex and trust it (a headless run: codex exec --dangerously-bypass-hook-trust); donegate never trusts a hook for you",
-				"%s is not trusted: Codex skips it without a word until you review it (no trusted_hash for %q in %s)", where, key, userPath)
-		case st.TrustedHash == codexHookHash(reg):
-			rep.add("codex", statusOK, "", "%s is trusted in Codex", where)
-		case reg.keySource != "" && strings.HasPrefix(st.TrustedHash, codexHookHash(reg)+"/"):
-			// A plugin's hook is trusted as "<the hook's hash>/<one of
-			// the plugin's>" (measured on 0.169.0); doctor reckons only
-			// the first.
-			rep.add("codex", statusOK, "", "%s is trusted in Codex (the hook as it is; whether the plugin changed since, only /hooks tells)", where)
-		default:
-			rep.add("codex", statusWarn, "open /hooks in Codex and review it again",
-				"%s: its trusted_hash in %s is not the hash donegate reckons Codex gives it now (%s): the hook changed since you trusted it, and Codex skips it as modified; or this Codex hashes hooks differently than 0.169 does, and doctor cannot tell",
-				where, userPath, codexHookHash(reg))
-		}
-	}
-	if projectHooks && !codexProjectTrusted(user, r.dir) {
-		rep.add("codex", statusWarn, "trust the project when Codex asks (codex exec: --trust)",
-			"%s is not a trusted project in %s: Codex ignores its .codex/ (donegate's hooks included) until it is", r.dir, userPath)
-	}
-	on := user.Tools.UpdatePlan.Enabled
-	if project.Tools.UpdatePlan.Enabled != nil {
-		on = project.Tools.UpdatePlan.Enabled
-	}
-	if on == nil || !*on {
-		rep.add("codex", statusWarn, "add [tools.update_plan] enabled = true to "+userPath,
-			"Codex's plan tool is off (opt-in since 0.152): the model has no update_plan, so the plan checker has no plan to check")
-	} else {
-		rep.add("codex", statusOK, "", "Codex's plan tool (update_plan) is on")
-	}
-}
-
-// codexTrustKey is the key of reg's [hooks.state] entry in Codex's
-// config.toml: "<file>:<event label>:<group>:<handler>".
-func codexTrustKey(reg registration) string {
-	source := reg.file
-	if reg.keySource != "" {
-		source = reg.keySource
-	}
-	return fmt.Sprintf("%s:%s:%d:%d", source, codexEventLabel(reg.event), reg.group, reg.handler)
-}
-
-// codexProjectTrusted reports whether dir, or a dir above it (a git
-// repository's root), has trust_level "trusted" in Codex's config.
-func codexProjectTrusted(c codexConfig, dir string) bool {
-	for d := dir; ; d = filepath.Dir(d) {
-		if p, ok := c.Projects[d]; ok && p.TrustLevel == "trusted" {
-			return true
-		}
-		if d == filepath.Dir(d) {
-			return false
-		}
-	}
-}
-
-// doctorQwen says when Qwen Code's todo tool is off: the most specific
-// settings file that sets tools.todoWrite.enabled decides.
-func (r *runCtx) doctorQwen(rep *DoctorReport, s hostSetup) {
-	var on *bool
-	for _, f := range r.hostFiles(s) {
-		data, _, err := readSettings(f.path)
-		if err != nil || data == nil {
-			continue
-		}
-		var st struct {
-			DisableAllHooks *bool `json:"disableAllHooks"`
-			Tools           struct {
-				TodoWrite struct {
-					Enabled *bool `json:"enabled"`
-				} `json:"todoWrite"`
-			} `json:"tools"`
-		}
-		if json.Unmarshal(data, &st) != nil {
-			continue
-		}
-		if st.DisableAllHooks != nil && *st.DisableAllHooks {
-			rep.add("qwen", statusFail, `remove "disableAllHooks": true`, `%s sets "disableAllHooks": true: Qwen Code runs no hooks, donegate's included`, f.path)
-		}
-		if st.Tools.TodoWrite.Enabled != nil {
-			on = st.Tools.TodoWrite.Enabled
-		}
-	}
-	if on == nil || !*on {
-		rep.add("qwen", statusWarn, `add "tools": {"todoWrite": {"enabled": true}} to .qwen/settings.json`,
-			"Qwen Code's todo tool is off (tools.todoWrite.enabled): the model keeps no todos, so the plan checker has no plan to check")
-		return
-	}
-	rep.add("qwen", statusOK, "", "Qwen Code's todo tool (todo_write) is on")
-}
-
-// doctorGemini says whether Gemini CLI runs the project's hooks: only
-// in a folder the user trusts (~/.gemini/trustedFolders.json), or with
-// GEMINI_CLI_TRUST_WORKSPACE=true.
-func (r *runCtx) doctorGemini(rep *DoctorReport, s hostSetup, regs []registration) {
-	projectFile := filepath.Join(r.dir, s.project)
-	if !slices.ContainsFunc(regs, func(reg registration) bool { return reg.file == projectFile }) {
-		return // user-level hooks run in any folder
-	}
-	if r.env.Getenv("GEMINI_CLI_TRUST_WORKSPACE") == "true" {
-		rep.add("gemini", statusOK, "", "GEMINI_CLI_TRUST_WORKSPACE=true: Gemini CLI runs the project's hooks")
-		return
-	}
-	trustFile := filepath.Join(r.home(), ".gemini", "trustedFolders.json")
-	data, _, _ := readSettings(trustFile)
-	var folders map[string]string
-	_ = json.Unmarshal(data, &folders) // none read: nothing trusted
-	switch geminiTrust(folders, r.dir) {
-	case "trusted":
-		rep.add("gemini", statusOK, "", "%s is a trusted folder in %s: Gemini CLI runs the project's hooks", r.dir, trustFile)
-	case "untrusted":
-		rep.add("gemini", statusFail, "trust the folder in Gemini (/permissions), or move the hooks to ~/.gemini/settings.json",
-			"%s is marked DO_NOT_TRUST in %s: Gemini CLI skips the project's hooks, donegate's included", r.dir, trustFile)
-	default:
-		rep.add("gemini", statusUnknown, "trust the folder when Gemini asks (headless runs: GEMINI_CLI_TRUST_WORKSPACE=true)",
-			"Gemini CLI runs the project's hooks only in a trusted folder, and %s does not list %s: if Gemini's folder trust is on, donegate's hooks are skipped here", trustFile, r.dir)
-	}
-}
-
-// geminiTrust judges dir from Gemini's trustedFolders.json: the nearest
-// rule for dir or a folder above it decides (TRUST_FOLDER trusts the
-// folder and below, TRUST_PARENT the folder's parent and below).
-func geminiTrust(folders map[string]string, dir string) string {
-	for d := dir; ; d = filepath.Dir(d) {
-		if folders[d] == "DO_NOT_TRUST" {
-			return "untrusted"
-		}
-		if folders[d] == "TRUST_FOLDER" {
-			return "trusted"
-		}
-		for p, rule := range folders {
-			if rule == "TRUST_PARENT" && filepath.Dir(p) == d {
-				return "trusted"
-			}
-		}
-		if d == filepath.Dir(d) {
-			return ""
-		}
-	}
-}
-
-// doctorCopilot says that Copilot CLI runs a repository's hooks only in
-// a folder the user trusts; doctor cannot see that trust.
-func (r *runCtx) doctorCopilot(rep *DoctorReport, regs []registration) {
-	dir := filepath.Join(r.dir, ".github", "hooks")
-	if !slices.ContainsFunc(regs, func(reg registration) bool { return filepath.Dir(reg.file) == dir }) {
-		return
-	}
-	if r.env.Getenv("COPILOT_ALLOW_ALL") == "true" {
-		rep.add("copilot", statusOK, "", "COPILOT_ALLOW_ALL=true: Copilot CLI runs the repository's hooks")
-		return
-	}
-	rep.add("copilot", statusUnknown, "trust the folder when Copilot asks (headless runs: COPILOT_ALLOW_ALL=true)",
-		"Copilot CLI runs the repository's hooks (.github/hooks/) only in a folder you trust, and skips them silently otherwise: doctor cannot see that trust")
 }

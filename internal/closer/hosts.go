@@ -50,85 +50,35 @@ type hostSetup struct {
 	// when its docs do not say.
 	defaultTimeout time.Duration
 	// plugin: the host has no hook file; init writes donegate's plugin
-	// for it, which runs stop-hook (OpenCode, see opencode.go).
+	// for it, which runs stop-hook (OpenCode, see setup_opencode.go).
 	plugin bool
+	// userFile is the user-level hook file (init --user), "" when HOME
+	// is unknown; nil: the host has none.
+	userFile func(r *runCtx) string
+	// doctor says what the host's own config does to donegate's hooks,
+	// found in its files; nil: nothing more than the registrations.
+	doctor func(r *runCtx, rep *DoctorReport, s hostSetup, found []registration)
+	// notes is what a person must still do once init set the host up
+	// (user: with --user).
+	notes func(user bool) []string
+	// installed, for a plugin host, reports whether its plugin is
+	// where the host loads it (doctor then checks it, marker or not).
+	installed func(r *runCtx) bool
+}
+
+// homeFile is HOME/elem..., "" when HOME is not an absolute path.
+func homeFile(r *runCtx, elem ...string) string {
+	home := r.home()
+	if !filepath.IsAbs(home) {
+		return ""
+	}
+	return filepath.Join(append([]string{home}, elem...)...)
 }
 
 // hostSetups are the hosts init writes hook files for, in the order it
 // names them. Cursor is not among them: it has no client here to check a
 // hook file against (issue 22), and it runs .claude/settings.json's.
-var hostSetups = []hostSetup{
-	{
-		host: hookio.HostClaude, title: "Claude Code", marker: ".claude", binary: "claude",
-		project: filepath.Join(".claude", "settings.json"), regs: registrations,
-		timeout: hookTimeout, unit: time.Second, defaultTimeout: defaultHookTimeout,
-	},
-	{
-		// Codex (0.169) lets SessionStart and UserPromptSubmit hooks add
-		// context (additionalContext), and has SubagentStop; it has no
-		// StructuredOutput tool to gate. An entry with no timeout gets
-		// 600 s (its hooks engine: timeout_sec.unwrap_or(600)).
-		host: hookio.HostCodex, title: "Codex CLI", marker: ".codex", binary: "codex",
-		project: filepath.Join(".codex", "hooks.json"),
-		regs: []hookReg{
-			{"Stop", "", "stop-hook", ""},
-			{"SubagentStop", "", "stop-hook", ""},
-			{"SessionStart", "", "stop-hook", criteriaFlag},
-			{"UserPromptSubmit", "", "stop-hook", criteriaFlag},
-		},
-		timeout: hookTimeout, unit: time.Second, defaultTimeout: 600 * time.Second,
-	},
-	{
-		// Qwen Code reads Claude Code's hook shape. Its command hooks'
-		// timeouts were milliseconds until QwenLM/qwen-code#11615 (by
-		// release dates, up to 0.23.1) and are seconds since (0.24.4,
-		// measured), where a value of 1000 or more is still read as
-		// milliseconds: 600000 is 600 s to both, where
-		// 600 was 0.6 s to the older ones. Its PostToolUse of
-		// run_shell_command tells a passing run, which stands for the
-		// check's (see gate's recordAgentRun).
-		host: hookio.HostQwen, title: "Qwen Code", marker: ".qwen", binary: "qwen",
-		project: filepath.Join(".qwen", "settings.json"),
-		regs: []hookReg{
-			{"Stop", "", "stop-hook", ""},
-			{"SubagentStop", "", "stop-hook", ""},
-			{"PostToolUse", hookio.HostQwen.ShellTool(), "posttooluse-hook", ""},
-			{"SessionStart", "", "stop-hook", criteriaFlag},
-			{"UserPromptSubmit", "", "stop-hook", criteriaFlag},
-		},
-		timeout: hookTimeout * 1000, unit: time.Second, millisFrom: 1000,
-	},
-	{
-		// Gemini CLI: AfterAgent ends a turn (no subagent event);
-		// BeforeAgent (each prompt) and SessionStart can add context.
-		// Timeouts are in milliseconds, 60 s when an entry has none.
-		host: hookio.HostGemini, title: "Gemini CLI", marker: ".gemini", binary: "gemini",
-		project: filepath.Join(".gemini", "settings.json"),
-		regs: []hookReg{
-			{"AfterAgent", "", "stop-hook", ""},
-			{"SessionStart", "", "stop-hook", criteriaFlag},
-			{"BeforeAgent", "", "stop-hook", criteriaFlag},
-		},
-		timeout: hookTimeout * 1000, unit: time.Millisecond, defaultTimeout: 60 * time.Second,
-	},
-	{
-		// Copilot CLI: its own flat shape, timeoutSec in seconds, in a
-		// file of donegate's own among .github/hooks/*.json.
-		host: hookio.HostCopilot, title: "Copilot CLI", marker: filepath.Join(".github", "hooks"), binary: "copilot",
-		project: filepath.Join(".github", "hooks", "donegate.json"),
-		regs: []hookReg{
-			{"agentStop", "", "stop-hook", ""},
-			{"subagentStop", "", "stop-hook", ""},
-		},
-		copilot: true, timeout: hookTimeout, unit: time.Second,
-	},
-	{
-		// OpenCode: no hooks that can hold an agent; donegate's plugin
-		// runs stop-hook at the end of each turn (opencode.go).
-		host: hookio.HostOpenCode, title: "OpenCode", marker: ".opencode", binary: "opencode",
-		project: filepath.Join(".opencode", "plugin", "donegate.js"), plugin: true,
-	},
-}
+var hostSetups = []hostSetup{claudeSetup, codexSetup, qwenSetup, geminiSetup, copilotSetup, openCodeSetup}
 
 // setupOf returns host's setup.
 func setupOf(host hookio.Host) (hostSetup, bool) {
@@ -177,47 +127,13 @@ func (l *hostList) Set(v string) error {
 
 var _ flag.Value = (*hostList)(nil)
 
-// userFile is the user-level hook file of s (init --user): Claude Code's
-// settings ($CLAUDE_CONFIG_DIR's), $CODEX_HOME/hooks.json (~/.codex),
-// ~/.qwen/settings.json, ~/.gemini/settings.json, or
-// ~/.copilot/hooks/donegate.json. "" when HOME is unknown.
+// userFile is the user-level hook file of s (init --user), "" when HOME
+// is unknown.
 func (r *runCtx) userFile(s hostSetup) string {
-	if s.host == hookio.HostClaude {
-		dir := r.claudeDir("")
-		if !filepath.IsAbs(dir) {
-			return ""
-		}
-		return filepath.Join(dir, "settings.json")
-	}
-	if s.host == hookio.HostCodex {
-		if dir := r.codexHome(); dir != "" {
-			return filepath.Join(dir, "hooks.json")
-		}
+	if s.userFile == nil {
 		return ""
 	}
-	home := r.home()
-	if !filepath.IsAbs(home) {
-		return ""
-	}
-	switch s.host {
-	case hookio.HostQwen:
-		return filepath.Join(home, ".qwen", "settings.json")
-	case hookio.HostGemini:
-		return filepath.Join(home, ".gemini", "settings.json")
-	}
-	return filepath.Join(home, ".copilot", "hooks", "donegate.json")
-}
-
-// codexHome is Codex's config dir: $CODEX_HOME, else ~/.codex; "" when
-// neither is an absolute path.
-func (r *runCtx) codexHome() string {
-	if d := r.env.Getenv("CODEX_HOME"); filepath.IsAbs(d) {
-		return d
-	}
-	if home := r.home(); filepath.IsAbs(home) {
-		return filepath.Join(home, ".codex")
-	}
-	return ""
+	return s.userFile(r)
 }
 
 // detectHosts picks the hosts init sets up when --host is not given, and

@@ -120,25 +120,8 @@ func copilotRegistered(entries *jnode, program, flags string) bool {
 func hostNotes(hosts hostList, user bool) []string {
 	var notes []string
 	for _, h := range hosts {
-		switch h {
-		case hookio.HostCodex:
-			notes = append(notes,
-				"Codex runs a hook only once you trust it, and skips an untrusted one silently: open /hooks in Codex and review donegate's hooks (init never writes Codex's trusted_hash: that consent is yours to give); `codex exec` reads a project's .codex/ only with --trust",
-				"Codex gives the model its plan tool (update_plan) only with `[tools.update_plan] enabled = true` in ~/.codex/config.toml; without it the plan checker has no plan to check (closer doctor says)",
-				"codex exec shows a hook's systemMessage nowhere (the TUI shows it as a warning): when donegate lets the agent go, `closer explain --last` says why")
-		case hookio.HostQwen:
-			notes = append(notes,
-				"Qwen Code asks you to approve a project's hooks the first time they run; its todo_write tool is off unless `\"tools\": {\"todoWrite\": {\"enabled\": true}}` is in its settings.json")
-		case hookio.HostGemini:
-			if !user {
-				notes = append(notes, "Gemini CLI runs a project's hooks only in a trusted folder: trust this one when Gemini asks (headless runs: GEMINI_CLI_TRUST_WORKSPACE=true)")
-			}
-		case hookio.HostCopilot:
-			if !user {
-				notes = append(notes, "Copilot CLI runs a repository's hooks only in a folder you trust: trust this one when Copilot asks (headless runs: COPILOT_ALLOW_ALL=true)")
-			}
-		case hookio.HostOpenCode:
-			notes = append(notes, "OpenCode loads donegate's plugin when it starts; under `opencode run` the checks run while OpenCode waits, elsewhere (the TUI, `opencode serve`) in the background once the agent is idle (docs/hosts.md, OpenCode)")
+		if s, _ := setupOf(h); s.notes != nil {
+			notes = append(notes, s.notes(user)...)
 		}
 	}
 	return notes

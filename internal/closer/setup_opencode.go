@@ -8,12 +8,24 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/donegate/donegate/hookio"
 	"github.com/donegate/donegate/plugin"
 )
 
 // OpenCode has no hook file: donegate's OpenCode plugin holds the agent
 // (plugin/opencode/donegate.js). init writes it where OpenCode loads
 // plugins from; doctor finds where it is loaded from.
+var openCodeSetup = hostSetup{
+	// OpenCode: no hooks that can hold an agent; donegate's plugin
+	// runs stop-hook at the end of each turn (this file).
+	host: hookio.HostOpenCode, title: "OpenCode", marker: ".opencode", binary: "opencode",
+	project: filepath.Join(".opencode", "plugin", "donegate.js"), plugin: true,
+	installed: func(r *runCtx) bool { return len(r.openCodePlugins()) > 0 },
+	doctor:    func(r *runCtx, rep *DoctorReport, s hostSetup, _ []registration) { r.doctorOpenCode(rep, s) },
+	notes: func(bool) []string {
+		return []string{"OpenCode loads donegate's plugin when it starts; under `opencode run` the checks run while OpenCode waits, elsewhere (the TUI, `opencode serve`) in the background once the agent is idle (docs/hosts.md, OpenCode)"}
+	},
+}
 
 // openCodePluginDirs are the dirs OpenCode loads plugins from, under a
 // project's .opencode/ or the user's config dir (1.18.33 reads both
