@@ -52,7 +52,7 @@ func TestCodexFinalOutput(t *testing.T) {
 		{"no event", func() *hookio.Event { return nil }, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, string(checkers.CodexFinalOutput(tc.ev())))
+			assert.Equal(t, tc.want, string(tc.ev().FinalOutput()))
 		})
 	}
 }

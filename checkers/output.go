@@ -1,16 +1,10 @@
 package checkers
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/donegate/donegate/config"
-	"github.com/donegate/donegate/hookio"
-	"github.com/donegate/donegate/internal/jsondepth"
-	"github.com/donegate/donegate/transcript"
 )
 
 // OutputOptions are the options of an output checker.
@@ -65,29 +59,10 @@ func (o Output) Check(_ context.Context, c *Context) (Result, error) {
 	return OK(fmt.Sprintf("The structured output meets its %d %s.", len(o.Conditions), plural(len(o.Conditions), "condition", "conditions"))), nil
 }
 
-// CodexFinalOutput returns the structured output a Codex agent hands in
-// at its stop: its last message when the event is a Codex Stop and the
-// message is a JSON object, which `codex exec --output-schema` makes it
-// (the final message is the Stop event's last_assistant_message); nil
-// otherwise. A prose message is not one: like a Claude Code session that
-// never calls StructuredOutput, a Codex session without an output schema
-// hands in nothing. The hooks run the tool_use checkers (output, claims)
-// on a stop that has one, as on a gated StructuredOutput call.
-func CodexFinalOutput(ev *hookio.Event) []byte {
-	if ev == nil || ev.Host != hookio.HostCodex || ev.HookEventName != hookio.EventStop {
-		return nil
-	}
-	msg := bytes.TrimSpace([]byte(ev.LastAssistantMessage))
-	// Bounded like every JSON donegate parses: gjson recurses per level.
-	if !jsondepth.Within(msg, transcript.MaxLineDepth) || !gjson.ValidBytes(msg) || !gjson.ParseBytes(msg).IsObject() {
-		return nil
-	}
-	return msg
-}
-
 // structuredOutput returns the structured output the checker named
-// checks: the gated tool's input, or a Codex agent's final JSON message
-// (see CodexFinalOutput). final is true for the latter, whose feedback
+// checks: the gated tool's input, or the final output the agent hands
+// in at its stop where its host hands one in then (hookio's
+// Event.FinalOutput: Codex's --output-schema message). final is true for the latter, whose feedback
 // asks for a corrected message rather than a call. An event without one
 // is a check that cannot run: At keeps such checkers to tool_use, so only
 // a checker built by hand (or a claims checker's, at a tool_use event
@@ -96,7 +71,7 @@ func structuredOutput(c *Context, checker string) (doc []byte, final bool, err e
 	if c.Event != nil && c.Event.ToolInput != nil {
 		return c.Event.ToolInput, false, nil
 	}
-	if doc := CodexFinalOutput(c.Event); doc != nil {
+	if doc := c.Event.FinalOutput(); doc != nil {
 		return doc, true, nil
 	}
 	event := "this"

@@ -1,10 +1,13 @@
 package hookio
 
 import (
+	"bytes"
 	"path/filepath"
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/donegate/donegate/internal/jsondepth"
 )
 
 // Codex CLI: Claude Code's shapes, with turn_id and model; a block's
@@ -17,7 +20,24 @@ var codexSpec = hostSpec{
 	peekEvent: "hook_event_name",
 	read:      (*Event).readCodex,
 	write:     writeClaudeShaped(true),
-	planTool:  "update_plan",
+	// codex exec --output-schema makes the agent's final message, the
+	// Stop's last_assistant_message, a JSON object.
+	finalOutput: codexFinalOutput,
+	planTool:    "update_plan",
+}
+
+// codexFinalOutput is the structured output a Codex agent hands in at
+// its stop: its last message when that is a JSON object, which `codex
+// exec --output-schema` makes it. A prose message is not one: like a
+// Claude Code session that never calls StructuredOutput, a Codex session
+// without an output schema hands in nothing.
+func codexFinalOutput(e *Event) []byte {
+	msg := bytes.TrimSpace([]byte(e.LastAssistantMessage))
+	// Bounded like every JSON donegate parses: gjson recurses per level.
+	if !jsondepth.Within(msg, MaxEventDepth) || !gjson.ValidBytes(msg) || !gjson.ParseBytes(msg).IsObject() {
+		return nil
+	}
+	return msg
 }
 
 // readCodex reads Codex's events: Claude Code's, with turn_id and model.

@@ -97,6 +97,9 @@ type hostSpec struct {
 
 	// planTool: see Host.PlanTool.
 	planTool string
+	// finalOutput: see Event.FinalOutput; nil: the host hands in no
+	// structured output at a stop.
+	finalOutput func(e *Event) []byte
 
 	// What the decision needs to know of the host (see the Host methods
 	// of the same names).
@@ -104,6 +107,17 @@ type hostSpec struct {
 	runsHooksInBackground bool
 	promptTakesNoContext  bool
 	turnFromStart         bool
+}
+
+// FinalOutput returns the structured output the agent hands in at its
+// stop, where its host hands one in then (Codex: see codex.go); nil
+// otherwise, and for any other event. A host's gated tool call carries
+// its output in ToolInput instead.
+func (e *Event) FinalOutput() []byte {
+	if e == nil || e.HookEventName != EventStop || e.Host.spec().finalOutput == nil {
+		return nil
+	}
+	return e.Host.spec().finalOutput(e)
 }
 
 // PlanTool is the tool the host's agent keeps its plan with, as the

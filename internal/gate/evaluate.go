@@ -219,7 +219,7 @@ func Evaluate(ctx context.Context, hook string, opts Options, env Env, raw []byt
 		return rep, rep.write()
 	}
 	if reason == checkers.ReasonStop && err == nil && slices.Contains(c.GateTools, structuredOutputTool) {
-		if checkers.CodexFinalOutput(r.event) != nil && !codexWithoutSchema() {
+		if r.event.FinalOutput() != nil && !codexWithoutSchema() {
 			// codex exec --output-schema hands the agent's final JSON in as
 			// its last message, at Stop: there is no tool call to gate. It
 			// is checked as Claude Code's StructuredOutput call is (the
@@ -264,7 +264,7 @@ func gates(c *config.Config, err error, tool string) bool {
 
 // structuredOutputTool is Claude Code's tool for a final structured
 // answer; a config that gates it gates a Codex agent's final JSON message
-// too (see CodexFinalOutput).
+// too (see hookio.Event.FinalOutput).
 const structuredOutputTool = "StructuredOutput"
 
 // write renders the answer.
@@ -381,7 +381,7 @@ func (r *run) structuredOutput() []byte {
 	if r.event.ToolInput != nil {
 		return r.event.ToolInput
 	}
-	return checkers.CodexFinalOutput(r.event)
+	return r.event.FinalOutput()
 }
 
 // declaresCompletion reports whether any condition of the config's
