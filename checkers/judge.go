@@ -210,8 +210,8 @@ func (j judgeChecker) plan(ctx context.Context, c *Context) string {
 	if c.Event == nil {
 		return "No session given, so no plan."
 	}
-	items, source, err := readPlan(ctx, c)
-	return judge.PlanText(items, source != "", err)
+	p, err := readPlan(ctx, c)
+	return judge.PlanText(p.Items, p.Source != "", err)
 }
 
 // ask asks the judge once. ended is true when there was no verdict, which

@@ -46,7 +46,8 @@ var ToolUseWait = transcript.ToolUseWait
 
 // Check implements Checker.
 func (Plan) Check(ctx context.Context, c *Context) (Result, error) {
-	items, source, err := readPlan(ctx, c)
+	plan, err := readPlan(ctx, c)
+	items, source := plan.Items, plan.Source
 	if err != nil && errors.Is(err, context.DeadlineExceeded) && c.Budget > 0 {
 		// The transcript searched to its start within the budget: huge,
 		// or a sparse region (see transcript.within).
@@ -56,9 +57,8 @@ func (Plan) Check(ctx context.Context, c *Context) (Result, error) {
 		return Result{}, err
 	}
 	if source == "" {
-		if c.Event != nil && c.Event.Host == hookio.HostCopilot {
-			// Its sql tool serves other tables too: a call is no plan.
-			return OK("No plan to check (no todo in the session's session.db)."), nil
+		if c.Event != nil && c.Event.Host.NoPlanNote() != "" {
+			return OK(fmt.Sprintf("No plan to check (%s).", c.Event.Host.NoPlanNote())), nil
 		}
 		if tool := planTool(c); tool != "" {
 			return OK(fmt.Sprintf("No plan to check (the agent made no %s call).", tool)), nil
@@ -80,8 +80,8 @@ func (Plan) Check(ctx context.Context, c *Context) (Result, error) {
 	// (update_plan)", ...); Tool, the host's plan tool the agent updates
 	// its plan with, "" on Claude Code (whose feedback names none).
 	tool := planTool(c)
-	if source == geminiTrackerSource {
-		tool = "tracker_update_task"
+	if plan.Tool != "" {
+		tool = plan.Tool
 	}
 	return c.Fail("plan-incomplete", map[string]any{"Open": open, "Total": len(items), "Source": source, "Tool": tool}), nil
 }
@@ -96,83 +96,30 @@ func planTool(c *Context) string {
 	return c.Event.Host.PlanTool()
 }
 
-// readPlan returns the plan and a name for where it came from, "" if none.
-func readPlan(ctx context.Context, c *Context) ([]transcript.Item, string, error) {
+// readPlan returns the plan where the event's host keeps it; no Source
+// when there is none.
+func readPlan(ctx context.Context, c *Context) (hookio.Plan, error) {
 	ev := c.Event
 	if ev == nil {
-		return nil, "", nil
+		return hookio.Plan{}, nil
 	}
 	// A subagent's own transcript, where the host names one.
 	path := ev.TranscriptPath
 	if c.Reason == ReasonSubagentStop || ev.AgentTranscriptPath != "" {
 		path = ev.AgentTranscriptPath
 	}
-	var (
-		items []transcript.Item
-		found bool
-		err   error
-	)
-	switch ev.Host {
-	case hookio.HostCodex:
-		items, found, err = c.codexPlan(ctx, path)
-		return named(items, found, err, "plan (update_plan)")
-	case hookio.HostQwen:
-		if c.Reason == ReasonSubagentStop {
-			// The session's todo file is the main agent's: a subagent
-			// must not be held on it, and keeps none of its own there.
-			return nil, "", nil
-		}
-		items, found, err = transcript.QwenPlan(transcript.QwenTodoFile(transcript.QwenDir(ev.TranscriptPath, c.Home), ev.SessionID))
-		return named(items, found, err, "todo list (todo_write)")
-	case hookio.HostGemini:
-		// The task tracker where it is on (Gemini 3 models have no
-		// write_todos); else the latest write_todos call.
-		if c.Reason != ReasonSubagentStop {
-			items, found, err = transcript.GeminiTracker(ctx, transcript.GeminiTrackerDir(ev.TranscriptPath, ev.SessionID))
-			if err != nil || found {
-				return named(items, found, err, geminiTrackerSource)
-			}
-		}
-		items, found, err = transcript.GeminiPlan(ctx, path)
-		return named(items, found, err, "todo list (write_todos)")
-	case hookio.HostCopilot:
-		// Copilot CLI's agent keeps its todos in the todos table of the
-		// session's session.db, beside transcript_path (events.jsonl),
-		// with its sql tool. A subagent has no plan of its own there:
-		// path is "" at a subagentStop, and the main agent's todos are
-		// not the subagent's to finish.
-		items, found, err = transcript.ReadCopilotTodos(ctx, path)
-		return named(items, found, err, "todos table (session.db)")
-	case hookio.HostCursor:
-		// Cursor keeps no plan donegate can read: no plan tool.
-		return nil, "", nil
-	case hookio.HostOpenCode:
-		return openCodePlan(ev)
-	case hookio.HostVSCode:
-		// VS Code's todo tool keeps its list in the chat session, in no
-		// file its docs describe: nothing to read (docs/hosts.md).
-		return nil, "", nil
+	if ev.Host == hookio.HostCodex {
+		// Codex's reader keeps how far it read in the session's record.
+		items, found, err := c.codexPlan(ctx, path)
+		p, err := named(items, found, err, "plan (update_plan)")
+		return p, err
 	}
-	return readClaudePlan(ctx, c)
-}
-
-// openCodePlan is the todo list the OpenCode plugin sends with a stop,
-// as OpenCode keeps it for the session (its todowrite tool). A cancelled
-// item counts as done, as Gemini CLI's do: OpenCode's todowrite calls it
-// "no longer needed".
-func openCodePlan(ev *hookio.Event) ([]transcript.Item, string, error) {
-	if len(ev.Todos) == 0 {
-		return nil, "", nil
+	p, read, err := ev.ReadPlan(ctx, hookio.PlanQuery{Path: path, Home: c.Home, Subagent: c.Reason == ReasonSubagentStop})
+	if read {
+		return p, err
 	}
-	items := make([]transcript.Item, 0, len(ev.Todos))
-	for _, t := range ev.Todos {
-		status := t.Status
-		if status == "cancelled" {
-			status = "completed"
-		}
-		items = append(items, transcript.Item{Title: t.Content, Status: status})
-	}
-	return items, "todo list (todowrite)", nil
+	items, source, err := readClaudePlan(ctx, c)
+	return hookio.Plan{Items: items, Source: source}, err
 }
 
 // codexPlanRecord is what the plan checker keeps of a Codex session (see
@@ -219,19 +166,15 @@ func (c *Context) codexPlan(ctx context.Context, path string) ([]transcript.Item
 	return items, found, nil
 }
 
-// geminiTrackerSource names Gemini CLI's task tracker as a plan source,
-// whose tool the feedback names instead of write_todos.
-const geminiTrackerSource = "task tracker (tracker_update_task)"
-
 // planKey is the plan checker's key in a session's record.
 const planKey = "plan"
 
 // named returns what a host's reader found under the name of its source.
-func named(items []transcript.Item, found bool, err error, source string) ([]transcript.Item, string, error) {
+func named(items []transcript.Item, found bool, err error, source string) (hookio.Plan, error) {
 	if err != nil || !found {
-		return nil, "", err
+		return hookio.Plan{}, err
 	}
-	return items, source, nil
+	return hookio.Plan{Items: items, Source: source}, nil
 }
 
 // readClaudePlan is readPlan on Claude Code (and the Agent SDK, which

@@ -1,9 +1,12 @@
 package hookio
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/donegate/donegate/transcript"
 )
 
 // Copilot CLI: a stop is blocked with {"decision":"block","reason":R} on
@@ -23,6 +26,8 @@ var copilotSpec = hostSpec{
 	// stop_hook_active false at the first stop of a prompt (1.0.102).
 	turnFromStart: true,
 	planTool:      "sql",
+	plan:          copilotPlan,
+	noPlanNote:    "no todo in the session's session.db",
 }
 
 func copilotShape(ev *Event, v Verdict, reason, _ string) (hostAnswer, error) {
@@ -129,4 +134,14 @@ func (e *Event) readCopilot(root gjson.Result) error {
 		}
 	}
 	return nil
+}
+
+// copilotPlan is the todos table of the session's session.db, beside
+// transcript_path (events.jsonl), which Copilot's agent keeps with its
+// sql tool. A subagent has no plan of its own there: Path is "" at a
+// subagentStop, and the main agent's todos are not the subagent's to
+// finish.
+func copilotPlan(ctx context.Context, _ *Event, q PlanQuery) (Plan, error) {
+	items, found, err := transcript.ReadCopilotTodos(ctx, q.Path)
+	return planFrom(items, found, err, "todos table (session.db)")
 }

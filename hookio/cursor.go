@@ -22,6 +22,8 @@ var cursorSpec = hostSpec{
 	// cannot add context.
 	turnFromStart:        true,
 	promptTakesNoContext: true,
+	// Cursor keeps no plan donegate can read: no plan tool.
+	plan: noPlan,
 }
 
 func cursorShape(ev *Event, v Verdict, reason, context string) (hostAnswer, error) {

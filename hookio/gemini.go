@@ -1,9 +1,12 @@
 package hookio
 
 import (
+	"context"
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/donegate/donegate/transcript"
 )
 
 // Gemini CLI: Claude Code's field names, its own event names. A block is
@@ -17,6 +20,7 @@ var geminiSpec = hostSpec{
 	shape:              geminiShape,
 	showsSystemMessage: true,
 	planTool:           "write_todos",
+	plan:               geminiPlan,
 }
 
 func geminiShape(ev *Event, v Verdict, reason, context string) (hostAnswer, error) {
@@ -89,4 +93,19 @@ func geminiSession(sessionID, transcript string, getenv func(string) string) boo
 		return true
 	}
 	return getenv != nil && sessionID != "" && getenv("GEMINI_SESSION_ID") == sessionID
+}
+
+// geminiPlan is the task tracker where it is on (Gemini 3 models have no
+// write_todos), the main agent's; else the latest write_todos call.
+func geminiPlan(ctx context.Context, e *Event, q PlanQuery) (Plan, error) {
+	if !q.Subagent {
+		items, found, err := transcript.GeminiTracker(ctx, transcript.GeminiTrackerDir(e.TranscriptPath, e.SessionID))
+		if err != nil || found {
+			p, err := planFrom(items, found, err, "task tracker (tracker_update_task)")
+			p.Tool = "tracker_update_task"
+			return p, err
+		}
+	}
+	items, found, err := transcript.GeminiPlan(ctx, q.Path)
+	return planFrom(items, found, err, "todo list (write_todos)")
 }

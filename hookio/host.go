@@ -1,6 +1,7 @@
 package hookio
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -100,6 +101,11 @@ type hostSpec struct {
 	// finalOutput: see Event.FinalOutput; nil: the host hands in no
 	// structured output at a stop.
 	finalOutput func(e *Event) []byte
+	// plan reads the agent's plan (see Event.ReadPlan); nil: read by the
+	// plan checker. noPlanNote says, where no plan was found, why none
+	// is an ordinary state there ("" for the host's usual words).
+	plan       func(ctx context.Context, e *Event, q PlanQuery) (Plan, error)
+	noPlanNote string
 
 	// What the decision needs to know of the host (see the Host methods
 	// of the same names).
@@ -119,6 +125,11 @@ func (e *Event) FinalOutput() []byte {
 	}
 	return e.Host.spec().finalOutput(e)
 }
+
+// NoPlanNote says why the host's agent may have no plan, where a plan
+// tool call is not the whole story (Copilot: its sql tool serves other
+// tables too); "" where the host's plan tool says it.
+func (h Host) NoPlanNote() string { return h.spec().noPlanNote }
 
 // PlanTool is the tool the host's agent keeps its plan with, as the
 // feedback names it ("update the plan with update_plan"); "" for Claude

@@ -1,9 +1,12 @@
 package hookio
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/donegate/donegate/transcript"
 )
 
 // OpenCode has no hook that can hold an agent: donegate's OpenCode plugin
@@ -33,6 +36,7 @@ var openCodeSpec = hostSpec{
 	read:      (*Event).readOpenCode,
 	write:     writeClaudeShaped(true),
 	planTool:  "todowrite",
+	plan:      openCodePlan,
 }
 
 // openCodeKey is the field only the OpenCode plugin's events carry.
@@ -88,4 +92,23 @@ func (e *Event) readOpenCode(root gjson.Result) error {
 		return true
 	})
 	return bad
+}
+
+// openCodePlan is the todo list the OpenCode plugin sends with a stop,
+// as OpenCode keeps it for the session (its todowrite tool). A cancelled
+// item counts as done, as Gemini CLI's do: OpenCode's todowrite calls it
+// "no longer needed". An empty list is no plan.
+func openCodePlan(_ context.Context, e *Event, _ PlanQuery) (Plan, error) {
+	if len(e.Todos) == 0 {
+		return Plan{}, nil
+	}
+	items := make([]transcript.Item, 0, len(e.Todos))
+	for _, t := range e.Todos {
+		status := t.Status
+		if status == "cancelled" {
+			status = "completed"
+		}
+		items = append(items, transcript.Item{Title: t.Content, Status: status})
+	}
+	return Plan{Items: items, Source: "todo list (todowrite)"}, nil
 }

@@ -1,9 +1,12 @@
 package hookio
 
 import (
+	"context"
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/donegate/donegate/transcript"
 )
 
 // Qwen Code: Claude Code's shapes, read and answered whatever the dialect
@@ -24,4 +27,16 @@ var qwenSpec = hostSpec{
 	// the CLI exits 1 and the agent's turn is lost; QwenLM/qwen-code#11688).
 	hookDeadline: 60 * time.Second,
 	planTool:     "todo_write",
+	plan:         qwenPlan,
+}
+
+// qwenPlan is the session's todo file (todo_write). It is the main
+// agent's: a subagent must not be held on it, and keeps none of its own
+// there.
+func qwenPlan(_ context.Context, e *Event, q PlanQuery) (Plan, error) {
+	if q.Subagent {
+		return Plan{}, nil
+	}
+	items, found, err := transcript.QwenPlan(transcript.QwenTodoFile(transcript.QwenDir(e.TranscriptPath, q.Home), e.SessionID))
+	return planFrom(items, found, err, "todo list (todo_write)")
 }

@@ -23,6 +23,9 @@ var vscodeSpec = hostSpec{
 	showsSystemMessage: true,
 	// Its UserPromptSubmit takes the common fields alone.
 	promptTakesNoContext: true,
+	// Its todo tool keeps its list in the chat session, in no file its
+	// docs describe: nothing to read (docs/hosts.md).
+	plan: noPlan,
 }
 
 func vscodeShape(ev *Event, v Verdict, reason, context string) (hostAnswer, error) {
