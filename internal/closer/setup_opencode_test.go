@@ -117,3 +117,14 @@ func TestDoctorOpenCode(t *testing.T) {
 		})
 	}
 }
+
+// TestInitDetectsOpenCode: a project with .opencode/ and no --host is set
+// up for OpenCode, and says why.
+func TestInitDetectsOpenCode(t *testing.T) {
+	dir := projectWith(t, map[string]string{"go.mod": "module x\n", ".opencode/opencode.json": "{}\n"})
+	code, out, errOut := initRun(t, t.TempDir(), "", "--dir", dir)
+	require.Equal(t, ExitComplete, code, errOut)
+	assert.Contains(t, out, "Hosts: OpenCode (detected: the project has .opencode/; --host chooses).")
+	assert.FileExists(t, filepath.Join(dir, ".opencode", "plugin", "donegate.js"))
+	assert.NoDirExists(t, filepath.Join(dir, ".claude"))
+}
