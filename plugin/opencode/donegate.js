@@ -55,7 +55,7 @@ export const DonegatePlugin = async ({ client, directory }) => {
         pending: false, // a hold was sent and its message not seen yet
         users: new Set(),
         assistants: new Set(),
-        texts: new Map(), // assistant message -> its latest text
+        texts: new Map(), // the latest assistant message -> its text
         final: undefined, // serve: the finished message to check at idle
         checked: new Set(),
       }
@@ -227,6 +227,9 @@ export const DonegatePlugin = async ({ client, directory }) => {
           const part = p.part
           const s = session(part.sessionID)
           if (part.type === "text" && s.assistants.has(part.messageID) && !part.synthetic) {
+            // The latest message's text alone: a stop checks the message
+            // that just finished, and a long session keeps no history here.
+            if (!s.texts.has(part.messageID)) s.texts.clear()
             s.texts.set(part.messageID, part.text)
             return
           }
