@@ -57,8 +57,8 @@ func (Plan) Check(ctx context.Context, c *Context) (Result, error) {
 		return Result{}, err
 	}
 	if source == "" {
-		if c.Event != nil && c.Event.Host.NoPlanNote() != "" {
-			return OK(fmt.Sprintf("No plan to check (%s).", c.Event.Host.NoPlanNote())), nil
+		if note := noPlanNote(c); note != "" {
+			return OK(fmt.Sprintf("No plan to check (%s).", note)), nil
 		}
 		if tool := planTool(c); tool != "" {
 			return OK(fmt.Sprintf("No plan to check (the agent made no %s call).", tool)), nil
@@ -96,6 +96,15 @@ func planTool(c *Context) string {
 	return c.Event.Host.PlanTool()
 }
 
+// noPlanNote says why the event's host may have no plan (see
+// hookio.Host.NoPlanNote).
+func noPlanNote(c *Context) string {
+	if c.Event == nil {
+		return ""
+	}
+	return c.Event.Host.NoPlanNote()
+}
+
 // readPlan returns the plan where the event's host keeps it; no Source
 // when there is none.
 func readPlan(ctx context.Context, c *Context) (hookio.Plan, error) {
@@ -111,8 +120,7 @@ func readPlan(ctx context.Context, c *Context) (hookio.Plan, error) {
 	if ev.Host == hookio.HostCodex {
 		// Codex's reader keeps how far it read in the session's record.
 		items, found, err := c.codexPlan(ctx, path)
-		p, err := named(items, found, err, "plan (update_plan)")
-		return p, err
+		return hookio.FoundPlan(items, found, err, "plan (update_plan)")
 	}
 	p, read, err := ev.ReadPlan(ctx, hookio.PlanQuery{Path: path, Home: c.Home, Subagent: c.Reason == ReasonSubagentStop})
 	if read {
@@ -168,14 +176,6 @@ func (c *Context) codexPlan(ctx context.Context, path string) ([]transcript.Item
 
 // planKey is the plan checker's key in a session's record.
 const planKey = "plan"
-
-// named returns what a host's reader found under the name of its source.
-func named(items []transcript.Item, found bool, err error, source string) (hookio.Plan, error) {
-	if err != nil || !found {
-		return hookio.Plan{}, err
-	}
-	return hookio.Plan{Items: items, Source: source}, nil
-}
 
 // readClaudePlan is readPlan on Claude Code (and the Agent SDK, which
 // runs it): the Task tools' list, else the latest TodoWrite.

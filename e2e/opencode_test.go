@@ -15,7 +15,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -286,25 +285,6 @@ func TestOpenCodeAfterCloserInitHoldsTheAgent(t *testing.T) {
 	s.assertEnded(final, "Fixed: Add adds.", 3)
 }
 
-// lockedBuffer is a bytes.Buffer a process writes while the test reads
-// it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // served is one prompt to `opencode serve`: the agent's last message,
 // and what the server wrote to stderr (its log, the plugin's lines).
 type served struct {
@@ -335,8 +315,15 @@ func (s *openCodeSession) serve(prompt string, stops int) served {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
-	var stderr lockedBuffer
-	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	// A file, which the server writes and the test reads at any time.
+	stderrFile, err := os.Create(filepath.Join(s.t.TempDir(), "serve.stderr"))
+	require.NoError(s.t, err)
+	defer stderrFile.Close()
+	stderr := func() string {
+		data, _ := os.ReadFile(stderrFile.Name())
+		return string(data)
+	}
+	cmd.Stdout, cmd.Stderr = io.Discard, stderrFile
 	require.NoError(s.t, cmd.Start())
 	defer func() {
 		// Its whole process group, stop-hook runs included: a server
@@ -372,7 +359,7 @@ func (s *openCodeSession) serve(prompt string, stops int) served {
 	}
 	start := time.Now()
 	for call("GET", "/session/status", nil, nil) != http.StatusOK {
-		require.NoError(s.t, ctx.Err(), "opencode serve did not answer (%v); stderr: %s", lastErr, stderr.String())
+		require.NoError(s.t, ctx.Err(), "opencode serve did not answer (%v); stderr: %s", lastErr, stderr())
 		time.Sleep(100 * time.Millisecond)
 	}
 	var sess struct{ ID string }
@@ -383,7 +370,7 @@ func (s *openCodeSession) serve(prompt string, stops int) served {
 
 	idleSince := time.Time{}
 	for {
-		require.NoError(s.t, ctx.Err(), "the session did not settle; stderr: %s", stderr.String())
+		require.NoError(s.t, ctx.Err(), "the session did not settle; stderr: %s", stderr())
 		var status map[string]struct{ Type string }
 		call("GET", "/session/status", nil, &status)
 		busy := status[sess.ID].Type != "" && status[sess.ID].Type != "idle"
@@ -410,7 +397,7 @@ func (s *openCodeSession) serve(prompt string, stops int) served {
 					}
 				}
 			}
-			return served{Final: final, Stderr: stderr.String()}
+			return served{Final: final, Stderr: stderr()}
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

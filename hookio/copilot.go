@@ -143,5 +143,5 @@ func (e *Event) readCopilot(root gjson.Result) error {
 // finish.
 func copilotPlan(ctx context.Context, _ *Event, q PlanQuery) (Plan, error) {
 	items, found, err := transcript.ReadCopilotTodos(ctx, q.Path)
-	return planFrom(items, found, err, "todos table (session.db)")
+	return FoundPlan(items, found, err, "todos table (session.db)")
 }

@@ -101,11 +101,11 @@ func geminiPlan(ctx context.Context, e *Event, q PlanQuery) (Plan, error) {
 	if !q.Subagent {
 		items, found, err := transcript.GeminiTracker(ctx, transcript.GeminiTrackerDir(e.TranscriptPath, e.SessionID))
 		if err != nil || found {
-			p, err := planFrom(items, found, err, "task tracker (tracker_update_task)")
+			p, err := FoundPlan(items, found, err, "task tracker (tracker_update_task)")
 			p.Tool = "tracker_update_task"
 			return p, err
 		}
 	}
 	items, found, err := transcript.GeminiPlan(ctx, q.Path)
-	return planFrom(items, found, err, "todo list (write_todos)")
+	return FoundPlan(items, found, err, "todo list (write_todos)")
 }

@@ -120,10 +120,13 @@ type hostSpec struct {
 // otherwise, and for any other event. A host's gated tool call carries
 // its output in ToolInput instead.
 func (e *Event) FinalOutput() []byte {
-	if e == nil || e.HookEventName != EventStop || e.Host.spec().finalOutput == nil {
+	if e == nil || e.HookEventName != EventStop {
 		return nil
 	}
-	return e.Host.spec().finalOutput(e)
+	if final := e.Host.spec().finalOutput; final != nil {
+		return final(e)
+	}
+	return nil
 }
 
 // NoPlanNote says why the host's agent may have no plan, where a plan

@@ -48,8 +48,9 @@ func (e *Event) ReadPlan(ctx context.Context, q PlanQuery) (p Plan, read bool, e
 // noPlan is the plan reader of a host whose plan donegate cannot read.
 func noPlan(context.Context, *Event, PlanQuery) (Plan, error) { return Plan{}, nil }
 
-// planFrom names what a reader found: no plan when it found none.
-func planFrom(items []transcript.Item, found bool, err error, source string) (Plan, error) {
+// FoundPlan is what a transcript reader found, named source: no plan
+// when it found none or failed.
+func FoundPlan(items []transcript.Item, found bool, err error, source string) (Plan, error) {
 	if err != nil || !found {
 		return Plan{}, err
 	}

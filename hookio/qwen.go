@@ -38,5 +38,5 @@ func qwenPlan(_ context.Context, e *Event, q PlanQuery) (Plan, error) {
 		return Plan{}, nil
 	}
 	items, found, err := transcript.QwenPlan(transcript.QwenTodoFile(transcript.QwenDir(e.TranscriptPath, q.Home), e.SessionID))
-	return planFrom(items, found, err, "todo list (todo_write)")
+	return FoundPlan(items, found, err, "todo list (todo_write)")
 }

@@ -2,12 +2,11 @@ package closer
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"github.com/BurntSushi/toml"
 )
 
 // Codex's managed requirements (requirements.toml, written by an admin or
@@ -76,10 +75,7 @@ func (r *runCtx) codexManagedChange(s hostSetup, commands map[string]string, rep
 		rep.Notes = append(rep.Notes, r.display(path)+": the donegate hooks are registered already")
 		return nil, nil
 	}
-	tables, err := codexHookTables(missing, s.timeout, commands)
-	if err != nil {
-		return nil, err
-	}
+	tables := codexHookTables(missing, s.timeout, commands)
 	merged := bytes.Clone(old)
 	if len(merged) > 0 && !bytes.HasSuffix(merged, []byte("\n")) {
 		merged = append(merged, '\n')
@@ -101,39 +97,35 @@ func (r *runCtx) codexManagedChange(s hostSetup, commands map[string]string, rep
 	return &change{path: path, root: root, display: r.display(path), old: old, new: merged, mode: mode, hooks: true}, nil
 }
 
-// codexHookTables is regs as Codex's inline hook tables, in order.
-func codexHookTables(regs []hookReg, timeout int, commands map[string]string) ([]byte, error) {
-	type handler struct {
-		Type    string `toml:"type"`
-		Command string `toml:"command"`
-		Timeout int    `toml:"timeout"`
-	}
-	type group struct {
-		Matcher string    `toml:"matcher,omitempty"`
-		Hooks   []handler `toml:"hooks"`
-	}
-	var out bytes.Buffer
-	for _, reg := range regs {
+// codexHookTables is regs as Codex's inline hook tables, in order: an
+// array of tables per entry ([[hooks.Stop]]) holding its handler
+// ([[hooks.Stop.hooks]]).
+func codexHookTables(regs []hookReg, timeout int, commands map[string]string) []byte {
+	var b strings.Builder
+	for i, reg := range regs {
+		if i > 0 {
+			b.WriteString("\n")
+		}
 		command := commands[reg.program]
 		if reg.flags != "" {
 			command += " " + reg.flags
 		}
-		doc := map[string]map[string][]group{"hooks": {reg.event: {{Matcher: reg.matcher, Hooks: []handler{{"command", command, timeout}}}}}}
-		enc := toml.NewEncoder(&out)
-		enc.Indent = ""
-		if err := enc.Encode(doc); err != nil {
-			return nil, fmt.Errorf("write the %s entry: %w", reg.event, err)
+		fmt.Fprintf(&b, "[[hooks.%s]]\n", reg.event)
+		if reg.matcher != "" {
+			fmt.Fprintf(&b, "matcher = %s\n", tomlString(reg.matcher))
 		}
+		fmt.Fprintf(&b, "\n[[hooks.%s.hooks]]\ntype = \"command\"\ncommand = %s\ntimeout = %d\n", reg.event, tomlString(command), timeout)
 	}
-	// The encoder heads each table with its parents ([hooks]); one [hooks]
-	// for all, and none where the file names it already, is TOML too:
-	// drop them, the array-of-tables headers say the whole path.
-	var kept []string
-	for _, line := range strings.Split(out.String(), "\n") {
-		if strings.TrimSpace(line) == "[hooks]" {
-			continue
-		}
-		kept = append(kept, line)
-	}
-	return []byte(strings.TrimLeft(strings.Join(kept, "\n"), "\n")), nil
+	return []byte(b.String())
+}
+
+// tomlString is s as a TOML basic string. JSON's string escapes are
+// TOML's (\", \\, \n, \uXXXX, ...), but for DEL, which JSON leaves as it
+// is and a TOML string may not hold.
+func tomlString(s string) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	return strings.ReplaceAll(strings.TrimSuffix(b.String(), "\n"), "\x7f", `\u007f`)
 }

@@ -101,3 +101,12 @@ func TestDoctorCodexManagedHooksOnly(t *testing.T) {
 	assert.Equal(t, ExitIncomplete, code)
 	assert.Contains(t, out, "is ignored: "+req+" sets allow_managed_hooks_only = true")
 }
+
+// tomlString writes any command as a TOML string that reads back as it.
+func TestTOMLString(t *testing.T) {
+	for _, s := range []string{"stop-hook", `/opt/my "x"\dir/stop-hook --criteria`, "a\tb\nc\x01\x7fd", "é <&> \u2028 😀", ""} {
+		var doc struct{ V string }
+		require.NoError(t, decodeTOML([]byte("v = "+tomlString(s)+"\n"), &doc), "%q", s)
+		assert.Equal(t, s, doc.V)
+	}
+}

@@ -37,7 +37,7 @@ var codexSetup = hostSetup{
 		}
 		return ""
 	},
-	doctor: func(r *runCtx, rep *DoctorReport, s hostSetup, found []registration) { r.doctorCodex(rep, s, found) },
+	doctor: (*runCtx).doctorCodex,
 	notes: func(bool) []string {
 		return []string{
 			"Codex runs a hook only once you trust it, and skips an untrusted one silently: open /hooks in Codex and review donegate's hooks (init never writes Codex's trusted_hash: that consent is yours to give); `codex exec` reads a project's .codex/ only with --trust",

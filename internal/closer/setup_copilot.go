@@ -21,7 +21,7 @@ var copilotSetup = hostSetup{
 	},
 	copilot: true, timeout: hookTimeout, unit: time.Second,
 	userFile: func(r *runCtx) string { return homeFile(r, ".copilot", "hooks", "donegate.json") },
-	doctor:   func(r *runCtx, rep *DoctorReport, _ hostSetup, found []registration) { r.doctorCopilot(rep, found) },
+	doctor:   (*runCtx).doctorCopilot,
 	notes: func(user bool) []string {
 		if user {
 			return nil
@@ -32,7 +32,7 @@ var copilotSetup = hostSetup{
 
 // doctorCopilot says that Copilot CLI runs a repository's hooks only in
 // a folder the user trusts; doctor cannot see that trust.
-func (r *runCtx) doctorCopilot(rep *DoctorReport, regs []registration) {
+func (r *runCtx) doctorCopilot(rep *DoctorReport, _ hostSetup, regs []registration) {
 	dir := filepath.Join(r.dir, ".github", "hooks")
 	if !slices.ContainsFunc(regs, func(reg registration) bool { return filepath.Dir(reg.file) == dir }) {
 		return

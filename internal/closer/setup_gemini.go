@@ -24,7 +24,7 @@ var geminiSetup = hostSetup{
 	},
 	timeout: hookTimeout * 1000, unit: time.Millisecond, defaultTimeout: 60 * time.Second,
 	userFile: func(r *runCtx) string { return homeFile(r, ".gemini", "settings.json") },
-	doctor:   func(r *runCtx, rep *DoctorReport, s hostSetup, found []registration) { r.doctorGemini(rep, s, found) },
+	doctor:   (*runCtx).doctorGemini,
 	notes: func(user bool) []string {
 		if user {
 			return nil

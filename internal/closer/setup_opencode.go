@@ -21,7 +21,7 @@ var openCodeSetup = hostSetup{
 	host: hookio.HostOpenCode, title: "OpenCode", marker: ".opencode", binary: "opencode",
 	project: filepath.Join(".opencode", "plugin", "donegate.js"), plugin: true,
 	installed: func(r *runCtx) bool { return len(r.openCodePlugins()) > 0 },
-	doctor:    func(r *runCtx, rep *DoctorReport, s hostSetup, _ []registration) { r.doctorOpenCode(rep, s) },
+	doctor:    (*runCtx).doctorOpenCode,
 	notes: func(bool) []string {
 		return []string{"OpenCode loads donegate's plugin when it starts; under `opencode run` the checks run while OpenCode waits, elsewhere (the TUI, `opencode serve`) in the background once the agent is idle (docs/hosts.md, OpenCode)"}
 	},
@@ -132,7 +132,7 @@ func (r *runCtx) openCodeChange(s hostSetup, o initOptions, rep *InitReport) (*c
 
 // doctorOpenCode says where OpenCode loads donegate's plugin from, and
 // what keeps it from holding the agent.
-func (r *runCtx) doctorOpenCode(rep *DoctorReport, s hostSetup) {
+func (r *runCtx) doctorOpenCode(rep *DoctorReport, s hostSetup, _ []registration) {
 	const area = "opencode"
 	fix := "run closer init --host " + string(s.host) + " (docs/install.md, Set up " + s.title + ")"
 	found := r.openCodePlugins()

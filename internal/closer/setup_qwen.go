@@ -30,7 +30,7 @@ var qwenSetup = hostSetup{
 	},
 	timeout: hookTimeout * 1000, unit: time.Second, millisFrom: 1000,
 	userFile: func(r *runCtx) string { return homeFile(r, ".qwen", "settings.json") },
-	doctor:   func(r *runCtx, rep *DoctorReport, s hostSetup, _ []registration) { r.doctorQwen(rep, s) },
+	doctor:   (*runCtx).doctorQwen,
 	notes: func(bool) []string {
 		return []string{"Qwen Code asks you to approve a project's hooks the first time they run; its todo_write tool is off unless `\"tools\": {\"todoWrite\": {\"enabled\": true}}` is in its settings.json"}
 	},
@@ -38,7 +38,7 @@ var qwenSetup = hostSetup{
 
 // doctorQwen says when Qwen Code's todo tool is off: the most specific
 // settings file that sets tools.todoWrite.enabled decides.
-func (r *runCtx) doctorQwen(rep *DoctorReport, s hostSetup) {
+func (r *runCtx) doctorQwen(rep *DoctorReport, s hostSetup, _ []registration) {
 	var on *bool
 	for _, f := range r.hostFiles(s) {
 		data, _, err := readSettings(f.path)

@@ -168,3 +168,20 @@ func TestTurnFromTheRequest(t *testing.T) {
 	assert.Equal(t, fmt.Sprintf("turn 0 of %d bytes", len(chatRequest)), text)
 	assert.False(t, api.Exhausted())
 }
+
+// The Messages stand-in honours From too.
+func TestTurnFromTheRequestOnTheMessagesAPI(t *testing.T) {
+	api := fakeapi.New(fakeapi.Turn{From: func(r fakeapi.Request) fakeapi.Turn {
+		return fakeapi.Say(fmt.Sprintf("turn %d", r.Turn))
+	}})
+	defer api.Close()
+	resp, err := http.Post(api.URL()+"/v1/messages", "application/json", strings.NewReader(`{"model":"m","tools":[{"name":"Bash"}],"messages":[]}`))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var msg struct {
+		Content []struct{ Text string } `json:"content"`
+	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&msg))
+	require.Len(t, msg.Content, 1)
+	assert.Equal(t, "turn 0", msg.Content[0].Text)
+}

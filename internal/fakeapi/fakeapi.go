@@ -31,7 +31,7 @@ type Turn struct {
 	Tools []ToolCall
 	// From, when set, makes the turn from the request it answers: a
 	// call that names what the client returned before (a task id the
-	// client made up, say).
+	// client made up, say). Every stand-in honours it.
 	From func(Request) Turn
 }
 
@@ -170,6 +170,9 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 			turn = Say("Done.")
 			s.exhausted = true
 		}
+	}
+	if turn.From != nil {
+		turn = turn.From(req)
 	}
 	blocks := s.blocks(turn)
 	s.requests = append(s.requests, req)

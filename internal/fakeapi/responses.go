@@ -48,21 +48,22 @@ func (r *Responses) handle(w http.ResponseWriter, req Request) {
 	event("response.created", map[string]any{"response": created})
 	var output []any
 	if turn.Text != "" || len(turn.Tools) == 0 {
-		output = append(output, map[string]any{
+		item := map[string]any{
 			"type": "message", "id": id + "_msg", "role": "assistant", "status": "completed",
 			"content": []any{map[string]any{"type": "output_text", "text": turn.Text, "annotations": []any{}}},
-		})
+		}
+		streamItem(event, len(output), item, turn.Text)
+		output = append(output, item)
 	}
 	for _, c := range turn.Tools {
 		args, _ := json.Marshal(c.Input)
 		n := r.callID()
-		output = append(output, map[string]any{
+		item := map[string]any{
 			"type": "function_call", "id": fmt.Sprintf("fc_fake_%03d", n), "status": "completed",
 			"name": c.Name, "arguments": string(args), "call_id": fmt.Sprintf("call_fake_%03d", n),
-		})
-	}
-	for i, item := range output {
-		streamItem(event, i, item.(map[string]any))
+		}
+		streamItem(event, len(output), item, string(args))
+		output = append(output, item)
 	}
 	event("response.completed", map[string]any{"response": map[string]any{
 		"id": id, "object": "response", "created_at": 1795700000, "model": model, "status": "completed", "output": output,
@@ -75,15 +76,15 @@ func (r *Responses) handle(w http.ResponseWriter, req Request) {
 	}})
 }
 
-// streamItem sends one output item as the real API streams it: added
-// (empty), its text or arguments as one delta, done. Codex reads the done
-// items alone; OpenCode's own Responses reader (1.18.33) builds text and
-// tool calls from the added items and the deltas.
-func streamItem(event func(string, map[string]any), i int, item map[string]any) {
+// streamItem sends output item i as the real API streams it: added
+// (empty), its text (a message's, or a call's arguments) as one delta,
+// done. Codex reads the done items alone; OpenCode's own Responses reader
+// (1.18.33) builds text and tool calls from the added items and the
+// deltas.
+func streamItem(event func(string, map[string]any), i int, item map[string]any, text string) {
 	id, _ := item["id"].(string)
 	switch item["type"] {
 	case "message":
-		text := item["content"].([]any)[0].(map[string]any)["text"].(string)
 		event("response.output_item.added", map[string]any{"output_index": i, "item": map[string]any{
 			"type": "message", "id": id, "role": "assistant", "status": "in_progress", "content": []any{},
 		}})
@@ -100,8 +101,8 @@ func streamItem(event func(string, map[string]any), i int, item map[string]any) 
 		}
 		added["arguments"], added["status"] = "", "in_progress"
 		event("response.output_item.added", map[string]any{"output_index": i, "item": added})
-		event("response.function_call_arguments.delta", map[string]any{"output_index": i, "item_id": id, "delta": item["arguments"]})
-		event("response.function_call_arguments.done", map[string]any{"output_index": i, "item_id": id, "arguments": item["arguments"]})
+		event("response.function_call_arguments.delta", map[string]any{"output_index": i, "item_id": id, "delta": text})
+		event("response.function_call_arguments.done", map[string]any{"output_index": i, "item_id": id, "arguments": text})
 	}
 	event("response.output_item.done", map[string]any{"output_index": i, "item": item})
 }
