@@ -49,6 +49,8 @@ func TestInitCodexManaged(t *testing.T) {
 	assert.NoFileExists(t, filepath.Join(dir, ".codex", "hooks.json"), "no project hook file beside the managed one")
 	assert.FileExists(t, filepath.Join(dir, ".donegate.json"))
 	assert.Contains(t, out, "Updated "+req)
+	assert.Contains(t, out, "Codex runs the hooks of its managed requirements without review")
+	assert.NotContains(t, out, "open /hooks in Codex", "managed hooks need no review")
 
 	before := string(mustRead(t, req))
 	code, out, errOut = managedInit(t, dir, req)

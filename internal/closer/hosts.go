@@ -59,8 +59,8 @@ type hostSetup struct {
 	// found in its files; nil: nothing more than the registrations.
 	doctor func(r *runCtx, rep *DoctorReport, s hostSetup, found []registration)
 	// notes is what a person must still do once init set the host up
-	// (user: with --user).
-	notes func(user bool) []string
+	// with o.
+	notes func(o initOptions) []string
 	// installed, for a plugin host, reports whether its plugin is
 	// where the host loads it (doctor then checks it, marker or not).
 	installed func(r *runCtx) bool

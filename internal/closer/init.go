@@ -285,7 +285,7 @@ func runInit(ctx context.Context, r *runCtx) (verdict, error) {
 		rep.Allowed = &allowed
 	}
 	if !o.noHooks {
-		rep.Notes = append(rep.Notes, hostNotes(hosts, o.user)...)
+		rep.Notes = append(rep.Notes, hostNotes(hosts, o)...)
 	}
 	if r.opts.json {
 		return complete, writeJSON(r.stdout, rep)

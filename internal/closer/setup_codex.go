@@ -38,9 +38,13 @@ var codexSetup = hostSetup{
 		return ""
 	},
 	doctor: (*runCtx).doctorCodex,
-	notes: func(bool) []string {
+	notes: func(o initOptions) []string {
+		trust := "Codex runs a hook only once you trust it, and skips an untrusted one silently: open /hooks in Codex and review donegate's hooks (init never writes Codex's trusted_hash: that consent is yours to give); `codex exec` reads a project's .codex/ only with --trust"
+		if o.managed {
+			trust = "Codex runs the hooks of its managed requirements without review: no /hooks trust, no --trust, for every user of this machine"
+		}
 		return []string{
-			"Codex runs a hook only once you trust it, and skips an untrusted one silently: open /hooks in Codex and review donegate's hooks (init never writes Codex's trusted_hash: that consent is yours to give); `codex exec` reads a project's .codex/ only with --trust",
+			trust,
 			"Codex gives the model its plan tool (update_plan) only with `[tools.update_plan] enabled = true` in ~/.codex/config.toml; without it the plan checker has no plan to check (closer doctor says)",
 			"codex exec shows a hook's systemMessage nowhere (the TUI shows it as a warning): when donegate lets the agent go, `closer explain --last` says why",
 		}

@@ -22,8 +22,8 @@ var copilotSetup = hostSetup{
 	copilot: true, timeout: hookTimeout, unit: time.Second,
 	userFile: func(r *runCtx) string { return homeFile(r, ".copilot", "hooks", "donegate.json") },
 	doctor:   (*runCtx).doctorCopilot,
-	notes: func(user bool) []string {
-		if user {
+	notes: func(o initOptions) []string {
+		if o.user {
 			return nil
 		}
 		return []string{"Copilot CLI runs a repository's hooks only in a folder you trust: trust this one when Copilot asks (headless runs: COPILOT_ALLOW_ALL=true)"}

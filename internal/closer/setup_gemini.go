@@ -25,8 +25,8 @@ var geminiSetup = hostSetup{
 	timeout: hookTimeout * 1000, unit: time.Millisecond, defaultTimeout: 60 * time.Second,
 	userFile: func(r *runCtx) string { return homeFile(r, ".gemini", "settings.json") },
 	doctor:   (*runCtx).doctorGemini,
-	notes: func(user bool) []string {
-		if user {
+	notes: func(o initOptions) []string {
+		if o.user {
 			return nil
 		}
 		return []string{"Gemini CLI runs a project's hooks only in a trusted folder: trust this one when Gemini asks (headless runs: GEMINI_CLI_TRUST_WORKSPACE=true)"}

@@ -22,7 +22,7 @@ var openCodeSetup = hostSetup{
 	project: filepath.Join(".opencode", "plugin", "donegate.js"), plugin: true,
 	installed: func(r *runCtx) bool { return len(r.openCodePlugins()) > 0 },
 	doctor:    (*runCtx).doctorOpenCode,
-	notes: func(bool) []string {
+	notes: func(initOptions) []string {
 		return []string{"OpenCode loads donegate's plugin when it starts; under `opencode run` the checks run while OpenCode waits, elsewhere (the TUI, `opencode serve`) in the background once the agent is idle (docs/hosts.md, OpenCode)"}
 	},
 }
