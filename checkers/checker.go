@@ -69,7 +69,8 @@ const (
 )
 
 // Context is what checkers may look at. Its fields are resolved by the
-// caller (environment, paths), so checkers never read the environment.
+// caller (environment, paths), so checkers never read the environment
+// (the host's readers are handed Getenv).
 type Context struct {
 	// Event is the hook event; for a command-line check it is synthetic.
 	Event *hookio.Event
@@ -78,15 +79,15 @@ type Context struct {
 	RawEvent []byte
 	// ProjectDir is $CLAUDE_PROJECT_DIR, else the event's cwd.
 	ProjectDir string
-	// ClaudeDir is the Claude config dir (~/.claude or $CLAUDE_CONFIG_DIR).
-	ClaudeDir string
 	// Home is the user's home dir: a Qwen Code session whose transcript
 	// path does not show its Qwen dir keeps its todos under Home/.qwen
 	// (see transcript.QwenDir). "" leaves only the transcript path.
 	Home string
-	// TaskListID names the Task tools' list: $CLAUDE_CODE_TASK_LIST_ID,
-	// else the session id.
-	TaskListID string
+	// Getenv is the hook's environment, for the host's own readers to
+	// find where it keeps the plan ($CLAUDE_CONFIG_DIR, say: see
+	// hookio.PlanQuery); checkers themselves read no variable. nil: none
+	// is set.
+	Getenv func(string) string
 	// Reason says what the agent is trying to do.
 	Reason StopReason
 	// Budget is the whole chain's time budget, for messages.

@@ -36,6 +36,20 @@ func claudeDir(t *testing.T) string {
 	return d
 }
 
+// claudeEnv is a hook's environment naming the Claude config dir and,
+// unless "", the Task tools' list.
+func claudeEnv(dir, listID string) func(string) string {
+	return func(k string) string {
+		switch k {
+		case "CLAUDE_CONFIG_DIR":
+			return dir
+		case "CLAUDE_CODE_TASK_LIST_ID":
+			return listID
+		}
+		return ""
+	}
+}
+
 func transcriptOf(t *testing.T, sess string) string {
 	return filepath.Join(claudeDir(t), "projects", "-home-user-project", sess+".jsonl")
 }
@@ -111,7 +125,7 @@ func TestPlan(t *testing.T) {
 				reason = checkers.ReasonStop
 			}
 			ev := tt.ev
-			c := &checkers.Context{Event: &ev, ClaudeDir: claudeDir(t), TaskListID: tt.listID, Reason: reason}
+			c := &checkers.Context{Event: &ev, Getenv: claudeEnv(claudeDir(t), tt.listID), Reason: reason}
 			r, err := checkers.Plan{}.Check(context.Background(), c)
 			require.NoError(t, err)
 			assert.Equal(t, tt.complete, r.Complete)
@@ -128,7 +142,7 @@ func TestPlanNamesAtMostThreeItems(t *testing.T) {
 		body := fmt.Sprintf(`{"id":"%d","subject":"Task %d","status":"pending"}`, i, i)
 		require.NoError(t, os.WriteFile(filepath.Join(tasks, fmt.Sprintf("%d.json", i)), []byte(body), 0o644))
 	}
-	c := &checkers.Context{Event: &hookio.Event{HookEventName: "Stop", SessionID: "s"}, ClaudeDir: dir, Reason: checkers.ReasonStop}
+	c := &checkers.Context{Event: &hookio.Event{HookEventName: "Stop", SessionID: "s"}, Getenv: claudeEnv(dir, ""), Reason: checkers.ReasonStop}
 	r, err := checkers.Plan{}.Check(context.Background(), c)
 	require.NoError(t, err)
 	assert.False(t, r.Complete)

@@ -60,7 +60,7 @@ func fakeJudge(t *testing.T, calls map[string]string) (*checkers.Context, string
 	}
 	return &checkers.Context{
 		Event:      &hookio.Event{SessionID: "s1", PromptID: "p1", TranscriptPath: filepath.Join(repo, "none.jsonl")},
-		ProjectDir: repo, ClaudeDir: t.TempDir(), Budget: time.Minute, StateDir: t.TempDir(),
+		ProjectDir: repo, Getenv: claudeEnv(t.TempDir(), ""), Budget: time.Minute, StateDir: t.TempDir(),
 		Env: []string{"FAKE_CLAUDE_DIR=" + fake},
 	}, fake
 }
@@ -256,7 +256,7 @@ func TestJudgeCheckerCache(t *testing.T) {
 		}
 		// A new run, as each hook call is: a Context holds the run's look
 		// at the tree.
-		run := &checkers.Context{Event: c.Event, ProjectDir: c.ProjectDir, ClaudeDir: c.ClaudeDir, Budget: c.Budget,
+		run := &checkers.Context{Event: c.Event, ProjectDir: c.ProjectDir, Getenv: c.Getenv, Budget: c.Budget,
 			StateDir: c.StateDir, CacheDir: c.CacheDir, Env: c.Env}
 		r, err := s.checker.Check(context.Background(), run)
 		require.NoError(t, err, s.name)
@@ -317,8 +317,8 @@ func TestJudgeCheckerWithoutClaude(t *testing.T) {
 // The plan and the changes since the prompt began reach the judge.
 func TestJudgeCheckerShowsThePlanAndTheSessionsChanges(t *testing.T) {
 	c, fake := fakeJudge(t, map[string]string{"last.json": judgeResult(t, nil)})
-	writeFile(t, filepath.Join(c.ClaudeDir, "tasks", "s1"), "1.json", `{"id":"1","subject":"Export A","status":"completed"}`)
-	writeFile(t, filepath.Join(c.ClaudeDir, "tasks", "s1"), "2.json", `{"id":"2","subject":"Document A","status":"in_progress"}`)
+	writeFile(t, filepath.Join(c.Getenv("CLAUDE_CONFIG_DIR"), "tasks", "s1"), "1.json", `{"id":"1","subject":"Export A","status":"completed"}`)
+	writeFile(t, filepath.Join(c.Getenv("CLAUDE_CONFIG_DIR"), "tasks", "s1"), "2.json", `{"id":"2","subject":"Document A","status":"in_progress"}`)
 	ch := typedChecker(t, "judge", &checkers.JudgeOptions{Criteria: "x", Claude: fakeClaudeBin(t), Cache: new(bool)})
 	_, err := ch.Check(context.Background(), c)
 	require.NoError(t, err)
@@ -472,7 +472,7 @@ func TestJudgeCheckerAsksAgainWhenACriterionWasLeftOut(t *testing.T) {
 		complete bool
 		calls    int
 	}{{false, 1}, {true, 2}, {true, 2}} {
-		run := &checkers.Context{Event: c.Event, ProjectDir: c.ProjectDir, ClaudeDir: c.ClaudeDir, Budget: c.Budget,
+		run := &checkers.Context{Event: c.Event, ProjectDir: c.ProjectDir, Getenv: c.Getenv, Budget: c.Budget,
 			StateDir: c.StateDir, CacheDir: c.CacheDir, Env: c.Env}
 		r, err := ch.Check(context.Background(), run)
 		require.NoError(t, err)

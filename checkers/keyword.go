@@ -7,7 +7,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/donegate/donegate/config"
-	"github.com/donegate/donegate/hookio"
 	"github.com/donegate/donegate/transcript"
 )
 
@@ -122,18 +121,16 @@ func (k Keyword) Check(ctx context.Context, c *Context) (Result, error) {
 }
 
 // lastMessage returns what the agent said last and where it was read:
-// the event's last_assistant_message, else, on Claude Code, the
-// transcript (a subagent's own at its stop), read as transcript.LastText
-// reads it. Other hosts' transcripts are not Claude Code's (a Codex
-// rollout, a Gemini chat file): there the event's message alone is read
-// (hookio maps Gemini's prompt_response into it). source is "" when there
+// the event's last_assistant_message, else, where the host's transcript
+// has texts (hookio.Host.TranscriptHasTexts), the transcript (a
+// subagent's own at its stop), read as transcript.LastText reads it. source is "" when there
 // is nothing to read.
 func lastMessage(ctx context.Context, c *Context) (msg, source string, err error) {
 	ev := c.Event
 	if ev == nil {
 		return "", "", nil
 	}
-	if !claudeHost(ev) {
+	if !ev.Host.TranscriptHasTexts() {
 		if ev.LastAssistantMessage == "" {
 			return "", "", nil
 		}
@@ -161,13 +158,6 @@ func lastMessage(ctx context.Context, c *Context) (msg, source string, err error
 		return "", "", err
 	}
 	return text, "transcript", nil
-}
-
-// claudeHost reports whether ev came from Claude Code (or the Agent SDK,
-// which runs it), whose transcripts package transcript's Claude readers
-// read; an event built without a host is one.
-func claudeHost(ev *hookio.Event) bool {
-	return ev.Host == "" || ev.Host == hookio.HostClaude
 }
 
 // promiseText returns the text of the first <promise>...</promise> in

@@ -137,8 +137,8 @@ func (c *Context) phase(ctx context.Context) (int, error) {
 		return 0, errors.New("no state dir to keep the session's phase in")
 	}
 	path := ev.TranscriptPath
-	if !claudeHost(ev) {
-		// Another host's transcript is not Claude Code's: the markers
+	if !ev.Host.TranscriptHasTexts() {
+		// A transcript whose texts cannot be read: the markers
 		// are read from the last message of each stop, kept in the
 		// session's record, and not from the texts between stops.
 		path = ""

@@ -112,115 +112,26 @@ func readPlan(ctx context.Context, c *Context) (hookio.Plan, error) {
 	if ev == nil {
 		return hookio.Plan{}, nil
 	}
-	// A subagent's own transcript, where the host names one.
-	path := ev.TranscriptPath
-	if c.Reason == ReasonSubagentStop || ev.AgentTranscriptPath != "" {
-		path = ev.AgentTranscriptPath
+	q := hookio.PlanQuery{Path: ev.TranscriptPath, Home: c.Home, Subagent: c.Reason == ReasonSubagentStop, Getenv: c.Getenv}
+	if q.Subagent || ev.AgentTranscriptPath != "" {
+		// A subagent's own transcript, where the host names one.
+		q.Path = ev.AgentTranscriptPath
 	}
-	if ev.Host == hookio.HostCodex {
-		// Codex's reader keeps how far it read in the session's record.
-		items, found, err := c.codexPlan(ctx, path)
-		return hookio.FoundPlan(items, found, err, "plan (update_plan)")
+	switch c.Reason {
+	case ReasonStop, ReasonSubagentStop:
+		q.Wait = TranscriptWait
+	case ReasonToolUse:
+		q.Wait, q.ToolUse = ToolUseWait, true
 	}
-	p, read, err := ev.ReadPlan(ctx, hookio.PlanQuery{Path: path, Home: c.Home, Subagent: c.Reason == ReasonSubagentStop})
-	if read {
-		return p, err
+	if ev.SessionID != "" && c.StateDir != "" {
+		q.Memo = state.Slot{Store: state.Store{Dir: c.StateDir, ReadOnly: c.ReadOnly}, Session: ev.SessionID, Key: planKey}
 	}
-	items, source, err := readClaudePlan(ctx, c)
-	return hookio.Plan{Items: items, Source: source}, err
+	return ev.ReadPlan(ctx, q)
 }
 
-// codexPlanRecord is what the plan checker keeps of a Codex session (see
-// state.Session.Get): what the goal calls of its rollout say up to where
-// they were read. A session without a goal would otherwise have its whole
-// rollout searched for one at every stop (62 ms on 256 MiB); with it, a
-// stop searches what was appended since the previous one.
-type codexPlanRecord struct {
-	// Transcript is the rollout read; a record of another is not used.
-	Transcript string `json:"transcript,omitempty"`
-	transcript.CodexGoalState
-}
-
-// codexPlan reads the Codex plan in the rollout at path, going on from
-// the session's record of its goal calls, and records how far they were
-// read (nothing is written when c.ReadOnly). Only the main agent's
-// rollout is recorded: a subagent's is another file. The record only
-// saves time: one that cannot be read or written costs a whole search,
-// never a wrong plan (see transcript.CodexPlanFrom).
-func (c *Context) codexPlan(ctx context.Context, path string) ([]transcript.Item, bool, error) {
-	ev := c.Event
-	if ev.SessionID == "" || c.StateDir == "" || path != ev.TranscriptPath {
-		return transcript.CodexPlan(ctx, path)
-	}
-	store := state.Store{Dir: c.StateDir, ReadOnly: c.ReadOnly}
-	var from transcript.CodexGoalState
-	if sess, err := store.Peek(ev.SessionID); err == nil {
-		if rec := (codexPlanRecord{}); sess.Get(planKey, &rec) && rec.Transcript == path {
-			from = rec.CodexGoalState
-		}
-	}
-	items, found, next, err := transcript.CodexPlanFrom(ctx, path, from)
-	if err != nil || next == from {
-		return items, found, err
-	}
-	// Another hook of the session may have read further in the same file
-	// meanwhile: the further record is kept.
-	_ = store.Update(ev.SessionID, func(s *state.Session) error {
-		if rec := (codexPlanRecord{}); s.Get(planKey, &rec) && rec.Transcript == path && rec.SameFile(next.Position) && rec.Offset > next.Offset {
-			return nil
-		}
-		return s.Put(planKey, codexPlanRecord{Transcript: path, CodexGoalState: next})
-	})
-	return items, found, nil
-}
+// ReadPlan is the agent's plan as the plan checker reads it, for a
+// command that shows it (closer judge).
+func ReadPlan(ctx context.Context, c *Context) (hookio.Plan, error) { return readPlan(ctx, c) }
 
 // planKey is the plan checker's key in a session's record.
 const planKey = "plan"
-
-// readClaudePlan is readPlan on Claude Code (and the Agent SDK, which
-// runs it): the Task tools' list, else the latest TodoWrite.
-func readClaudePlan(ctx context.Context, c *Context) ([]transcript.Item, string, error) {
-	ev := c.Event
-	// Task files are written when the tool runs; only the transcript lags,
-	// at a stop and at a gated tool alike. At PreToolUse the gated call
-	// reached the transcript 16-33 ms after the hook started in 5 of 6
-	// real sessions, and the TodoWrite before it can lag too: read at
-	// once, the plan could be missing, and an early StructuredOutput with
-	// open work accepted.
-	catchUp := func(path string) {
-		switch c.Reason {
-		case ReasonStop, ReasonSubagentStop:
-			transcript.CaughtUp(ctx, path, ev.LastAssistantMessage, TranscriptWait)
-		case ReasonToolUse:
-			transcript.HoldsToolUse(ctx, path, ev.ToolUseID, ToolUseWait)
-		}
-	}
-	if c.Reason == ReasonSubagentStop || ev.AgentTranscriptPath != "" {
-		catchUp(ev.AgentTranscriptPath)
-		items, found, err := transcript.LatestTodoWrite(ctx, ev.AgentTranscriptPath, transcript.ReadOptions{})
-		if err != nil || !found {
-			return nil, "", err
-		}
-		return items, "subagent's todo list", nil
-	}
-	listID := c.TaskListID
-	if listID == "" {
-		listID = ev.SessionID
-	}
-	items, found, err := transcript.ReadTasks(transcript.TaskDir(c.ClaudeDir, listID))
-	if err != nil {
-		return nil, "", err
-	}
-	if found {
-		return items, "task list", nil
-	}
-	if ev.TranscriptPath == "" {
-		return nil, "", nil
-	}
-	catchUp(ev.TranscriptPath)
-	items, found, err = transcript.LatestTodoWrite(ctx, ev.TranscriptPath, transcript.ReadOptions{SkipSidechain: true})
-	if err != nil || !found {
-		return nil, "", err
-	}
-	return items, "todo list", nil
-}

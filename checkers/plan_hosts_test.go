@@ -215,7 +215,7 @@ func TestPlanOnEachHost(t *testing.T) {
 			if reason == "" {
 				reason = checkers.ReasonStop
 			}
-			c := &checkers.Context{Event: &ev, ClaudeDir: t.TempDir(), Home: tt.home, Reason: reason}
+			c := &checkers.Context{Event: &ev, Getenv: claudeEnv(t.TempDir(), ""), Home: tt.home, Reason: reason}
 			r, err := checkers.Plan{}.Check(context.Background(), c)
 			if tt.wantErr != "" {
 				require.Error(t, err)
@@ -360,7 +360,7 @@ func TestPlanGeminiTaskTracker(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			chat := layout(t, tt.sessionID, tt.tasks)
 			ev := hookio.Event{Host: hookio.HostGemini, HookEventName: "Stop", SessionID: tt.sessionID, TranscriptPath: chat}
-			c := &checkers.Context{Event: &ev, ClaudeDir: t.TempDir(), Home: t.TempDir(), Reason: checkers.ReasonStop}
+			c := &checkers.Context{Event: &ev, Getenv: claudeEnv(t.TempDir(), ""), Home: t.TempDir(), Reason: checkers.ReasonStop}
 			r, err := checkers.Plan{}.Check(context.Background(), c)
 			require.NoError(t, err)
 			assert.Equal(t, tt.complete, r.Complete)

@@ -127,7 +127,7 @@ func TestPlanIsReadAfterTheTranscriptCatchesUp(t *testing.T) {
 			// No quiet period: the writer is waited for however late a
 			// loaded machine runs it.
 			useTranscriptWait(t, endless)
-			c := &checkers.Context{Event: &ev, ClaudeDir: dir, Reason: tt.reason}
+			c := &checkers.Context{Event: &ev, Getenv: claudeEnv(dir, ""), Reason: tt.reason}
 			var r checkers.Result
 			var err error
 			proctest.WithinAMinute(t, func() { r, err = checkers.Plan{}.Check(context.Background(), c) })
@@ -181,7 +181,7 @@ func TestPlanDoesNotWaitInVain(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ev := tt.event
-			c := &checkers.Context{Event: &ev, ClaudeDir: claudeDir(t), TaskListID: tt.listID, Reason: tt.reason}
+			c := &checkers.Context{Event: &ev, Getenv: claudeEnv(claudeDir(t), tt.listID), Reason: tt.reason}
 			useTranscriptWait(t, tt.wait)
 			var r checkers.Result
 			var err error

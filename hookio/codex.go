@@ -2,12 +2,16 @@ package hookio
 
 import (
 	"bytes"
+	"context"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/tidwall/gjson"
 
 	"github.com/donegate/donegate/internal/jsondepth"
+	"github.com/donegate/donegate/internal/proc"
+	"github.com/donegate/donegate/transcript"
 )
 
 // Codex CLI: Claude Code's shapes, with turn_id and model; a block's
@@ -24,6 +28,53 @@ var codexSpec = hostSpec{
 	// Stop's last_assistant_message, a JSON object.
 	finalOutput: codexFinalOutput,
 	planTool:    "update_plan",
+	plan:        codexPlan,
+}
+
+// codexPlan reads a Codex agent's plan from its rollout (see
+// transcript.CodexPlan).
+func codexPlan(ctx context.Context, e *Event, q PlanQuery) (Plan, error) {
+	items, found, err := codexPlanItems(ctx, e, q)
+	return FoundPlan(items, found, err, "plan (update_plan)")
+}
+
+// codexPlanRecord is what the Codex plan reader keeps of a session (see
+// Memo): what the goal calls of its rollout say up to where they were
+// read. A session without a goal would otherwise have its whole rollout
+// searched for one at every stop (62 ms on 256 MiB); with it, a stop
+// searches what was appended since the previous one.
+type codexPlanRecord struct {
+	// Transcript is the rollout read; a record of another is not used.
+	Transcript string `json:"transcript,omitempty"`
+	transcript.CodexGoalState
+}
+
+// codexPlanItems reads the Codex plan in the rollout q.Path, going on
+// from the session's record of its goal calls, and records how far they
+// were read. Only the main agent's rollout is recorded: a subagent's is
+// another file.
+func codexPlanItems(ctx context.Context, e *Event, q PlanQuery) ([]transcript.Item, bool, error) {
+	path := q.Path
+	if q.Memo == nil || path != e.TranscriptPath {
+		return transcript.CodexPlan(ctx, path)
+	}
+	var from transcript.CodexGoalState
+	if rec := (codexPlanRecord{}); q.Memo.Recall(&rec) && rec.Transcript == path {
+		from = rec.CodexGoalState
+	}
+	items, found, next, err := transcript.CodexPlanFrom(ctx, path, from)
+	if err != nil || next == from {
+		return items, found, err
+	}
+	// Another hook of the session may have read further in the same file
+	// meanwhile: the further record is kept.
+	_ = q.Memo.Update(func(recall func(any) bool) any {
+		if rec := (codexPlanRecord{}); recall(&rec) && rec.Transcript == path && rec.SameFile(next.Position) && rec.Offset > next.Offset {
+			return nil
+		}
+		return codexPlanRecord{Transcript: path, CodexGoalState: next}
+	})
+	return items, found, nil
 }
 
 // codexFinalOutput is the structured output a Codex agent hands in at
@@ -31,7 +82,13 @@ var codexSpec = hostSpec{
 // exec --output-schema` makes it. A prose message is not one: like a
 // Claude Code session that never calls StructuredOutput, a Codex session
 // without an output schema hands in nothing.
+//
+// A Codex started without --output-schema sends a JSON message as any
+// other message: a stop (see codexWithoutSchema).
 func codexFinalOutput(e *Event) []byte {
+	if codexWithoutSchema() {
+		return nil
+	}
 	msg := bytes.TrimSpace([]byte(e.LastAssistantMessage))
 	// Bounded like every JSON donegate parses: gjson recurses per level.
 	if !jsondepth.Within(msg, MaxEventDepth) || !gjson.ValidBytes(msg) || !gjson.ParseBytes(msg).IsObject() {
@@ -67,4 +124,44 @@ func codexRollout(transcript string, getenv func(string) string) bool {
 	}
 	home := getenv("CODEX_HOME")
 	return home != "" && strings.HasPrefix(transcript, strings.TrimSuffix(home, "/")+"/")
+}
+
+// codexWithoutSchema reports whether the Codex that runs the hook was
+// started without --output-schema, as far as can be told: Codex 0.169.0
+// says it nowhere a hook can read (the rollout, every hook event: the
+// same with and without it, measured 2026-11-27), but the hook's parent
+// is the codex binary, whose arguments name it. A final message that is
+// a JSON object is then a message, not a structured answer. false when it
+// cannot be told (no /proc, or no codex among the hook's nearest
+// ancestors): the message is taken for an answer, as before. Read once:
+// the hook's ancestors do not change while it runs.
+var codexWithoutSchema = sync.OnceValue(func() bool {
+	for _, args := range proc.Ancestors(3) {
+		if len(args) == 0 {
+			continue
+		}
+		prog := filepath.Base(args[0])
+		if len(args) > 1 && (prog == "node" || prog == "bun") {
+			prog, args = filepath.Base(args[1]), args[1:]
+		}
+		if prog != "codex" && prog != "codex.js" {
+			continue
+		}
+		return !hasOutputSchema(args[1:])
+	}
+	return false
+})
+
+// hasOutputSchema reports whether Codex arguments ask for an output
+// schema (--output-schema FILE or --output-schema=FILE).
+func hasOutputSchema(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "--output-schema" || strings.HasPrefix(a, "--output-schema=") {
+			return true
+		}
+	}
+	return false
 }

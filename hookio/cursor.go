@@ -24,6 +24,22 @@ var cursorSpec = hostSpec{
 	promptTakesNoContext: true,
 	// Cursor keeps no plan donegate can read: no plan tool.
 	plan: noPlan,
+	// Cursor runs the hooks of .cursor/hooks.json and of
+	// .claude/settings.json for one stop, each with the same payload (its
+	// docs): a project that registers donegate in both (for Cursor and
+	// for Claude Code) would have the stop checked twice and counted
+	// twice, so max_blocks would be spent at half the continuations.
+	stopKey: cursorStopKey,
+}
+
+// cursorStopKey names a Cursor stop: its generation_id and loop_count
+// (one gate's: the main agent's stop or one subagent's, which the caller
+// adds). "" without a generation_id: nothing tells the copies apart.
+func cursorStopKey(e *Event) string {
+	if e.GenerationID == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s/%d", e.GenerationID, e.LoopCount)
 }
 
 func cursorShape(ev *Event, v Verdict, reason, context string) (hostAnswer, error) {

@@ -2,6 +2,9 @@ package hookio
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"slices"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -21,6 +24,78 @@ var geminiSpec = hostSpec{
 	showsSystemMessage: true,
 	planTool:           "write_todos",
 	plan:               geminiPlan,
+	turn:               geminiTurn,
+	held:               keepGeminiTurn,
+}
+
+// geminiTurnRecord is what a session keeps (its Memo) of the Gemini turn
+// donegate last held: its prompt (hashed), the id of its prompt's record,
+// and the reasons it answered in it (hashed), which Gemini writes as user
+// records.
+type geminiTurnRecord struct {
+	Prompt  string   `json:"prompt"`
+	Turn    string   `json:"turn"`
+	Reasons []string `json:"reasons,omitempty"`
+}
+
+// maxGeminiReasons bounds the reasons kept of one turn.
+const maxGeminiReasons = 16
+
+// geminiTurn names the turn of a Gemini CLI stop, which names none: the
+// chat record of the turn's prompt (see transcript.GeminiTurn). Counted
+// per session, a turn cut short after a block (the CLI killed
+// mid-continuation) left its count to the next prompt of the session, the
+// same prompt resumed included, which then got less than its max_blocks
+// (measured with 0.61.0: e2e TestGeminiResumedPromptIsANewTurn).
+//
+// The turn donegate last held goes on where the chat cannot tell it
+// (issue 29): when its prompt's record has scrolled out of the window
+// searched (a long turn: its count had started over, 5 holds with
+// max_blocks 3), and when the prompt is a reason donegate gave, whose
+// records Gemini writes as the person's (every deny's record looked like
+// a new prompt: 20 holds of 20). Without either, the count is the
+// session's, as for a host that sends no turn id.
+func geminiTurn(e *Event, m Memo) (string, error) {
+	var kept geminiTurnRecord
+	if m != nil {
+		m.Recall(&kept)
+	}
+	same := kept.Turn != "" && kept.Prompt == textHash(e.Prompt)
+	if same && slices.Contains(kept.Reasons, textHash(e.Prompt)) {
+		return kept.Turn, nil
+	}
+	id, err := transcript.GeminiTurn(e.TranscriptPath, e.Prompt)
+	if id == "" && same {
+		return kept.Turn, err
+	}
+	return id, err
+}
+
+// keepGeminiTurn records the Gemini turn a block holds and the reason it
+// gives (see geminiTurn).
+func keepGeminiTurn(e *Event, m Memo, reason string) {
+	_ = m.Update(func(recall func(any) bool) any {
+		var kept geminiTurnRecord
+		recall(&kept)
+		if kept.Turn != e.PromptID {
+			kept = geminiTurnRecord{Prompt: textHash(e.Prompt), Turn: e.PromptID}
+		}
+		// The reason as Gemini gets it, cleaned as the answer cleans it.
+		if h := textHash(CleanText(reason)); !slices.Contains(kept.Reasons, h) {
+			kept.Reasons = append(kept.Reasons, h)
+			if n := len(kept.Reasons); n > maxGeminiReasons {
+				kept.Reasons = kept.Reasons[n-maxGeminiReasons:]
+			}
+		}
+		return kept
+	})
+}
+
+// textHash names a text without keeping it: prompts and reasons are the
+// person's and the project's words.
+func textHash(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:16])
 }
 
 func geminiShape(ev *Event, v Verdict, reason, context string) (hostAnswer, error) {

@@ -101,15 +101,25 @@ type hostSpec struct {
 	// finalOutput: see Event.FinalOutput; nil: the host hands in no
 	// structured output at a stop.
 	finalOutput func(e *Event) []byte
-	// plan reads the agent's plan (see Event.ReadPlan); nil: read by the
-	// plan checker. noPlanNote says, where no plan was found, why none
+	// plan reads the agent's plan (see Event.ReadPlan): noPlan where
+	// donegate cannot read it. noPlanNote says, where no plan was found, why none
 	// is an ordinary state there ("" for the host's usual words).
 	plan       func(ctx context.Context, e *Event, q PlanQuery) (Plan, error)
 	noPlanNote string
 
+	// turn names the turn of a stop whose event names none (see
+	// Event.Turn), and held keeps at a hold what turn needs later; nil
+	// where the host names its turns, or nothing tells them.
+	turn func(e *Event, m Memo) (string, error)
+	held func(e *Event, m Memo, reason string)
+	// stopKey names one stop of a host that runs several donegate
+	// entries for it (see Event.StopKey); nil: every run is its own stop.
+	stopKey func(e *Event) string
+
 	// What the decision needs to know of the host (see the Host methods
 	// of the same names).
 	hookDeadline          time.Duration
+	transcriptHasTexts    bool
 	runsHooksInBackground bool
 	promptTakesNoContext  bool
 	turnFromStart         bool
@@ -129,6 +139,43 @@ func (e *Event) FinalOutput() []byte {
 	return nil
 }
 
+// Turn names the turn of a stop whose event names none (PromptID ""),
+// where its host's own records tell it (Gemini CLI: the chat record of
+// the turn's prompt), with what m kept of the session's holds (see
+// KeepHeld); "" where nothing tells it, and the blocks are counted per
+// session. An error says why it could not be told; the id may still be
+// what m kept.
+func (e *Event) Turn(m Memo) (string, error) {
+	if !e.IsStop() || e.PromptID != "" {
+		return e.PromptID, nil
+	}
+	if turn := e.Host.spec().turn; turn != nil {
+		return turn(e, m)
+	}
+	return "", nil
+}
+
+// KeepHeld records in m, at a hold of a stop, what a later Turn needs to
+// tell the turn again (the reason given, which some hosts send back as
+// if the person wrote it); nothing for a host that names its turns.
+func (e *Event) KeepHeld(m Memo, reason string) {
+	if held := e.Host.spec().held; held != nil && e.IsStop() && e.PromptID != "" {
+		held(e, m, reason)
+	}
+}
+
+// StopKey names this very stop where the host runs every matching hook
+// entry of a stop at once (Cursor: those of .cursor/hooks.json and of
+// .claude/settings.json, each with the same payload), so that one run
+// answers it and the others stand aside; "" where each run is a stop of
+// its own.
+func (e *Event) StopKey() string {
+	if key := e.Host.spec().stopKey; key != nil && e.IsStop() {
+		return key(e)
+	}
+	return ""
+}
+
 // NoPlanNote says why the host's agent may have no plan, where a plan
 // tool call is not the whole story (Copilot: its sql tool serves other
 // tables too); "" where the host's plan tool says it.
@@ -144,6 +191,15 @@ func (h Host) PlanTool() string { return h.spec().planTool }
 // the entry's timeout; 0 where it waits for the timeout (or none is
 // known). A stop's checks must end well before it.
 func (h Host) HookDeadline() time.Duration { return h.spec().hookDeadline }
+
+// TranscriptHasTexts reports whether the event's transcript is one whose
+// texts package transcript reads (Claude Code's JSONL: LastText,
+// CaughtUp): a checker may read what the agent said there, wait for it to
+// catch up, and find what it said between stops. Other hosts' transcripts
+// are theirs (a Codex rollout, a Gemini chat file): what the agent said
+// comes from the event alone (last_assistant_message, into which hookio
+// maps Gemini's prompt_response, say).
+func (h Host) TranscriptHasTexts() bool { return h.spec().transcriptHasTexts }
 
 // RunsHooksInBackground reports whether the host runs an entry marked
 // "async" in the background, its tool call going on meanwhile (stop-hook

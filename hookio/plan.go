@@ -18,6 +18,29 @@ type PlanQuery struct {
 	// Subagent is true at a subagent's stop: the main agent's plan is not
 	// the subagent's to finish.
 	Subagent bool
+	// Getenv is the hook's environment, where a host's variables say
+	// where its plan is kept ($CLAUDE_CONFIG_DIR,
+	// $CLAUDE_CODE_TASK_LIST_ID); nil: none is set.
+	Getenv func(string) string
+	// Wait bounds the wait for a transcript that lags behind the event
+	// (see transcript.CaughtUp): the zero Wait reads it as it is (a check
+	// from the command line).
+	Wait transcript.Wait
+	// ToolUse says the event is a gated tool call: a lagging transcript
+	// is waited for until it holds the call (transcript.HoldsToolUse),
+	// not the agent's last message.
+	ToolUse bool
+	// Memo keeps what a reader needs from one stop of the session to the
+	// next; nil: nothing is kept.
+	Memo Memo
+}
+
+// getenv is q.Getenv, or no variable set.
+func (q PlanQuery) getenv(name string) string {
+	if q.Getenv == nil {
+		return ""
+	}
+	return q.Getenv(name)
 }
 
 // Plan is the agent's plan as its host keeps it.
@@ -31,18 +54,11 @@ type Plan struct {
 	Tool string
 }
 
-// ReadPlan reads the agent's plan where the event's host keeps it. read is
-// false when the host's plan is not read here (Claude Code's and Codex's
-// are the plan checker's: they need its context); a host whose plan
-// donegate cannot read has none (read true, no Source). It reads within
-// ctx, and bounds what it reads (see transcript).
-func (e *Event) ReadPlan(ctx context.Context, q PlanQuery) (p Plan, read bool, err error) {
-	s := e.Host.spec()
-	if s.plan == nil {
-		return Plan{}, false, nil
-	}
-	p, err = s.plan(ctx, e, q)
-	return p, true, err
+// ReadPlan reads the agent's plan where the event's host keeps it: no
+// Source when there is none, as for a host whose plan donegate cannot
+// read. It reads within ctx, and bounds what it reads (see transcript).
+func (e *Event) ReadPlan(ctx context.Context, q PlanQuery) (Plan, error) {
+	return e.Host.spec().plan(ctx, e, q)
 }
 
 // noPlan is the plan reader of a host whose plan donegate cannot read.

@@ -208,21 +208,17 @@ func (r *runCtx) checkerContext(budget time.Duration) (*checkers.Context, error)
 			session = strings.TrimSuffix(filepath.Base(tp), ".jsonl")
 		}
 	}
-	listID := r.env.Getenv("CLAUDE_CODE_TASK_LIST_ID")
-	if listID == "" {
-		listID = session
-	}
 	cc := &checkers.Context{
 		ProjectDir: r.dir,
-		ClaudeDir:  r.claudeDir(tp),
-		TaskListID: listID,
+		Getenv:     r.env.Getenv,
 		Reason:     checkers.ReasonManual,
 		Budget:     budget,
 		CacheDir:   filepath.Join(r.stateDir(), "results"),
 		StateDir:   r.stateDir(),
 	}
-	if session != "" || tp != "" || listID != "" {
-		// Without any of them there is no plan to read.
+	if session != "" || tp != "" || r.env.Getenv("CLAUDE_CODE_TASK_LIST_ID") != "" {
+		// Without any of them there is no plan to read (the variable
+		// names a list of Claude Code's Task tools).
 		cc.Event = &hookio.Event{SessionID: session, TranscriptPath: tp, Cwd: r.dir}
 	}
 	return cc, nil

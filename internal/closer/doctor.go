@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -76,18 +75,6 @@ func (d *DoctorReport) add(area, status, fix, format string, args ...any) {
 	}
 }
 
-// Versions of Claude Code whose behaviour donegate relies on, from its
-// changelog (docs/hosts.md, Timeouts; the Stop answers donegate writes).
-var (
-	// Before 2.1.3 a hook without "timeout" was killed after 60 s, below
-	// the default limits.budget (540s).
-	claudeLongTimeouts = [3]int{2, 1, 3}
-	// Before 2.1.163 hookSpecificOutput on Stop was refused, and with it
-	// the whole answer; the hook input donegate reads was measured on
-	// 2.1.330 and is not known to hold that far back.
-	claudeHookInput = [3]int{2, 1, 163}
-)
-
 // defaultHookTimeout is what Claude Code 2.1.x gives a command hook whose
 // entry sets no "timeout".
 const defaultHookTimeout = 600 * time.Second
@@ -147,24 +134,35 @@ func (r *runCtx) doctor(ctx context.Context) DoctorReport {
 		r.doctorConsent(&rep)
 	}
 	r.doctorMode(&rep, cfg)
-	regs := r.doctorSettings(&rep)
+	main := hostSetups[0] // the default host, whose settings others read too
+	regs := main.registrationsOf(r, &rep)
 	hostRegs, othersOnly := r.doctorHosts(&rep, cfg)
 	if !othersOnly || len(regs) > 0 {
-		// Claude Code's plan tools: where only other hosts are set up,
-		// their own checks say whether the model has a plan tool (Gemini's
-		// models have write_todos without a setting).
-		r.doctorPlanOnly(&rep, cfg)
-		r.doctorRegistrations(&rep, regs, cfg)
+		// Where only other hosts are set up, their own checks say what
+		// holds there (whether the model has a plan tool, say).
+		main.judge(r, &rep, regs, cfg)
 	}
 	r.doctorBinaries(ctx, &rep, slices.Concat(regs, hostRegs))
 	r.doctorStateDirs(&rep, slices.Concat(regs, hostRegs))
 	if !othersOnly {
-		r.doctorClaude(ctx, &rep)
+		main.client(ctx, r, &rep)
 	}
 	// Config first to have the budget at hand; shown in the order a person
-	// installs: binaries, registrations (Claude Code's settings, then
-	// each other host's), config, state, Claude Code.
-	order := map[string]int{"binaries": 0, "settings": 1, "vscode": 2, "codex": 3, "qwen": 4, "gemini": 5, "copilot": 6, "config": 7, "consent": 8, "mode": 9, "state": 10, "claude": 11}
+	// installs: binaries, registrations (the default host's settings, and
+	// what other hosts make of them, then each other host's), config,
+	// state, the default host's client.
+	order := map[string]int{"binaries": 0, "settings": 1}
+	for _, h := range hookio.Hosts {
+		if _, setUp := setupOf(h); !setUp {
+			order[string(h)] = len(order) // reads the default host's settings
+		}
+	}
+	for _, s := range hostSetups[1:] {
+		order[string(s.host)] = len(order)
+	}
+	for _, area := range []string{"config", "consent", "mode", "state", string(main.host)} {
+		order[area] = len(order)
+	}
 	slices.SortStableFunc(rep.Findings, func(a, b Finding) int { return order[a.Area] - order[b.Area] })
 	return rep
 }
@@ -343,133 +341,6 @@ type hookHandler struct {
 	// What Codex hashes besides, to tell a hook trusted as it is.
 	Async         bool    `json:"async"`
 	StatusMessage *string `json:"statusMessage"`
-}
-
-// doctorSettings reads the user, project and local settings and the
-// donegate plugins they enable, and returns donegate's registrations.
-func (r *runCtx) doctorSettings(rep *DoctorReport) []registration {
-	claudeDir := r.claudeDir("")
-	files := []struct{ what, path string }{
-		{"user settings", filepath.Join(claudeDir, "settings.json")},
-		{"project settings", filepath.Join(r.dir, ".claude", "settings.json")},
-		{"local settings", filepath.Join(r.dir, ".claude", "settings.local.json")},
-	}
-	var regs []registration
-	disabledBy := "" // the most specific file that sets disableAllHooks true
-	plugins := map[string]bool{}
-	var pluginOrder []string
-	for _, f := range files {
-		data, _, err := readSettings(f.path)
-		if err == nil && data == nil {
-			continue // no such file
-		}
-		source := f.what + " " + f.path
-		if err != nil {
-			rep.add("settings", statusFail, "make the file readable", "%s: %v", source, err)
-			continue
-		}
-		s, err := parseSettings(data)
-		if err != nil {
-			rep.add("settings", statusFail, "correct the JSON: Claude Code does not use a settings file it cannot read", "%s is not valid settings JSON: %v", source, err)
-			continue
-		}
-		for _, reg := range r.registrations(source, s.Hooks, "") {
-			reg.file = f.path
-			regs = append(regs, reg)
-		}
-		if s.DisableAllHooks != nil {
-			disabledBy = ""
-			if *s.DisableAllHooks {
-				disabledBy = source
-			}
-		}
-		for name, v := range s.EnabledPlugins {
-			var on bool
-			if json.Unmarshal(v, &on) != nil || strings.SplitN(name, "@", 2)[0] != "donegate" {
-				continue
-			}
-			// A later (more specific) file overrides an earlier one.
-			if _, seen := plugins[name]; !seen {
-				pluginOrder = append(pluginOrder, name)
-			}
-			plugins[name] = on
-		}
-	}
-	if disabledBy != "" {
-		rep.add("settings", statusFail, `remove "disableAllHooks": true`, `%s sets "disableAllHooks": true: Claude Code runs no hooks, donegate's included`, disabledBy)
-	}
-	slices.Sort(pluginOrder)
-	for _, name := range pluginOrder {
-		if plugins[name] {
-			regs = append(regs, r.pluginRegistrations(rep, claudeDir, name)...)
-		}
-	}
-	return regs
-}
-
-// pluginRegistrations are the hooks of the enabled plugin name, read from
-// its hooks/hooks.json where Claude Code installed it.
-func (r *runCtx) pluginRegistrations(rep *DoctorReport, claudeDir, name string) []registration {
-	source := "plugin " + name
-	root := installPath(filepath.Join(claudeDir, "plugins", "installed_plugins.json"), name)
-	if root != "" {
-		data, _, err := readSettings(filepath.Join(root, "hooks", "hooks.json"))
-		if err == nil && data == nil {
-			err = fs.ErrNotExist
-		}
-		var s settingsJSON
-		if err == nil {
-			s, err = parseSettings(data)
-		}
-		if err == nil {
-			return r.registrations(source+" ("+root+")", s.Hooks, root)
-		}
-		rep.add("settings", statusWarn, "reinstall it: /plugin install "+name, "%s is enabled, but its hooks cannot be read: %v", source, err)
-	} else {
-		rep.add("settings", statusWarn, "", "%s is enabled but not in %s: assuming the hooks it registers, with the binaries on PATH", source, filepath.Join(claudeDir, "plugins", "installed_plugins.json"))
-	}
-	// What plugin/hooks/hooks.json registers: init's entries.
-	var regs []registration
-	for _, e := range registrations {
-		regs = append(regs, registration{source: source, event: e.event, matcher: e.matcher,
-			command: `sh "${CLAUDE_PLUGIN_ROOT}/bin/donegate-hook" ` + regCommand(e.program, e.flags), timeout: defaultHookTimeout,
-			hook: e.program, program: e.program, flags: strings.Fields(e.flags), async: e.background()})
-	}
-	return regs
-}
-
-// installPath is where Claude Code installed plugin name, from its
-// installed_plugins.json ({"plugins": {"name@market": [{"installPath":
-// ...}]}}; older files hold one object instead of the array); "" when
-// it is not there.
-func installPath(file, name string) string {
-	data, _, err := readSettings(file)
-	if err != nil || data == nil {
-		return ""
-	}
-	var f struct {
-		Plugins map[string]json.RawMessage `json:"plugins"`
-	}
-	if json.Unmarshal(data, &f) != nil {
-		return ""
-	}
-	type entry struct {
-		InstallPath string `json:"installPath"`
-	}
-	var list []entry
-	if json.Unmarshal(f.Plugins[name], &list) != nil {
-		var one entry
-		if json.Unmarshal(f.Plugins[name], &one) != nil {
-			return ""
-		}
-		list = []entry{one}
-	}
-	for _, e := range list {
-		if e.InstallPath != "" {
-			return e.InstallPath
-		}
-	}
-	return ""
 }
 
 // registrations picks donegate's handlers out of a hooks object;
@@ -694,188 +565,6 @@ func flagValue(flags []string, name string) (string, bool) {
 	return "", false
 }
 
-// doctorRegistrations judges the registrations against what Claude Code
-// honours.
-func (r *runCtx) doctorRegistrations(rep *DoctorReport, regs []registration, cfg *config.Config) {
-	stop, preGate, postGate := 0, 0, 0
-	count := map[string][]string{} // hook and event → sources
-	// hook and event → distinct commands: Claude Code runs a command
-	// string once however many settings files hold it (measured on
-	// 2.1.331: the same stop-hook in user and project settings held a
-	// scripted agent 5 times, not 3).
-	runs := map[string][]string{}
-	var keys []string
-	loaded := map[string]*config.Config{}
-	// The found config's "dialect": "sdk" matters unless every hook
-	// overrides it with --dialect claude-code.
-	sdkConfigUsed := cfg != nil && cfg.Dialect == "sdk" && len(regs) == 0
-	for _, reg := range regs {
-		c := r.regConfig(rep, reg, cfg, loaded)
-		budget := config.DefaultBudget
-		gateTools := config.DefaultGateTools
-		if c != nil {
-			budget, gateTools = c.Limits.Budget.D(), c.GateTools
-		}
-		dialect, set := flagValue(reg.flags, "dialect")
-		if !set && c != nil {
-			dialect = c.Dialect
-			sdkConfigUsed = sdkConfigUsed || (c == cfg && c.Dialect == "sdk")
-		}
-		// stop-hook --criteria only reads the config and answers the same
-		// in either dialect: no budget to outlast, no dialect to get wrong.
-		criteria := reg.hook == "stop-hook" && slices.Contains(reg.flags, criteriaFlag)
-		start := reg.hook == "stop-hook" && slices.Contains(reg.flags, startFlag)
-		name := reg.hook
-		switch {
-		case criteria:
-			name += " " + criteriaFlag
-		case start:
-			name += " " + startFlag
-		}
-		where := fmt.Sprintf("%s at %s", name, reg.event)
-		if reg.matcher != "" {
-			where += " (matcher " + strconv.Quote(reg.matcher) + ")"
-		}
-		where += " in " + reg.source
-		// posttooluse-hook at PostToolUse of Bash reads the agent's own
-		// passing runs (see gate's recordAgentRun): not a gate, and not
-		// the gate's registration twice.
-		gates := matchesAny(reg.matcher, gateTools)
-		agentRuns := reg.hook == "posttooluse-hook" && reg.event == "PostToolUse" && matchesAny(reg.matcher, []string{hookio.ClaudeShellTool})
-		bad := false
-		switch {
-		case start && reg.event != "PostToolUse":
-			rep.add("settings", statusFail, `register stop-hook --start at PostToolUse, with "matcher": "`+editTools+`" and "async": true; see settings.example.json`,
-				"%s: stop-hook --start answers only PostToolUse, so it starts nothing here", where)
-			bad = true
-		case start && !reg.async:
-			rep.add("settings", statusWarn, `add "async": true to the entry`,
-				"%s: it runs in the foreground, so each edit waits for the checks it starts", where)
-			bad = true
-		case start && !matchesAny(reg.matcher, strings.Split(editTools, "|")):
-			rep.add("settings", statusWarn, `set "matcher": "`+editTools+`"`,
-				"%s: the matcher matches none of the edit tools (%s), so it starts nothing", where, strings.ReplaceAll(editTools, "|", ", "))
-			bad = true
-		case reg.async && !start:
-			rep.add("settings", statusFail, `remove "async": true from the entry`,
-				"%s: Claude Code runs it in the background and ignores its answer, so it holds nothing", where)
-			bad = true
-		case criteria && reg.event != "SessionStart" && reg.event != "UserPromptSubmit":
-			rep.add("settings", statusFail, "register stop-hook --criteria at SessionStart and UserPromptSubmit, stop-hook without it at Stop and SubagentStop; see settings.example.json",
-				"%s: stop-hook --criteria answers only SessionStart and UserPromptSubmit, so it checks nothing here", where)
-			bad = true
-		case !criteria && reg.hook == "stop-hook" && (reg.event == "SessionStart" || reg.event == "UserPromptSubmit"):
-			rep.add("settings", statusFail, "add --criteria to the command: stop-hook --criteria tells the agent what will be checked",
-				"%s: the hook does not answer that event without --criteria", where)
-			bad = true
-		case !criteria && !start && reg.hook == "stop-hook" && reg.event != "Stop" && reg.event != "SubagentStop",
-			reg.hook == "posttooluse-hook" && reg.event != "PreToolUse" && reg.event != "PostToolUse":
-			rep.add("settings", statusFail, "register stop-hook at Stop and SubagentStop, posttooluse-hook at PreToolUse (and PostToolUse) with the matcher StructuredOutput; see settings.example.json",
-				"%s: the hook does not answer that event", where)
-			bad = true
-		case reg.hook == "posttooluse-hook" && !gates && !agentRuns:
-			rep.add("settings", statusWarn, `set "matcher": "`+strings.Join(gateTools, "|")+`"`,
-				"%s: the matcher matches none of the gated tools (%s), so this hook gates nothing", where, strings.Join(gateTools, ", "))
-			bad = true
-		}
-		if !criteria && !start && reg.timeout <= budget {
-			rep.add("settings", statusFail, fmt.Sprintf(`raise the entry's "timeout" above %d (seconds), or lower limits.budget below %s`, int(budget.Seconds()), reg.timeout),
-				"%s: its timeout (%s) is not above limits.budget (%s): Claude Code kills the hook before donegate decides, and the agent stops", where, reg.timeout, budget)
-			bad = true
-		}
-		switch {
-		case criteria, start:
-		case set && dialect == "sdk":
-			rep.add("settings", statusFail, "remove --dialect sdk from the command", "%s: --dialect sdk: Claude Code ignores the sdk answers and lets the agent stop", where)
-			bad = true
-		case dialect == "sdk" && c != cfg:
-			rep.add("settings", statusFail, `set "dialect": "claude-code" in `+c.Source+` (or leave it out)`, "%s: its config %s says \"dialect\": \"sdk\": Claude Code ignores the sdk answers and lets the agent stop", where, c.Source)
-			bad = true
-		}
-		switch {
-		case !bad && start:
-			rep.add("settings", statusOK, "", "%s: the stop's checks start in the background after the agent's edits, so the stop finds their results", where)
-		case !bad && agentRuns && !gates:
-			rep.add("settings", statusOK, "", "%s: the agent's own passing runs of a checked command stand for the check's run", where)
-		case !bad:
-			rep.add("settings", statusOK, "", "%s", where)
-		}
-		switch {
-		case reg.hook == "stop-hook" && reg.event == "Stop" && !criteria && !start:
-			stop++
-		case reg.hook == "posttooluse-hook" && reg.event == "PreToolUse":
-			preGate++
-		case reg.hook == "posttooluse-hook" && reg.event == "PostToolUse" && gates:
-			postGate++
-		}
-		k := name + " at " + reg.event
-		if agentRuns && !gates {
-			k += " (" + hookio.ClaudeShellTool + ")"
-		}
-		if _, seen := count[k]; !seen {
-			keys = append(keys, k)
-		}
-		count[k] = append(count[k], reg.source)
-		if !slices.Contains(runs[k], reg.dedupKey()) {
-			runs[k] = append(runs[k], reg.dedupKey())
-		}
-	}
-	// VS Code's agent loads the same files (its docs: .claude/settings.json,
-	// .claude/settings.local.json, ~/.claude/settings.json).
-	var vscode []string
-	for _, reg := range regs {
-		if reg.file != "" && (filepath.Base(reg.file) == "settings.json" || filepath.Base(reg.file) == "settings.local.json") &&
-			filepath.Base(filepath.Dir(reg.file)) == ".claude" && !slices.Contains(vscode, reg.source) {
-			vscode = append(vscode, reg.source)
-		}
-	}
-	if len(vscode) > 0 {
-		rep.add("vscode", statusOK, "", "VS Code's agent (GitHub Copilot) runs the hooks of %s too, ignoring matchers and \"async\": donegate answers its events in VS Code's own shape, gates none of its tools, and starts no checks early there (docs/hosts.md, VS Code)",
-			andList(vscode))
-	}
-	if sdkConfigUsed {
-		rep.add("config", statusFail, `set "dialect": "claude-code" (or leave it out); keep "sdk" only for an Agent SDK host that reads its answers`,
-			`"dialect": "sdk": Claude Code ignores the sdk answers and lets the agent stop`)
-	}
-	switch {
-	case stop == 0 && len(regs) == 0:
-		// `claude --plugin-dir DIR` (docs/install.md) loads a plugin no
-		// file records: doctor cannot tell it from no setup at all.
-		rep.add("settings", statusUnknown, "without --plugin-dir: install the plugin (/plugin install donegate@donegate) or run closer init; never both",
-			"not registered in any settings file or installed plugin: if you load donegate with `claude --plugin-dir DIR`, check with `claude --debug --plugin-dir DIR` that its hooks run (the log names stop-hook at each Stop); otherwise donegate does not hold the agent")
-	case stop == 0:
-		rep.add("settings", statusFail, "install the plugin (/plugin install donegate@donegate) or merge settings.example.json into .claude/settings.json",
-			"stop-hook is not registered at Stop in the user, project or local settings nor in an enabled plugin: donegate does not hold the agent")
-	}
-	if postGate > 0 && preGate == 0 {
-		rep.add("settings", statusFail, `register posttooluse-hook at PreToolUse too, with "matcher": "StructuredOutput"`,
-			"the StructuredOutput gate is registered only at PostToolUse: Claude Code accepts the output whatever a PostToolUse hook answers; only PreToolUse can deny it")
-	}
-	// One line per set of sources: the plugin and a copy of
-	// settings.example.json clash at all four events at once.
-	var groups []string
-	clash := map[string][]string{} // sources → hook-at-events
-	for _, k := range keys {
-		if src := count[k]; len(runs[k]) > 1 {
-			g := strings.Join(src, "; ")
-			if _, seen := clash[g]; !seen {
-				groups = append(groups, g)
-			}
-			clash[g] = append(clash[g], k)
-		}
-	}
-	for _, g := range groups {
-		n := len(runs[clash[g][0]])
-		verb := "is"
-		if len(clash[g]) > 1 {
-			verb = "are"
-		}
-		rep.add("settings", statusWarn, "keep one registration: the plugin, or the settings entries",
-			"%s %s registered %d times (%s): donegate runs once for each, and each run counts its own block, so limits.max_blocks is spent %d times as fast",
-			andList(clash[g]), verb, n, g, n)
-	}
-}
-
 // andList joins "a", "b", "c" as "a, b and c".
 func andList(s []string) string {
 	if len(s) < 2 {
@@ -1037,55 +726,6 @@ func writable(dir string) error {
 	}
 }
 
-var versionRE = regexp.MustCompile(`\b(\d+)\.(\d+)\.(\d+)\b`)
-
-// doctorClaude reports the Claude Code version, when it is installed.
-func (r *runCtx) doctorClaude(ctx context.Context, rep *DoctorReport) {
-	bin := r.opts.claude
-	res, err := runProgram(ctx, r.dir, versionTimeout, nil, bin, "--version")
-	switch {
-	case errors.Is(err, errNotFound):
-		rep.add("claude", statusWarn, "install Claude Code (npm install -g @anthropic-ai/claude-code), or name it with --claude PATH",
-			"Claude Code (%s) is not installed: the versions it needs could not be checked", bin)
-		return
-	case err != nil:
-		rep.add("claude", statusWarn, "", "Claude Code (%s) cannot run: %v", bin, err)
-		return
-	case res.TimedOut || res.Interrupted || res.ExitCode != 0:
-		rep.add("claude", statusWarn, "", "%s --version gave no version (exit code %d, timed out %t)", bin, res.ExitCode, res.TimedOut)
-		return
-	}
-	m := versionRE.FindStringSubmatch(string(res.Stdout))
-	if m == nil {
-		rep.add("claude", statusWarn, "", "%s --version printed %q: no version in it", bin, preview(string(res.Stdout)))
-		return
-	}
-	var v [3]int
-	for i := range v {
-		v[i], _ = strconv.Atoi(m[i+1])
-	}
-	ver := m[0]
-	switch {
-	case older(v, claudeLongTimeouts):
-		rep.add("claude", statusWarn, "upgrade Claude Code, or set \"timeout\" (seconds, above limits.budget) on every donegate hook entry",
-			"Claude Code %s is older than 2.1.3: a hook entry without \"timeout\" is killed after 60 s, before limits.budget (540s by default) ends, and the agent stops; it is also older than 2.1.163, whose hook input donegate relies on", ver)
-	case older(v, claudeHookInput):
-		rep.add("claude", statusWarn, "upgrade Claude Code to 2.1.163 or newer",
-			"Claude Code %s is older than 2.1.163: a Stop answer carrying hookSpecificOutput is dropped whole there, and donegate's reading of the hook input (last_assistant_message, prompt_id, background_tasks) was measured on 2.1.330", ver)
-	default:
-		rep.add("claude", statusOK, "", "Claude Code %s", ver)
-	}
-}
-
-func older(v, than [3]int) bool {
-	for i := range v {
-		if v[i] != than[i] {
-			return v[i] < than[i]
-		}
-	}
-	return false
-}
-
 // doctorMode says in which mode the hooks run and how the person lets
 // the agent go from inside the host.
 func (r *runCtx) doctorMode(rep *DoctorReport, cfg *config.Config) {
@@ -1105,5 +745,23 @@ func (r *runCtx) doctorMode(rep *DoctorReport, cfg *config.Config) {
 		status = statusWarn
 	}
 	rep.add("mode", status, "", "%s (%s): enforce holds the agent while work is open, observe reports without holding, off checks nothing; %s=observe|off where the host starts overrides the config", mode, from, gate.ModeEnv)
-	rep.add("mode", statusOK, "", "to let the agent go now from inside the host, without editing a file: type !closer release at Claude Code's prompt (or run closer release in a terminal); closer release --undo takes it back")
+	rep.add("mode", statusOK, "", "to let the agent go now from inside the host, without editing a file: type !closer release at the agent's prompt, where a line that starts with ! runs in a shell (or run closer release in a terminal); closer release --undo takes it back")
+}
+
+// detectedTest says, for a test checker without a command, what it runs in
+// this project, so that the first stop holds no surprise: "; here `go test
+// ./...`, from go.mod".
+func (r *runCtx) detectedTest(s config.Checker) string {
+	o, ok := s.Options.(*checkers.TestOptions)
+	if !ok || o.Command != "" {
+		return ""
+	}
+	d, err := checkers.DetectTestCommand(r.dir)
+	switch {
+	case err != nil:
+		return "; here it cannot be detected: " + err.Error()
+	case d.Command == "":
+		return "; here none is detected"
+	}
+	return "; here `" + d.Command + "`, from " + d.From
 }

@@ -12,45 +12,24 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/donegate/donegate/config"
-	"github.com/donegate/donegate/hookio"
 )
 
 // hostFile is a file a host reads hooks from.
 type hostFile struct {
 	what, path string
-	toml       bool // Codex's config.toml, whose [hooks] tables it reads too
+	toml       bool // TOML whose [hooks] tables hold the entries (Codex's config.toml)
 }
 
 // hostFiles are the files s's host reads hooks from, user-level first.
 func (r *runCtx) hostFiles(s hostSetup) []hostFile {
-	var files []hostFile
-	if s.copilot {
-		// Copilot reads every .json in its hook dirs.
-		dirs := []struct{ what, dir string }{{"project hooks", filepath.Join(r.dir, ".github", "hooks")}}
-		if u := r.userFile(s); u != "" {
-			dirs = slices.Insert(dirs, 0, struct{ what, dir string }{"user hooks", filepath.Dir(u)})
-		}
-		for _, d := range dirs {
-			names, _ := filepath.Glob(filepath.Join(d.dir, "*.json"))
-			slices.Sort(names)
-			for _, n := range names {
-				files = append(files, hostFile{what: d.what, path: n})
-			}
-		}
-		return files
+	if s.files != nil {
+		return s.files(r, s)
 	}
+	var files []hostFile
 	if u := r.userFile(s); u != "" {
 		files = append(files, hostFile{what: "user settings", path: u})
-		if s.host == hookio.HostCodex {
-			files = append(files, hostFile{what: "user config", path: filepath.Join(filepath.Dir(u), "config.toml"), toml: true})
-		}
 	}
-	files = append(files, hostFile{what: "project settings", path: filepath.Join(r.dir, s.project)})
-	if s.host == hookio.HostCodex {
-		files = slices.Insert(files, 0, hostFile{what: "managed requirements", path: r.codexRequirements(), toml: true})
-		files = append(files, hostFile{what: "project config", path: filepath.Join(r.dir, ".codex", "config.toml"), toml: true})
-	}
-	return files
+	return append(files, hostFile{what: "project settings", path: filepath.Join(r.dir, s.project)})
 }
 
 // hostRegistrations reads donegate's registrations out of every hook
@@ -94,47 +73,14 @@ func (r *runCtx) hostRegistrations(s hostSetup, rep *DoctorReport) []registratio
 	return append(regs, r.hostPluginRegistrations(s, rep)...)
 }
 
-// hostPluginRegistrations reads the hooks of donegate's Codex plugin
-// (enabled in $CODEX_HOME/config.toml, [plugins."donegate@MARKET"], as
-// `codex plugin add` installs it in plugins/cache/MARKET/donegate/VERSION/)
-// and of its Gemini CLI extension (~/.gemini/extensions/donegate/; its
-// enablement per folder is not read).
+// hostPluginRegistrations reads the hooks of donegate's plugins that s's
+// host loads (see hostSetup.plugins).
 func (r *runCtx) hostPluginRegistrations(s hostSetup, rep *DoctorReport) []registration {
-	type plugin struct{ source, root, keySource string }
-	var plugins []plugin
-	switch s.host {
-	case hookio.HostCodex:
-		home := r.codexHome()
-		if home == "" {
-			return nil
-		}
-		c, _, err := readCodexConfig(filepath.Join(home, "config.toml"))
-		if err != nil {
-			return nil // doctorCodex reports it
-		}
-		for id, p := range c.Plugins {
-			name, market, ok := strings.Cut(id, "@")
-			if !ok || name != "donegate" || (p.Enabled != nil && !*p.Enabled) {
-				continue
-			}
-			versions, _ := filepath.Glob(filepath.Join(home, "plugins", "cache", market, name, "*", "hooks", "hooks.json"))
-			if len(versions) == 0 {
-				rep.add("codex", statusWarn, "reinstall it: codex plugin add "+id, "Codex plugin %s is enabled in %s but not installed under %s", id, filepath.Join(home, "config.toml"), filepath.Join(home, "plugins", "cache", market, name))
-				continue
-			}
-			slices.Sort(versions)
-			root := filepath.Dir(filepath.Dir(versions[len(versions)-1]))
-			plugins = append(plugins, plugin{source: "Codex CLI plugin " + id + " (" + root + ")", root: root, keySource: id + ":hooks/hooks.json"})
-		}
-	case hookio.HostGemini:
-		if home := r.home(); filepath.IsAbs(home) {
-			root := filepath.Join(home, ".gemini", "extensions", "donegate")
-			if _, err := os.Stat(filepath.Join(root, "gemini-extension.json")); err == nil {
-				plugins = append(plugins, plugin{source: "Gemini CLI extension donegate (" + root + ")", root: root})
-			}
-		}
+	if s.plugins == nil {
+		return nil
 	}
-	slices.SortFunc(plugins, func(a, b plugin) int { return strings.Compare(a.source, b.source) })
+	plugins := s.plugins(r, rep)
+	slices.SortFunc(plugins, func(a, b hostPlugin) int { return strings.Compare(a.source, b.source) })
 	var regs []registration
 	for _, p := range plugins {
 		file := filepath.Join(p.root, "hooks", "hooks.json")
@@ -192,7 +138,7 @@ func parseHostHooks(s hostSetup, f hostFile, data []byte) (map[string][]hookMatc
 			hooks[ev] = groups
 		}
 		return hooks, nil
-	case s.copilot:
+	case s.flatHooks:
 		var doc struct {
 			Hooks map[string][]struct {
 				Type       string   `json:"type"`
@@ -261,8 +207,7 @@ func (r *runCtx) doctorHosts(rep *DoctorReport, cfg *config.Config) (regs []regi
 	// Claude Code on PATH says nothing of this project: a person who
 	// uses it elsewhere set this one up for Codex (issue 29: a `?` line
 	// about Claude Code's missing hooks on every such project).
-	claude, _ := setupOf(hookio.HostClaude)
-	return regs, others && !r.hostInUse(claude)
+	return regs, others && !r.hostInUse(hostSetups[0])
 }
 
 // judgeHostRegistrations checks each registration against the entries
@@ -344,7 +289,7 @@ func hostEntries(s hostSetup) string {
 // timeoutField says how s's host spells an entry's timeout.
 func timeoutField(s hostSetup) string {
 	switch {
-	case s.copilot:
+	case s.flatHooks:
 		return `"timeoutSec" (seconds)`
 	case s.unit == time.Millisecond:
 		return `"timeout" (milliseconds: ` + strconv.Itoa(s.timeout) + ` for 10 minutes)`
@@ -355,8 +300,9 @@ func timeoutField(s hostSetup) string {
 // hostFileList names the hook files s's host reads.
 func (r *runCtx) hostFileList(s hostSetup) string {
 	var names []string
-	if s.copilot {
-		names = append(names, filepath.Join(r.dir, ".github", "hooks")+"/*.json")
+	if s.flatHooks {
+		// Every .json of the dirs of its hook files.
+		names = append(names, filepath.Join(r.dir, filepath.Dir(s.project))+"/*.json")
 		if u := r.userFile(s); u != "" {
 			names = append(names, filepath.Dir(u)+"/*.json")
 		}

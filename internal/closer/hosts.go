@@ -1,6 +1,7 @@
 package closer
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/hookio"
 )
 
@@ -34,10 +36,11 @@ type hostSetup struct {
 	// project is the hook file init writes in DIR (relative to it).
 	project string
 	regs    []hookReg
-	// copilot: Copilot's flat hook file ({"version": 1, "hooks":
-	// {"agentStop": [{"type": "command", "bash": ...}]}}), else the
-	// matcher groups Claude Code's settings have.
-	copilot bool
+	// flatHooks: a flat hook file ({"version": 1, "hooks": {"agentStop":
+	// [{"type": "command", "bash": ...}]}}, Copilot CLI's), in every
+	// .json of the hook file's dir; else the matcher groups of Claude
+	// Code's settings.
+	flatHooks bool
 	// timeout is what init writes in each entry, in the host's unit
 	// (unit): above the default limits.budget (540s), as for Claude Code.
 	timeout int
@@ -64,6 +67,39 @@ type hostSetup struct {
 	// installed, for a plugin host, reports whether its plugin is
 	// where the host loads it (doctor then checks it, marker or not).
 	installed func(r *runCtx) bool
+
+	// change works out the change init makes to set the host up with o;
+	// nil: hostChange, which merges the entries into its hook file.
+	change func(r *runCtx, s hostSetup, o initOptions, commands map[string]string, rep *InitReport) (*change, error)
+	// managed: the host runs hooks an administrator set for the machine
+	// without review, and init --managed registers them there (see
+	// change).
+	managed bool
+	// files are the files the host reads hooks from, user-level first;
+	// nil: its user file (userFile) and the project's (project).
+	files func(r *runCtx, s hostSetup) []hostFile
+	// plugins are donegate's plugins or extensions the host loads hooks
+	// from, where doctor finds them; nil: none.
+	plugins func(r *runCtx, rep *DoctorReport) []hostPlugin
+
+	// The first setup (Claude Code) is the default host, whose settings
+	// other hosts read too (VS Code's agent, Cursor): doctor reads its
+	// registrations (registrationsOf), judges them (judge) and checks its
+	// client (client) its own way, where the other hosts' are read and
+	// judged alike (doctorHosts). nil for the others.
+	registrationsOf func(r *runCtx, rep *DoctorReport) []registration
+	judge           func(r *runCtx, rep *DoctorReport, regs []registration, cfg *config.Config)
+	client          func(ctx context.Context, r *runCtx, rep *DoctorReport)
+}
+
+// hostPlugin is a donegate plugin or extension a host loads hooks from:
+// its hooks/hooks.json under root.
+type hostPlugin struct {
+	source string // what doctor calls it
+	root   string
+	// keySource is what the host hashes the hook's trust key with,
+	// where it is not the file (Codex: "donegate@MARKET:hooks/hooks.json").
+	keySource string
 }
 
 // homeFile is HOME/elem..., "" when HOME is not an absolute path.
@@ -161,7 +197,7 @@ func (r *runCtx) detectHosts() (hostList, string) {
 	case len(onPATH) > 0:
 		return onPATH, andList(whyPath) + " on PATH, and the project has none of " + markerList()
 	}
-	return hostList{hookio.HostClaude}, "none of " + markerList() + " in the project, and no host CLI on PATH: the default"
+	return hostList{hostSetups[0].host}, "none of " + markerList() + " in the project, and no host CLI on PATH: the default"
 }
 
 func markerList() string {

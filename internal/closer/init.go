@@ -179,8 +179,16 @@ func runInit(ctx context.Context, r *runCtx) (verdict, error) {
 	if o.noHooks && (o.user || o.portable || o.absolute) {
 		return incomplete, errorf(ErrUsage, "--no-hooks registers no hooks: --user, --portable and --absolute have nothing to do with it")
 	}
-	if o.managed && (o.user || o.noHooks || len(o.hosts) != 1 || o.hosts[0] != hookio.HostCodex) {
-		return incomplete, errorf(ErrUsage, "--managed writes Codex's managed requirements: give it with --host codex alone, and without --user or --no-hooks")
+	if o.managed {
+		var managed []string
+		for _, s := range hostSetups {
+			if s.managed {
+				managed = append(managed, string(s.host))
+			}
+		}
+		if o.user || o.noHooks || len(o.hosts) != 1 || !slices.Contains(managed, string(o.hosts[0])) {
+			return incomplete, errorf(ErrUsage, "--managed writes a host's managed hooks (%s): give it with one --host, and without --user or --no-hooks", strings.Join(managed, ", "))
+		}
 	}
 	if o.portable && o.absolute {
 		return incomplete, errorf(ErrUsage, "--portable and --absolute: choose one (bare names are the default)")
@@ -233,17 +241,11 @@ func runInit(ctx context.Context, r *runCtx) (verdict, error) {
 		}
 		for _, h := range hosts {
 			s, _ := setupOf(h)
-			var c *change
-			switch {
-			case h == hookio.HostClaude:
-				c, err = r.settingsChange(o, commands, &rep)
-			case s.plugin:
-				c, err = r.openCodeChange(s, o, &rep)
-			case o.managed:
-				c, err = r.codexManagedChange(s, commands, &rep)
-			default:
-				c, err = r.hostChange(s, o, commands, &rep)
+			change := (*runCtx).hostChange
+			if s.change != nil {
+				change = s.change
 			}
+			c, err := change(r, s, o, commands, &rep)
 			if err != nil {
 				return incomplete, err
 			}
@@ -293,25 +295,6 @@ func runInit(ctx context.Context, r *runCtx) (verdict, error) {
 	return complete, r.printInit(rep, commands)
 }
 
-// settingsChange works out the settings file init merges its hooks into,
-// and the change to it: nil when the hooks are registered already.
-func (r *runCtx) settingsChange(o initOptions, commands map[string]string, rep *InitReport) (*change, error) {
-	settingsPath, root := filepath.Join(r.dir, ".claude", "settings.json"), r.dir
-	target := settingsPath
-	if o.user {
-		dir := r.claudeDir("")
-		if !filepath.IsAbs(dir) {
-			// paths.ClaudeDir gives ".claude" with HOME unset: the
-			// project's own settings, when cwd is the project.
-			return nil, errorf(ErrEnv, "--user: the user's settings dir is unknown (HOME is unset and CLAUDE_CONFIG_DIR is not an absolute path): set HOME, or CLAUDE_CONFIG_DIR, and run init again")
-		}
-		settingsPath, root = filepath.Join(dir, "settings.json"), dir
-		target = settingsPath
-	}
-	claude, _ := setupOf(hookio.HostClaude)
-	return r.mergeChange(claude, target, root, o.user, r.registeredElsewhere(target, rep), commands, "merge settings.example.json into it by hand", rep)
-}
-
 // mergeChange works out the change that merges s's entries, but those
 // in skip, into the hook file target, written through a link to a file
 // inside root (anywhere with --user): nil when none is missing. fix says
@@ -329,7 +312,7 @@ func (r *runCtx) mergeChange(s hostSetup, target, root string, user bool, skip m
 		return nil, errorf(ErrEnv, "%w", err)
 	}
 	var merged []byte
-	if s.copilot {
+	if s.flatHooks {
 		merged, err = mergeCopilot(old, s.regs, s.timeout, commands, skip)
 	} else {
 		merged, err = mergeHooks(old, s.regs, s.timeout, commands, skip)
@@ -345,19 +328,6 @@ func (r *runCtx) mergeChange(s hostSetup, target, root string, user bool, skip m
 		return nil, nil
 	}
 	return &change{path: path, root: root, display: r.display(path), old: old, new: merged, mode: mode, hooks: true}, nil
-}
-
-// registeredElsewhere returns the entries of registrations (by index)
-// that already run from a settings file other than target or from an
-// enabled plugin, read as doctor reads them, and notes each. Claude Code
-// runs one command string once across files, but init's command is
-// rarely the other's string: registering it again ran the hook twice,
-// and a stubborn agent was let go after 3 continuations, not 5 (issue 20).
-func (r *runCtx) registeredElsewhere(target string, rep *InitReport) map[int]bool {
-	claude, _ := setupOf(hookio.HostClaude)
-	var scratch DoctorReport // what is wrong with those files is doctor's to say
-	found := r.doctorSettings(&scratch)
-	return r.notAgain(claude, found, func(file string) bool { return file == target }, target, rep)
 }
 
 // notAgain returns the entries of s.regs (by index) that one of found

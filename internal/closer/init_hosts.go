@@ -22,7 +22,7 @@ func (r *runCtx) configTarget(hosts hostList) string {
 			return p
 		}
 	}
-	if slices.Contains(hosts, hookio.HostClaude) {
+	if slices.Contains(hosts, hostSetups[0].host) { // the default host: .claude/ is its
 		return files[0]
 	}
 	return filepath.Join(r.dir, config.NeutralFileName)

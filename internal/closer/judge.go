@@ -10,7 +10,6 @@ import (
 	"github.com/donegate/donegate/checkers"
 	"github.com/donegate/donegate/internal/judge"
 	"github.com/donegate/donegate/internal/proc"
-	"github.com/donegate/donegate/transcript"
 )
 
 var judgeCommand = command{
@@ -161,9 +160,6 @@ func (r *runCtx) planText(ctx context.Context) string {
 	if err != nil || cc.Event == nil {
 		return "No session given, so no plan."
 	}
-	items, found, err := transcript.ReadTasks(transcript.TaskDir(cc.ClaudeDir, cc.TaskListID))
-	if err == nil && !found && cc.Event.TranscriptPath != "" {
-		items, found, err = transcript.LatestTodoWrite(ctx, cc.Event.TranscriptPath, transcript.ReadOptions{SkipSidechain: true})
-	}
-	return judge.PlanText(items, found, err)
+	plan, err := checkers.ReadPlan(ctx, cc)
+	return judge.PlanText(plan.Items, plan.Source != "", err)
 }

@@ -37,7 +37,16 @@ var codexSetup = hostSetup{
 		}
 		return ""
 	},
-	doctor: (*runCtx).doctorCodex,
+	doctor:  (*runCtx).doctorCodex,
+	managed: true,
+	change: func(r *runCtx, s hostSetup, o initOptions, commands map[string]string, rep *InitReport) (*change, error) {
+		if o.managed {
+			return r.codexManagedChange(s, commands, rep)
+		}
+		return r.hostChange(s, o, commands, rep)
+	},
+	files:   codexFiles,
+	plugins: (*runCtx).codexPlugins,
 	notes: func(o initOptions) []string {
 		trust := "Codex runs a hook only once you trust it, and skips an untrusted one silently: open /hooks in Codex and review donegate's hooks (init never writes Codex's trusted_hash: that consent is yours to give); `codex exec` reads a project's .codex/ only with --trust"
 		if o.managed {
@@ -49,6 +58,52 @@ var codexSetup = hostSetup{
 			"codex exec shows a hook's systemMessage nowhere (the TUI shows it as a warning): when donegate lets the agent go, `closer explain --last` says why",
 		}
 	},
+}
+
+// codexFiles are the files Codex reads hooks from: the managed
+// requirements, the user's hooks.json and config.toml, the project's
+// .codex/hooks.json and .codex/config.toml ([hooks] tables in both TOML
+// files).
+func codexFiles(r *runCtx, s hostSetup) []hostFile {
+	files := []hostFile{{what: "managed requirements", path: r.codexRequirements(), toml: true}}
+	if u := r.userFile(s); u != "" {
+		files = append(files,
+			hostFile{what: "user settings", path: u},
+			hostFile{what: "user config", path: filepath.Join(filepath.Dir(u), "config.toml"), toml: true})
+	}
+	return append(files,
+		hostFile{what: "project settings", path: filepath.Join(r.dir, s.project)},
+		hostFile{what: "project config", path: filepath.Join(r.dir, ".codex", "config.toml"), toml: true})
+}
+
+// codexPlugins are the donegate plugins Codex loads hooks from: enabled
+// in $CODEX_HOME/config.toml ([plugins."donegate@MARKET"]), as `codex
+// plugin add` installs them in plugins/cache/MARKET/donegate/VERSION/.
+func (r *runCtx) codexPlugins(rep *DoctorReport) []hostPlugin {
+	home := r.codexHome()
+	if home == "" {
+		return nil
+	}
+	c, _, err := readCodexConfig(filepath.Join(home, "config.toml"))
+	if err != nil {
+		return nil // doctorCodex reports it
+	}
+	var plugins []hostPlugin
+	for id, p := range c.Plugins {
+		name, market, ok := strings.Cut(id, "@")
+		if !ok || name != "donegate" || (p.Enabled != nil && !*p.Enabled) {
+			continue
+		}
+		versions, _ := filepath.Glob(filepath.Join(home, "plugins", "cache", market, name, "*", "hooks", "hooks.json"))
+		if len(versions) == 0 {
+			rep.add("codex", statusWarn, "reinstall it: codex plugin add "+id, "Codex plugin %s is enabled in %s but not installed under %s", id, filepath.Join(home, "config.toml"), filepath.Join(home, "plugins", "cache", market, name))
+			continue
+		}
+		slices.Sort(versions)
+		root := filepath.Dir(filepath.Dir(versions[len(versions)-1]))
+		plugins = append(plugins, hostPlugin{source: "Codex CLI plugin " + id + " (" + root + ")", root: root, keySource: id + ":hooks/hooks.json"})
+	}
+	return plugins
 }
 
 // codexHome is Codex's config dir: $CODEX_HOME, else ~/.codex; "" when

@@ -19,7 +19,8 @@ var copilotSetup = hostSetup{
 		{"agentStop", "", "stop-hook", ""},
 		{"subagentStop", "", "stop-hook", ""},
 	},
-	copilot: true, timeout: hookTimeout, unit: time.Second,
+	flatHooks: true, timeout: hookTimeout, unit: time.Second,
+	files:    copilotFiles,
 	userFile: func(r *runCtx) string { return homeFile(r, ".copilot", "hooks", "donegate.json") },
 	doctor:   (*runCtx).doctorCopilot,
 	notes: func(o initOptions) []string {
@@ -28,6 +29,24 @@ var copilotSetup = hostSetup{
 		}
 		return []string{"Copilot CLI runs a repository's hooks only in a folder you trust: trust this one when Copilot asks (headless runs: COPILOT_ALLOW_ALL=true)"}
 	},
+}
+
+// copilotFiles are the hook files Copilot CLI reads: every .json in its
+// user hook dir, then in the project's .github/hooks.
+func copilotFiles(r *runCtx, s hostSetup) []hostFile {
+	dirs := []struct{ what, dir string }{{"project hooks", filepath.Join(r.dir, ".github", "hooks")}}
+	if u := r.userFile(s); u != "" {
+		dirs = slices.Insert(dirs, 0, struct{ what, dir string }{"user hooks", filepath.Dir(u)})
+	}
+	var files []hostFile
+	for _, d := range dirs {
+		names, _ := filepath.Glob(filepath.Join(d.dir, "*.json"))
+		slices.Sort(names)
+		for _, n := range names {
+			files = append(files, hostFile{what: d.what, path: n})
+		}
+	}
+	return files
 }
 
 // doctorCopilot says that Copilot CLI runs a repository's hooks only in

@@ -2,6 +2,7 @@ package closer
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"slices"
 	"time"
@@ -25,12 +26,27 @@ var geminiSetup = hostSetup{
 	timeout: hookTimeout * 1000, unit: time.Millisecond, defaultTimeout: 60 * time.Second,
 	userFile: func(r *runCtx) string { return homeFile(r, ".gemini", "settings.json") },
 	doctor:   (*runCtx).doctorGemini,
+	plugins:  (*runCtx).geminiExtensions,
 	notes: func(o initOptions) []string {
 		if o.user {
 			return nil
 		}
 		return []string{"Gemini CLI runs a project's hooks only in a trusted folder: trust this one when Gemini asks (headless runs: GEMINI_CLI_TRUST_WORKSPACE=true)"}
 	},
+}
+
+// geminiExtensions are donegate's Gemini CLI extension where Gemini
+// installs it (~/.gemini/extensions/donegate/); its enablement per
+// folder is not read.
+func (r *runCtx) geminiExtensions(*DoctorReport) []hostPlugin {
+	root := homeFile(r, ".gemini", "extensions", "donegate")
+	if root == "" {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(root, "gemini-extension.json")); err != nil {
+		return nil
+	}
+	return []hostPlugin{{source: "Gemini CLI extension donegate (" + root + ")", root: root}}
 }
 
 // doctorGemini says whether Gemini CLI runs the project's hooks: only

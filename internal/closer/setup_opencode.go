@@ -21,7 +21,10 @@ var openCodeSetup = hostSetup{
 	host: hookio.HostOpenCode, title: "OpenCode", marker: ".opencode", binary: "opencode",
 	project: filepath.Join(".opencode", "plugin", "donegate.js"), plugin: true,
 	installed: func(r *runCtx) bool { return len(r.openCodePlugins()) > 0 },
-	doctor:    (*runCtx).doctorOpenCode,
+	change: func(r *runCtx, s hostSetup, o initOptions, _ map[string]string, rep *InitReport) (*change, error) {
+		return r.openCodeChange(s, o, rep)
+	},
+	doctor: (*runCtx).doctorOpenCode,
 	notes: func(initOptions) []string {
 		return []string{"OpenCode loads donegate's plugin when it starts; under `opencode run` the checks run while OpenCode waits, elsewhere (the TUI, `opencode serve`) in the background once the agent is idle (docs/hosts.md, OpenCode)"}
 	},

@@ -14,7 +14,6 @@ import (
 	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/hookio"
 	"github.com/donegate/donegate/internal/lastevent"
-	"github.com/donegate/donegate/transcript"
 )
 
 // The hooks' names, as Evaluate takes them.
@@ -219,27 +218,17 @@ func Evaluate(ctx context.Context, hook string, opts Options, env Env, raw []byt
 		return rep, rep.write()
 	}
 	if reason == checkers.ReasonStop && err == nil && slices.Contains(c.GateTools, structuredOutputTool) {
-		if r.event.FinalOutput() != nil && !codexWithoutSchema() {
-			// codex exec --output-schema hands the agent's final JSON in as
-			// its last message, at Stop: there is no tool call to gate. It
-			// is checked as Claude Code's StructuredOutput call is (the
-			// tool_use chain, completion_signal, output and claims), and
-			// answered as the Stop it is. A Codex started without the flag
-			// sends a JSON message as any other message: a stop.
+		if r.event.FinalOutput() != nil {
+			// A host that hands the agent's final output in at its stop
+			// (codex exec --output-schema: the last message) has no tool
+			// call to gate: the output is checked as a gated call's is
+			// (the tool_use chain, completion_signal, output and claims),
+			// and answered as the stop it is.
 			reason = checkers.ReasonToolUse
 		}
 	}
 	rep.Dialect, rep.Verdict, rep.Result, rep.Decision = r.evaluate(ctx, reason, c, err)
 	r.waitSaved()
-	if rep.Verdict.Block && r.event.IsStop() && r.event.Host == hookio.HostClaude {
-		// Which answer holds the agent depends on the CLI's version, which
-		// its transcript's lines carry: read at a hold only.
-		path := r.event.TranscriptPath
-		if r.event.HookEventName == hookio.EventSubagentStop && r.event.AgentTranscriptPath != "" {
-			path = r.event.AgentTranscriptPath
-		}
-		r.event.ClientVersion = transcript.ClientVersion(path)
-	}
 	if opts.Explain {
 		rep.Checkers = r.checkers
 	}
@@ -306,12 +295,12 @@ func (r *run) evaluate(ctx context.Context, reason checkers.StopReason, c *confi
 	if r.event.Unchecked != "" {
 		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindUnchecked, Why: r.event.Unchecked}
 	}
-	if r.cursorStop() {
-		// Cursor ran donegate for this stop already (registered in
-		// .cursor/hooks.json and in .claude/settings.json, which Cursor
-		// runs too): that run checks and counts it, this one lets it be.
-		fmt.Fprintf(r.stderr, "%s: %s stop %s (loop %d) is answered by donegate's other hook entry; not checking it twice\n", r.name, r.event.Host.Title(), r.event.GenerationID, r.event.LoopCount)
-		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindDuplicate, Why: "Cursor ran donegate's other hook entry for this stop"}
+	if r.sameStop() {
+		// The host ran donegate for this stop already (Cursor: from
+		// .cursor/hooks.json and from .claude/settings.json, which it runs
+		// too): that run checks and counts it, this one lets it be.
+		fmt.Fprintf(r.stderr, "%s: %s stop %s is answered by donegate's other hook entry; not checking it twice\n", r.name, r.event.Host.Title(), r.event.StopKey())
+		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindDuplicate, Why: r.event.Host.Title() + " ran donegate's other hook entry for this stop"}
 	}
 	if r.event.SubagentsOwnStop() {
 		// Copilot runs agentStop for a subagent that ends, then the

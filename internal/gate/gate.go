@@ -226,8 +226,12 @@ func newRun(name string, opts Options, env Env, ev *hookio.Event, stderr io.Writ
 	r.peeked = sync.OnceValues(func() (*state.Session, error) {
 		return state.Store{Dir: r.stateDir()}.Peek(r.event.SessionID)
 	})
-	if e.Host == hookio.HostGemini && e.IsStop() && e.PromptID == "" {
-		e.PromptID = r.geminiTurn()
+	if e.IsStop() && e.PromptID == "" {
+		id, err := e.Turn(peekedSlot{r, turnSlot})
+		if err != nil {
+			fmt.Fprintf(r.stderr, "%s: cannot tell the %s turn, counting blocks per session: %v\n", r.name, e.Host.Title(), err)
+		}
+		e.PromptID = id
 	}
 	return r
 }
@@ -248,9 +252,6 @@ func (r *run) projectDir() string {
 	d, _ := os.Getwd()
 	return d
 }
-
-// claudeDir is the Claude config dir of the event's session.
-func (r *run) claudeDir() string { return paths.ClaudeDir(r.env.Getenv, r.event.TranscriptPath) }
 
 // stateDir is --state-dir, else the environment's (see paths.StateDir).
 func (r *run) stateDir() string {
@@ -329,12 +330,8 @@ func (r *run) check(ctx context.Context, c *config.Config, reason checkers.StopR
 	}
 	ctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
-	listID := r.env.Getenv("CLAUDE_CODE_TASK_LIST_ID")
-	if listID == "" {
-		listID = r.event.SessionID
-	}
 	cc := r.checkerContext(c, reason)
-	cc.TaskListID, cc.Budget, cc.Continued = listID, budget, sync.OnceValues(r.continued)
+	cc.Budget, cc.Continued = budget, sync.OnceValues(r.continued)
 	if r.consent == nil {
 		// config() was not called: nothing is known to be allowed.
 		r.consent = &Consent{Project: r.projectDir()}
@@ -375,7 +372,7 @@ func (r *run) checkerContext(c *config.Config, reason checkers.StopReason) *chec
 		Event:      r.event,
 		RawEvent:   r.raw,
 		ProjectDir: r.projectDir(),
-		ClaudeDir:  r.claudeDir(),
+		Getenv:     r.env.Getenv,
 		Home:       paths.Home(r.env.Getenv),
 		Reason:     reason,
 		CacheDir:   filepath.Join(r.stateDir(), "results"),
@@ -399,6 +396,27 @@ func (r *run) continued() (int, error) {
 		return 0, fmt.Errorf("block count: %w", err)
 	}
 	return limit.Continued(s.Counters[gateKey(r.event)], r.event.PromptID), nil
+}
+
+// turnSlot is the state slot where a host's turn reader keeps what it
+// needs (see hookio.Event.Turn).
+const turnSlot = "host.turn"
+
+// peekedSlot is a slot of the session's record as the run found it, for
+// a reader that only recalls (hookio.Event.Turn): the record is read at
+// the first Recall, not before.
+type peekedSlot struct {
+	r   *run
+	key string
+}
+
+func (p peekedSlot) Recall(v any) bool {
+	s, err := p.r.session()
+	return err == nil && s.Get(p.key, v)
+}
+
+func (p peekedSlot) Update(func(func(any) bool) any) error {
+	return fmt.Errorf("state slot %s: read only here", p.key)
 }
 
 // session is the session's record as the run found it, read once: the
@@ -471,7 +489,7 @@ func (r *run) decide(c *config.Config, res checkers.Result, checkErr error) (hoo
 			delete(s.Counters, key)
 		}
 		if d.Block {
-			r.keepGeminiTurn(s, reason)
+			r.event.KeepHeld(s.Slot(turnSlot), reason)
 		}
 		return r.keepTurn(s, key)
 	}

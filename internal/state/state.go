@@ -186,6 +186,53 @@ func (s Store) Peek(sessionID string) (*Session, error) {
 	return sess, nil
 }
 
+// Slot is one record of a session's state, named Key, as a host's reader
+// keeps it (hookio.Memo).
+type Slot struct {
+	Store   Store
+	Session string
+	Key     string
+}
+
+// Recall decodes the record into v; false when there is none, or the
+// session's state cannot be read.
+func (s Slot) Recall(v any) bool {
+	sess, err := s.Store.Peek(s.Session)
+	return err == nil && sess.Get(s.Key, v)
+}
+
+// Update replaces the record with what next returns, under the session's
+// lock; nil leaves it as it is. A read-only store writes nothing.
+func (s Slot) Update(next func(recall func(v any) bool) any) error {
+	return s.Store.Update(s.Session, func(sess *Session) error {
+		return sess.Slot(s.Key).Update(next)
+	})
+}
+
+// LockedSlot is one record of a session whose state is held under its
+// lock (within Store.Update).
+type LockedSlot struct {
+	sess *Session
+	key  string
+}
+
+// Slot is the record named key of s, which the caller holds under the
+// session's lock.
+func (s *Session) Slot(key string) LockedSlot { return LockedSlot{s, key} }
+
+// Recall decodes the record into v; false when there is none.
+func (s LockedSlot) Recall(v any) bool { return s.sess.Get(s.key, v) }
+
+// Update replaces the record with what next returns; nil leaves it as it
+// is.
+func (s LockedSlot) Update(next func(recall func(v any) bool) any) error {
+	v := next(s.Recall)
+	if v == nil {
+		return nil
+	}
+	return s.sess.Put(s.key, v)
+}
+
 // errSymlink is wrapped by the error for a state file that is a symbolic
 // link.
 var errSymlink = errors.New("is a symbolic link, which is not followed")

@@ -86,7 +86,7 @@ func TestInitCodexManagedRefusals(t *testing.T) {
 	for _, args := range [][]string{{"init", "--dir", dir, "--managed"}, {"init", "--dir", dir, "--host", "codex,qwen", "--managed"}, {"init", "--dir", dir, "--host", "codex", "--managed", "--user"}} {
 		code, _, errOut := run(t, args...)
 		assert.Equal(t, ExitUsage, code, "%v", args)
-		assert.Contains(t, errOut, "--managed writes Codex's managed requirements: give it with --host codex alone")
+		assert.Contains(t, errOut, "--managed writes a host's managed hooks (codex): give it with one --host")
 	}
 }
 
