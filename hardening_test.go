@@ -1,3 +1,8 @@
+//go:build !windows
+
+// The end-to-end tests of the Linux binaries (sh, FIFOs, process groups);
+// the Windows binaries have their own, under Wine (e2e/windows_test.go).
+
 package donegate_test
 
 import (
@@ -19,6 +24,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/donegate/donegate/internal/consent/consenttest"
+	"github.com/donegate/donegate/internal/fifotest"
 	"github.com/donegate/donegate/internal/limit"
 	"github.com/donegate/donegate/internal/proctest"
 	"github.com/donegate/donegate/internal/state"
@@ -435,7 +441,7 @@ func TestDeeplyNestedEvent(t *testing.T) {
 func TestNonRegularFilesDoNotHang(t *testing.T) {
 	mkfifo := func(t *testing.T, p string) {
 		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, syscall.Mkfifo(p, 0o644))
+		fifotest.Make(t, p)
 	}
 	type setup struct {
 		dir, stateDir, home string

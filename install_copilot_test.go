@@ -1,3 +1,8 @@
+//go:build !windows
+
+// The end-to-end tests of the Linux binaries (sh, FIFOs, process groups);
+// the Windows binaries have their own, under Wine (e2e/windows_test.go).
+
 package donegate_test
 
 import (

@@ -37,7 +37,7 @@ var failureLine = sync.OnceValue(func() *regexp.Regexp {
 // removed and a progress bar's redraws resolved, and how many lines it
 // left out of how many.
 func outputExcerpt(out []byte, n int) (text string, cut, total int) {
-	s := hookio.StripANSI(string(bytes.TrimRight(out, "\n")))
+	s := hookio.StripANSI(string(bytes.TrimRight(out, "\r\n")))
 	s = strings.ReplaceAll(s, "\r\n", "\n")
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {

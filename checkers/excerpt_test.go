@@ -56,3 +56,19 @@ func TestOutputExcerptKeepsTheFailures(t *testing.T) {
 	assert.Zero(t, cut)
 	assert.Equal(t, 2, total)
 }
+
+// Windows programs end lines with CRLF (cmd's echo, every .cmd script):
+// the last line's \r was taken for a progress bar's redraw, and the
+// agent was told the command printed nothing (measured under Wine with
+// the Windows stop-hook.exe).
+func TestOutputExcerptReadsCRLF(t *testing.T) {
+	for _, out := range []string{"2 tests failed: TestExport\r\n", "ok 1\r\nFAIL TestExport\r\n", "FAIL TestExport\r\n\r\n"} {
+		text, _, _ := outputExcerpt([]byte(out), tailLines)
+		assert.Contains(t, text, "TestExport", "%q", out)
+		assert.NotContains(t, text, "\r", "%q", out)
+		assert.Contains(t, lastLines([]byte(out), 5), "TestExport", "%q", out)
+	}
+	// A progress bar's redraws are still resolved to what was drawn last.
+	text, _, _ := outputExcerpt([]byte("10%\r50%\r100%\r\ndone\r\n"), tailLines)
+	assert.Equal(t, "100%\ndone", text)
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/donegate/donegate/checkers"
+	"github.com/donegate/donegate/internal/linktest"
 )
 
 // escapeGlob escapes the metacharacters of filepath.Match in s, as a
@@ -44,7 +45,7 @@ func layout(t *testing.T, dir string) {
 		"dist/out":       "../nowhere", // a broken link where a directory should be
 	}
 	for name, target := range links {
-		require.NoError(t, os.Symlink(target, filepath.Join(dir, name)))
+		linktest.Symlink(t, target, filepath.Join(dir, name))
 	}
 }
 

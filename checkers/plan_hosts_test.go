@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/donegate/donegate/checkers"
 	"github.com/donegate/donegate/hookio"
+	"github.com/donegate/donegate/internal/fifotest"
 	"github.com/donegate/donegate/internal/state"
 )
 
@@ -246,7 +246,7 @@ func copilotSession(t *testing.T, db string) string {
 func copilotFIFO(t *testing.T) string {
 	t.Helper()
 	path := copilotSession(t, "")
-	require.NoError(t, syscall.Mkfifo(filepath.Join(filepath.Dir(path), "session.db"), 0o600))
+	fifotest.Make(t, filepath.Join(filepath.Dir(path), "session.db"))
 	return path
 }
 
@@ -321,7 +321,7 @@ func TestPlanGeminiTaskTracker(t *testing.T) {
 			require.NoError(t, os.MkdirAll(dir, 0o755))
 			for id, body := range tasks {
 				if body == "fifo" {
-					require.NoError(t, syscall.Mkfifo(filepath.Join(dir, id+".json"), 0o600))
+					fifotest.Make(t, filepath.Join(dir, id+".json"))
 					continue
 				}
 				require.NoError(t, os.WriteFile(filepath.Join(dir, id+".json"), []byte(body), 0o600))

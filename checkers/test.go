@@ -326,7 +326,7 @@ func logBlock(title, log string) string {
 
 // lastLines returns the last n lines of out, escape codes removed.
 func lastLines(out []byte, n int) string {
-	s := hookio.StripANSI(string(bytes.TrimRight(out, "\n")))
+	s := hookio.StripANSI(string(bytes.TrimRight(out, "\r\n")))
 	s = strings.ReplaceAll(s, "\r\n", "\n")
 	lines := strings.Split(s, "\n")
 	if len(lines) > n {

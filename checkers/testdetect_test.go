@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -14,6 +13,8 @@ import (
 	"github.com/donegate/donegate/checkers"
 	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/hookio"
+	"github.com/donegate/donegate/internal/fifotest"
+	"github.com/donegate/donegate/internal/linktest"
 	"github.com/donegate/donegate/internal/proc"
 )
 
@@ -82,7 +83,7 @@ func TestDefaultRunsThePlanAndTheTests(t *testing.T) {
 // read: detection fails at once, naming the file.
 func TestTestCheckerDetectionRefusesAFIFO(t *testing.T) {
 	dir := t.TempDir()
-	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "Makefile"), 0o644))
+	fifotest.Make(t, filepath.Join(dir, "Makefile"))
 	c := &checkers.Context{Event: &hookio.Event{SessionID: "s1"}, ProjectDir: dir, Runner: &fakeRunner{}, Budget: time.Minute}
 	_, err := checkers.Test{}.Check(context.Background(), c)
 	require.Error(t, err)
@@ -97,10 +98,10 @@ func TestDetectionCountsOnlyRegularFiles(t *testing.T) {
 		name  string
 		plant func(t *testing.T, path string)
 	}{
-		{"a link to /dev/zero", func(t *testing.T, path string) { require.NoError(t, os.Symlink("/dev/zero", path)) }},
-		{"a FIFO", func(t *testing.T, path string) { require.NoError(t, syscall.Mkfifo(path, 0o644)) }},
+		{"a link to /dev/zero", func(t *testing.T, path string) { linktest.Symlink(t, "/dev/zero", path) }},
+		{"a FIFO", func(t *testing.T, path string) { fifotest.Make(t, path) }},
 		{"a directory", func(t *testing.T, path string) { require.NoError(t, os.Mkdir(path, 0o755)) }},
-		{"a dangling link", func(t *testing.T, path string) { require.NoError(t, os.Symlink("nowhere", path)) }},
+		{"a dangling link", func(t *testing.T, path string) { linktest.Symlink(t, "nowhere", path) }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -120,7 +121,7 @@ func TestDetectionCountsOnlyRegularFiles(t *testing.T) {
 	dir := t.TempDir()
 	real := filepath.Join(t.TempDir(), "go.mod")
 	require.NoError(t, os.WriteFile(real, []byte("module m\n"), 0o644))
-	require.NoError(t, os.Symlink(real, filepath.Join(dir, "go.mod")))
+	linktest.Symlink(t, real, filepath.Join(dir, "go.mod"))
 	d, err := checkers.DetectTestCommand(dir)
 	require.NoError(t, err)
 	assert.Equal(t, "go test ./...", d.Command)

@@ -9,7 +9,6 @@ import (
 	"reflect"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -18,6 +17,7 @@ import (
 
 	"github.com/donegate/donegate/checkers"
 	"github.com/donegate/donegate/config"
+	"github.com/donegate/donegate/internal/fifotest"
 )
 
 // TestParseProblems covers the rules the validator enforces after the shape
@@ -363,7 +363,7 @@ func TestFindOrder(t *testing.T) {
 	// A FIFO is returned, for Load to report, and never opened here.
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "fifoproj", ".claude"), 0o755))
 	fifo := filepath.Join(dir, "fifoproj", ".claude", config.FileName)
-	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	fifotest.Make(t, fifo)
 
 	tests := []struct {
 		name   string
@@ -480,7 +480,7 @@ func TestConfigNotRegular(t *testing.T) {
 		make func(t *testing.T, path string)
 		kind string
 	}{
-		{"FIFO", func(t *testing.T, p string) { require.NoError(t, syscall.Mkfifo(p, 0o644)) }, "a FIFO"},
+		{"FIFO", func(t *testing.T, p string) { fifotest.Make(t, p) }, "a FIFO"},
 		{"directory", func(t *testing.T, p string) { require.NoError(t, os.Mkdir(p, 0o755)) }, "a directory"},
 	}
 	for _, tt := range tests {

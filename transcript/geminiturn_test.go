@@ -5,12 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/donegate/donegate/internal/fifotest"
 	"github.com/donegate/donegate/internal/regular"
 )
 
@@ -102,7 +102,7 @@ func TestGeminiTurnAcrossReads(t *testing.T) {
 func TestGeminiTurnRefusesWhatIsNotAFile(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo.jsonl")
-	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	fifotest.Make(t, fifo)
 	for _, path := range []string{fifo, dir} {
 		_, err := GeminiTurn(path, "Do it")
 		require.ErrorIs(t, err, regular.ErrNotRegular, path)

@@ -5,10 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/donegate/donegate/internal/fifotest"
+	"github.com/donegate/donegate/internal/linktest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -37,11 +38,11 @@ func runHostCases(t *testing.T, name string, cases []hostCase, read func(path st
 			case tc.kind == "dir":
 				require.NoError(t, os.Mkdir(path, 0o700))
 			case tc.kind == "fifo":
-				require.NoError(t, syscall.Mkfifo(path, 0o600))
+				fifotest.Make(t, path)
 			case tc.kind == "symlink":
 				abs, err := filepath.Abs(filepath.Join("testdata", tc.fixture))
 				require.NoError(t, err)
-				require.NoError(t, os.Symlink(abs, path))
+				linktest.Symlink(t, abs, path)
 			case tc.fixture != "":
 				data, err := os.ReadFile(filepath.Join("testdata", tc.fixture))
 				require.NoError(t, err)

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"io"
 	"os"
-	"syscall"
 )
 
 // Position is where a reader of a transcript stopped, with what tells
@@ -60,14 +59,6 @@ func (p Position) resume(f io.ReaderAt, st os.FileInfo) (tail []byte, ok bool) {
 	}
 	h := tailHash(tail)
 	return tail, string(h[:]) == p.Tail
-}
-
-// fileID returns the device and inode numbers of the file st describes.
-func fileID(st os.FileInfo) (dev, ino uint64) {
-	if s, ok := st.Sys().(*syscall.Stat_t); ok {
-		return uint64(s.Dev), s.Ino // Dev is an int32 on darwin
-	}
-	return 0, 0
 }
 
 // tailHash is what a Position keeps of the bytes before its offset: a

@@ -4,10 +4,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/donegate/donegate/internal/fifotest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -45,7 +45,7 @@ func TestReadTasks(t *testing.T) {
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "1.json"), []byte(done), 0o600))
 			p := filepath.Join(dir, "2.json")
 			if tt.fifo {
-				require.NoError(t, syscall.Mkfifo(p, 0o600))
+				fifotest.Make(t, p)
 			} else {
 				require.NoError(t, os.WriteFile(p, []byte(tt.content), 0o600))
 			}
@@ -79,7 +79,7 @@ func TestReadTasks(t *testing.T) {
 // is an error (the plan cannot be read), returned at once.
 func TestReadTasksDirIsFIFO(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "list")
-	require.NoError(t, syscall.Mkfifo(dir, 0o600))
+	fifotest.Make(t, dir)
 	var err error
 	returnsWithin(t, time.Minute, func() { _, _, err = ReadTasks(dir) })
 	require.Error(t, err)

@@ -5,10 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/donegate/donegate/internal/fifotest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -81,7 +81,7 @@ func TestLatestTodoWrite(t *testing.T) {
 			case tc.kind == "dir":
 				require.NoError(t, os.Mkdir(path, 0o700))
 			case tc.kind == "fifo":
-				require.NoError(t, syscall.Mkfifo(path, 0o600))
+				fifotest.Make(t, path)
 			case tc.lines != nil:
 				text := strings.Join(tc.lines, "\n")
 				// A trailing NUL marks a last line with no newline after

@@ -46,7 +46,6 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/donegate/donegate/config"
@@ -385,11 +384,7 @@ func (c *bcase) once() (time.Duration, int64, error) {
 	if c.expect != "" && !strings.Contains(out.String(), c.expect) {
 		return 0, 0, fmt.Errorf("%s: answer %q does not contain %q (stderr %q)", c.name, out.String(), c.expect, errb.String())
 	}
-	var rss int64
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = ru.Maxrss
-	}
-	return d, rss, nil
+	return d, maxRSS(cmd.ProcessState), nil
 }
 
 // pluginHook returns how Claude Code runs the hook for event that the

@@ -14,10 +14,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/donegate/donegate/internal/fakeapi"
+	"github.com/donegate/donegate/internal/proc"
 )
 
 func main() {
@@ -83,8 +83,7 @@ func run(bin, claude string) error {
 	cmd := exec.CommandContext(ctx, claude, "-p", "Build the feature", "--settings", settingsFile,
 		"--output-format", "stream-json", "--verbose")
 	cmd.Dir = project
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	proc.OwnGroup(cmd)
 	cmd.Env = []string{
 		"PATH=" + os.Getenv("PATH"), "HOME=" + home, "LANG=C.UTF-8",
 		"ANTHROPIC_BASE_URL=" + api.URL(), "ANTHROPIC_API_KEY=sk-ant-demo",

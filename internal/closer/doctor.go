@@ -696,16 +696,7 @@ func writable(dir string) error {
 	case err == nil && !st.IsDir():
 		return &fs.PathError{Op: "stat", Path: dir, Err: syscall.ENOTDIR}
 	case err == nil:
-		f, err := os.CreateTemp(dir, ".doctor-*")
-		if err != nil {
-			return err
-		}
-		name := f.Name()
-		err = f.Close()
-		if rmErr := os.Remove(name); err == nil {
-			err = rmErr
-		}
-		return err
+		return createIn(dir)
 	case !errors.Is(err, fs.ErrNotExist):
 		return err
 	}
@@ -715,15 +706,26 @@ func writable(dir string) error {
 		case err == nil && !st.IsDir():
 			return &fs.PathError{Op: "stat", Path: parent, Err: syscall.ENOTDIR}
 		case err == nil:
-			const wOK = 2 // access(2)'s W_OK
-			if err := syscall.Access(parent, wOK); err != nil {
-				return &fs.PathError{Op: "access", Path: parent, Err: err}
-			}
-			return nil
+			return canWrite(parent)
 		case !errors.Is(err, fs.ErrNotExist) || parent == filepath.Dir(parent):
 			return err
 		}
 	}
+}
+
+// createIn creates a file in dir and removes it: the one sure answer to
+// whether the user may write there.
+func createIn(dir string) error {
+	f, err := os.CreateTemp(dir, ".doctor-*")
+	if err != nil {
+		return err
+	}
+	name := f.Name()
+	err = f.Close()
+	if rmErr := os.Remove(name); err == nil {
+		err = rmErr
+	}
+	return err
 }
 
 // doctorMode says in which mode the hooks run and how the person lets

@@ -52,7 +52,7 @@ type explainOptions struct {
 
 func explainFlags(fs *flag.FlagSet, o *options) {
 	fs.StringVar(&o.explain.event, "event", "", "the hook event's JSON `file` (default: stdin)")
-	fs.StringVar(&o.explain.stateDir, "state-dir", "", "the hooks' state `dir`, as their --state-dir (default: $DONEGATE_STATE_DIR, $XDG_STATE_HOME/donegate, ~/.local/state/donegate)")
+	fs.StringVar(&o.explain.stateDir, "state-dir", "", "the hooks' state `dir`, as their --state-dir (default: $DONEGATE_STATE_DIR, %LOCALAPPDATA%\\donegate on Windows, $XDG_STATE_HOME/donegate, ~/.local/state/donegate)")
 	fs.StringVar(&o.explain.dialect, "dialect", "", "answer `dialect`, as the hook's --dialect: claude-code or sdk (overrides the config)")
 	fs.BoolVar(&o.explain.last, "last", false, "explain the last event the hooks recorded, of any session (in the state dir's last-event/)")
 	fs.StringVar(&o.explain.session, "session", "", "explain the last event the hooks recorded for session `id`")

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -313,7 +314,7 @@ func (r *runCtx) mergeChange(s hostSetup, target, root string, user bool, skip m
 	}
 	var merged []byte
 	if s.flatHooks {
-		merged, err = mergeCopilot(old, s.regs, s.timeout, commands, skip)
+		merged, err = mergeCopilot(old, s.regs, s.timeout, commands, skip, runtime.GOOS == "windows")
 	} else {
 		merged, err = mergeHooks(old, s.regs, s.timeout, commands, skip)
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/hookio"
@@ -79,8 +80,10 @@ func sameFile(a, b string) bool {
 // missing, as mergeHooks does to a settings file: every other key and
 // entry keeps its value, its place and its bytes; nil when nothing is
 // missing. Copilot's entries sit right in the event's list, with the
-// command in "bash" and the timeout in "timeoutSec".
-func mergeCopilot(data []byte, regs []hookReg, timeout int, commands map[string]string, skip map[int]bool) ([]byte, error) {
+// command in "bash" and the timeout in "timeoutSec"; with windows, the
+// command in "powershell" too, which Copilot runs on Windows instead of
+// "bash" (its docs).
+func mergeCopilot(data []byte, regs []hookReg, timeout int, commands map[string]string, skip map[int]bool, windows bool) ([]byte, error) {
 	version := func(root *jnode) {
 		if root.get("version") == nil {
 			root.set("version", newScalar(1))
@@ -92,11 +95,25 @@ func mergeCopilot(data []byte, regs []hookReg, timeout int, commands map[string]
 		}
 		h := newObject()
 		h.set("type", newScalar("command"))
-		h.set("bash", newScalar(regCommand(commands[reg.program], reg.flags)))
+		command := regCommand(commands[reg.program], reg.flags)
+		h.set("bash", newScalar(command))
+		if windows {
+			h.set("powershell", newScalar(powerShellCommand(command)))
+		}
 		h.set("timeoutSec", newScalar(timeout))
 		entries.items = append(entries.items, h)
 		return true
 	})
+}
+
+// powerShellCommand is command, written for sh (a name on PATH, or a
+// path quoted by cli.ShellQuote, then flags), as PowerShell runs it: a
+// quoted path is a string there, which the call operator & runs.
+func powerShellCommand(command string) string {
+	if strings.HasPrefix(command, "'") {
+		return "& " + command
+	}
+	return command
 }
 
 // copilotRegistered reports whether a Copilot event's entries run

@@ -2,12 +2,14 @@ package closer
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
+	"github.com/donegate/donegate/internal/fifotest"
+	"github.com/donegate/donegate/internal/linktest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/tidwall/gjson"
@@ -147,7 +149,7 @@ func TestInitHostFilesNeverWriteThroughALink(t *testing.T) {
 				name: "the file a link to a file outside",
 				setup: func(t *testing.T, dir, file, victim string) {
 					require.NoError(t, os.WriteFile(victim, []byte("{}\n"), 0o600))
-					require.NoError(t, os.Symlink(victim, file))
+					linktest.Symlink(t, victim, file)
 				},
 				want: "outside DIR: init writes nothing outside the project",
 			},
@@ -156,7 +158,7 @@ func TestInitHostFilesNeverWriteThroughALink(t *testing.T) {
 				setup: func(t *testing.T, dir, file, victim string) {
 					require.NoError(t, os.WriteFile(file, []byte("{}\n"), 0o644))
 					require.NoError(t, os.MkdirAll(filepath.Join(filepath.Dir(file), "donegate.bak"), 0o755))
-					require.NoError(t, os.Symlink(victim, backupPath(file)))
+					linktest.Symlink(t, victim, backupPath(file))
 				},
 				want: "not a regular file (a symbolic link)",
 			},
@@ -164,21 +166,21 @@ func TestInitHostFilesNeverWriteThroughALink(t *testing.T) {
 				name: "its dir a link to a dir outside",
 				setup: func(t *testing.T, dir, file, victim string) {
 					require.NoError(t, os.Remove(filepath.Dir(file)))
-					require.NoError(t, os.Symlink(filepath.Dir(victim), filepath.Dir(file)))
+					linktest.Symlink(t, filepath.Dir(victim), filepath.Dir(file))
 				},
 				want: "outside",
 			},
 			{
 				name: "a FIFO",
 				setup: func(t *testing.T, dir, file, victim string) {
-					require.NoError(t, syscall.Mkfifo(file, 0o644))
+					fifotest.Make(t, file)
 				},
 				want: "not a regular file",
 			},
 			{
 				name: "a dangling link",
 				setup: func(t *testing.T, dir, file, victim string) {
-					require.NoError(t, os.Symlink(filepath.Join(filepath.Dir(victim), "nothing"), file))
+					linktest.Symlink(t, filepath.Join(filepath.Dir(victim), "nothing"), file)
 				},
 				want: "which does not exist",
 			},
@@ -327,11 +329,43 @@ func TestInitNeutralConfigNeverWritesThroughALink(t *testing.T) {
 	dir := projectWith(t, map[string]string{"README": "x\n"})
 	victim := victimFile(t)
 	require.NoError(t, os.WriteFile(victim, []byte(`{"checkers": [{"type": "plan"}]}`), 0o600))
-	require.NoError(t, os.Symlink(victim, filepath.Join(dir, ".donegate.json")))
+	linktest.Symlink(t, victim, filepath.Join(dir, ".donegate.json"))
 	before := lsnapshot(t, filepath.Dir(victim))
 	code, _, errOut := initRun(t, t.TempDir(), "", "--dir", dir, "--host", "codex", "--force")
 	assert.Equal(t, ExitUsage, code)
 	assert.Contains(t, errOut, "init writes nothing outside the project")
 	assert.Equal(t, before, lsnapshot(t, filepath.Dir(victim)))
 	assert.NoDirExists(t, filepath.Join(dir, ".codex"), "nothing is written")
+}
+
+// On Windows Copilot CLI runs an entry's "powershell", not its "bash":
+// init writes both there, the same command, a quoted path called with &.
+func TestMergeCopilotWritesPowerShellOnWindows(t *testing.T) {
+	regs := []hookReg{{"agentStop", "", "stop-hook", ""}, {"sessionStart", "", "stop-hook", criteriaFlag}}
+	for _, tt := range []struct {
+		name     string
+		windows  bool
+		commands map[string]string
+		want     []string
+		not      string
+	}{
+		{"Linux: bash alone", false, map[string]string{"stop-hook": "stop-hook"}, []string{`"bash": "stop-hook"`}, "powershell"},
+		{"Windows: a name on PATH", true, map[string]string{"stop-hook": "stop-hook"},
+			[]string{`"bash": "stop-hook"`, `"powershell": "stop-hook"`, `"powershell": "stop-hook --criteria"`}, ""},
+		{"Windows: a quoted path", true, map[string]string{"stop-hook": `'C:\Program Files\donegate\stop-hook.exe'`},
+			[]string{`"powershell": "& 'C:\\Program Files\\donegate\\stop-hook.exe'"`}, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := mergeCopilot(nil, regs, 600, tt.commands, nil, tt.windows)
+			require.NoError(t, err)
+			for _, w := range tt.want {
+				assert.Contains(t, string(out), w)
+			}
+			if tt.not != "" {
+				assert.NotContains(t, string(out), tt.not)
+			}
+			var doc map[string]any
+			require.NoError(t, json.Unmarshal(out, &doc), "%s", out)
+		})
+	}
 }

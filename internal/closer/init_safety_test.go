@@ -4,9 +4,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
+	"github.com/donegate/donegate/internal/fifotest"
+	"github.com/donegate/donegate/internal/linktest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/tidwall/gjson"
@@ -41,7 +42,7 @@ func TestInitNeverWritesThroughALink(t *testing.T) {
 			setup: func(t *testing.T, dir, victim string) {
 				require.NoError(t, os.WriteFile(filepath.Join(dir, ".claude", "settings.json"), []byte(`{"model": "opus"}`), 0o644))
 				require.NoError(t, os.MkdirAll(filepath.Join(dir, ".claude", "donegate.bak"), 0o755))
-				require.NoError(t, os.Symlink(victim, backupPath(filepath.Join(dir, ".claude", "settings.json"))))
+				linktest.Symlink(t, victim, backupPath(filepath.Join(dir, ".claude", "settings.json")))
 			},
 			want: "DIR/.claude/donegate.bak/settings.json: replace DIR/.claude/donegate.bak/settings.json: not a regular file (a symbolic link)",
 		},
@@ -51,7 +52,7 @@ func TestInitNeverWritesThroughALink(t *testing.T) {
 			setup: func(t *testing.T, dir, victim string) {
 				require.NoError(t, os.WriteFile(filepath.Join(dir, ".claude", "donegate.json"), []byte(`{"checkers": [{"type": "plan"}], "x": "attacker's bytes"}`), 0o644))
 				require.NoError(t, os.MkdirAll(filepath.Join(dir, ".claude", "donegate.bak"), 0o755))
-				require.NoError(t, os.Symlink(victim, backupPath(filepath.Join(dir, ".claude", "donegate.json"))))
+				linktest.Symlink(t, victim, backupPath(filepath.Join(dir, ".claude", "donegate.json")))
 			},
 			want: "DIR/.claude/donegate.bak/donegate.json: replace DIR/.claude/donegate.bak/donegate.json: not a regular file (a symbolic link)",
 		},
@@ -59,7 +60,7 @@ func TestInitNeverWritesThroughALink(t *testing.T) {
 			name: "settings.json a link to a file outside",
 			setup: func(t *testing.T, dir, victim string) {
 				require.NoError(t, os.WriteFile(victim, []byte("{}\n"), 0o600))
-				require.NoError(t, os.Symlink(victim, filepath.Join(dir, ".claude", "settings.json")))
+				linktest.Symlink(t, victim, filepath.Join(dir, ".claude", "settings.json"))
 			},
 			want: "outside DIR: init writes nothing outside the project",
 		},
@@ -68,7 +69,7 @@ func TestInitNeverWritesThroughALink(t *testing.T) {
 			force: true,
 			setup: func(t *testing.T, dir, victim string) {
 				require.NoError(t, os.WriteFile(victim, []byte(`{"checkers": [{"type": "plan"}]}`), 0o600))
-				require.NoError(t, os.Symlink(victim, filepath.Join(dir, ".claude", "donegate.json")))
+				linktest.Symlink(t, victim, filepath.Join(dir, ".claude", "donegate.json"))
 			},
 			want: "outside DIR: init writes nothing outside the project",
 		},
@@ -76,14 +77,14 @@ func TestInitNeverWritesThroughALink(t *testing.T) {
 			name: ".claude a link to a directory outside",
 			setup: func(t *testing.T, dir, victim string) {
 				require.NoError(t, os.Remove(filepath.Join(dir, ".claude")))
-				require.NoError(t, os.Symlink(filepath.Dir(victim), filepath.Join(dir, ".claude")))
+				linktest.Symlink(t, filepath.Dir(victim), filepath.Join(dir, ".claude"))
 			},
 			want: "outside DIR",
 		},
 		{
 			name: "a dangling link at settings.json",
 			setup: func(t *testing.T, dir, victim string) {
-				require.NoError(t, os.Symlink(victim+".new", filepath.Join(dir, ".claude", "settings.json")))
+				linktest.Symlink(t, victim+".new", filepath.Join(dir, ".claude", "settings.json"))
 			},
 			want: "which does not exist: init writes through a link only to an existing file",
 		},
@@ -92,7 +93,7 @@ func TestInitNeverWritesThroughALink(t *testing.T) {
 			name: "a link at donegate.bak",
 			setup: func(t *testing.T, dir, victim string) {
 				require.NoError(t, os.WriteFile(filepath.Join(dir, ".claude", "settings.json"), []byte(`{}`), 0o644))
-				require.NoError(t, os.Symlink(filepath.Dir(victim), filepath.Join(dir, ".claude", "donegate.bak")))
+				linktest.Symlink(t, filepath.Dir(victim), filepath.Join(dir, ".claude", "donegate.bak"))
 			},
 			want: "outside",
 		},
@@ -101,7 +102,7 @@ func TestInitNeverWritesThroughALink(t *testing.T) {
 			setup: func(t *testing.T, dir, victim string) {
 				require.NoError(t, os.WriteFile(filepath.Join(dir, ".claude", "settings.json"), []byte(`{}`), 0o644))
 				require.NoError(t, os.MkdirAll(filepath.Join(dir, ".claude", "donegate.bak"), 0o755))
-				require.NoError(t, syscall.Mkfifo(backupPath(filepath.Join(dir, ".claude", "settings.json")), 0o644))
+				fifotest.Make(t, backupPath(filepath.Join(dir, ".claude", "settings.json")))
 			},
 			want: "not a regular file (a FIFO)",
 		},
@@ -186,7 +187,7 @@ func lsnapshot(t *testing.T, dir string) map[string]string {
 func TestInitWritesThroughALinkInsideTheProject(t *testing.T) {
 	dir := projectWith(t, map[string]string{"shared/settings.json": "{}\n"})
 	require.NoError(t, os.Mkdir(filepath.Join(dir, ".claude"), 0o755))
-	require.NoError(t, os.Symlink("../shared/settings.json", filepath.Join(dir, ".claude", "settings.json")))
+	linktest.Symlink(t, "../shared/settings.json", filepath.Join(dir, ".claude", "settings.json"))
 	code, _, errOut := initRun(t, t.TempDir(), "", "--dir", dir, "--portable")
 	require.Equal(t, ExitComplete, code, errOut)
 	target, err := os.Readlink(filepath.Join(dir, ".claude", "settings.json"))

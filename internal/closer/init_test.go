@@ -16,6 +16,7 @@ import (
 
 	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/internal/cli"
+	"github.com/donegate/donegate/internal/linktest"
 )
 
 // initRun runs closer init in-process with HOME and PATH of the test's
@@ -558,7 +559,7 @@ func TestInitWritesThroughASymlinkAndKeepsTheMode(t *testing.T) {
 	require.NoError(t, os.WriteFile(dotfiles, []byte("{}\n"), 0o600))
 	require.NoError(t, os.MkdirAll(filepath.Join(home, ".claude"), 0o755))
 	link := filepath.Join(home, ".claude", "settings.json")
-	require.NoError(t, os.Symlink(dotfiles, link))
+	linktest.Symlink(t, dotfiles, link)
 
 	code, _, errOut := initRun(t, home, "", "--dir", t.TempDir(), "--portable", "--user")
 	require.Equal(t, ExitComplete, code, errOut)

@@ -26,7 +26,7 @@ fleets; --follow keeps printing new decisions until interrupted.`,
 		fs.StringVar(&o.log.since, "since", "", "only decisions since `when`: a duration back from now (\"2h\") or a time (RFC 3339)")
 		fs.StringVar(&o.log.project, "project", "", "only the decisions in the project `dir`")
 		fs.BoolVar(&o.log.follow, "follow", false, "keep printing new decisions until interrupted")
-		fs.StringVar(&o.explain.stateDir, "state-dir", "", "the hooks' state `dir`, as their --state-dir (default: $DONEGATE_STATE_DIR, $XDG_STATE_HOME/donegate, ~/.local/state/donegate)")
+		fs.StringVar(&o.explain.stateDir, "state-dir", "", "the hooks' state `dir`, as their --state-dir (default: $DONEGATE_STATE_DIR, %LOCALAPPDATA%\\donegate on Windows, $XDG_STATE_HOME/donegate, ~/.local/state/donegate)")
 	},
 	run: runLog,
 }

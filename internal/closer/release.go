@@ -21,7 +21,7 @@ whole session; DONEGATE_MODE=observe makes them report without holding.`,
 	flags: func(fs *flag.FlagSet, o *options) {
 		fs.StringVar(&o.session, "session", "", "the session `id` to release (default: the latest the hooks saw)")
 		fs.BoolVar(&o.undo, "undo", false, "take the release back: the turn's stops are checked again")
-		fs.StringVar(&o.explain.stateDir, "state-dir", "", "the hooks' state `dir`, as their --state-dir (default: $DONEGATE_STATE_DIR, $XDG_STATE_HOME/donegate, ~/.local/state/donegate)")
+		fs.StringVar(&o.explain.stateDir, "state-dir", "", "the hooks' state `dir`, as their --state-dir (default: $DONEGATE_STATE_DIR, %LOCALAPPDATA%\\donegate on Windows, $XDG_STATE_HOME/donegate, ~/.local/state/donegate)")
 	},
 	run: runRelease,
 }

@@ -114,7 +114,7 @@ var ErrNone = errors.New("no consent recorded")
 // project is an error too, and allows nothing.
 func Load(stateDir, project string) (*Record, error) {
 	p := Path(stateDir, project)
-	f, err := regular.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, err := regular.OpenFile(p, os.O_RDONLY|regular.NoFollow, 0)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return nil, fmt.Errorf("consent for %s: %w", Resolve(project), ErrNone)
 	}

@@ -3,6 +3,7 @@ package consent_test
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -10,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/donegate/donegate/internal/consent"
+	"github.com/donegate/donegate/internal/fifotest"
+	"github.com/donegate/donegate/internal/linktest"
 )
 
 func record(project string) consent.Record {
@@ -37,13 +40,16 @@ func TestSaveLoadRevoke(t *testing.T) {
 	_, ok := got.AllowedCommand("test", "make test", "Makefile")
 	assert.True(t, ok)
 
-	// The record is the user's alone.
+	// The record is the user's alone (by its mode; on Windows, which has
+	// none, by the profile dir's ACL).
 	st, err := os.Stat(consent.Path(state, project))
 	require.NoError(t, err)
-	assert.Equal(t, os.FileMode(0o600), st.Mode().Perm())
 	dst, err := os.Stat(filepath.Join(state, consent.Dir))
 	require.NoError(t, err)
-	assert.Equal(t, os.FileMode(0o700), dst.Mode().Perm())
+	if runtime.GOOS != "windows" {
+		assert.Equal(t, os.FileMode(0o600), st.Mode().Perm())
+		assert.Equal(t, os.FileMode(0o700), dst.Mode().Perm())
+	}
 
 	removed, err := consent.Revoke(state, project)
 	require.NoError(t, err)
@@ -59,7 +65,7 @@ func TestSaveLoadRevoke(t *testing.T) {
 func TestProjectThroughALink(t *testing.T) {
 	state, project := t.TempDir(), t.TempDir()
 	link := filepath.Join(t.TempDir(), "link")
-	require.NoError(t, os.Symlink(project, link))
+	linktest.Symlink(t, project, link)
 	require.NoError(t, consent.Save(state, record(link)))
 	got, err := consent.Load(state, project)
 	require.NoError(t, err)
@@ -79,7 +85,7 @@ func TestLoadRefuses(t *testing.T) {
 			other := filepath.Join(t.TempDir(), "r.json")
 			require.NoError(t, consent.Save(t.TempDir(), record(project)))
 			require.NoError(t, os.WriteFile(other, []byte("{}"), 0o600))
-			require.NoError(t, os.Symlink(other, path))
+			linktest.Symlink(t, other, path)
 		}, "symbolic link"},
 		{"another project's record", func(t *testing.T, state, project, path string) {
 			elsewhere := t.TempDir()
@@ -92,7 +98,7 @@ func TestLoadRefuses(t *testing.T) {
 			require.NoError(t, consent.Save(state, rec))
 		}, "does not match its digest"},
 		{"fifo", func(t *testing.T, state, project, path string) {
-			require.NoError(t, mkfifo(path))
+			fifotest.Make(t, path)
 		}, "not a regular file"},
 		{"garbage", func(t *testing.T, state, project, path string) {
 			require.NoError(t, os.WriteFile(path, []byte("{\"version\":"), 0o600))
@@ -126,7 +132,7 @@ func TestSaveReplacesALink(t *testing.T) {
 	require.NoError(t, os.WriteFile(target, []byte("keep"), 0o600))
 	path := consent.Path(state, project)
 	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o700))
-	require.NoError(t, os.Symlink(target, path))
+	linktest.Symlink(t, target, path)
 	require.NoError(t, consent.Save(state, record(project)))
 	data, err := os.ReadFile(target)
 	require.NoError(t, err)

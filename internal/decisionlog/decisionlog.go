@@ -23,9 +23,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 
+	"github.com/donegate/donegate/internal/filelock"
 	"github.com/donegate/donegate/internal/regular"
 )
 
@@ -103,6 +103,11 @@ func Append(stateDir string, e Entry) error {
 			return fmt.Errorf("decision log: %w", err)
 		}
 	}
+	// One writer at a time: an append is one write at the end on Linux
+	// (O_APPEND), but under Wine concurrent appends lost lines (2 of 50),
+	// and nothing in Windows' docs promises more than FILE_APPEND_DATA's
+	// end of file. A lock not had within lockWait is done without.
+	lockFor(f, lockWait)
 	_, err = f.Write(line)
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -113,8 +118,23 @@ func Append(stateDir string, e Entry) error {
 	return nil
 }
 
+// lockWait bounds the wait for another hook's append.
+const lockWait = time.Second
+
+// lockFor takes f's lock, waiting up to d for it; the lock goes with f's
+// close.
+func lockFor(f *os.File, d time.Duration) {
+	deadline := time.Now().Add(d)
+	for delay := 100 * time.Microsecond; ; delay = min(2*delay, 20*time.Millisecond) {
+		if ok, err := filelock.TryLock(f); ok || err != nil || time.Now().After(deadline) {
+			return
+		}
+		time.Sleep(delay)
+	}
+}
+
 func open(path string) (*os.File, error) {
-	return regular.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	return regular.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|regular.NoFollow, 0o600)
 }
 
 func cut(s string) string {
@@ -135,7 +155,7 @@ func Files(stateDir string) []string {
 // that does not decode (cut by a crash) is skipped; a missing file is
 // no entries.
 func Read(path string, offset int64, f func(Entry)) (int64, error) {
-	file, err := regular.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	file, err := regular.OpenFile(path, os.O_RDONLY|regular.NoFollow, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
 	}

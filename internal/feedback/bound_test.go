@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/donegate/donegate/internal/feedback"
+	"github.com/donegate/donegate/internal/fifotest"
 )
 
 // issueOpen is the built-in wording of issue-open for issueParams.
@@ -94,18 +94,18 @@ func TestLoadRefusesUnboundedTemplates(t *testing.T) {
 func TestLoadRefusesIrregularFiles(t *testing.T) {
 	for _, tt := range []struct {
 		name string
-		make func(path string) error
+		make func(t *testing.T, path string) error
 		err  string
 	}{
-		{"a FIFO", func(p string) error { return syscall.Mkfifo(p, 0o644) }, "not a regular file (a FIFO)"},
-		{"a link to /dev/zero", func(p string) error { return os.Symlink("/dev/zero", p) }, "not a regular file (a character device)"},
-		{"a link to /dev/null", func(p string) error { return os.Symlink("/dev/null", p) }, "not a regular file (a character device)"},
-		{"over 1 MiB", func(p string) error { return os.WriteFile(p, make([]byte, 1<<20+1), 0o644) }, "larger than 1024 KiB"},
+		{"a FIFO", func(t *testing.T, p string) error { fifotest.Make(t, p); return nil }, "not a regular file (a FIFO)"},
+		{"a link to /dev/zero", func(_ *testing.T, p string) error { return os.Symlink("/dev/zero", p) }, "not a regular file (a character device)"},
+		{"a link to /dev/null", func(_ *testing.T, p string) error { return os.Symlink("/dev/null", p) }, "not a regular file (a character device)"},
+		{"over 1 MiB", func(_ *testing.T, p string) error { return os.WriteFile(p, make([]byte, 1<<20+1), 0o644) }, "larger than 1024 KiB"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, "issue-open.tmpl")
-			require.NoError(t, tt.make(path))
+			require.NoError(t, tt.make(t, path))
 			_, err := feedback.Load(dir)
 			require.EqualError(t, err, path+": "+tt.err)
 		})

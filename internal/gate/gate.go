@@ -94,7 +94,7 @@ func newFlagSet(name string, opts *Options) (fs *flag.FlagSet, version *bool) {
 	fs.StringVar(&opts.ConfigPath, "config", "", "config `file` (default: $DONEGATE_CONFIG, then .claude/donegate.json and .donegate.json in the project dir, then in the event's cwd, then the embedded default)")
 	fs.StringVar(&opts.Dialect, "dialect", "", "answer `dialect`: claude-code or sdk (overrides the config)")
 	fs.StringVar(&opts.Host, "host", "", "the agent `host` that runs the hook: "+hostNames()+" (default: told from the event)")
-	fs.StringVar(&opts.StateDir, "state-dir", "", "`dir` for block counts (default: $DONEGATE_STATE_DIR, $XDG_STATE_HOME/donegate, ~/.local/state/donegate)")
+	fs.StringVar(&opts.StateDir, "state-dir", "", "`dir` for block counts (default: $DONEGATE_STATE_DIR, %LOCALAPPDATA%\\donegate on Windows, $XDG_STATE_HOME/donegate, ~/.local/state/donegate)")
 	if name == StopHookName {
 		fs.BoolVar(&opts.Criteria, "criteria", false, "at SessionStart and UserPromptSubmit: tell the agent what will be checked before it may stop (register it for those events); checks nothing")
 		fs.BoolVar(&opts.Start, "start", false, "at PostToolUse of the edit tools, run in the background (Claude Code's \"async\": true): start the stop's cached command checks for the tree the agent just wrote, so that the stop finds their results or joins the run; answers nothing, holds nothing")

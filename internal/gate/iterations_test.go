@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/donegate/donegate/internal/gate"
+	"github.com/donegate/donegate/internal/linktest"
 	"github.com/donegate/donegate/internal/state"
 )
 
@@ -80,7 +81,7 @@ func TestContinuedCountIsReadOnlyWhenAsked(t *testing.T) {
 	env := gate.Env{Getenv: func(k string) string { return map[string]string{"HOME": dir}[k] }, Now: time.Now}
 	event := []byte(`{"session_id":"s","cwd":"` + dir + `","prompt_id":"p1","hook_event_name":"Stop"}`)
 	// A state file that is a link: reading it is an error.
-	require.NoError(t, os.Symlink(filepath.Join(dir, "elsewhere"), filepath.Join(stateDir, state.FileName("s"))))
+	linktest.Symlink(t, filepath.Join(dir, "elsewhere"), filepath.Join(stateDir, state.FileName("s")))
 
 	require.NoError(t, os.WriteFile(cfg, []byte(`{"checkers":[{"type":"files","paths":["."]}]}`), 0o644))
 	rep, err := gate.Evaluate(context.Background(), gate.StopHookName, gate.Options{ConfigPath: cfg, StateDir: stateDir}, env, event, &bytes.Buffer{})

@@ -7,6 +7,7 @@ package paths
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 )
 
@@ -51,11 +52,15 @@ func ClaudeDir(getenv Getenv, transcriptPath string) string {
 }
 
 // StateDir is donegate's state dir (block counts, cached results) when no
-// --state-dir names one: $DONEGATE_STATE_DIR, else
+// --state-dir names one: $DONEGATE_STATE_DIR, else on Windows
+// %LOCALAPPDATA%\donegate (the user's own, not roamed), else
 // $XDG_STATE_HOME/donegate, else ~/.local/state/donegate.
 func StateDir(getenv Getenv) string {
 	if d := getenv("DONEGATE_STATE_DIR"); d != "" {
 		return d
+	}
+	if d := getenv("LOCALAPPDATA"); d != "" && runtime.GOOS == "windows" {
+		return filepath.Join(d, "donegate")
 	}
 	if d := getenv("XDG_STATE_HOME"); d != "" {
 		return filepath.Join(d, "donegate")

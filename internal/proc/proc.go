@@ -1,11 +1,14 @@
 // Package proc runs a command (a shell command, or a program and its
-// arguments) the way a hook must: in its own process group, under a context, with the whole group killed when the context ends
-// (SIGTERM, then SIGKILL after a grace period) and when the command exits,
-// so nothing a test suite started can outlive the hook, not even when the
-// hook itself gets SIGTERM or SIGINT. On Linux, processes that left the
-// group (setsid) are adopted while commands run and killed when the last
-// one ends (see orphans_linux.go). Output is captured as a bounded tail;
-// a command whose stdout is an answer can have it kept apart, bounded too.
+// arguments) the way a hook must: in its own process group (a Job Object
+// on Windows), under a context, with the whole group killed when the
+// context ends (SIGTERM, then SIGKILL after a grace period; on Windows
+// the job is ended at once) and when the command exits, so nothing a test
+// suite started can outlive the hook, not even when the hook itself gets
+// SIGTERM or SIGINT. On Linux, processes that left the group (setsid) are
+// adopted while commands run and killed when the last one ends (see
+// orphans_linux.go); on Windows nothing leaves a job. Output is captured
+// as a bounded tail; a command whose stdout is an answer can have it kept
+// apart, bounded too.
 package proc
 
 import (
@@ -46,7 +49,7 @@ const MaxStdoutBytes = 1 << 20
 
 // Command is a command to run: Shell or Args, exactly one.
 type Command struct {
-	Shell string // run as sh -c Shell
+	Shell string // run as sh -c Shell; on Windows, cmd /d /s /c Shell (see shellCommand)
 	// Args is run as it is, without a shell: Args[0] is the program, looked
 	// up in PATH unless it holds a slash (a relative path is relative to
 	// Dir), as exec.Command does.
@@ -68,9 +71,6 @@ type Command struct {
 	// meanwhile: a check started before the stop.
 	Background bool
 }
-
-// BackgroundNice is the niceness of a Background command's process group.
-const BackgroundNice = 10
 
 // String names the command in messages: the shell command, or the
 // program and its arguments.
@@ -118,7 +118,7 @@ func Run(ctx context.Context, cmd Command) (Outcome, error) {
 	case cmd.Args != nil && cmd.Shell != "":
 		return Outcome{}, fmt.Errorf("proc: %q: both a shell command and arguments", cmd.Shell)
 	case cmd.Args == nil:
-		c = exec.Command("/bin/sh", "-c", cmd.Shell)
+		c = shellCommand(cmd.Shell)
 	case len(cmd.Args) == 0 || cmd.Args[0] == "":
 		return Outcome{}, errors.New("proc: no program to run")
 	default:
@@ -126,7 +126,7 @@ func Run(ctx context.Context, cmd Command) (Outcome, error) {
 	}
 	c.Dir = cmd.Dir
 	c.Env = append(os.Environ(), cmd.Env...)
-	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ownGroup(c)
 	// An *os.File as stdout means no copying goroutine inside os/exec, so
 	// Wait returns when the command exits even if a grandchild still holds
 	// the pipe; we then kill the group and drain the pipe ourselves. The
@@ -169,12 +169,8 @@ func Run(ctx context.Context, cmd Command) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, fmt.Errorf("start %q in %s: %w", cmd, cmd.Dir, err)
 	}
-	pgid := c.Process.Pid
-	if cmd.Background {
-		// The group holds the shell alone yet, or little more: what it
-		// starts inherits the niceness.
-		_ = syscall.Setpriority(syscall.PRIO_PGRP, pgid, BackgroundNice)
-	}
+	g := joinGroup(c, cmd.Background)
+	defer g.close()
 	p.copy()
 
 	done := make(chan struct{})
@@ -187,11 +183,11 @@ func Run(ctx context.Context, cmd Command) (Outcome, error) {
 		case <-done:
 		case <-ctx.Done():
 			ended = true
-			_ = syscall.Kill(-pgid, syscall.SIGTERM)
+			g.stop()
 			select {
 			case <-done:
 			case <-time.After(Grace):
-				_ = syscall.Kill(-pgid, syscall.SIGKILL)
+				g.kill()
 			}
 		}
 	}()
@@ -200,7 +196,7 @@ func Run(ctx context.Context, cmd Command) (Outcome, error) {
 	wg.Wait()
 	// Whatever the command left running in its group goes with it, and
 	// what left the group (setsid) too, unless other commands still run.
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	g.kill()
 	release()
 	// A process that left the group (setsid) may still hold a pipe: on
 	// Linux one adopted while another command still runs, or one that
@@ -213,9 +209,7 @@ func Run(ctx context.Context, cmd Command) (Outcome, error) {
 		o.Stdout, o.StdoutCut = stdout.bytes()
 	}
 	o.ExitCode = c.ProcessState.ExitCode()
-	if ws, ok := c.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		o.Signal = ws.Signal().String()
-	}
+	o.Signal = signalOf(c.ProcessState)
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {
 		return o, fmt.Errorf("wait for %q: %w", cmd, err)

@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"syscall"
 )
 
 // ErrNotRegular is wrapped by the error for a path that is not a regular
@@ -29,11 +28,12 @@ func Open(path string) (*os.File, error) {
 }
 
 // OpenFile is os.OpenFile for a file that must be regular. flag may carry
-// os.O_CREATE, os.O_RDWR and syscall.O_NOFOLLOW as usual; O_NONBLOCK is
-// added. A path that exists but is not a regular file gives an error that
-// wraps ErrNotRegular and names its kind.
+// os.O_CREATE, os.O_RDWR and NoFollow as usual; O_NONBLOCK is added. A
+// path that exists but is not a regular file gives an error that wraps
+// ErrNotRegular and names its kind; with NoFollow, a path that is a link
+// gives one that wraps syscall.ELOOP, as open(2) does.
 func OpenFile(path string, flag int, perm fs.FileMode) (*os.File, error) {
-	f, err := os.OpenFile(path, flag|syscall.O_NONBLOCK, perm)
+	f, err := openFile(path, flag, perm)
 	if err != nil {
 		return nil, err
 	}

@@ -3,13 +3,14 @@ package regular_test
 import (
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/donegate/donegate/internal/fifotest"
+	"github.com/donegate/donegate/internal/linktest"
 	"github.com/donegate/donegate/internal/regular"
 )
 
@@ -18,9 +19,9 @@ func TestOpen(t *testing.T) {
 	file := filepath.Join(dir, "file")
 	require.NoError(t, os.WriteFile(file, []byte("data"), 0o644))
 	fifo := filepath.Join(dir, "fifo")
-	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	fifotest.Make(t, fifo)
 	link := filepath.Join(dir, "link")
-	require.NoError(t, os.Symlink(file, link))
+	linktest.Symlink(t, file, link)
 
 	tests := []struct {
 		name    string
@@ -67,8 +68,8 @@ func TestOpenFileNoFollow(t *testing.T) {
 	target := filepath.Join(dir, "target")
 	require.NoError(t, os.WriteFile(target, []byte("keep"), 0o644))
 	link := filepath.Join(dir, "link")
-	require.NoError(t, os.Symlink(target, link))
-	_, err := regular.OpenFile(link, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	linktest.Symlink(t, target, link)
+	_, err := regular.OpenFile(link, os.O_RDWR|os.O_CREATE|regular.NoFollow, 0o600)
 	require.Error(t, err, "a symlink must not be followed")
 	data, _ := os.ReadFile(target)
 	assert.Equal(t, "keep", string(data))

@@ -4,12 +4,13 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/donegate/donegate/internal/fifotest"
+	"github.com/donegate/donegate/internal/linktest"
 	"github.com/donegate/donegate/internal/regular"
 	"github.com/donegate/donegate/internal/safewrite"
 )
@@ -30,37 +31,37 @@ func TestReplace(t *testing.T) {
 		}},
 		{name: "a directory linked inside root", setup: func(t *testing.T, root, victim string) {
 			require.NoError(t, os.MkdirAll(filepath.Join(root, "real"), 0o755))
-			require.NoError(t, os.Symlink("real", filepath.Join(root, "sub")))
+			linktest.Symlink(t, "real", filepath.Join(root, "sub"))
 		}},
 		{name: "a link to a file outside", wantErr: regular.ErrNotRegular, setup: func(t *testing.T, root, victim string) {
 			require.NoError(t, os.MkdirAll(filepath.Join(root, "sub"), 0o755))
-			require.NoError(t, os.Symlink(victim, filepath.Join(root, "sub", "file")))
+			linktest.Symlink(t, victim, filepath.Join(root, "sub", "file"))
 		}},
 		{name: "a link inside root", wantErr: regular.ErrNotRegular, setup: func(t *testing.T, root, victim string) {
 			require.NoError(t, os.MkdirAll(filepath.Join(root, "sub"), 0o755))
 			require.NoError(t, os.WriteFile(filepath.Join(root, "sub", "other"), nil, 0o644))
-			require.NoError(t, os.Symlink("other", filepath.Join(root, "sub", "file")))
+			linktest.Symlink(t, "other", filepath.Join(root, "sub", "file"))
 		}},
 		{name: "a dangling link", wantErr: regular.ErrNotRegular, setup: func(t *testing.T, root, victim string) {
 			require.NoError(t, os.MkdirAll(filepath.Join(root, "sub"), 0o755))
-			require.NoError(t, os.Symlink(victim+".new", filepath.Join(root, "sub", "file")))
+			linktest.Symlink(t, victim+".new", filepath.Join(root, "sub", "file"))
 		}},
 		{name: "a FIFO", wantErr: regular.ErrNotRegular, setup: func(t *testing.T, root, victim string) {
 			require.NoError(t, os.MkdirAll(filepath.Join(root, "sub"), 0o755))
-			require.NoError(t, syscall.Mkfifo(filepath.Join(root, "sub", "file"), 0o644))
+			fifotest.Make(t, filepath.Join(root, "sub", "file"))
 		}},
 		{name: "a directory", wantErr: regular.ErrNotRegular, setup: func(t *testing.T, root, victim string) {
 			require.NoError(t, os.MkdirAll(filepath.Join(root, "sub", "file"), 0o755))
 		}},
 		{name: "a character device", wantErr: regular.ErrNotRegular, setup: func(t *testing.T, root, victim string) {
 			require.NoError(t, os.MkdirAll(filepath.Join(root, "sub"), 0o755))
-			require.NoError(t, os.Symlink("/dev/null", filepath.Join(root, "sub", "file")))
+			linktest.Symlink(t, "/dev/null", filepath.Join(root, "sub", "file"))
 		}},
 		{name: "its directory a link outside", wantErr: safewrite.ErrOutside, setup: func(t *testing.T, root, victim string) {
-			require.NoError(t, os.Symlink(filepath.Dir(victim), filepath.Join(root, "sub")))
+			linktest.Symlink(t, filepath.Dir(victim), filepath.Join(root, "sub"))
 		}},
 		{name: "a parent a link outside, the directory not there yet", at: "up/new/file", wantErr: safewrite.ErrOutside, setup: func(t *testing.T, root, victim string) {
-			require.NoError(t, os.Symlink(filepath.Dir(victim), filepath.Join(root, "up")))
+			linktest.Symlink(t, filepath.Dir(victim), filepath.Join(root, "up"))
 		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -34,6 +34,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/donegate/donegate/internal/filelock"
 	"github.com/donegate/donegate/internal/limit"
 	"github.com/donegate/donegate/internal/regular"
 )
@@ -163,7 +164,7 @@ func (s Store) Update(sessionID string, fn func(*Session) error) error {
 // as it would for a damaged one.
 func (s Store) Peek(sessionID string) (*Session, error) {
 	path := filepath.Join(s.Dir, FileName(sessionID))
-	f, err := regular.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, err := regular.OpenFile(path, os.O_RDONLY|regular.NoFollow, 0)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return &Session{Counters: map[string]*limit.Counter{}}, nil
@@ -243,7 +244,7 @@ var errSymlink = errors.New("is a symbolic link, which is not followed")
 // a FIFO would block the read (open with O_RDWR does not wait, the read
 // does).
 func open(path string) (*os.File, error) {
-	f, err := regular.OpenFile(path, os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o600)
+	f, err := regular.OpenFile(path, os.O_CREATE|os.O_RDWR|regular.NoFollow, 0o600)
 	if err == nil {
 		return f, nil
 	}
@@ -268,14 +269,12 @@ var ErrLockBusy = errors.New("lock held by another process for too long")
 func flock(f *os.File) error {
 	deadline := time.Now().Add(LockWait)
 	for delay := time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		ok, err := filelock.TryLock(f)
 		switch {
-		case err == nil:
-			return nil
-		case errors.Is(err, syscall.EINTR):
-			continue
-		case !errors.Is(err, syscall.EWOULDBLOCK):
+		case err != nil:
 			return err
+		case ok:
+			return nil
 		case time.Now().After(deadline):
 			return ErrLockBusy
 		}

@@ -4,16 +4,19 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/donegate/donegate/internal/fifotest"
+	"github.com/donegate/donegate/internal/filelock"
 	"github.com/donegate/donegate/internal/limit"
+	"github.com/donegate/donegate/internal/linktest"
 )
 
 func bump(t *testing.T, s Store, session, prompt, gate string) int {
@@ -147,7 +150,9 @@ func TestBusyLockGivesUp(t *testing.T) {
 	holder, err := os.OpenFile(filepath.Join(s.Dir, FileName("s")), os.O_RDWR, 0)
 	require.NoError(t, err)
 	defer holder.Close()
-	require.NoError(t, syscall.Flock(int(holder.Fd()), syscall.LOCK_EX))
+	locked, err := filelock.TryLock(holder)
+	require.NoError(t, err)
+	require.True(t, locked)
 
 	old := LockWait
 	LockWait = 100 * time.Millisecond
@@ -158,7 +163,7 @@ func TestBusyLockGivesUp(t *testing.T) {
 }
 
 func TestUnwritableDirIsAnError(t *testing.T) {
-	if os.Geteuid() == 0 {
+	if os.Geteuid() == 0 || runtime.GOOS == "windows" {
 		// root writes through permissions; use a path under a file instead.
 		f := filepath.Join(t.TempDir(), "file")
 		require.NoError(t, os.WriteFile(f, nil, 0o600))
@@ -200,14 +205,14 @@ func TestStateFileNotRegular(t *testing.T) {
 		wantErr string
 	}{
 		{"symlink to a file", func(t *testing.T, path, target string) {
-			require.NoError(t, os.Symlink(target, path))
+			linktest.Symlink(t, target, path)
 		}, "is a symbolic link, which is not followed"},
 		{"dangling symlink", func(t *testing.T, path, target string) {
 			require.NoError(t, os.Remove(target))
-			require.NoError(t, os.Symlink(target, path))
+			linktest.Symlink(t, target, path)
 		}, "is a symbolic link, which is not followed"},
 		{"FIFO", func(t *testing.T, path, _ string) {
-			require.NoError(t, syscall.Mkfifo(path, 0o600))
+			fifotest.Make(t, path)
 		}, "not a regular file (a FIFO)"},
 		{"directory", func(t *testing.T, path, _ string) {
 			require.NoError(t, os.Mkdir(path, 0o700))
@@ -266,11 +271,11 @@ func TestPeekReadsWithoutWriting(t *testing.T) {
 		}, 0, ""},
 		{"symlink", func(t *testing.T, s Store) {
 			require.NoError(t, os.MkdirAll(s.Dir, 0o700))
-			require.NoError(t, os.Symlink(filepath.Join(t.TempDir(), "x"), filepath.Join(s.Dir, FileName("s"))))
+			linktest.Symlink(t, filepath.Join(t.TempDir(), "x"), filepath.Join(s.Dir, FileName("s")))
 		}, 0, "is a symbolic link, which is not followed"},
 		{"FIFO", func(t *testing.T, s Store) {
 			require.NoError(t, os.MkdirAll(s.Dir, 0o700))
-			require.NoError(t, syscall.Mkfifo(filepath.Join(s.Dir, FileName("s")), 0o600))
+			fifotest.Make(t, filepath.Join(s.Dir, FileName("s")))
 		}, 0, "not a regular file (a FIFO)"},
 	}
 	for _, tt := range tests {

@@ -4,10 +4,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/donegate/donegate/internal/fifotest"
+	"github.com/donegate/donegate/internal/linktest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -53,12 +54,12 @@ func TestInstalledRefusesFIFOsAndLinks(t *testing.T) {
 	dir := t.TempDir()
 	nm := filepath.Join(dir, "node_modules")
 	require.NoError(t, os.MkdirAll(filepath.Join(nm, "left-pad"), 0o755))
-	require.NoError(t, syscall.Mkfifo(filepath.Join(nm, "@scope"), 0o644))
+	fifotest.Make(t, filepath.Join(nm, "@scope"))
 	venv := filepath.Join(dir, ".venv")
 	require.NoError(t, os.MkdirAll(filepath.Join(venv, "lib", "python3.12"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(venv, "pyvenv.cfg"), []byte("home = /usr\n"), 0o644))
-	require.NoError(t, syscall.Mkfifo(filepath.Join(venv, "lib", "python3.12", "site-packages"), 0o644))
-	require.NoError(t, os.Symlink("/", filepath.Join(dir, "venv")))
+	fifotest.Make(t, filepath.Join(venv, "lib", "python3.12", "site-packages"))
+	linktest.Symlink(t, "/", filepath.Join(dir, "venv"))
 	f := &fingerprinter{start: now(), buf: make([]byte, readChunk)}
 	done := make(chan string, 1)
 	go func() {

@@ -8,9 +8,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 
+	"github.com/donegate/donegate/internal/filelock"
 	"github.com/donegate/donegate/internal/regular"
 )
 
@@ -79,7 +79,7 @@ func (c Cache) Claim(ctx context.Context, slot, key string, early bool) (Entry, 
 	}
 	// O_NOFOLLOW: a link planted in the cache dir is refused, never
 	// followed; regular: a FIFO there cannot block the open.
-	f, err := regular.OpenFile(filepath.Join(dir, slot+".lock"), os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o600)
+	f, err := regular.OpenFile(filepath.Join(dir, slot+".lock"), os.O_CREATE|os.O_RDWR|regular.NoFollow, 0o600)
 	if err != nil {
 		return Entry{}, false, nil, fmt.Errorf("result cache: %w", err)
 	}
@@ -90,9 +90,12 @@ func (c Cache) Claim(ctx context.Context, slot, key string, early bool) (Entry, 
 			f.Close()
 			return e, true, nil, nil
 		}
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		locked, err := filelock.TryLock(f)
 		switch {
-		case err == nil:
+		case err != nil:
+			f.Close()
+			return Entry{}, false, nil, fmt.Errorf("result cache: lock %s: %w", f.Name(), err)
+		case locked:
 			// The holder before may have put it just now.
 			if e, ok := c.Get(key); ok {
 				f.Close()
@@ -103,11 +106,6 @@ func (c Cache) Claim(ctx context.Context, slot, key string, early bool) (Entry, 
 				return Entry{}, false, nil, err
 			}
 			return Entry{}, false, cl, nil
-		case errors.Is(err, syscall.EINTR):
-			continue
-		case !errors.Is(err, syscall.EWOULDBLOCK):
-			f.Close()
-			return Entry{}, false, nil, fmt.Errorf("result cache: lock %s: %w", f.Name(), err)
 		}
 		w := cl.wanted()
 		switch {
@@ -154,7 +152,7 @@ func (cl *Claim) announce() error {
 // wanted reads slot.want; a missing or damaged one wants nothing.
 func (cl *Claim) wanted() want {
 	var w want
-	f, err := regular.OpenFile(cl.wantPath, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, err := regular.OpenFile(cl.wantPath, os.O_RDONLY|regular.NoFollow, 0)
 	if err != nil {
 		return w
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/donegate/donegate/internal/linktest"
 	"github.com/donegate/donegate/internal/treecache"
 )
 
@@ -175,7 +176,7 @@ func TestClaim(t *testing.T) {
 		target := filepath.Join(t.TempDir(), "target")
 		require.NoError(t, os.WriteFile(target, []byte("keep"), 0o600))
 		require.NoError(t, os.MkdirAll(filepath.Join(c.Dir, "runs"), 0o700))
-		require.NoError(t, os.Symlink(target, filepath.Join(c.Dir, "runs", slot+".lock")))
+		linktest.Symlink(t, target, filepath.Join(c.Dir, "runs", slot+".lock"))
 		_, _, cl, err := c.Claim(ctx, slot, "A", false)
 		require.Error(t, err)
 		assert.Nil(t, cl)

@@ -17,7 +17,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/donegate/donegate/internal/proc"
@@ -433,7 +432,7 @@ func (f *fingerprinter) regular(ctx context.Context, path string, st stat) (stri
 	}
 	// O_NOFOLLOW and regular.OpenFile: whatever replaced the file since
 	// Lstat (a symlink, a FIFO) is never followed or blocked on.
-	file, err := regular.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	file, err := regular.OpenFile(path, os.O_RDONLY|regular.NoFollow, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "gone", nil
 	}
@@ -584,8 +583,7 @@ func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	cmd.Dir = dir
 	// Read-only: status must not take the index lock another git holds.
 	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	proc.OwnGroup(cmd)
 	// A process that left the group and holds the pipe must not hold us.
 	cmd.WaitDelay = time.Second
 	var stdout, stderr bytes.Buffer

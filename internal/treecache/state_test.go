@@ -7,13 +7,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/donegate/donegate/internal/fifotest"
+	"github.com/donegate/donegate/internal/linktest"
 	"github.com/donegate/donegate/internal/treecache"
 )
 
@@ -85,12 +86,12 @@ func TestStateSeesEveryKindOfChange(t *testing.T) {
 		},
 		{
 			name:   "symlink retargeted",
-			setup:  func(t *testing.T, dir string) { require.NoError(t, os.Symlink("a", filepath.Join(dir, "link"))) },
+			setup:  func(t *testing.T, dir string) { linktest.Symlink(t, "a", filepath.Join(dir, "link")) },
 			change: func(t *testing.T, dir string) { relink(t, "b", filepath.Join(dir, "link")) },
 		},
 		{
 			name:  "symlink replaced by a file holding the old fingerprint's text",
-			setup: func(t *testing.T, dir string) { require.NoError(t, os.Symlink("x", filepath.Join(dir, "link"))) },
+			setup: func(t *testing.T, dir string) { linktest.Symlink(t, "x", filepath.Join(dir, "link")) },
 			change: func(t *testing.T, dir string) {
 				require.NoError(t, os.Remove(filepath.Join(dir, "link")))
 				write(t, dir, "link", "link:x")
@@ -190,7 +191,7 @@ func TestStateSeesEveryKindOfChange(t *testing.T) {
 func relink(t *testing.T, target, path string) {
 	t.Helper()
 	require.NoError(t, os.Remove(path))
-	require.NoError(t, os.Symlink(target, path))
+	linktest.Symlink(t, target, path)
 }
 
 // addSubmodule adds, at dir/sub, a submodule cloned from a repository
@@ -227,13 +228,13 @@ func TestStateNeverOpensSpecialFiles(t *testing.T) {
 	dir := t.TempDir()
 	repo(t, dir, map[string]string{"a.go": "package a\n", "fifo": "was a file\n", "sock": "was a file\n"})
 	require.NoError(t, os.Remove(filepath.Join(dir, "fifo")))
-	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644))
+	fifotest.Make(t, filepath.Join(dir, "fifo"))
 	require.NoError(t, os.Remove(filepath.Join(dir, "sock")))
 	l, err := net.Listen("unix", filepath.Join(dir, "sock"))
 	require.NoError(t, err)
 	t.Cleanup(func() { l.Close() })
 	// A link to a device counts by its target; it is not followed.
-	require.NoError(t, os.Symlink("/dev/zero", filepath.Join(dir, "zero")))
+	linktest.Symlink(t, "/dev/zero", filepath.Join(dir, "zero"))
 
 	type answer struct {
 		s   string

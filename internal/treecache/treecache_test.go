@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/donegate/donegate/internal/linktest"
 	"github.com/donegate/donegate/internal/treecache"
 )
 
@@ -111,7 +112,7 @@ func TestStateOutsideGit(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			write(t, dir, "a.txt", "1")
-			require.NoError(t, os.Symlink("a", filepath.Join(dir, "link")))
+			linktest.Symlink(t, "a", filepath.Join(dir, "link"))
 			before := state(t, dir)
 			tt.change(t, dir)
 			if tt.changes {

@@ -1,0 +1,243 @@
+//go:build e2e && !windows
+
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The Windows binaries, run under Wine 8 (scripts/install-wine) on
+// recorded events: what the Linux tests prove of the hook, proved of
+// stop-hook.exe and closer.exe as Windows runs them (cmd.exe for test
+// commands, a Job Object around each, Windows paths, %LOCALAPPDATA%).
+// What Wine cannot prove (console handling, Defender, real Job Object
+// limits) is said in docs/install.md, Windows.
+
+// wineExec finds the go test -exec wrapper that runs a Windows program
+// under Wine: $DONEGATE_WINE, else what scripts/install-wine sets up.
+func wineExec(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("DONEGATE_WINE"); p != "" {
+		return p
+	}
+	out, err := exec.Command(filepath.Join(repoRoot(t), "scripts", "install-wine")).Output()
+	if err != nil {
+		t.Fatalf("Wine is not set up and scripts/install-wine failed (%v); run make test, or set DONEGATE_WINE", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	return lines[len(lines)-1]
+}
+
+var (
+	windowsBuild    sync.Once
+	windowsBinDir   string
+	windowsBuildErr error
+)
+
+// windowsBinaries builds stop-hook.exe and closer.exe (windows/amd64)
+// once per test run.
+func windowsBinaries(t *testing.T) string {
+	t.Helper()
+	windowsBuild.Do(func() {
+		windowsBinDir, windowsBuildErr = os.MkdirTemp("", "donegate-e2e-windows-")
+		if windowsBuildErr != nil {
+			return
+		}
+		cmd := exec.Command("go", "build", "-o", windowsBinDir+"/", "./cmd/stop-hook", "./cmd/closer")
+		cmd.Dir = repoRoot(t)
+		cmd.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			windowsBuildErr = errors.New(err.Error() + "\n" + string(out))
+		}
+	})
+	require.NoError(t, windowsBuildErr)
+	return windowsBinDir
+}
+
+// winPath is the Windows path Wine gives the Unix path p (its Z: drive).
+func winPath(p string) string { return `Z:` + strings.ReplaceAll(p, "/", `\`) }
+
+// windowsProject is a project dir with the config cfg, allowed by the
+// person (closer.exe allow), and the environment the binaries run with:
+// no DONEGATE_STATE_DIR, so that the state goes where it goes on Windows
+// (%LOCALAPPDATA%\donegate: Wine sets LOCALAPPDATA from its prefix,
+// whatever the Linux environment says).
+type windowsProject struct {
+	t       *testing.T
+	dir     string
+	session string
+	env     []string
+	wine    string
+	bin     string
+}
+
+func newWindowsProject(t *testing.T, cfg string) *windowsProject {
+	t.Helper()
+	p := &windowsProject{t: t, dir: t.TempDir(), wine: wineExec(t), bin: windowsBinaries(t)}
+	p.session = fmt.Sprintf("windows-%d-%s", time.Now().UnixNano(), strings.NewReplacer("/", "-", " ", "-").Replace(t.Name()))
+	p.env = []string{"DONEGATE_STATE_DIR=", "XDG_STATE_HOME="}
+	require.NoError(t, os.WriteFile(filepath.Join(p.dir, ".donegate.json"), []byte(cfg), 0o644))
+	r := p.run("closer.exe", "", "allow", "--dir", winPath(p.dir))
+	require.Equal(t, 0, r.code, "closer allow: %s%s", r.stdout, r.stderr)
+	// The state, consent included, is where Windows keeps a user's own.
+	found, err := filepath.Glob(filepath.Join(filepath.Dir(p.wine), "prefix", "drive_c", "users", "*", "AppData", "Local", "donegate", "consent"))
+	require.NoError(t, err)
+	require.NotEmpty(t, found, "closer allow wrote no consent under %%LOCALAPPDATA%%\\donegate")
+	return p
+}
+
+type wineRun struct {
+	stdout, stderr string
+	code           int
+	elapsed        time.Duration
+}
+
+// run runs the Windows program prog of the build with args and stdin,
+// under Wine, within two minutes.
+func (p *windowsProject) run(prog, stdin string, args ...string) wineRun {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, p.wine, append([]string{filepath.Join(p.bin, prog)}, args...)...)
+	cmd.Env = append(os.Environ(), p.env...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	r := wineRun{stdout: stdout.String(), stderr: stderr.String(), elapsed: time.Since(start)}
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		r.code = exit.ExitCode()
+	case err != nil:
+		p.t.Fatalf("%s under wine: %v\n%s", prog, err, stderr.String())
+	}
+	return r
+}
+
+// stop runs stop-hook.exe on the recorded Claude Code Stop event
+// testdata/events/stop-no-plan.json, in the project.
+func (p *windowsProject) stop() wineRun {
+	p.t.Helper()
+	data, err := os.ReadFile(filepath.Join(repoRoot(p.t), "testdata", "events", "stop-no-plan.json"))
+	require.NoError(p.t, err)
+	var ev map[string]any
+	require.NoError(p.t, json.Unmarshal(data, &ev))
+	ev["cwd"] = winPath(p.dir)
+	ev["session_id"] = p.session
+	ev["transcript_path"] = winPath(filepath.Join(p.dir, "no-transcript.jsonl"))
+	data, err = json.Marshal(ev)
+	require.NoError(p.t, err)
+	return p.run("stop-hook.exe", string(data))
+}
+
+func TestWindowsStopHookHoldsForAMissingFileUntilWritten(t *testing.T) {
+	p := newWindowsProject(t, `{"checkers": [{"type": "files", "paths": ["dist\\report.txt"]}]}`)
+	r := p.stop()
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, `"decision":"block"`)
+	assert.Contains(t, r.stdout, `report.txt`)
+
+	require.NoError(t, os.MkdirAll(filepath.Join(p.dir, "dist"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(p.dir, "dist", "report.txt"), []byte("done\r\n"), 0o644))
+	r = p.stop()
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.NotContains(t, r.stdout, `"decision":"block"`, "the file is written: the agent may stop")
+}
+
+func TestWindowsStopHookHoldsForAFailingTestCommand(t *testing.T) {
+	// cmd.exe runs it: exit /b is cmd's, and a .cmd script runs as npm.cmd does.
+	p := newWindowsProject(t, `{"checkers": [{"type": "test", "command": "check.cmd", "timeout": "1m"}]}`)
+	require.NoError(t, os.WriteFile(filepath.Join(p.dir, "check.cmd"), []byte("@echo off\r\necho 2 tests failed: TestExport\r\nexit /b 3\r\n"), 0o644))
+	r := p.stop()
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, `"decision":"block"`)
+	assert.Contains(t, r.stdout, "exit code 3")
+	assert.Contains(t, r.stdout, "2 tests failed: TestExport", "the failure line reaches the agent")
+
+	require.NoError(t, os.WriteFile(filepath.Join(p.dir, "check.cmd"), []byte("@echo off\r\necho ok\r\n"), 0o644))
+	r = p.stop()
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.NotContains(t, r.stdout, `"decision":"block"`, "the tests pass: the agent may stop")
+}
+
+// TestWindowsTestCommandIsStoppedWithItsTree: ping, a child of cmd.exe,
+// outlives the check's timeout (and, in the second case, the hook's
+// budget): the hook answers within its bound, and no ping is left
+// running.
+func TestWindowsTestCommandIsStoppedWithItsTree(t *testing.T) {
+	for _, tt := range []struct {
+		name, cfg, marker, why string
+	}{
+		{"at its timeout", `{"checkers": [{"type": "test", "command": "ping -n 60 127.0.0.57", "timeout": "3s"}]}`, "127.0.0.57", "timed out after 3s"},
+		{"at the budget", `{"limits": {"budget": "5s"}, "checkers": [{"type": "test", "command": "ping -n 60 127.0.0.58", "timeout": "1m"}]}`, "127.0.0.58", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newWindowsProject(t, tt.cfg)
+			seen := make(chan bool, 1)
+			go func() {
+				// The ping runs while the hook waits for it: the search below
+				// finds it, so that its absence afterwards means something.
+				deadline := time.Now().Add(time.Minute)
+				for time.Now().Before(deadline) {
+					if len(runningWith(tt.marker)) > 0 {
+						seen <- true
+						return
+					}
+					time.Sleep(50 * time.Millisecond)
+				}
+				seen <- false
+			}()
+			r := p.stop()
+			require.Equal(t, 0, r.code, r.stderr)
+			assert.Contains(t, r.stdout, `"decision":"block"`)
+			if tt.why != "" {
+				assert.Contains(t, r.stdout, tt.why)
+			}
+			assert.Less(t, r.elapsed, 50*time.Second, "the hook waited for ping's 60 s")
+			require.True(t, <-seen, "ping never ran under the hook (the search for %s is wrong?)", tt.marker)
+			assert.Eventually(t, func() bool { return len(runningWith(tt.marker)) == 0 }, 10*time.Second, 100*time.Millisecond,
+				"ping is still running after the hook answered: %v", runningWith(tt.marker))
+		})
+	}
+}
+
+// runningWith lists the processes (pids) whose command line holds s and
+// that are not zombies: Wine runs each Windows process as a Linux one.
+func runningWith(s string) []string {
+	var pids []string
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		if e.Name()[0] < '0' || e.Name()[0] > '9' {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !bytes.Contains(cmdline, []byte(s)) {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
+			continue
+		}
+		pids = append(pids, e.Name()+" "+string(bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '})))
+	}
+	return pids
+}

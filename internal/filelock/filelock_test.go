@@ -1,0 +1,40 @@
+package filelock_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/donegate/donegate/internal/filelock"
+)
+
+func TestTryLockIsExclusiveUntilClosed(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lock")
+	a, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	require.NoError(t, err)
+	b, err := os.OpenFile(path, os.O_RDWR, 0)
+	require.NoError(t, err)
+	defer b.Close()
+
+	ok, err := filelock.TryLock(a)
+	require.NoError(t, err)
+	assert.True(t, ok, "a free lock is taken")
+	ok, err = filelock.TryLock(b)
+	require.NoError(t, err)
+	assert.False(t, ok, "a held lock is not")
+
+	// The holder's content stays readable to others, who take no lock.
+	_, err = a.WriteString("record\n")
+	require.NoError(t, err)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, "record\n", string(data))
+
+	require.NoError(t, a.Close())
+	ok, err = filelock.TryLock(b)
+	require.NoError(t, err)
+	assert.True(t, ok, "closing the holder's file frees the lock")
+}
