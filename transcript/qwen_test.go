@@ -1,6 +1,8 @@
 package transcript
 
 import (
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -24,6 +26,15 @@ func TestQwenPlan(t *testing.T) {
 	}, QwenPlan)
 }
 
+// native is the absolute Unix path p as this system writes it: on
+// Windows, on drive C: with backslashes; relative paths and "" as they are.
+func native(p string) string {
+	if runtime.GOOS != "windows" || !strings.HasPrefix(p, "/") {
+		return filepath.FromSlash(p)
+	}
+	return `C:` + filepath.FromSlash(p)
+}
+
 func TestQwenDir(t *testing.T) {
 	for _, tc := range []struct {
 		name, transcript, home, want string
@@ -37,11 +48,11 @@ func TestQwenDir(t *testing.T) {
 		{"a relative path is not looked at", "projects/p/chats/s.jsonl", "/h", "/h/.qwen"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, QwenDir(tc.transcript, tc.home))
+			assert.Equal(t, native(tc.want), QwenDir(native(tc.transcript), native(tc.home)))
 		})
 	}
-	assert.Equal(t, "/h/.qwen/todos/s1.json", QwenTodoFile("/h/.qwen", "s1"))
+	assert.Equal(t, native("/h/.qwen/todos/s1.json"), QwenTodoFile(native("/h/.qwen"), "s1"))
 	for _, bad := range []string{"", "..", "a/b", `a\b`, "x\x00"} {
-		assert.Empty(t, QwenTodoFile("/h/.qwen", bad), bad)
+		assert.Empty(t, QwenTodoFile(native("/h/.qwen"), bad), bad)
 	}
 }

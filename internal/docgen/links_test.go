@@ -2,7 +2,6 @@ package docgen
 
 import (
 	"os"
-	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -46,7 +45,7 @@ func TestLinksResolve(t *testing.T) {
 			file, frag, _ := strings.Cut(target, "#")
 			dest := page
 			if file != "" {
-				dest = path.Join(path.Dir(page), file)
+				dest = filepath.Join(filepath.Dir(page), filepath.FromSlash(file))
 			}
 			if !assert.FileExists(t, dest, "%s links %s", page, target) || frag == "" {
 				continue

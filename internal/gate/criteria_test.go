@@ -47,7 +47,7 @@ func TestCriteria(t *testing.T) {
 				vars[proc.GuardEnv] = "s"
 			}
 			env := gate.Env{Getenv: func(k string) string { return vars[k] }, Now: time.Now}
-			event := []byte(`{"session_id":"s","transcript_path":"` + dir + `/s.jsonl","cwd":"` + dir + `","hook_event_name":"SessionStart","source":"startup"}`)
+			event := []byte(`{"session_id":"s","transcript_path":"` + jsonText(dir) + `/s.jsonl","cwd":"` + jsonText(dir) + `","hook_event_name":"SessionStart","source":"startup"}`)
 			var stderr bytes.Buffer
 			opts := gate.Options{ConfigPath: cfg, StateDir: stateDir, Criteria: true}
 			rep, err := gate.Evaluate(context.Background(), gate.StopHookName, opts, env, event, &stderr)

@@ -3,6 +3,7 @@ package gate_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -22,7 +23,7 @@ func TestEvaluateDryRun(t *testing.T) {
 	require.NoError(t, os.WriteFile(cfg, []byte(`{"checkers":[{"type":"files","paths":["a"]},{"type":"files","paths":["."]}],"limits":{"max_blocks":3}}`), 0o644))
 	stateDir := t.TempDir()
 	env := gate.Env{Getenv: func(k string) string { return map[string]string{"HOME": dir}[k] }, Now: time.Now}
-	event := []byte(`{"session_id":"s","cwd":"` + dir + `","prompt_id":"p","hook_event_name":"Stop"}`)
+	event := []byte(`{"session_id":"s","cwd":"` + jsonText(dir) + `","prompt_id":"p","hook_event_name":"Stop"}`)
 	state := func() []string {
 		files, err := filepath.Glob(filepath.Join(stateDir, "*.json"))
 		require.NoError(t, err)
@@ -104,7 +105,7 @@ func TestCompletionSignal(t *testing.T) {
 	dir := t.TempDir()
 	signal := `"completion_signal":[{"path":"status","equals":"completed"},{"path":"next_action.action","matches":"^(complete|closing)$"}],`
 	tool := func(input string) string {
-		return `{"session_id":"s","cwd":"` + dir + `","prompt_id":"p","hook_event_name":"PreToolUse","tool_name":"StructuredOutput","tool_input":` + input + `}`
+		return `{"session_id":"s","cwd":"` + jsonText(dir) + `","prompt_id":"p","hook_event_name":"PreToolUse","tool_name":"StructuredOutput","tool_input":` + input + `}`
 	}
 	tests := []struct {
 		name, config, hook, event string
@@ -116,7 +117,7 @@ func TestCompletionSignal(t *testing.T) {
 		{"closing", signal, gate.ToolHookName, tool(`{"status":"in_progress","next_action":{"action":"closing"}}`), gate.KindBlocked},
 		{"completed, but in an array", signal, gate.ToolHookName, tool(`{"status":["completed"]}`), gate.KindNotDeclared},
 		{"no signal configured", "", gate.ToolHookName, tool(`{"status":"blocked"}`), gate.KindBlocked},
-		{"at Stop", signal, gate.StopHookName, `{"session_id":"s","cwd":"` + dir + `","prompt_id":"p","hook_event_name":"Stop"}`, gate.KindBlocked},
+		{"at Stop", signal, gate.StopHookName, `{"session_id":"s","cwd":"` + jsonText(dir) + `","prompt_id":"p","hook_event_name":"Stop"}`, gate.KindBlocked},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -140,4 +141,11 @@ func TestCompletionSignal(t *testing.T) {
 			}
 		})
 	}
+}
+
+// jsonText is s as it is written inside a JSON string: a Windows path's
+// backslashes escaped.
+func jsonText(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b[1 : len(b)-1])
 }

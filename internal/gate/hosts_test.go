@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -98,7 +99,7 @@ func TestHostCounting(t *testing.T) {
 			env := gate.Env{Getenv: func(k string) string { return map[string]string{"HOME": dir}[k] }, Now: time.Now}
 			for i, s := range tt.steps {
 				var stderr bytes.Buffer
-				rep, err := gate.Evaluate(context.Background(), gate.StopHookName, opts, env, []byte(strings.ReplaceAll(s.event, "$DIR", dir)), &stderr)
+				rep, err := gate.Evaluate(context.Background(), gate.StopHookName, opts, env, []byte(strings.ReplaceAll(s.event, "$DIR", jsonText(dir))), &stderr)
 				require.NoError(t, err, "step %d", i)
 				assert.Equal(t, s.kind, rep.Decision.Kind, "step %d: %s", i, stderr.String())
 				assert.Equal(t, s.blocks, rep.Decision.Blocks, "step %d", i)
@@ -113,7 +114,7 @@ func TestCursorDryRunTakesNothing(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "cfg.json")
 	require.NoError(t, os.WriteFile(cfg, []byte(`{"checkers":[{"type":"files","paths":["a"]}]}`), 0o644))
-	event := []byte(`{"conversation_id":"s","generation_id":"g","hook_event_name":"stop","workspace_roots":["` + dir + `"],"loop_count":0}`)
+	event := []byte(`{"conversation_id":"s","generation_id":"g","hook_event_name":"stop","workspace_roots":["` + jsonText(dir) + `"],"loop_count":0}`)
 	env := gate.Env{Getenv: func(k string) string { return map[string]string{"HOME": dir}[k] }, Now: time.Now}
 	stateDir := filepath.Join(dir, "state")
 	for _, opts := range []gate.Options{{DryRun: true}, {DryRun: true}, {}} {
@@ -265,7 +266,7 @@ func TestCursorExplainLetGo(t *testing.T) {
 	require.NoError(t, os.WriteFile(cfg, []byte(`{"checkers":[{"type":"files","paths":["a"]}],"limits":{"max_blocks":1}}`), 0o644))
 	env := gate.Env{Getenv: func(k string) string { return map[string]string{"HOME": dir}[k] }, Now: time.Now}
 	stop := func(gen, loop string) []byte {
-		return []byte(`{"conversation_id":"s","generation_id":"` + gen + `","hook_event_name":"stop","workspace_roots":["` + dir + `"],"loop_count":` + loop + `}`)
+		return []byte(`{"conversation_id":"s","generation_id":"` + gen + `","hook_event_name":"stop","workspace_roots":["` + jsonText(dir) + `"],"loop_count":` + loop + `}`)
 	}
 	for i, s := range []struct {
 		event []byte
@@ -293,13 +294,13 @@ func TestQwenStopAnswersWithinItsHookDeadline(t *testing.T) {
 	gate.SetQwenBudget(t, time.Second)
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "cfg.json")
-	require.NoError(t, os.WriteFile(cfg, []byte(`{"checkers":[{"type":"test","command":"sleep 10","cache":false}]}`), 0o644))
+	require.NoError(t, os.WriteFile(cfg, []byte(`{"checkers":[{"type":"test","command":"`+sleep10+`","cache":false}]}`), 0o644))
 	state := filepath.Join(dir, "state")
 	_, err := gate.Allow(state, dir, config.Lookup{Flag: cfg, ProjectDir: dir}, "test", time.Now())
 	require.NoError(t, err)
 	opts := gate.Options{ConfigPath: cfg, StateDir: state}
 	env := gate.Env{Getenv: func(k string) string { return map[string]string{"HOME": dir}[k] }, Now: time.Now}
-	event := `{"session_id":"q","transcript_path":"` + dir + `/.qwen/projects/p/chats/q.jsonl","cwd":"` + dir + `","hook_event_name":"Stop","prompt_id":"q########0","stop_hook_active":false}`
+	event := `{"session_id":"q","transcript_path":"` + jsonText(dir) + `/.qwen/projects/p/chats/q.jsonl","cwd":"` + jsonText(dir) + `","hook_event_name":"Stop","prompt_id":"q########0","stop_hook_active":false}`
 	var stderr bytes.Buffer
 	start := time.Now()
 	rep, err := gate.Evaluate(context.Background(), gate.StopHookName, opts, env, []byte(event), &stderr)
@@ -309,3 +310,7 @@ func TestQwenStopAnswersWithinItsHookDeadline(t *testing.T) {
 	assert.Equal(t, gate.KindBlocked, rep.Decision.Kind)
 	assert.Contains(t, rep.Verdict.Reason, "budget")
 }
+
+// sleep10 is a test command that takes 10 s, as the system's shell runs
+// it (cmd.exe on Windows, which has no sleep).
+var sleep10 = map[bool]string{false: "sleep 10", true: "ping -n 11 127.0.0.1"}[runtime.GOOS == "windows"]

@@ -27,9 +27,9 @@ func TestIterationsSeesTheGatesCount(t *testing.T) {
 	stateDir := t.TempDir()
 	env := gate.Env{Getenv: func(k string) string { return map[string]string{"HOME": dir}[k] }, Now: time.Now}
 	stop := func(prompt string) []byte {
-		return []byte(`{"session_id":"s","cwd":"` + dir + `","prompt_id":"` + prompt + `","hook_event_name":"Stop"}`)
+		return []byte(`{"session_id":"s","cwd":"` + jsonText(dir) + `","prompt_id":"` + prompt + `","hook_event_name":"Stop"}`)
 	}
-	sub := []byte(`{"session_id":"s","cwd":"` + dir + `","prompt_id":"p1","hook_event_name":"SubagentStop","agent_id":"a1"}`)
+	sub := []byte(`{"session_id":"s","cwd":"` + jsonText(dir) + `","prompt_id":"p1","hook_event_name":"SubagentStop","agent_id":"a1"}`)
 
 	tests := []struct {
 		name   string
@@ -79,7 +79,7 @@ func TestContinuedCountIsReadOnlyWhenAsked(t *testing.T) {
 	cfg := filepath.Join(t.TempDir(), "donegate.json")
 	stateDir := t.TempDir()
 	env := gate.Env{Getenv: func(k string) string { return map[string]string{"HOME": dir}[k] }, Now: time.Now}
-	event := []byte(`{"session_id":"s","cwd":"` + dir + `","prompt_id":"p1","hook_event_name":"Stop"}`)
+	event := []byte(`{"session_id":"s","cwd":"` + jsonText(dir) + `","prompt_id":"p1","hook_event_name":"Stop"}`)
 	// A state file that is a link: reading it is an error.
 	linktest.Symlink(t, filepath.Join(dir, "elsewhere"), filepath.Join(stateDir, state.FileName("s")))
 

@@ -34,7 +34,7 @@ func TestCopilotCountsPerTurn(t *testing.T) {
 		if active {
 			a = "true"
 		}
-		return []byte(`{"sessionId":"c1","timestamp":1795554636632,"cwd":"` + dir + `","transcriptPath":"` + dir + `/events.jsonl","stopReason":"end_turn","stop_hook_active":` + a + `}`)
+		return []byte(`{"sessionId":"c1","timestamp":1795554636632,"cwd":"` + jsonText(dir) + `","transcriptPath":"` + jsonText(dir) + `/events.jsonl","stopReason":"end_turn","stop_hook_active":` + a + `}`)
 	}
 	for i, tt := range []struct {
 		name   string
@@ -71,7 +71,7 @@ func TestCopilotSubagentsOwnStopIsNotChecked(t *testing.T) {
 	require.NoError(t, os.WriteFile(cfg, []byte(`{"checkers":[{"type":"files","paths":["never.txt"],"on":["stop","subagent_stop"]}],"limits":{"max_blocks":2}}`), 0o644))
 	stateDir := t.TempDir()
 	env := gate.Env{Getenv: func(k string) string { return map[string]string{"HOME": dir}[k] }, Now: time.Now}
-	tail := `"cwd":"` + dir + `","transcriptPath":"` + dir + `/events.jsonl","stopReason":"end_turn","stop_hook_active":false,"agentId":"sub-1","agentType":"general-purpose","parentAgentId":"main-1"}`
+	tail := `"cwd":"` + jsonText(dir) + `","transcriptPath":"` + jsonText(dir) + `/events.jsonl","stopReason":"end_turn","stop_hook_active":false,"agentId":"sub-1","agentType":"general-purpose","parentAgentId":"main-1"}`
 	own := []byte(`{"sessionId":"sub-1","timestamp":1795554648448,` + tail)
 	sub := []byte(`{"sessionId":"main-1","timestamp":1795554648464,"agentName":"general-purpose","response":"Subagent finished.",` + tail)
 

@@ -3,6 +3,7 @@ package judge
 import (
 	"context"
 	"fmt"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -66,7 +67,8 @@ func TestAskPathologicalReplyIsNoVerdict(t *testing.T) {
 		out := fmt.Sprintf(`{"type":"result","subtype":"success","is_error":false,"result":%q}`, text)
 		return proc.Outcome{Stdout: []byte(out)}, nil
 	}
-	ans, err := Ask(context.Background(), run, Claude{Bin: "sh", Dir: t.TempDir()}, Question{Criteria: "1. it builds"})
+	// Bin is a program that exists everywhere: the run is the stand-in.
+	ans, err := Ask(context.Background(), run, Claude{Bin: os.Args[0], Dir: t.TempDir()}, Question{Criteria: "1. it builds"})
 	require.NoError(t, err)
 	assert.False(t, ans.AllComplete)
 	assert.Empty(t, ans.Checklist)
