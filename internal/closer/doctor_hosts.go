@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -143,6 +144,7 @@ func parseHostHooks(s hostSetup, f hostFile, data []byte) (map[string][]hookMatc
 			Hooks map[string][]struct {
 				Type       string   `json:"type"`
 				Bash       string   `json:"bash"`
+				PowerShell string   `json:"powershell"`
 				TimeoutSec *float64 `json:"timeoutSec"`
 			} `json:"hooks"`
 		}
@@ -153,7 +155,7 @@ func parseHostHooks(s hostSetup, f hostFile, data []byte) (map[string][]hookMatc
 		for ev, entries := range doc.Hooks {
 			var g hookMatcher
 			for _, e := range entries {
-				g.Hooks = append(g.Hooks, hookHandler{Type: e.Type, Command: e.Bash, Timeout: e.TimeoutSec})
+				g.Hooks = append(g.Hooks, hookHandler{Type: e.Type, Command: flatCommand(e.Bash, e.PowerShell, runtime.GOOS == "windows"), Timeout: e.TimeoutSec})
 			}
 			hooks[ev] = []hookMatcher{g}
 		}
@@ -161,6 +163,16 @@ func parseHostHooks(s hostSetup, f hostFile, data []byte) (map[string][]hookMatc
 	}
 	st, err := parseSettings(data)
 	return st.Hooks, err
+}
+
+// flatCommand is the command a flat hook entry runs: on Windows its
+// powershell (a quoted path called with &, as init writes it, read as the
+// path), elsewhere its bash.
+func flatCommand(bash, powerShell string, windows bool) string {
+	if windows {
+		return strings.TrimPrefix(powerShell, "& ")
+	}
+	return bash
 }
 
 // hostInUse reports whether the project has s's host's dir. A user

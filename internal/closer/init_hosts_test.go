@@ -369,3 +369,18 @@ func TestMergeCopilotWritesPowerShellOnWindows(t *testing.T) {
 		})
 	}
 }
+
+// Doctor reads what Copilot runs: a Windows entry's powershell, as init
+// writes it, names the same hook as its bash.
+func TestFlatCommandIsWhatCopilotRuns(t *testing.T) {
+	out, err := mergeCopilot(nil, []hookReg{{"agentStop", "", "stop-hook", ""}}, 600, map[string]string{"stop-hook": `'C:\d\stop-hook.exe'`}, nil, true)
+	require.NoError(t, err)
+	var doc struct {
+		Hooks map[string][]struct{ Bash, PowerShell string } `json:"hooks"`
+	}
+	require.NoError(t, json.Unmarshal(out, &doc))
+	e := doc.Hooks["agentStop"][0]
+	assert.Equal(t, e.Bash, flatCommand(e.Bash, e.PowerShell, true), "the same command in either shell")
+	assert.Equal(t, "bash only", flatCommand("bash only", "", false))
+	assert.Empty(t, flatCommand("bash only", "", true), "on Windows an entry without powershell runs nothing")
+}
