@@ -45,10 +45,11 @@ E2E_CLIENTS     += wine
 E2E_ENV         += DONEGATE_WINE=$$(scripts/install-wine | tail -n 1)
 # The packages whose tests pass for GOOS=windows under Wine; the others
 # still assume sh and Unix files in their tests (docs/install.md, Windows).
-WINDOWS_TEST_PKGS := ./hookio ./internal/cli ./internal/consent ./internal/decisionlog \
+WINDOWS_TEST_PKGS := ./config ./hookio ./internal/cli ./internal/consent ./internal/decisionlog \
                      ./internal/docgen ./internal/fakeapi ./internal/feedback ./internal/filelock \
                      ./internal/gate ./internal/jsondepth ./internal/judge ./internal/lastevent \
                      ./internal/limit ./internal/paths ./internal/proc ./internal/regular \
+                     ./internal/safewrite \
                      ./internal/sqlitefile ./internal/state ./internal/treecache ./internal/version \
                      ./schema ./transcript
 

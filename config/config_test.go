@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -63,6 +64,7 @@ func TestParseProblems(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			skipUnixEscape(t, tt.json) // the patterns' escapes
 			_, err := config.Parse(strings.NewReader(tt.json), "t.json")
 			if tt.want == nil {
 				require.NoError(t, err)
@@ -238,6 +240,16 @@ func BenchmarkParseDeepComposite(b *testing.B) {
 // TestGlobError: the patterns the files checker would fail on are found
 // without reading a directory, including those filepath.Match(p, "")
 // passes because it stops reading at the first chunk that does not match.
+// skipUnixEscape skips a case of a pattern with a backslash on Windows,
+// where filepath.Match reads it as a path separator, not an escape
+// (docs/install.md, Windows).
+func skipUnixEscape(t *testing.T, pattern string) {
+	t.Helper()
+	if runtime.GOOS == "windows" && strings.Contains(pattern, `\`) {
+		t.Skip(`\ is a path separator on Windows, not an escape`)
+	}
+}
+
 func TestGlobError(t *testing.T) {
 	tests := []struct {
 		pattern string
@@ -270,6 +282,7 @@ func TestGlobError(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.pattern, func(t *testing.T) {
+			skipUnixEscape(t, tt.pattern)
 			err := config.GlobError(tt.pattern)
 			if tt.bad {
 				assert.ErrorIs(t, err, filepath.ErrBadPattern)
@@ -506,7 +519,7 @@ func TestConfigNotRegular(t *testing.T) {
 	}
 	t.Run("character device", func(t *testing.T) {
 		_, err := config.Load(os.DevNull)
-		require.EqualError(t, err, "config /dev/null: not a regular file (a character device); a config is a JSON file")
+		require.EqualError(t, err, "config "+os.DevNull+": not a regular file (a character device); a config is a JSON file")
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
@@ -584,7 +585,8 @@ func IsGlob(p string) bool { return strings.ContainsAny(p, "*?[") }
 // pattern (at each star outside a class), and each chunk given to Match
 // alone, which then reads all of it.
 func globError(p string) error {
-	for _, part := range strings.Split(p, string(filepath.Separator)) {
+	// Windows' Glob splits at / as at \.
+	for _, part := range strings.FieldsFunc(p, func(r rune) bool { return r < utf8.RuneSelf && os.IsPathSeparator(uint8(r)) }) {
 		for part != "" {
 			var chunk string
 			chunk, part = nextChunk(part)

@@ -3,6 +3,7 @@ package config_test
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -50,6 +51,11 @@ func TestRetryTemplates(t *testing.T) {
 			require.NoError(t, os.WriteFile(path, []byte(`{"retry_templates": "`+tt.dir+`"}`), 0o644))
 			c, err := config.Load(path)
 			want := strings.ReplaceAll(tt.want, "DIR", dir)
+			if runtime.GOOS == "windows" {
+				// Its separators, and its own words for a missing dir.
+				want = strings.ReplaceAll(want, "/", `\`)
+				want, _, _ = strings.Cut(want, ": no such file")
+			}
 			require.NoError(t, err)
 			if tt.err {
 				require.Len(t, c.Warnings, 1)

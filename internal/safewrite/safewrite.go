@@ -92,7 +92,9 @@ func resolve(path string) (string, error) {
 // absolute paths with their links resolved.
 func Inside(root, path string) bool {
 	rel, err := filepath.Rel(root, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
+	// The system's separator: on Windows Rel gives ..\x, which a test
+	// for ../ let through as inside.
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
 // Replace gives path the content data and the permission bits perm
