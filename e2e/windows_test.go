@@ -134,11 +134,17 @@ func (p *windowsProject) run(prog, stdin string, args ...string) wineRun {
 // testdata/events/stop-no-plan.json, in the project.
 func (p *windowsProject) stop() wineRun {
 	p.t.Helper()
+	return p.stopIn(winPath(p.dir))
+}
+
+// stopIn is stop with the event's cwd cwd.
+func (p *windowsProject) stopIn(cwd string) wineRun {
+	p.t.Helper()
 	data, err := os.ReadFile(filepath.Join(repoRoot(p.t), "testdata", "events", "stop-no-plan.json"))
 	require.NoError(p.t, err)
 	var ev map[string]any
 	require.NoError(p.t, json.Unmarshal(data, &ev))
-	ev["cwd"] = winPath(p.dir)
+	ev["cwd"] = cwd
 	ev["session_id"] = p.session
 	ev["transcript_path"] = winPath(filepath.Join(p.dir, "no-transcript.jsonl"))
 	data, err = json.Marshal(ev)
@@ -240,4 +246,18 @@ func runningWith(s string) []string {
 		pids = append(pids, e.Name()+" "+string(bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '})))
 	}
 	return pids
+}
+
+// TestWindowsProjectPathsIgnoreCase: Windows names one folder in any
+// case. The person allows z:\...\proj, the host names Z:\...\PROJ: the
+// same project, allowed, its command run.
+func TestWindowsProjectPathsIgnoreCase(t *testing.T) {
+	p := newWindowsProject(t, `{"checkers": [{"type": "test", "command": "exit /b 5", "timeout": "1m"}]}`)
+	// Allowed again, spelled in lower case: one record, not two.
+	r := p.run("closer.exe", "", "allow", "--dir", strings.ToLower(winPath(p.dir)))
+	require.Equal(t, 0, r.code, "closer allow: %s%s", r.stdout, r.stderr)
+	r = p.stopIn(strings.ToUpper(winPath(p.dir)))
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "exit code 5", "the command ran: the project is the one allowed")
+	assert.NotContains(t, r.stdout+r.stderr, "nobody has allowed")
 }
