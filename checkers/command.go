@@ -103,11 +103,12 @@ var commandVoice = voice{
 	},
 }
 
-// notFound reports exit code 127 under a condition about exit codes: it
-// is the shell's "command not found", and a checker whose tool is not
-// installed should say so rather than look like failing work.
+// notFound reports the shell's "command not found" (exit code 127 from
+// sh, 9009 from cmd.exe) under a condition about exit codes: a checker
+// whose tool is not installed should say so rather than look like failing
+// work.
 func notFound(k commandCheck, out proc.Outcome) bool {
-	return out.ExitCode == 127 && k.when.form == condExitCode
+	return out.ExitCode == proc.ShellNotFound && k.when.form == condExitCode
 }
 
 // program returns the program a shell command runs: its first word that
@@ -269,8 +270,8 @@ func (k commandCheck) flaky(ctx context.Context, c *Context, own time.Duration, 
 //	SuccessWhen its condition, as a config writes it ("exit_code:0")
 //	Want        what the condition asks, after "it must" ("exit with code 0")
 //	Missed      how the run missed it ("it exited with code 1")
-//	NotFound    exit code 127 under an exit-code condition: the shell's
-//	            "command not found"
+//	NotFound    the shell's "command not found" under an exit-code
+//	            condition (exit code 127 from sh, 9009 from cmd.exe)
 //	Program     the program the command runs, its first word that is not
 //	            a variable assignment ("pytest"), for what to install
 //	Timeout     its own timeout ("5m0s"); Budget the hook's (limits.budget);

@@ -149,8 +149,8 @@ func (e externalChecker) check(ctx context.Context, c *Context) (Result, error) 
 		return Result{}, fmt.Errorf("%s (%w).%s", budgetStopped(c.Budget, out.Elapsed.Round(time.Millisecond)), context.DeadlineExceeded, stderr)
 	case out.Signal != "":
 		return Result{}, fmt.Errorf("killed by %s.%s", out.Signal, stderr)
-	case out.ExitCode == 127 && e.Command.Args == nil:
-		return Result{}, fmt.Errorf("command: the shell could not find it (exit code 127).%s", stderr)
+	case out.ExitCode == proc.ShellNotFound && e.Command.Args == nil:
+		return Result{}, fmt.Errorf("command: the shell could not find it (exit code %d).%s", out.ExitCode, stderr)
 	case out.ExitCode != 0:
 		return Result{}, fmt.Errorf(`exited with code %d; a checker answers {"complete": ..., "feedback": ...} and exits 0.%s`, out.ExitCode, stderr)
 	case out.StdoutCut:

@@ -56,3 +56,7 @@ func OwnGroup(c *exec.Cmd) {
 	ownGroup(c)
 	c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGKILL) }
 }
+
+// ShellNotFound is the exit code with which the shell says it found no
+// such command (sh: 127).
+const ShellNotFound = 127

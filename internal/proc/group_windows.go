@@ -161,3 +161,8 @@ func OwnGroup(c *exec.Cmd) {
 	c.SysProcAttr.HideWindow = true
 	c.SysProcAttr.CreationFlags |= windows.CREATE_NO_WINDOW
 }
+
+// ShellNotFound is the exit code with which the shell says it found no
+// such command (cmd.exe: 9009, "is not recognized as an internal or
+// external command").
+const ShellNotFound = 9009
