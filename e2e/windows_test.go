@@ -261,3 +261,30 @@ func TestWindowsProjectPathsIgnoreCase(t *testing.T) {
 	assert.Contains(t, r.stdout, "exit code 5", "the command ran: the project is the one allowed")
 	assert.NotContains(t, r.stdout+r.stderr, "nobody has allowed")
 }
+
+// TestWindowsCloserInitWritesCopilotsPowerShell: closer.exe init on
+// Windows gives each Copilot CLI entry the powershell command Copilot runs
+// there beside its bash, and closer.exe doctor judges those entries.
+func TestWindowsCloserInitWritesCopilotsPowerShell(t *testing.T) {
+	p := &windowsProject{t: t, dir: t.TempDir(), wine: wineExec(t), bin: windowsBinaries(t)}
+	p.env = []string{"DONEGATE_STATE_DIR=", "XDG_STATE_HOME="}
+	require.NoError(t, os.MkdirAll(filepath.Join(p.dir, ".github", "hooks"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(p.dir, "go.mod"), []byte("module x\n\ngo 1.22\n"), 0o644))
+	r := p.run("closer.exe", "", "init", "--dir", winPath(p.dir), "--host", "copilot")
+	require.Equal(t, 0, r.code, "closer init: %s%s", r.stdout, r.stderr)
+	data, err := os.ReadFile(filepath.Join(p.dir, ".github", "hooks", "donegate.json"))
+	require.NoError(t, err)
+	var doc struct {
+		Hooks map[string][]struct{ Bash, PowerShell string } `json:"hooks"`
+	}
+	require.NoError(t, json.Unmarshal(data, &doc), "%s", data)
+	require.NotEmpty(t, doc.Hooks["agentStop"], "%s", data)
+	for event, entries := range doc.Hooks {
+		for _, e := range entries {
+			assert.Equal(t, "stop-hook", e.Bash, event)
+			assert.Equal(t, "stop-hook", e.PowerShell, "%s: Copilot runs powershell on Windows", event)
+		}
+	}
+	r = p.run("closer.exe", "", "doctor", "--dir", winPath(p.dir))
+	assert.Contains(t, r.stdout, "stop-hook at agentStop in Copilot CLI project hooks", r.stdout+r.stderr)
+}
