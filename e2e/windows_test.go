@@ -48,7 +48,7 @@ var (
 	windowsBuildErr error
 )
 
-// windowsBinaries builds stop-hook.exe and closer.exe (windows/amd64)
+// windowsBinaries builds the three binaries (windows/amd64)
 // once per test run.
 func windowsBinaries(t *testing.T) string {
 	t.Helper()
@@ -57,7 +57,7 @@ func windowsBinaries(t *testing.T) string {
 		if windowsBuildErr != nil {
 			return
 		}
-		cmd := exec.Command("go", "build", "-o", windowsBinDir+"/", "./cmd/stop-hook", "./cmd/closer")
+		cmd := exec.Command("go", "build", "-o", windowsBinDir+"/", "./cmd/stop-hook", "./cmd/posttooluse-hook", "./cmd/closer")
 		cmd.Dir = repoRoot(t)
 		cmd.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -140,7 +140,14 @@ func (p *windowsProject) stop() wineRun {
 // stopIn is stop with the event's cwd cwd.
 func (p *windowsProject) stopIn(cwd string) wineRun {
 	p.t.Helper()
-	data, err := os.ReadFile(filepath.Join(repoRoot(p.t), "testdata", "events", "stop-no-plan.json"))
+	return p.hook("stop-hook.exe", "stop-no-plan.json", cwd)
+}
+
+// hook runs the Windows hook prog on the recorded event
+// testdata/events/NAME, its session, cwd and transcript the project's.
+func (p *windowsProject) hook(prog, name, cwd string) wineRun {
+	p.t.Helper()
+	data, err := os.ReadFile(filepath.Join(repoRoot(p.t), "testdata", "events", name))
 	require.NoError(p.t, err)
 	var ev map[string]any
 	require.NoError(p.t, json.Unmarshal(data, &ev))
@@ -149,7 +156,7 @@ func (p *windowsProject) stopIn(cwd string) wineRun {
 	ev["transcript_path"] = winPath(filepath.Join(p.dir, "no-transcript.jsonl"))
 	data, err = json.Marshal(ev)
 	require.NoError(p.t, err)
-	return p.run("stop-hook.exe", string(data))
+	return p.run(prog, string(data))
 }
 
 func TestWindowsStopHookHoldsForAMissingFileUntilWritten(t *testing.T) {
@@ -287,4 +294,26 @@ func TestWindowsCloserInitWritesCopilotsPowerShell(t *testing.T) {
 	}
 	r = p.run("closer.exe", "", "doctor", "--dir", winPath(p.dir))
 	assert.Contains(t, r.stdout, "stop-hook at agentStop in Copilot CLI project hooks", r.stdout+r.stderr)
+}
+
+// TestWindowsPostToolUseHookGatesStructuredOutput: posttooluse-hook.exe
+// lets a tool it does not gate through and denies the final
+// StructuredOutput while work is open, on Claude Code's recorded
+// PreToolUse events.
+func TestWindowsPostToolUseHookGatesStructuredOutput(t *testing.T) {
+	p := newWindowsProject(t, `{"checkers": [{"type": "files", "paths": ["dist/report.txt"]}]}`)
+	r := p.hook("posttooluse-hook.exe", "pretooluse-bash.json", winPath(p.dir))
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.NotContains(t, r.stdout, "deny", "Bash is not gated")
+
+	r = p.hook("posttooluse-hook.exe", "pretooluse-structuredoutput-open.json", winPath(p.dir))
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, `"permissionDecision":"deny"`)
+	assert.Contains(t, r.stdout, "report.txt")
+
+	require.NoError(t, os.MkdirAll(filepath.Join(p.dir, "dist"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(p.dir, "dist", "report.txt"), []byte("done\r\n"), 0o644))
+	r = p.hook("posttooluse-hook.exe", "pretooluse-structuredoutput-open.json", winPath(p.dir))
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.NotContains(t, r.stdout, "deny", "the work is done: the output is accepted")
 }
