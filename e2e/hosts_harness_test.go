@@ -47,8 +47,9 @@ func clientPath(t *testing.T, envVar, script string) string {
 }
 
 // recorder writes a shell script that saves each event on its stdin to
-// dir (one file per call, numbered in order) and then hands it to the
-// command in its arguments, if any; without one it answers nothing. It
+// dir (one file per call, numbered in order, named .json once whole) and
+// then hands it to the command in its arguments, if any; without one it
+// answers nothing. It
 // stands between the client and donegate's hook, so the recording is what
 // the hook read.
 func recorder(t *testing.T, dir string) string {
@@ -58,13 +59,21 @@ func recorder(t *testing.T, dir string) string {
 	body := `#!/bin/sh
 # Saves the hook event on stdin, then runs the hook given as arguments on it.
 dir='` + dir + `'
-n=$(ls "$dir" | wc -l)
-f=$(printf '%s/%03d.json' "$dir" "$n")
+# The next number, taken exclusively (noclobber): hooks of one client can
+# run at once (OpenCode's serve mode runs them in the background).
+while :; do
+  n=$(ls "$dir" | wc -l)
+  f=$(printf '%s/%03d.json' "$dir" "$n")
+  if (set -C; : > "$f.part") 2>/dev/null; then break; fi
+done
+# Whole before it is named .json: the test reads the events while a
+# client runs, and a half-written event read as empty JSON.
+cat > "$f.part"
+mv "$f.part" "$f"
 if [ $# -eq 0 ]; then
-  cat > "$f"
   exit 0
 fi
-tee "$f" | "$@"
+exec "$@" < "$f"
 `
 	require.NoError(t, os.WriteFile(script, []byte(body), 0o755))
 	return script
