@@ -210,7 +210,7 @@ func (j judgeChecker) plan(ctx context.Context, c *Context) string {
 	if c.Event == nil {
 		return "No session given, so no plan."
 	}
-	p, err := readPlan(ctx, c)
+	p, err := ReadPlan(ctx, c)
 	return judge.PlanText(p.Items, p.Source != "", err)
 }
 

@@ -11,7 +11,7 @@ import (
 )
 
 // Plan checks that every item of the agent's plan is completed. Where the
-// plan is kept depends on the host (see readPlan): on Claude Code the
+// plan is kept depends on the host (see ReadPlan): on Claude Code the
 // Task tools' list when it has tasks, else the latest TodoWrite call in
 // the transcript, and at SubagentStop the subagent's own TodoWrite. No
 // plan at all is complete on every host: many sessions never make one,
@@ -46,7 +46,7 @@ var ToolUseWait = transcript.ToolUseWait
 
 // Check implements Checker.
 func (Plan) Check(ctx context.Context, c *Context) (Result, error) {
-	plan, err := readPlan(ctx, c)
+	plan, err := ReadPlan(ctx, c)
 	items, source := plan.Items, plan.Source
 	if err != nil && errors.Is(err, context.DeadlineExceeded) && c.Budget > 0 {
 		// The transcript searched to its start within the budget: huge,
@@ -105,9 +105,10 @@ func noPlanNote(c *Context) string {
 	return c.Event.Host.NoPlanNote()
 }
 
-// readPlan returns the plan where the event's host keeps it; no Source
-// when there is none.
-func readPlan(ctx context.Context, c *Context) (hookio.Plan, error) {
+// ReadPlan returns the plan where the event's host keeps it, as the plan
+// checker reads it (closer judge shows it too); no Source when there is
+// none.
+func ReadPlan(ctx context.Context, c *Context) (hookio.Plan, error) {
 	ev := c.Event
 	if ev == nil {
 		return hookio.Plan{}, nil
@@ -128,10 +129,6 @@ func readPlan(ctx context.Context, c *Context) (hookio.Plan, error) {
 	}
 	return ev.ReadPlan(ctx, q)
 }
-
-// ReadPlan is the agent's plan as the plan checker reads it, for a
-// command that shows it (closer judge).
-func ReadPlan(ctx context.Context, c *Context) (hookio.Plan, error) { return readPlan(ctx, c) }
 
 // planKey is the plan checker's key in a session's record.
 const planKey = "plan"

@@ -27,20 +27,9 @@ import (
 // What Wine cannot prove (console handling, Defender, real Job Object
 // limits) is said in docs/install.md, Windows.
 
-// wineExec finds the go test -exec wrapper that runs a Windows program
+// wineExec is the go test -exec wrapper that runs a Windows program
 // under Wine: $DONEGATE_WINE, else what scripts/install-wine sets up.
-func wineExec(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("DONEGATE_WINE"); p != "" {
-		return p
-	}
-	out, err := exec.Command(filepath.Join(repoRoot(t), "scripts", "install-wine")).Output()
-	if err != nil {
-		t.Fatalf("Wine is not set up and scripts/install-wine failed (%v); run make test, or set DONEGATE_WINE", err)
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	return lines[len(lines)-1]
-}
+func wineExec(t *testing.T) string { return clientPath(t, "DONEGATE_WINE", "install-wine") }
 
 var (
 	windowsBuild    sync.Once

@@ -86,12 +86,11 @@ func codexPlanItems(ctx context.Context, e *Event, q PlanQuery) ([]transcript.It
 // A Codex started without --output-schema sends a JSON message as any
 // other message: a stop (see codexWithoutSchema).
 func codexFinalOutput(e *Event) []byte {
-	if codexWithoutSchema() {
-		return nil
-	}
 	msg := bytes.TrimSpace([]byte(e.LastAssistantMessage))
 	// Bounded like every JSON donegate parses: gjson recurses per level.
-	if !jsondepth.Within(msg, MaxEventDepth) || !gjson.ValidBytes(msg) || !gjson.ParseBytes(msg).IsObject() {
+	// The process tree is read only for a JSON message, as it was in the
+	// gate: a prose message is none whatever the flags.
+	if !jsondepth.Within(msg, MaxEventDepth) || !gjson.ValidBytes(msg) || !gjson.ParseBytes(msg).IsObject() || codexWithoutSchema() {
 		return nil
 	}
 	return msg

@@ -23,6 +23,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"time"
 
 	"github.com/donegate/donegate/internal/filelock"
@@ -103,11 +104,14 @@ func Append(stateDir string, e Entry) error {
 			return fmt.Errorf("decision log: %w", err)
 		}
 	}
-	// One writer at a time: an append is one write at the end on Linux
-	// (O_APPEND), but under Wine concurrent appends lost lines (2 of 50),
-	// and nothing in Windows' docs promises more than FILE_APPEND_DATA's
-	// end of file. A lock not had within lockWait is done without.
-	lockFor(f, lockWait)
+	// One writer at a time on Windows: an append is one write at the end
+	// on Linux and macOS (O_APPEND), but under Wine concurrent appends
+	// lost lines (2 of 50), and nothing in Windows' docs promises more
+	// than FILE_APPEND_DATA's end of file. A lock not had within lockWait
+	// is done without. Elsewhere no hook waits for another's append.
+	if runtime.GOOS == "windows" {
+		lockFor(f, lockWait)
+	}
 	_, err = f.Write(line)
 	if cerr := f.Close(); err == nil {
 		err = cerr
