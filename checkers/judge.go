@@ -12,6 +12,7 @@ import (
 
 	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/internal/judge"
+	"github.com/donegate/donegate/internal/paths"
 	"github.com/donegate/donegate/internal/treecache"
 )
 
@@ -199,7 +200,7 @@ func (j judgeChecker) bin(c *Context) string {
 	if bin == "" {
 		bin = "claude"
 	}
-	if strings.ContainsRune(bin, '/') && !filepath.IsAbs(bin) {
+	if paths.HasDir(bin) && !filepath.IsAbs(bin) {
 		bin = filepath.Join(c.ProjectDir, bin)
 	}
 	return bin

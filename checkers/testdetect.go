@@ -2,6 +2,7 @@ package checkers
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -170,6 +171,7 @@ func makeKind(dir string) (DetectedTest, string, error) {
 			continue
 		}
 		// make reads the first of these that exists, and only that one.
+		name = storedName(dir, name)
 		if hasMakeTarget(data, "test") {
 			def, err := testDefinition(dir, name, data)
 			return DetectedTest{Command: "make test", From: name, Definition: def}, "", err
@@ -177,6 +179,32 @@ func makeKind(dir string) (DetectedTest, string, error) {
 		return DetectedTest{}, name + " has no test target", nil
 	}
 	return DetectedTest{}, "", nil
+}
+
+// storedName is name as the directory spells it: on a file system that
+// ignores case (Windows, macOS) "makefile" opens a file named Makefile,
+// and the person should read the name they gave it. It lists dir only
+// when a name in another case opens the same file.
+func storedName(dir, name string) string {
+	other := strings.ToUpper(name[:1]) + name[1:]
+	if other == name {
+		other = strings.ToLower(name[:1]) + name[1:]
+	}
+	a, errA := os.Stat(filepath.Join(dir, name))
+	b, errB := os.Stat(filepath.Join(dir, other))
+	if errA != nil || errB != nil || !os.SameFile(a, b) {
+		return name
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return name
+	}
+	for _, e := range entries {
+		if strings.EqualFold(e.Name(), name) {
+			return e.Name()
+		}
+	}
+	return name
 }
 
 // hasMakeTarget reports whether a makefile has a rule for target: a line

@@ -212,7 +212,7 @@ func (r *runCtx) doctorJudges(rep *DoctorReport, c *config.Config) {
 		if bin == "" {
 			bin = "claude"
 		}
-		if strings.ContainsRune(bin, '/') && !filepath.IsAbs(bin) {
+		if paths.HasDir(bin) && !filepath.IsAbs(bin) {
 			bin = filepath.Join(r.dir, bin) // as the checker resolves it
 		}
 		if _, err := exec.LookPath(bin); err != nil {
@@ -408,7 +408,7 @@ func (r *runCtx) resolveCommand(command, pluginRoot string) (hook, program strin
 		if last := slices.Index(words, "fi;"); last > 0 && last+2 < len(words) && words[last+1] == "exec" {
 			hook = words[last+2]
 			program = hook
-			if isExecutable(words[3]) && filepath.Base(words[3]) == hook {
+			if isExecutable(words[3]) && programName(words[3]) == hook {
 				program = words[3]
 			}
 			switch hook {
@@ -431,15 +431,15 @@ func (r *runCtx) resolveCommand(command, pluginRoot string) (hook, program strin
 		hook = words[i+1]
 		// The wrapper runs the binary beside it, else the one on PATH.
 		program = hook
-		if beside := filepath.Join(filepath.Dir(w), hook); isExecutable(beside) {
+		if beside, ok := executableIn(filepath.Dir(w), hook); ok {
 			program = beside
 		}
 		return hook, program, words[i+2:], true
 	}
 	for i, w := range words {
-		switch filepath.Base(w) {
+		switch programName(w) {
 		case "stop-hook", "posttooluse-hook":
-			return filepath.Base(w), w, words[i+1:], true
+			return programName(w), w, words[i+1:], true
 		}
 	}
 	return "", "", nil, false
@@ -452,7 +452,7 @@ func (r *runCtx) resolveCommand(command, pluginRoot string) (hook, program strin
 func (r *runCtx) resolveExec(command string, args []string, pluginRoot string) (hook, program string, flags []string, ok bool) {
 	expand := strings.NewReplacer("${CLAUDE_PLUGIN_ROOT}", pluginRoot, "${CLAUDE_PROJECT_DIR}", r.dir).Replace
 	program = expand(command)
-	switch hook = filepath.Base(program); hook {
+	switch hook = programName(program); hook {
 	case "stop-hook", "posttooluse-hook":
 	default:
 		return "", "", nil, false
@@ -612,7 +612,7 @@ func (r *runCtx) doctorBinaries(ctx context.Context, rep *DoctorReport, regs []r
 	}
 	for _, prog := range programs {
 		path := prog
-		if !strings.Contains(prog, "/") {
+		if !paths.HasDir(prog) {
 			p, err := exec.LookPath(prog)
 			if err != nil {
 				msg := "%s is not on PATH"
@@ -629,7 +629,7 @@ func (r *runCtx) doctorBinaries(ctx context.Context, rep *DoctorReport, regs []r
 			continue
 		}
 		if !isExecutable(path) {
-			rep.add("binaries", statusFail, "chmod +x "+path, "%s is not executable", path)
+			rep.add("binaries", statusFail, makeRunnable(path), "%s is not executable", path)
 			continue
 		}
 		res, err := runProgram(ctx, r.dir, versionTimeout, nil, path, "--version")
@@ -646,8 +646,8 @@ func (r *runCtx) doctorBinaries(ctx context.Context, rep *DoctorReport, regs []r
 		}
 		// "stop-hook 1.2.3"
 		fields := strings.Fields(string(res.Stdout))
-		if len(fields) != 2 || fields[0] != filepath.Base(path) {
-			rep.add("binaries", statusFail, installFix, "%s --version printed %q, not %q: is it donegate's?", path, preview(string(res.Stdout)), filepath.Base(path)+" VERSION")
+		if len(fields) != 2 || fields[0] != programName(path) {
+			rep.add("binaries", statusFail, installFix, "%s --version printed %q, not %q: is it donegate's?", path, preview(string(res.Stdout)), programName(path)+" VERSION")
 			continue
 		}
 		if v := fields[1]; v != Version() {
@@ -656,11 +656,6 @@ func (r *runCtx) doctorBinaries(ctx context.Context, rep *DoctorReport, regs []r
 		}
 		rep.add("binaries", statusOK, "", "%s, version %s", path, fields[1])
 	}
-}
-
-func isExecutable(path string) bool {
-	st, err := os.Stat(path)
-	return err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0
 }
 
 // doctorStateDirs checks that each state dir the hooks would use is

@@ -275,8 +275,8 @@ func (r *runCtx) judgeHostRegistrations(rep *DoctorReport, s hostSetup, regs []r
 		// The project has the host's dir, maybe for settings of its own:
 		// whether donegate should hold that host's agents is the team's
 		// call, so not a problem.
-		rep.add(area, statusWarn, fix, "the project has %s/, but no file %s reads registers donegate (%s): donegate does not hold %s's agents here",
-			s.marker, s.title, r.hostFileList(s), s.title)
+		rep.add(area, statusWarn, fix, "the project has %s, but no file %s reads registers donegate (%s): donegate does not hold %s's agents here",
+			s.markerDir(), s.title, r.hostFileList(s), s.title)
 	case stop == 0:
 		rep.add(area, statusFail, fix, "stop-hook is not registered at %s in any file %s reads (%s): donegate does not hold the agent there",
 			stopEvent, s.title, r.hostFileList(s))

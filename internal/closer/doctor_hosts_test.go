@@ -6,10 +6,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/donegate/donegate/internal/cli"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -29,7 +32,7 @@ const (
 	qwenSettings = `{"hooks": {
   "Stop": [{"hooks": [{"type": "command", "command": "stop-hook", "timeout": 600000}]}]
 }}`
-	copilotHooks = `{"version": 1, "hooks": {"agentStop": [{"type": "command", "bash": "stop-hook", "timeoutSec": 600}]}}`
+	copilotHooks = `{"version": 1, "hooks": {"agentStop": [{"type": "command", "bash": "stop-hook", "powershell": "stop-hook", "timeoutSec": 600}]}}`
 )
 
 // recordedCodexHashes are the hashes Codex 0.169.0 gives init's hooks
@@ -77,9 +80,9 @@ func TestCodexHookHashIsCodexs(t *testing.T) {
 func trustedCodexConfig(t *testing.T, proj string) string {
 	hashes := recordedCodexHashes(t)
 	var b strings.Builder
-	b.WriteString("model = \"gpt-5\"\n\n[tools.update_plan]\nenabled = true\n\n[projects.\"" + proj + "\"]\ntrust_level = \"trusted\"\n")
+	b.WriteString("model = \"gpt-5\"\n\n[tools.update_plan]\nenabled = true\n\n[projects." + strconv.Quote(proj) + "]\ntrust_level = \"trusted\"\n")
 	for _, label := range []string{"stop", "subagent_stop", "session_start", "user_prompt_submit"} {
-		b.WriteString("\n[hooks.state.\"" + filepath.Join(proj, ".codex", "hooks.json") + ":" + label + ":0:0\"]\ntrusted_hash = \"" + hashes[label] + "\"\n")
+		b.WriteString("\n[hooks.state." + strconv.Quote(filepath.Join(proj, ".codex", "hooks.json")+":"+label+":0:0") + "]\ntrusted_hash = \"" + hashes[label] + "\"\n")
 	}
 	return b.String()
 }
@@ -134,7 +137,7 @@ func TestDoctorHosts(t *testing.T) {
 			name: "codex hook disabled, hooks off",
 			setup: func(t *testing.T, s *doctorSetup) {
 				s.write(t, filepath.Join(s.proj, ".codex", "hooks.json"), codexHooks)
-				s.write(t, filepath.Join(s.home, ".codex", "config.toml"), "[features]\nhooks = false\n\n[hooks.state.\""+filepath.Join(s.proj, ".codex", "hooks.json")+":stop:0:0\"]\nenabled = false\n")
+				s.write(t, filepath.Join(s.home, ".codex", "config.toml"), "[features]\nhooks = false\n\n[hooks.state."+strconv.Quote(filepath.Join(s.proj, ".codex", "hooks.json")+":stop:0:0")+"]\nenabled = false\n")
 			},
 			want: []string{
 				`^✗ codex: .*/config\.toml sets \[features\] hooks = false: Codex runs no hooks`,
@@ -205,7 +208,7 @@ func TestDoctorHosts(t *testing.T) {
 			name: "gemini timeout in seconds, untrusted folder",
 			setup: func(t *testing.T, s *doctorSetup) {
 				s.write(t, filepath.Join(s.proj, ".gemini", "settings.json"), strings.ReplaceAll(geminiSettings, "600000", "600"))
-				s.write(t, filepath.Join(s.home, ".gemini", "trustedFolders.json"), `{"`+s.proj+`": "DO_NOT_TRUST"}`)
+				s.write(t, filepath.Join(s.home, ".gemini", "trustedFolders.json"), `{"`+jsonText(s.proj)+`": "DO_NOT_TRUST"}`)
 			},
 			want: []string{
 				`^✗ gemini: stop-hook at AfterAgent in Gemini CLI project settings DIR/\.gemini/settings\.json: its timeout \(600ms\) is not above limits\.budget \(9m0s\)`,
@@ -218,7 +221,7 @@ func TestDoctorHosts(t *testing.T) {
 			name: "gemini without a timeout, trusted by its parent",
 			setup: func(t *testing.T, s *doctorSetup) {
 				s.write(t, filepath.Join(s.proj, ".gemini", "settings.json"), `{"hooks": {"AfterAgent": [{"hooks": [{"type": "command", "command": "stop-hook"}]}]}}`)
-				s.write(t, filepath.Join(s.home, ".gemini", "trustedFolders.json"), `{"`+filepath.Dir(s.proj)+`": "TRUST_FOLDER"}`)
+				s.write(t, filepath.Join(s.home, ".gemini", "trustedFolders.json"), `{"`+jsonText(filepath.Dir(s.proj))+`": "TRUST_FOLDER"}`)
 			},
 			want: []string{
 				`^✗ gemini: stop-hook at AfterAgent in .*: its timeout \(1m0s\) is not above limits\.budget`,
@@ -287,7 +290,7 @@ trusted_hash = "sha256:5991475f47f232cf9a95b8c7591a20f5d8757f58aef7e7daa5bb22429
 		{
 			name: "copilot without timeoutSec",
 			setup: func(t *testing.T, s *doctorSetup) {
-				s.write(t, filepath.Join(s.proj, ".github", "hooks", "donegate.json"), `{"version": 1, "hooks": {"agentStop": [{"type": "command", "bash": "stop-hook"}]}}`)
+				s.write(t, filepath.Join(s.proj, ".github", "hooks", "donegate.json"), `{"version": 1, "hooks": {"agentStop": [{"type": "command", "bash": "stop-hook", "powershell": "stop-hook"}]}}`)
 			},
 			want: []string{
 				`^! copilot: stop-hook at agentStop in Copilot CLI project hooks DIR/\.github/hooks/donegate\.json: no timeout: Copilot CLI's default applies`,
@@ -308,7 +311,9 @@ trusted_hash = "sha256:5991475f47f232cf9a95b8c7591a20f5d8757f58aef7e7daa5bb22429
 			name: "copilot stop-hook registered twice",
 			setup: func(t *testing.T, s *doctorSetup) {
 				s.write(t, filepath.Join(s.proj, ".github", "hooks", "donegate.json"), copilotHooks)
-				s.write(t, filepath.Join(s.home, ".copilot", "hooks", "mine.json"), strings.Replace(copilotHooks, `"stop-hook"`, `"`+filepath.Join(s.bin, "stop-hook")+`"`, 1))
+				s.write(t, filepath.Join(s.home, ".copilot", "hooks", "mine.json"), strings.NewReplacer(
+					`"bash": "stop-hook"`, `"bash": "`+jsonText(cli.ShellQuote(fakeExe(filepath.Join(s.bin, "stop-hook"))))+`"`,
+					`"powershell": "stop-hook"`, `"powershell": "& `+jsonText(cli.ShellQuote(fakeExe(filepath.Join(s.bin, "stop-hook"))))+`"`).Replace(copilotHooks))
 			},
 			want: []string{`^! copilot: stop-hook at agentStop is registered 2 times in Copilot CLI's files`},
 		},
@@ -318,7 +323,7 @@ trusted_hash = "sha256:5991475f47f232cf9a95b8c7591a20f5d8757f58aef7e7daa5bb22429
 			tt.setup(t, s)
 			code, out, errOut := s.run(t)
 			assert.Equal(t, tt.code, code, out+errOut)
-			text := strings.ReplaceAll(out, s.proj, "DIR")
+			text := strings.ReplaceAll(out, filepath.ToSlash(s.proj), "DIR")
 			for _, w := range tt.want {
 				assert.Regexp(t, regexp.MustCompile("(?m)"+w), text)
 			}
@@ -346,7 +351,7 @@ func TestDoctorOtherHostOnly(t *testing.T) {
 		assert.Equal(t, ExitComplete, code, out)
 		assert.NotContains(t, out, "settings:")
 		assert.NotContains(t, out, "claude:")
-		assert.Contains(t, out, "✓ binaries: "+filepath.Join(s.bin, "stop-hook"))
+		assert.Contains(t, out, "✓ binaries: "+filepath.ToSlash(filepath.Join(s.bin, "stop-hook")))
 		assert.Contains(t, out, "No problems found.")
 	}
 }
@@ -407,7 +412,7 @@ func TestDoctorRefusesADeeplyNestedConfigTOML(t *testing.T) {
 	s.write(t, filepath.Join(s.proj, ".codex", "config.toml"), "a = "+strings.Repeat("{b = ", 200000))
 	code, out, _ := s.run(t)
 	assert.Equal(t, ExitIncomplete, code)
-	assert.Contains(t, out, "✗ codex: Codex CLI project config "+filepath.Join(s.proj, ".codex", "config.toml")+" cannot be read: tables, arrays or inline tables nested 65 levels deep or more, over the 64 doctor reads")
+	assert.Contains(t, out, "✗ codex: Codex CLI project config "+filepath.ToSlash(filepath.Join(s.proj, ".codex", "config.toml"))+" cannot be read: tables, arrays or inline tables nested 65 levels deep or more, over the 64 doctor reads")
 	assert.Contains(t, out, "✓ codex: stop-hook at Stop in Codex CLI project settings")
 
 	// Issue 29: a 200 KB dotted header exhausted 6 GiB in the decoder,
@@ -429,6 +434,9 @@ func TestDoctorRefusesADeeplyNestedConfigTOML(t *testing.T) {
 // binaries: its hooks run the ones on PATH).
 func buildHostPlugin(t *testing.T, host, dir string) {
 	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("scripts/build-plugin is a bash script: releases are built on Linux")
+	}
 	cmd := exec.Command(filepath.Join("..", "..", "scripts", "build-plugin"), "--host", host, "--no-binaries", dir, "1.2.3")
 	// newDoctorSetup's PATH holds the fake hooks alone.
 	cmd.Env = append(os.Environ(), "PATH=/usr/bin:/bin")

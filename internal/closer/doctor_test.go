@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/donegate/donegate/config"
+	"github.com/donegate/donegate/internal/cli"
 	"github.com/donegate/donegate/internal/gate"
 )
 
@@ -41,7 +43,7 @@ const exampleSettings = `{"hooks": {
 
 func newDoctorSetup(t *testing.T) *doctorSetup {
 	t.Helper()
-	root := t.TempDir()
+	root := binRoot(t)
 	s := &doctorSetup{
 		home: filepath.Join(root, "home"), proj: filepath.Join(root, "proj"),
 		bin: filepath.Join(root, "bin"), state: filepath.Join(root, "state"),
@@ -51,8 +53,7 @@ func newDoctorSetup(t *testing.T) *doctorSetup {
 	}
 	s.fakeHook(t, filepath.Join(s.bin, "stop-hook"), "stop-hook "+Version())
 	s.fakeHook(t, filepath.Join(s.bin, "posttooluse-hook"), "posttooluse-hook "+Version())
-	s.claude = filepath.Join(root, "claude")
-	s.fakeHook(t, s.claude, "2.1.330 (Claude Code)")
+	s.claude = s.fakeHook(t, filepath.Join(root, "claude"), "2.1.330 (Claude Code)")
 	s.write(t, filepath.Join(s.proj, ".claude", "settings.json"), exampleSettings)
 	// A project with tests: the default chain holds the agent for them.
 	s.write(t, filepath.Join(s.proj, "go.mod"), "module example.com/proj\n")
@@ -62,11 +63,11 @@ func newDoctorSetup(t *testing.T) *doctorSetup {
 	return s
 }
 
-// fakeHook writes an executable that prints out for --version.
-func (s *doctorSetup) fakeHook(t *testing.T, path, out string) {
+// fakeHook writes an executable that prints out for --version, and
+// returns its path (writeExecutable's).
+func (s *doctorSetup) fakeHook(t *testing.T, path, out string) string {
 	t.Helper()
-	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-	require.NoError(t, os.WriteFile(path, []byte("#!/bin/sh\necho '"+out+"'\n"), 0o755))
+	return writeExecutable(t, path, out)
 }
 
 func (s *doctorSetup) write(t *testing.T, path, content string) {
@@ -105,7 +106,7 @@ func (s *doctorSetup) run(t *testing.T, extra ...string) (int, string, string) {
 	var out, errOut bytes.Buffer
 	args := append([]string{"doctor", "--dir", s.proj, "--claude", s.claude}, extra...)
 	code := Main(context.Background(), args, &out, &errOut, testEnv(s.vars, false))
-	return code, out.String(), errOut.String()
+	return code, unixView(out.String(), args), unixView(errOut.String(), args)
 }
 
 func TestDoctor(t *testing.T) {
@@ -182,20 +183,23 @@ func TestDoctor(t *testing.T) {
 			not: []string{`registered 2 times`},
 		},
 		{
-			name:  "a binary not on PATH",
-			setup: func(t *testing.T, s *doctorSetup) { require.NoError(t, os.Remove(filepath.Join(s.bin, "stop-hook"))) },
-			code:  ExitIncomplete,
-			want:  []string{`^✗ binaries: stop-hook is not on PATH$`, `^    fix: install the binaries: CGO_ENABLED=0 go install `, `^1 problem\(s\), 0 warning\(s\)\.`},
+			name: "a binary not on PATH",
+			setup: func(t *testing.T, s *doctorSetup) {
+				require.NoError(t, os.Remove(fakeExe(filepath.Join(s.bin, "stop-hook"))))
+			},
+			code: ExitIncomplete,
+			want: []string{`^✗ binaries: stop-hook is not on PATH$`, `^    fix: install the binaries: CGO_ENABLED=0 go install `, `^1 problem\(s\), 0 warning\(s\)\.`},
 		},
 		{
 			name: "a project binary that is not executable",
 			setup: func(t *testing.T, s *doctorSetup) {
-				s.fakeHook(t, filepath.Join(s.proj, "bin", "stop-hook"), "stop-hook "+Version())
-				require.NoError(t, os.Chmod(filepath.Join(s.proj, "bin", "stop-hook"), 0o644))
+				// A file a shell would not run: without the execute bit,
+				// or on Windows without an extension Windows runs.
+				s.write(t, filepath.Join(s.proj, "bin", "stop-hook"), "#!/bin/sh\n")
 				s.write(t, settings(s), `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/bin/stop-hook"}]}]}}`)
 			},
 			code: ExitIncomplete,
-			want: []string{`^✗ binaries: .*/proj/bin/stop-hook is not executable$`, `^    fix: chmod \+x .*/proj/bin/stop-hook$`},
+			want: []string{`^✗ binaries: .*/proj/bin/stop-hook is not executable$`, `^    fix: (chmod \+x .*/proj/bin/stop-hook|name it .*/proj/bin/stop-hook\.exe \(Windows runs a file by its extension, one of PATHEXT's\))$`},
 		},
 		{
 			name: "a project binary that does not exist",
@@ -385,6 +389,9 @@ func TestDoctor(t *testing.T) {
 			// make plugin's and the release archives' hooks.json: exec form.
 			name: "the built plugin with its binaries",
 			setup: func(t *testing.T, s *doctorSetup) {
+				if runtime.GOOS == "windows" {
+					t.Skip("scripts/build-plugin is a bash script: releases are built on Linux")
+				}
 				root := s.installPlugin(t)
 				built := filepath.Join(t.TempDir(), "built")
 				cmd := exec.Command(filepath.Join("..", "..", "scripts", "build-plugin"), "--no-binaries", built, "0.1.0")
@@ -422,7 +429,7 @@ func TestDoctor(t *testing.T) {
 			// Two command strings for one binary run twice.
 			name: "two command strings in user and project settings",
 			setup: func(t *testing.T, s *doctorSetup) {
-				s.write(t, filepath.Join(s.home, ".claude", "settings.json"), strings.ReplaceAll(exampleSettings, `"stop-hook"`, `"`+filepath.Join(s.bin, "stop-hook")+`"`))
+				s.write(t, filepath.Join(s.home, ".claude", "settings.json"), strings.ReplaceAll(exampleSettings, `"stop-hook"`, `"`+jsonText(cli.ShellQuote(fakeExe(filepath.Join(s.bin, "stop-hook"))))+`"`))
 			},
 			code: ExitComplete,
 			want: []string{`^! settings: stop-hook at Stop and stop-hook at SubagentStop are registered 2 times \(user settings .*; project settings .*\)`},
@@ -433,8 +440,8 @@ func TestDoctor(t *testing.T) {
 			name: "no registration and no binary on PATH",
 			setup: func(t *testing.T, s *doctorSetup) {
 				require.NoError(t, os.Remove(settings(s)))
-				require.NoError(t, os.Remove(filepath.Join(s.bin, "stop-hook")))
-				require.NoError(t, os.Remove(filepath.Join(s.bin, "posttooluse-hook")))
+				require.NoError(t, os.Remove(fakeExe(filepath.Join(s.bin, "stop-hook"))))
+				require.NoError(t, os.Remove(fakeExe(filepath.Join(s.bin, "posttooluse-hook"))))
 			},
 			code: ExitComplete,
 			want: []string{"^\\? binaries: stop-hook is not on PATH: fine if a plugin loaded with `claude --plugin-dir DIR` runs it from DIR/bin$", `^\? settings: not registered in any settings file`},
@@ -645,7 +652,7 @@ func TestResolveCommand(t *testing.T) {
 	r := &runCtx{dir: "/proj", env: testEnv(map[string]string{"HOME": "/home/me"}, false)}
 	pluginDir := t.TempDir()
 	require.NoError(t, os.MkdirAll(filepath.Join(pluginDir, "bin"), 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(pluginDir, "bin", "stop-hook"), []byte("#!/bin/sh\n"), 0o755))
+	writeExecutable(t, filepath.Join(pluginDir, "bin", "stop-hook"), "")
 	for _, tt := range []struct {
 		name, command, root string
 		hook, program       string
@@ -656,13 +663,13 @@ func TestResolveCommand(t *testing.T) {
 		{name: "with flags", command: "posttooluse-hook --config 'my file.json' --dialect sdk", hook: "posttooluse-hook", program: "posttooluse-hook", flags: []string{"--config", "my file.json", "--dialect", "sdk"}, ok: true},
 		{name: "quoted project path", command: `"$CLAUDE_PROJECT_DIR"/bin/stop-hook`, hook: "stop-hook", program: "/proj/bin/stop-hook", flags: []string{}, ok: true},
 		{name: "braced project path", command: `${CLAUDE_PROJECT_DIR}/bin/stop-hook`, hook: "stop-hook", program: "/proj/bin/stop-hook", flags: []string{}, ok: true},
-		{name: "home", command: `~/go/bin/stop-hook`, hook: "stop-hook", program: "/home/me/go/bin/stop-hook", flags: []string{}, ok: true},
+		{name: "home", command: `~/go/bin/stop-hook`, hook: "stop-hook", program: filepath.Join("/home/me", "go", "bin", "stop-hook"), flags: []string{}, ok: true},
 		{name: "$HOME", command: `$HOME/go/bin/stop-hook`, hook: "stop-hook", program: "/home/me/go/bin/stop-hook", flags: []string{}, ok: true},
-		{name: "plugin wrapper, binary beside it", command: `sh "${CLAUDE_PLUGIN_ROOT}/bin/donegate-hook" stop-hook`, root: pluginDir, hook: "stop-hook", program: filepath.Join(pluginDir, "bin", "stop-hook"), flags: []string{}, ok: true},
+		{name: "plugin wrapper, binary beside it", command: `sh "${CLAUDE_PLUGIN_ROOT}/bin/donegate-hook" stop-hook`, root: pluginDir, hook: "stop-hook", program: fakeExe(filepath.Join(pluginDir, "bin", "stop-hook")), flags: []string{}, ok: true},
 		{name: "plugin wrapper, binary on PATH", command: `sh "${CLAUDE_PLUGIN_ROOT}/bin/donegate-hook" posttooluse-hook`, root: pluginDir, hook: "posttooluse-hook", program: "posttooluse-hook", flags: []string{}, ok: true},
-		{name: "plugin shell command, binary beside it", command: pluginCommand(t, "Stop"), root: pluginDir, hook: "stop-hook", program: filepath.Join(pluginDir, "bin", "stop-hook"), flags: []string{}, ok: true},
+		{name: "plugin shell command, binary beside it", command: pluginCommand(t, "Stop"), root: pluginDir, hook: "stop-hook", program: fakeExe(filepath.Join(pluginDir, "bin", "stop-hook")), flags: []string{}, ok: true},
 		{name: "plugin shell command, binary on PATH", command: pluginCommand(t, "PreToolUse"), root: pluginDir, hook: "posttooluse-hook", program: "posttooluse-hook", flags: []string{}, ok: true},
-		{name: "plugin shell command, flags", command: pluginCommand(t, "SessionStart"), root: pluginDir, hook: "stop-hook", program: filepath.Join(pluginDir, "bin", "stop-hook"), flags: []string{"--criteria"}, ok: true},
+		{name: "plugin shell command, flags", command: pluginCommand(t, "SessionStart"), root: pluginDir, hook: "stop-hook", program: fakeExe(filepath.Join(pluginDir, "bin", "stop-hook")), flags: []string{"--criteria"}, ok: true},
 		{name: "someone else's hook", command: "./scripts/lint.sh --fix", ok: false},
 		{name: "wrapper without a name", command: "sh donegate-hook", ok: false},
 	} {

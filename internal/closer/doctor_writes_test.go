@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/donegate/donegate/internal/cli"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -20,7 +21,7 @@ func TestDoctorCreatesNoStateDir(t *testing.T) {
 	outside := t.TempDir()
 	named := filepath.Join(outside, "new", "state")
 	s.write(t, filepath.Join(s.proj, ".claude", "settings.json"),
-		`{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "stop-hook --state-dir `+named+`"}]}]}}`)
+		`{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "stop-hook --state-dir `+jsonText(cli.ShellQuote(named))+`"}]}]}}`)
 	existing := t.TempDir()
 	s.vars["DONEGATE_STATE_DIR"] = existing
 

@@ -110,7 +110,7 @@ func recordedEvent(t *testing.T, name string) []byte {
 	require.NoError(t, err)
 	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "events", name))
 	require.NoError(t, err)
-	return bytes.ReplaceAll(data, []byte("$CLAUDE_DIR"), []byte(claude))
+	return bytes.ReplaceAll(data, []byte("$CLAUDE_DIR"), []byte(jsonText(claude)))
 }
 
 // Every recorded event, stopped again and again until the block limit is
@@ -183,7 +183,17 @@ func writeConfig(t *testing.T, content string) string {
 }
 
 func stopEvent(cwd string) []byte {
-	return []byte(`{"session_id":"s1","transcript_path":"` + cwd + `/none.jsonl","cwd":"` + cwd + `","prompt_id":"p1","hook_event_name":"Stop"}`)
+	return []byte(`{"session_id":"s1","transcript_path":"` + jsonText(filepath.Join(cwd, "none.jsonl")) + `","cwd":"` + jsonText(cwd) + `","prompt_id":"p1","hook_event_name":"Stop"}`)
+}
+
+// jsonText is s as it stands between the quotes of a JSON string: a
+// Windows path's backslashes escaped.
+func jsonText(s string) string {
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(err)
+	}
+	return string(b[1 : len(b)-1])
 }
 
 func TestExplainDecisions(t *testing.T) {
@@ -248,7 +258,7 @@ func TestExplainDecisions(t *testing.T) {
 			config: `{"checkers":[{"type":"files","paths":["report.md"]}]}`,
 			stops:  1,
 			event: func(dir string) []byte {
-				return []byte(`{"session_id":"s1","transcript_path":"` + dir + `/none.jsonl","cwd":"` + dir + `","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`)
+				return []byte(`{"session_id":"s1","transcript_path":"` + jsonText(filepath.Join(dir, "none.jsonl")) + `","cwd":"` + jsonText(dir) + `","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`)
 			},
 			why: "not gated: tool Bash",
 		},

@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -20,13 +22,14 @@ func run(t *testing.T, args ...string) (int, string, string) {
 	code := Main(context.Background(), args, &out, &errOut, testEnv(map[string]string{
 		"HOME": t.TempDir(), "DONEGATE_STATE_DIR": t.TempDir(),
 	}, false))
-	return code, out.String(), errOut.String()
+	return code, unixView(out.String(), args), unixView(errOut.String(), args)
 }
 
 // newRepo makes a git repository with one commit and returns it and the
 // commit's id.
 func newRepo(t *testing.T) (string, string) {
 	t.Helper()
+	needGit(t)
 	dir := t.TempDir()
 	t.Setenv("GIT_AUTHOR_NAME", "T")
 	t.Setenv("GIT_AUTHOR_EMAIL", "t@example.com")
@@ -41,6 +44,7 @@ func newRepo(t *testing.T) (string, string) {
 
 func gitT(t *testing.T, dir string, args ...string) string {
 	t.Helper()
+	needGit(t)
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
@@ -97,4 +101,73 @@ func callArgs(t *testing.T, dir, n string) []string {
 	data, err := os.ReadFile(filepath.Join(dir, n+".args"))
 	require.NoError(t, err)
 	return strings.Split(strings.TrimSuffix(string(data), "\x00"), "\x00")
+}
+
+// needGit skips a test that needs git where no git can be had: Windows
+// under Wine, which runs only Windows programs and has no Windows git
+// (docs/development.md, Tests of the Windows build). Everywhere else a
+// missing git fails the test.
+func needGit(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil && runtime.GOOS == "windows" {
+		t.Skip("no git on PATH: this test runs where git does")
+	}
+}
+
+// fakeExe is the file writeExecutable writes for path.
+func fakeExe(path string) string {
+	if runtime.GOOS == "windows" && filepath.Ext(path) != ".cmd" {
+		return path + ".cmd"
+	}
+	return path
+}
+
+// binRoot is a new directory for fake programs: t.TempDir() but on
+// Windows, where it is a directory named without the test's name (which
+// may hold a comma, and cmd.exe splits a .cmd file's path at a comma).
+func binRoot(t *testing.T) string {
+	t.Helper()
+	if runtime.GOOS != "windows" {
+		return t.TempDir()
+	}
+	dir, err := os.MkdirTemp("", "closer-test")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	return dir
+}
+
+// writeExecutable writes a program at path that prints out (when it is
+// not empty) and exits 0, and returns the file it wrote: a sh script at
+// path, or on Windows path.cmd (Windows runs a file by its extension, and
+// finds stop-hook.cmd for stop-hook on PATH as it finds stop-hook.exe;
+// a path that ends in .cmd is written as it is).
+func writeExecutable(t *testing.T, path, out string) string {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	script := "#!/bin/sh\n"
+	if out != "" {
+		script += "echo '" + out + "'\n"
+	}
+	path = fakeExe(path)
+	if runtime.GOOS == "windows" {
+		script = "@echo off\r\n"
+		if out != "" {
+			script += "echo " + strings.NewReplacer("^", "^^", "&", "^&", "|", "^|", "<", "^<", ">", "^>", "%", "%%").Replace(out) + "\r\n"
+		}
+	}
+	require.NoError(t, os.WriteFile(path, []byte(script), 0o755))
+	return path
+}
+
+// unixView is closer's text output as the tests' expectations spell it:
+// on Windows with / for its paths' separators and without the .cmd of
+// the fake programs (writeExecutable), so that one table of expected
+// lines serves every system; elsewhere, and for --json output (whose
+// backslashes are JSON's escapes), out as it is. A test that compares
+// output with a path it made reads the path through filepath.ToSlash.
+func unixView(out string, args []string) string {
+	if runtime.GOOS != "windows" || slices.Contains(args, "--json") {
+		return out
+	}
+	return strings.ReplaceAll(filepath.ToSlash(out), ".cmd", "")
 }

@@ -184,7 +184,7 @@ func (r *runCtx) detectHosts() (hostList, string) {
 	for _, s := range hostSetups {
 		if st, err := os.Stat(filepath.Join(r.dir, s.marker)); err == nil && st.IsDir() {
 			inProject = append(inProject, s.host)
-			whyProject = append(whyProject, s.marker+"/")
+			whyProject = append(whyProject, s.markerDir())
 		}
 		if onPath(r.env.Getenv("PATH"), s.binary) {
 			onPATH = append(onPATH, s.host)
@@ -200,10 +200,14 @@ func (r *runCtx) detectHosts() (hostList, string) {
 	return hostList{hostSetups[0].host}, "none of " + markerList() + " in the project, and no host CLI on PATH: the default"
 }
 
+// markerDir is the host's marker as a directory is written on this
+// system: .claude/, or .github\hooks\ on Windows.
+func (s hostSetup) markerDir() string { return s.marker + string(filepath.Separator) }
+
 func markerList() string {
 	var m []string
 	for _, s := range hostSetups {
-		m = append(m, s.marker+"/")
+		m = append(m, s.markerDir())
 	}
 	return strings.Join(m, ", ")
 }

@@ -571,7 +571,7 @@ func (r *runCtx) hookCommands(absolute bool, hosts hostList, rep *InitReport) (m
 // absolute directories.
 func onPath(path, prog string) bool {
 	for _, dir := range filepath.SplitList(path) {
-		if filepath.IsAbs(dir) && isExecutable(filepath.Join(dir, prog)) {
+		if _, ok := executableIn(dir, prog); ok && filepath.IsAbs(dir) {
 			return true
 		}
 	}
@@ -587,8 +587,8 @@ func (r *runCtx) findHook(prog string) (string, error) {
 			exe = real
 		}
 		dir := filepath.Dir(exe)
-		if isExecutable(filepath.Join(dir, prog)) {
-			return filepath.Join(dir, prog), nil
+		if path, ok := executableIn(dir, prog); ok {
+			return path, nil
 		}
 		looked = append(looked, dir)
 	}
@@ -598,8 +598,8 @@ func (r *runCtx) findHook(prog string) (string, error) {
 		if !filepath.IsAbs(dir) {
 			continue
 		}
-		if isExecutable(filepath.Join(dir, prog)) {
-			return filepath.Join(dir, prog), nil
+		if path, ok := executableIn(dir, prog); ok {
+			return path, nil
 		}
 	}
 	looked = append(looked, "PATH")
@@ -615,7 +615,7 @@ func (r *runCtx) findHook(prog string) (string, error) {
 func isOurs(command, program string) bool {
 	for _, w := range strings.Fields(command) {
 		w = strings.Trim(w, `"'`)
-		if w == program || strings.HasSuffix(w, "/"+program) {
+		if w == program || programName(w) == program {
 			return true
 		}
 	}

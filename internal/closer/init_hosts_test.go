@@ -130,7 +130,7 @@ func TestInitMergesIntoAHostsFile(t *testing.T) {
 			}
 			backup := filepath.Join(filepath.Dir(tt.file), "donegate.bak", filepath.Base(tt.file))
 			assert.Equal(t, tt.content, string(mustRead(t, filepath.Join(dir, backup))))
-			assert.Contains(t, out, "Updated "+tt.file+" (the old one is in "+backup+").")
+			assert.Contains(t, out, "Updated "+tt.file+" (the old one is in "+filepath.ToSlash(backup)+").")
 		})
 	}
 }
@@ -225,7 +225,7 @@ func TestInitHostNeverRegistersTwice(t *testing.T) {
 			homeFiles: map[string]string{".gemini/settings.json": `{"hooks": {"AfterAgent": [{"hooks": [{"type": "command", "command": "stop-hook", "timeout": 900000}]}]}}`},
 			absent:    "hooks.AfterAgent", present: "hooks.BeforeAgent", note: "stop-hook at AfterAgent already run from Gemini CLI user settings"},
 		{name: "copilot user hooks", host: "copilot", file: ".github/hooks/donegate.json",
-			homeFiles: map[string]string{".copilot/hooks/mine.json": `{"version": 1, "hooks": {"agentStop": [{"type": "command", "bash": "stop-hook", "timeoutSec": 900}]}}`},
+			homeFiles: map[string]string{".copilot/hooks/mine.json": `{"version": 1, "hooks": {"agentStop": [{"type": "command", "bash": "stop-hook", "powershell": "stop-hook", "timeoutSec": 900}]}}`},
 			absent:    "hooks.agentStop", present: "hooks.subagentStop", note: "stop-hook at agentStop already run from Copilot CLI user hooks"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -269,7 +269,7 @@ func TestInitDetectsHosts(t *testing.T) {
 			dir := projectWith(t, tt.files)
 			bin := t.TempDir()
 			for _, b := range tt.onPath {
-				require.NoError(t, os.WriteFile(filepath.Join(bin, b), []byte("#!/bin/sh\n"), 0o755))
+				writeExecutable(t, filepath.Join(bin, b), "")
 			}
 			args := append([]string{"--dir", dir, "--json"}, tt.args...)
 			code, out, errOut := initRun(t, t.TempDir(), bin, args...)
@@ -282,7 +282,7 @@ func TestInitDetectsHosts(t *testing.T) {
 			assert.FileExists(t, filepath.Join(dir, tt.config))
 			other := map[string]string{".donegate.json": ".claude/donegate.json", ".claude/donegate.json": ".donegate.json"}[tt.config]
 			assert.NoFileExists(t, filepath.Join(dir, other), "one config only")
-			assert.Contains(t, gjson.Get(out, "detected").Str, tt.detected)
+			assert.Contains(t, gjson.Get(out, "detected").Str, filepath.FromSlash(tt.detected))
 		})
 	}
 }

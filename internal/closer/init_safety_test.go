@@ -3,6 +3,7 @@ package closer
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -218,10 +219,13 @@ func TestInitBackupIsNeverWiderThanTheFile(t *testing.T) {
 			require.NoError(t, os.WriteFile(backupPath(path), []byte("old\n"), 0o644))
 			code, _, errOut := initRun(t, t.TempDir(), "", append([]string{"--dir", dir, "--portable"}, tt.args...)...)
 			require.Equal(t, ExitComplete, code, errOut)
+			assert.Contains(t, string(mustRead(t, backupPath(path))), "secret")
+			if runtime.GOOS == "windows" {
+				return // no Unix modes: a file's ACL is its directory's
+			}
 			st, err := os.Stat(backupPath(path))
 			require.NoError(t, err)
 			assert.Equal(t, os.FileMode(0o600), st.Mode().Perm())
-			assert.Contains(t, string(mustRead(t, backupPath(path))), "secret")
 			st, err = os.Stat(path)
 			require.NoError(t, err)
 			assert.Equal(t, os.FileMode(0o600), st.Mode().Perm(), "the file keeps its mode")
@@ -274,7 +278,8 @@ func TestInitReplacesAReadOnlyBackup(t *testing.T) {
 // relative ".claude" of cwd).
 func TestInitUserWithoutHome(t *testing.T) {
 	dir := projectWith(t, map[string]string{"go.mod": "module x\n"})
-	t.Setenv("HOME", "") // os.UserHomeDir, paths.Home's fallback, reads it
+	t.Setenv("HOME", "")        // os.UserHomeDir, paths.Home's fallback, reads it
+	t.Setenv("USERPROFILE", "") // and on Windows this
 	wd, err := os.Getwd()
 	require.NoError(t, err)
 	require.NoError(t, os.Chdir(dir))

@@ -27,7 +27,7 @@ func initRun(t *testing.T, home, path string, args ...string) (int, string, stri
 	code := Main(context.Background(), append([]string{"init"}, args...), &out, &errOut, testEnv(map[string]string{
 		"HOME": home, "PATH": path,
 	}, false))
-	return code, out.String(), errOut.String()
+	return code, unixView(out.String(), args), unixView(errOut.String(), args)
 }
 
 // hookBins makes a directory holding executable stop-hook and
@@ -36,7 +36,7 @@ func hookBins(t *testing.T, dir string) string {
 	t.Helper()
 	require.NoError(t, os.MkdirAll(dir, 0o755))
 	for _, p := range []string{"stop-hook", "posttooluse-hook"} {
-		require.NoError(t, os.WriteFile(filepath.Join(dir, p), []byte("#!/bin/sh\n"), 0o755))
+		writeExecutable(t, filepath.Join(dir, p), "")
 	}
 	return dir
 }
@@ -62,7 +62,7 @@ func snapshot(t *testing.T, dir string) map[string]string {
 			return err
 		}
 		data, err := os.ReadFile(p)
-		files[strings.TrimPrefix(p, dir)] = string(data)
+		files[filepath.ToSlash(strings.TrimPrefix(p, dir))] = string(data)
 		return err
 	}))
 	return files
@@ -402,6 +402,7 @@ func TestInitHookCommands(t *testing.T) {
 	beside := hookBins(t, filepath.Join(tmp, "beside"))
 	empty := filepath.Join(tmp, "empty")
 	require.NoError(t, os.MkdirAll(empty, 0o755))
+	list := string(os.PathListSeparator)
 	for _, tt := range []struct {
 		name      string
 		closerDir string
@@ -411,15 +412,15 @@ func TestInitHookCommands(t *testing.T) {
 		wantNote  string
 		wantErr   string
 	}{
-		{name: "--absolute: beside closer first", closerDir: beside, path: onPath, absolute: true, want: filepath.Join(beside, "stop-hook")},
-		{name: "--absolute: else on PATH, quoted for sh", closerDir: empty, path: "relative/dir:" + onPath, absolute: true, want: "'" + filepath.Join(onPath, "stop-hook") + "'"},
+		{name: "--absolute: beside closer first", closerDir: beside, path: onPath, absolute: true, want: cli.ShellQuote(fakeExe(filepath.Join(beside, "stop-hook")))},
+		{name: "--absolute: else on PATH, quoted for sh", closerDir: empty, path: "relative/dir" + list + onPath, absolute: true, want: "'" + fakeExe(filepath.Join(onPath, "stop-hook")) + "'"},
 		// The default suits a committed file: bare names (issue 20).
 		{name: "bare names by default", closerDir: beside, path: onPath, want: "stop-hook"},
 		{name: "bare names need no binaries, but say so", closerDir: empty, path: "", want: "stop-hook",
 			wantNote: "Note: stop-hook is not on PATH: Claude Code runs the hooks by name, so install the binaries (or run init --absolute"},
 		{name: "bare names, binaries beside closer only", closerDir: beside, path: "", want: "stop-hook",
-			wantNote: "Note: stop-hook is not on PATH: Claude Code runs the hooks by name, so put " + beside + " on PATH"},
-		{name: "--absolute, nowhere: refused", closerDir: empty, path: empty + ":bin", absolute: true, wantErr: "stop-hook not found (looked beside closer in " + empty + " and on PATH); install the binaries"},
+			wantNote: "Note: stop-hook is not on PATH: Claude Code runs the hooks by name, so put " + filepath.ToSlash(beside) + " on PATH"},
+		{name: "--absolute, nowhere: refused", closerDir: empty, path: empty + list + "bin", absolute: true, wantErr: "stop-hook not found (looked beside closer in " + filepath.ToSlash(empty) + " and on PATH); install the binaries"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			exe := executable
@@ -540,8 +541,8 @@ func TestInitJSON(t *testing.T) {
 	assert.Equal(t, []string{"type-check", "format"}, rep.Presets)
 	sort.Slice(rep.Files, func(i, j int) bool { return rep.Files[i].Path < rep.Files[j].Path })
 	assert.Equal(t, []InitFile{
-		{Path: ".claude/donegate.json", Action: "created"},
-		{Path: ".claude/settings.json", Action: "updated", Backup: ".claude/donegate.bak/settings.json"},
+		{Path: filepath.FromSlash(".claude/donegate.json"), Action: "created"},
+		{Path: filepath.FromSlash(".claude/settings.json"), Action: "updated", Backup: filepath.FromSlash(".claude/donegate.bak/settings.json")},
 	}, rep.Files)
 }
 
@@ -621,7 +622,7 @@ func TestReadmeInitExample(t *testing.T) {
 	}
 
 	bin := hookBins(t, filepath.Join(t.TempDir(), "bin"))
-	require.NoError(t, os.WriteFile(filepath.Join(bin, "claude"), []byte("#!/bin/sh\n"), 0o755))
+	writeExecutable(t, filepath.Join(bin, "claude"), "")
 	dir := projectWith(t, map[string]string{"go.mod": "module x\n\ngo 1.22\n"})
 	code, out, errOut := initRun(t, t.TempDir(), bin, "--dir", dir)
 	require.Equal(t, ExitComplete, code, errOut)

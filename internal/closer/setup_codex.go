@@ -265,7 +265,7 @@ func (r *runCtx) doctorCodex(rep *DoctorReport, s hostSetup, regs []registration
 			rep.add("codex", statusFail, "turn it on in Codex's /hooks", "%s is disabled ([hooks.state.%q] enabled = false in %s)", where, key, userPath)
 		case !found || st.TrustedHash == "":
 			rep.add("codex", statusWarn, "open /hooks in Codex and trust it (a headless run: codex exec --dangerously-bypass-hook-trust); donegate never trusts a hook for you",
-				"%s is not trusted: Codex skips it without a word until you review it (no trusted_hash for %q in %s)", where, key, userPath)
+				"%s is not trusted: Codex skips it without a word until you review it (no trusted_hash for \"%s\" in %s)", where, key, userPath)
 		case st.TrustedHash == codexHookHash(reg):
 			rep.add("codex", statusOK, "", "%s is trusted in Codex", where)
 		case reg.keySource != "" && strings.HasPrefix(st.TrustedHash, codexHookHash(reg)+"/"):

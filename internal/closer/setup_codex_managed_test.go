@@ -63,7 +63,7 @@ func TestInitCodexManaged(t *testing.T) {
 	s.vars["DONEGATE_CODEX_REQUIREMENTS"] = req
 	require.NoError(t, os.MkdirAll(filepath.Join(s.proj, ".codex"), 0o755))
 	_, dout, _ := s.run(t)
-	assert.Contains(t, dout, "✓ codex: stop-hook at Stop in "+req+" runs without review: Codex trusts its managed requirements")
+	assert.Contains(t, dout, "✓ codex: stop-hook at Stop in "+filepath.ToSlash(req)+" runs without review: Codex trusts its managed requirements")
 	assert.NotContains(t, dout, "is not trusted")
 }
 
@@ -101,7 +101,7 @@ func TestDoctorCodexManagedHooksOnly(t *testing.T) {
 	s.write(t, filepath.Join(s.proj, ".codex", "hooks.json"), codexHooks)
 	code, out, _ := s.run(t)
 	assert.Equal(t, ExitIncomplete, code)
-	assert.Contains(t, out, "is ignored: "+req+" sets allow_managed_hooks_only = true")
+	assert.Contains(t, out, "is ignored: "+filepath.ToSlash(req)+" sets allow_managed_hooks_only = true")
 }
 
 // tomlString writes any command as a TOML string that reads back as it.

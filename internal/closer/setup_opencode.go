@@ -140,7 +140,7 @@ func (r *runCtx) doctorOpenCode(rep *DoctorReport, s hostSetup, _ []registration
 	fix := "run closer init --host " + string(s.host) + " (docs/install.md, Set up " + s.title + ")"
 	found := r.openCodePlugins()
 	if len(found) == 0 {
-		rep.add(area, statusFail, fix, "OpenCode is used here (%s/) but loads no donegate plugin (.opencode/plugin/donegate.js, or %s): nothing holds its agent", s.marker, filepath.Join("~", ".config", "opencode", "plugin", "donegate.js"))
+		rep.add(area, statusFail, fix, "OpenCode is used here (%s) but loads no donegate plugin (%s, or %s): nothing holds its agent", s.markerDir(), filepath.Join(".opencode", "plugin", "donegate.js"), filepath.Join("~", ".config", "opencode", "plugin", "donegate.js"))
 		return
 	}
 	if len(found) > 1 {

@@ -39,7 +39,7 @@ func TestInitWritesTheOpenCodePlugin(t *testing.T) {
 	bins := hookBins(t, t.TempDir())
 	code, _, errOut = initRun(t, home, bins, "--dir", dir, "--host", "opencode", "--absolute")
 	require.Equal(t, ExitComplete, code, errOut)
-	quoted, _ := json.Marshal(filepath.Join(bins, "stop-hook"))
+	quoted, _ := json.Marshal(fakeExe(filepath.Join(bins, "stop-hook")))
 	written := string(mustRead(t, filepath.Join(dir, ".opencode", "plugin", "donegate.js")))
 	assert.Contains(t, written, `const STOP_HOOK = process.env.DONEGATE_STOP_HOOK || `+string(quoted))
 	assert.NotContains(t, written, `|| "stop-hook"`)

@@ -79,3 +79,10 @@ func ProjectDir(getenv Getenv) string {
 	}
 	return getenv("GEMINI_PROJECT_DIR")
 }
+
+// HasDir reports whether a program name names a directory too (bin/x,
+// or bin\x on Windows): such a name is a path, run as it is, where a bare
+// name is looked up on PATH.
+func HasDir(name string) bool {
+	return strings.ContainsRune(name, '/') || strings.ContainsRune(name, filepath.Separator)
+}
