@@ -43,18 +43,15 @@ E2E_ENV         += DONEGATE_YARN=$$(scripts/install-yarn | tail -n 1)
 # windows target run under.
 E2E_CLIENTS     += wine
 E2E_ENV         += DONEGATE_WINE=$$(scripts/install-wine | tail -n 1)
-# The packages whose tests pass for GOOS=windows under Wine; the others
-# still assume sh and Unix files in their tests (docs/install.md, Windows).
-WINDOWS_TEST_PKGS := ./config ./hookio ./internal/cli ./internal/consent ./internal/decisionlog \
-                     ./internal/docgen ./internal/fakeapi ./internal/feedback ./internal/filelock \
-                     ./internal/gate ./internal/jsondepth ./internal/judge ./internal/lastevent \
-                     ./internal/limit ./internal/paths ./internal/proc ./internal/regular \
-                     ./internal/safewrite \
-                     ./internal/sqlitefile ./internal/state ./internal/treecache ./internal/version \
-                     ./schema ./transcript
-# Packages whose tests still assume sh and Unix files but have Windows
-# tests of their own (named *Windows): those alone run under Wine.
-WINDOWS_ONLY_PKGS := ./checkers
+# Every package with tests but the root one, whose tests drive the Linux
+# build: scripts/ (bash), the txtar scenarios (sh commands), FIFOs. The
+# Windows binaries' end-to-end tests are e2e/windows_test.go (in unit).
+WINDOWS_TEST_PKGS := ./checkers ./config ./hookio ./internal/cli ./internal/closer ./internal/consent \
+                     ./internal/decisionlog ./internal/docgen ./internal/fakeapi ./internal/feedback \
+                     ./internal/filelock ./internal/gate ./internal/jsondepth ./internal/judge \
+                     ./internal/lastevent ./internal/limit ./internal/paths ./internal/proc \
+                     ./internal/regular ./internal/safewrite ./internal/sqlitefile ./internal/state \
+                     ./internal/treecache ./internal/version ./schema ./transcript
 
 .PHONY: all build test lint unit windows generate demo demo-claude claude copilot $(E2E_CLIENTS) tools clean fuzz bench \
         plugin plugin-validate release-snapshot release-check
@@ -90,8 +87,7 @@ windows: wine $(STATICCHECK)
 	GOOS=windows GOARCH=arm64 CGO_ENABLED=0 $(GO) build ./...
 	@exec=$$(scripts/install-wine | tail -n 1); \
 	  echo "GOOS=windows go test -exec $$exec $(WINDOWS_TEST_PKGS)"; \
-	  GOOS=windows GOARCH=amd64 $(GO) test -count=1 -overlay "$$(dirname "$$exec")/overlay.json" -exec "$$exec" $(WINDOWS_TEST_PKGS) && \
-	  GOOS=windows GOARCH=amd64 $(GO) test -count=1 -run Windows -overlay "$$(dirname "$$exec")/overlay.json" -exec "$$exec" $(WINDOWS_ONLY_PKGS)
+	  GOOS=windows GOARCH=amd64 $(GO) test -count=1 -overlay "$$(dirname "$$exec")/overlay.json" -exec "$$exec" $(WINDOWS_TEST_PKGS)
 
 ## generate: rewrite the generated files: schema/donegate.schema.json and
 ## the checker reference in docs/checkers.md, from the checker registry;

@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -216,6 +218,10 @@ func (f *fakeRunner) Run(ctx context.Context, cmd proc.Command) (proc.Outcome, e
 	return f.out, f.err
 }
 
+// shellNotFound is the exit code of the shell the hooks run commands
+// through (sh, or cmd.exe on Windows) for a command it cannot find.
+var shellNotFound = map[bool]int{false: 127, true: 9009}[runtime.GOOS == "windows"]
+
 func TestTestChecker(t *testing.T) {
 	var many strings.Builder
 	for i := 1; i <= 60; i++ {
@@ -238,8 +244,8 @@ func TestTestChecker(t *testing.T) {
 			feedback: "The test command `make check` failed with exit code 1. Fix the failures and run it again. It printed nothing."},
 		// Not installed is not a failure of the work: say so, and what to
 		// install, as the presets do.
-		{name: "command not found", runner: &fakeRunner{out: proc.Outcome{ExitCode: 127, Output: []byte("sh: 1: make: not found\n")}},
-			feedback: "The test command `make check` could not run: exit code 127 is the shell's \"command not found\". Install `make` (or put it on PATH), or set the test checker's \"command\" to the one the project uses.\nOutput:\nsh: 1: make: not found"},
+		{name: "command not found", runner: &fakeRunner{out: proc.Outcome{ExitCode: shellNotFound, Output: []byte("sh: 1: make: not found\n")}},
+			feedback: "The test command `make check` could not run: exit code " + strconv.Itoa(shellNotFound) + " is the shell's \"command not found\". Install `make` (or put it on PATH), or set the test checker's \"command\" to the one the project uses.\nOutput:\nsh: 1: make: not found"},
 		{name: "killed by a signal", runner: &fakeRunner{out: proc.Outcome{ExitCode: -1, Signal: "killed", Output: []byte("boom\n")}},
 			feedback: "The test command `make check` was killed by killed.\nLast output:\nboom"},
 		{name: "progress bars keep their last frame", runner: &fakeRunner{out: proc.Outcome{ExitCode: 1, Output: []byte("10%\r50%\r100%\nFAIL\n")}},
@@ -338,6 +344,8 @@ func TestTestCheckerRunsUncachedWhenTheFingerprintIsCutShort(t *testing.T) {
 	// load of 9 on 2 cores overran (the command started late, 2026-11-24).
 	bin := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(bin, "git"), []byte("#!/bin/sh\nexec sleep 60\n"), 0o755))
+	// Windows finds git.cmd for git; ping is its sleep.
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "git.cmd"), []byte("@ping -n 61 127.0.0.1 >nul\r\n"), 0o755))
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	dir := t.TempDir()
 	const budget = 4 * time.Second

@@ -20,6 +20,7 @@ import (
 // TestClaims: a claim of true is checked by its checker, one of false or
 // none is not; each refuted claim is named with the checker's evidence.
 func TestClaims(t *testing.T) {
+	needSh(t)
 	// Each claim's checker leaves a mark when it runs, so the test sees
 	// which ran.
 	claim := func(path, name, cmd string) string {
@@ -148,6 +149,7 @@ func (g *gatheringRunner) most() int {
 // the check, unless another claim is refuted: then that is the finding,
 // and the unverified claim is named beside it.
 func TestClaimsUnchecked(t *testing.T) {
+	needSh(t)
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "broken.sh"), []byte("#!/bin/sh\necho not json\n"), 0o755))
 	broken := `{"path":"validation.git_clean","checker":{"type":"external","command":["./broken.sh"]}}`

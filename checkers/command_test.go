@@ -54,6 +54,7 @@ func TestCommandOptionsCheckOptions(t *testing.T) {
 }
 
 func TestCommandChecker(t *testing.T) {
+	needSh(t)
 	no := false
 	tests := []struct {
 		name     string

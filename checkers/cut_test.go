@@ -19,6 +19,7 @@ import (
 // say what failed, at its start, and name the failing test, at its end:
 // cut at the bound keeping the head, it lost the FAIL line.
 func TestLongTestLogKeepsItsEnd(t *testing.T) {
+	needSh(t)
 	tests := []struct {
 		name    string
 		command string

@@ -18,6 +18,7 @@ import (
 )
 
 func TestExternalAnswers(t *testing.T) {
+	needSh(t)
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "not-executable"), []byte("#!/bin/sh\n"), 0o644))
 	tests := []struct {
@@ -109,6 +110,7 @@ func TestExternalAnswers(t *testing.T) {
 // reason; closer check sends a null event. Its environment carries the
 // recursion guard.
 func TestExternalInput(t *testing.T) {
+	needSh(t)
 	dir := t.TempDir()
 	const stop = `{"session_id": "s1", "hook_event_name": "Stop", "cwd": "/w", "future_field": {"x": "<&>"}}`
 	const tool = `{"session_id":"s2","hook_event_name":"PreToolUse","tool_name":"StructuredOutput","tool_input":{"answer":42}}`
@@ -154,6 +156,7 @@ var (
 )
 
 func TestExternalExamples(t *testing.T) {
+	needSh(t)
 	shell, err := filepath.Abs(shellExample)
 	require.NoError(t, err)
 	python, err := filepath.Abs(pythonExample)

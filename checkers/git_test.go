@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -19,6 +20,16 @@ func needGit(t testing.TB) {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
+	}
+}
+
+// needSh skips t where the hooks run commands through cmd.exe, not sh:
+// on Windows. Its commands are sh scripts; the *Windows tests run their
+// Windows twins (command_windows_test.go, external_windows_test.go).
+func needSh(t testing.TB) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("sh commands: on Windows the hooks run commands through cmd.exe (the *Windows tests)")
 	}
 }
 

@@ -75,6 +75,7 @@ func (g fakeGh) calls(t *testing.T) []string {
 }
 
 func TestIssueClosed(t *testing.T) {
+	needSh(t)
 	tests := []struct {
 		name           string
 		repo           string
@@ -161,6 +162,7 @@ func TestIssueClosedWithoutGh(t *testing.T) {
 // any time, so an open answer is never reused; a closed one is, within
 // the session, even if the issue is reopened.
 func TestIssueClosedAsksAgainUntilClosed(t *testing.T) {
+	needSh(t)
 	gh := newFakeGh(t)
 	cache, project := t.TempDir(), t.TempDir()
 	ch := typedChecker(t, "issue-closed", &checkers.IssueClosedOptions{Issue: 7, Repo: "acme/app"})
@@ -199,6 +201,7 @@ func TestIssueClosedAsksAgainUntilClosed(t *testing.T) {
 // TestIssueClosedFailureIsNotRemembered: a gh that cannot answer is
 // asked again, and never taken for a closed issue.
 func TestIssueClosedFailureIsNotRemembered(t *testing.T) {
+	needSh(t)
 	gh := newFakeGh(t)
 	c := &checkers.Context{ProjectDir: t.TempDir(), Event: &hookio.Event{SessionID: "s1"}, CacheDir: t.TempDir()}
 	ch := typedChecker(t, "issue-closed", &checkers.IssueClosedOptions{Issue: 7})

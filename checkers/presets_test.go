@@ -128,7 +128,7 @@ func TestPresetDetectionCannotReadAManifest(t *testing.T) {
 	c := &checkers.Context{Event: &hookio.Event{SessionID: "s1"}, ProjectDir: dir, Runner: &recordingRunner{}, Budget: time.Minute}
 	_, err := typedChecker(t, "lint", &checkers.PresetOptions{}).Check(context.Background(), c)
 	require.Error(t, err)
-	assert.Regexp(t, `^lint: detecting the project's linter: open .*/pyproject.toml: not a regular file \(a directory\)$`, err.Error())
+	assert.Regexp(t, `^lint: detecting the project's linter: open .*[/\\]pyproject\.toml: not a regular file \(a directory\)$`, err.Error())
 }
 
 // fakeToolsOnPath puts shell scripts named like the tools into a directory and
@@ -145,6 +145,7 @@ func fakeToolsOnPath(t *testing.T, scripts map[string]string) []string {
 // The presets run real commands (fake tools on PATH, real sh) and speak
 // their language.
 func TestPresetFeedback(t *testing.T) {
+	needSh(t)
 	var twenty []string
 	for i := 1; i <= 20; i++ {
 		twenty = append(twenty, fmt.Sprintf("f%d.go", i))

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync/atomic"
 	"syscall"
 	"unsafe"
 
@@ -152,8 +153,8 @@ func (g *group) close() {
 func signalOf(*os.ProcessState) string { return "" }
 
 // OwnGroup makes c, a short command run with exec.CommandContext, run
-// without a console window. Its context's end kills c itself: what c
-// started (git's own children) ends on its own.
+// without a console window. Started with StartOwn, it runs in a Job
+// Object of its own.
 func OwnGroup(c *exec.Cmd) {
 	if c.SysProcAttr == nil {
 		c.SysProcAttr = &syscall.SysProcAttr{}
@@ -162,7 +163,36 @@ func OwnGroup(c *exec.Cmd) {
 	c.SysProcAttr.CreationFlags |= windows.CREATE_NO_WINDOW
 }
 
+// StartOwn starts c (made with exec.CommandContext, OwnGroup's) in a Job
+// Object of its own, as Run starts a command: its context's end and done
+// end every process c started (git status runs a git in each submodule,
+// and a git.cmd on PATH runs cmd.exe), not c alone. done must be called
+// once c has been waited for.
+func StartOwn(c *exec.Cmd) (done func(), err error) {
+	OwnGroup(c)
+	c.SysProcAttr.CreationFlags |= windows.CREATE_SUSPENDED
+	var started atomic.Pointer[group]
+	c.Cancel = func() error {
+		if g := started.Load(); g != nil {
+			g.kill()
+			return nil
+		}
+		return c.Process.Kill() // still suspended: joinGroup has not run
+	}
+	if err := c.Start(); err != nil {
+		return nil, err
+	}
+	g := joinGroup(c, false)
+	started.Store(g)
+	return g.close, nil
+}
+
 // ShellNotFound is the exit code with which the shell says it found no
 // such command (cmd.exe: 9009, "is not recognized as an internal or
 // external command").
 const ShellNotFound = 9009
+
+// adopt does nothing: a command's processes are in its Job Object, which
+// nothing it starts can leave (see orphans_linux.go for why Linux needs
+// more).
+func adopt() (release func()) { return func() {} }

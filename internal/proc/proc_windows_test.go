@@ -105,6 +105,30 @@ func TestRunKillsTheTreeWindows(t *testing.T) {
 	requireAllGone(t, pidFile)
 }
 
+// TestStartOwnKillsTheTreeWindows: a command the result cache runs (git,
+// which may be a git.cmd, or run a git per submodule) is ended with
+// everything it started at its context's end, as a check's command is.
+func TestStartOwnKillsTheTreeWindows(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "pids")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	c := exec.CommandContext(ctx, os.Args[0])
+	c.Dir = dir
+	c.Env = append(os.Environ(), helperEnv+"=tree "+pidFile)
+	OwnGroup(c)
+	var err error
+	proctest.WithinAMinute(t, func() {
+		var done func()
+		done, err = StartOwn(c)
+		require.NoError(t, err)
+		err = c.Wait()
+		done()
+	})
+	assert.Error(t, err, "ended by its context")
+	requireAllGone(t, pidFile)
+}
+
 // TestRunReapsLeftoversWindows: a command that exits but leaves a child
 // running does not leave it running.
 func TestRunReapsLeftoversWindows(t *testing.T) {
