@@ -456,6 +456,7 @@ const (
 	empty     pluginFile = "an empty file, 0755"
 	script    pluginFile = "a shell script, 0755"
 	machO     pluginFile = "a Mach-O header, 0755"
+	windowsPE pluginFile = "a Windows binary's header, as NAME.exe, 0755"
 	directory pluginFile = "a directory"
 	fifo      pluginFile = "a FIFO"
 	devNull   pluginFile = "a link to /dev/null"
@@ -486,6 +487,10 @@ func writePluginFile(t *testing.T, path string, kind pluginFile) {
 	case machO:
 		// A 64-bit Mach-O's magic number, as GOOS=darwin builds begin.
 		write([]byte("\xcf\xfa\xed\xfe\x0c\x00\x00\x01\x00\x00\x00\x00\x02\x00\x00\x00\n"), 0o755)
+	case windowsPE:
+		// A PE file's "MZ" header, under the name Windows gives it:
+		// Claude Code runs the plugin's hooks through Git Bash there.
+		require.NoError(t, os.WriteFile(path+".exe", []byte("MZ\x90\x00\x03\x00\x00\x00\x04\x00\x00\x00\xff\xff\x00\x00\n"), 0o755))
 	case directory:
 		require.NoError(t, os.Mkdir(path, 0o755))
 	case fifo:
@@ -527,7 +532,7 @@ func TestPluginWrapperFallbacks(t *testing.T) {
 		script := "#!/bin/sh\nprintf 'path %s' \"$(basename \"$0\")\"\nfor a; do printf ' [%s]' \"$a\"; done\necho\ncat\n"
 		require.NoError(t, os.WriteFile(path, []byte(script), 0o755))
 	}
-	const notBinary = " is not an executable ELF or Mach-O binary, not on PATH)"
+	const notBinary = " is not an executable ELF, Mach-O or Windows binary, not on PATH)"
 	tests := []struct {
 		name     string
 		inPlugin pluginFile
@@ -556,6 +561,9 @@ func TestPluginWrapperFallbacks(t *testing.T) {
 		// shell says so with 126, a non-blocking error. It is not read as
 		// a script: that would be a syntax error, exit 2.
 		{name: "a Mach-O on Linux", inPlugin: machO, onPath: true, wantCode: 126, wantLine: "Exec format error"},
+		// So is a Windows NAME.exe, through the wrapper (on Windows Git
+		// Bash's test -f finds NAME for NAME.exe, and the wrapper runs it).
+		{name: "a Windows binary on Linux", inPlugin: windowsPE, wantCode: 126, wantLine: "Exec format error"},
 	}
 	for event, entries := range hooks.Hooks {
 		name := binaryFor[event]
