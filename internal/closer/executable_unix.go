@@ -5,6 +5,8 @@ package closer
 import (
 	"os"
 	"path/filepath"
+
+	"github.com/donegate/donegate/internal/cli"
 )
 
 // isExecutable reports whether path is a regular file someone may run.
@@ -25,3 +27,10 @@ func programName(path string) string { return filepath.Base(path) }
 
 // makeRunnable is the fix for a file at path that is not executable.
 func makeRunnable(path string) string { return "chmod +x " + path }
+
+// absoluteCommand is path as a hook command (init --absolute), quoted
+// for sh, which every host runs hooks with here; portable is always
+// true.
+func absoluteCommand(path string) (command string, portable bool) {
+	return cli.ShellQuote(path), true
+}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/donegate/donegate/internal/cli"
 )
 
 // Windows has no execute bit: a file runs when its extension is one of
@@ -66,4 +68,21 @@ func programName(path string) string {
 // a release's binaries are .exe files.
 func makeRunnable(path string) string {
 	return "name it " + path + ".exe (Windows runs a file by its extension, one of PATHEXT's)"
+}
+
+// absoluteCommand is path as a hook command (init --absolute): with /
+// for \ and unquoted, which every shell a host runs hooks with on
+// Windows runs as it is (Git Bash, where \ is an escape; cmd.exe;
+// PowerShell, where a quoted path is a string, not a command). A path
+// with any other character (a space, a quote, %, &, a comma, each read
+// its own way by one of them) is quoted for Git Bash, Claude Code's, and
+// portable is false.
+func absoluteCommand(path string) (command string, portable bool) {
+	p := filepath.ToSlash(path)
+	for _, c := range p {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("/._-:", c)) {
+			return cli.ShellQuote(p), false
+		}
+	}
+	return p, true
 }

@@ -122,6 +122,14 @@ func fakeExe(path string) string {
 	return path
 }
 
+// bySystem is unix, or windows on Windows: what one case expects on each.
+func bySystem(unix, windows string) string {
+	if runtime.GOOS == "windows" {
+		return windows
+	}
+	return unix
+}
+
 // binRoot is a new directory for fake programs: t.TempDir() but on
 // Windows, where it is a directory named without the test's name (which
 // may hold a comma, and cmd.exe splits a .cmd file's path at a comma).

@@ -18,7 +18,6 @@ import (
 
 	"github.com/donegate/donegate/checkers"
 	"github.com/donegate/donegate/hookio"
-	"github.com/donegate/donegate/internal/cli"
 	"github.com/donegate/donegate/internal/jsondepth"
 	"github.com/donegate/donegate/internal/regular"
 	"github.com/donegate/donegate/internal/safewrite"
@@ -562,7 +561,11 @@ func (r *runCtx) hookCommands(absolute bool, hosts hostList, rep *InitReport) (m
 		if err != nil {
 			return nil, err
 		}
-		out[prog] = cli.ShellQuote(path)
+		command, portable := absoluteCommand(path)
+		out[prog] = command
+		if !portable {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("%s is named as %s, quoted as Git Bash (Claude Code's hook shell on Windows) reads it; cmd.exe and PowerShell read a quoted path their own ways: for other hosts, put %s on PATH and leave out --absolute", prog, command, filepath.Dir(path)))
+		}
 	}
 	return out, nil
 }

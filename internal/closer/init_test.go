@@ -412,8 +412,12 @@ func TestInitHookCommands(t *testing.T) {
 		wantNote  string
 		wantErr   string
 	}{
-		{name: "--absolute: beside closer first", closerDir: beside, path: onPath, absolute: true, want: cli.ShellQuote(fakeExe(filepath.Join(beside, "stop-hook")))},
-		{name: "--absolute: else on PATH, quoted for sh", closerDir: empty, path: "relative/dir" + list + onPath, absolute: true, want: "'" + fakeExe(filepath.Join(onPath, "stop-hook")) + "'"},
+		{name: "--absolute: beside closer first", closerDir: beside, path: onPath, absolute: true,
+			want: bySystem(filepath.Join(beside, "stop-hook"), filepath.ToSlash(fakeExe(filepath.Join(beside, "stop-hook"))))},
+		// On Windows with / for \: Git Bash reads \ as an escape.
+		{name: "--absolute: else on PATH, quoted for sh", closerDir: empty, path: "relative/dir" + list + onPath, absolute: true,
+			want:     "'" + bySystem(filepath.Join(onPath, "stop-hook"), filepath.ToSlash(fakeExe(filepath.Join(onPath, "stop-hook")))) + "'",
+			wantNote: bySystem("", "quoted as Git Bash (Claude Code's hook shell on Windows) reads it; cmd.exe and PowerShell read a quoted path their own ways")},
 		// The default suits a committed file: bare names (issue 20).
 		{name: "bare names by default", closerDir: beside, path: onPath, want: "stop-hook"},
 		{name: "bare names need no binaries, but say so", closerDir: empty, path: "", want: "stop-hook",
