@@ -468,9 +468,10 @@ func watch(chain checkers.Checker) (watched checkers.Checker, out []Outcome) {
 
 // saveEvent keeps the event as the session's last (closer explain
 // --last), before the checks run (an ungated or undeclared tool call,
-// which checks nothing, keeps nothing; the Stop that follows it is kept). The write goes on beside the
-// checks: on ext4 a rename over the last record costs 0.2-0.3 ms
-// (BenchmarkSave), which the plan check's read of the transcript hides.
+// which checks nothing, keeps nothing; the Stop that follows it is kept).
+// The write goes on beside the checks (a locked rewrite in place, about
+// 20 µs: BenchmarkSave), which the plan check's read of the transcript
+// hides.
 // waitSaved ends it before the hook answers.
 func (r *run) saveEvent() {
 	if r.opts.DryRun || r.event.SessionID == "" {

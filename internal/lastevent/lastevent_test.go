@@ -2,10 +2,12 @@ package lastevent_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -125,9 +127,73 @@ func TestSaveReplacesALink(t *testing.T) {
 	assert.Equal(t, "mine", string(got))
 }
 
+// TestSaveWhileOthersReadAndWrite: hooks of one session writing events
+// of every length while explain reads: each read is one whole event,
+// never a new one's start over an old one's tail.
+func TestSaveWhileOthersReadAndWrite(t *testing.T) {
+	dir := t.TempDir()
+	events := map[string]bool{}
+	var list []string
+	for i := range 12 {
+		ev := fmt.Sprintf(`{"session_id":"s","n":%d,"last_assistant_message":"%s"}`, i, strings.Repeat("x", i*i*40))
+		events[ev] = true
+		list = append(list, ev)
+	}
+	require.NoError(t, lastevent.Save(dir, "s", []byte(list[0])))
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 150 {
+				if err := lastevent.Save(dir, "s", []byte(list[(i*7+w)%len(list)])); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	reads := 0
+	go func() { wg.Wait(); close(stop) }()
+	for done := false; !done; {
+		select {
+		case <-stop:
+			done = true
+		default:
+		}
+		rec, err := lastevent.Load(dir, "s")
+		require.NoError(t, err)
+		require.True(t, events[string(rec.Raw)], "a torn record: %.80s...", rec.Raw)
+		reads++
+	}
+	assert.Positive(t, reads)
+}
+
+// TestLoadRefusesATornRecord: a hook killed between writing a shorter
+// event and cutting the file to it leaves the new event's start over the
+// old one's tail: read says so rather than replaying it.
+func TestLoadRefusesATornRecord(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, lastevent.Save(dir, "s", []byte(`{"session_id":"s","last_assistant_message":"a long first answer"}`)))
+	rec, err := lastevent.Load(dir, "s")
+	require.NoError(t, err)
+	f, err := os.OpenFile(rec.Path, os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteAt([]byte(`{"session_id":"s"}`), 0)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	_, err = lastevent.Load(dir, "s")
+	require.ErrorContains(t, err, "not a whole event (a hook stopped while writing it?)")
+	require.NoError(t, lastevent.Save(dir, "s", []byte(`{"session_id":"s","n":2}`)))
+	rec, err = lastevent.Load(dir, "s")
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"session_id":"s","n":2}`, string(rec.Raw), "the next stop's record is whole again")
+}
+
 // BenchmarkSave is what keeping the event adds to a gated hook call: one
-// small file created, written and renamed (no fsync: a record lost in a
-// crash costs only the explanation of that stop).
+// small file rewritten in place under its lock (no fsync: a record lost in
+// a crash costs only the explanation of that stop).
 func BenchmarkSave(b *testing.B) {
 	dir := b.TempDir()
 	ev := []byte(`{"session_id":"s","transcript_path":"/t.jsonl","cwd":"/p","hook_event_name":"Stop","last_assistant_message":"` + strings.Repeat("x", 2000) + `"}`)
