@@ -23,7 +23,9 @@ import (
 // Codex 0.169.0, `codex plugin add` then app-server's hooks/list, and
 // `gemini extensions validate` of Gemini CLI 0.61.0), every entry init
 // writes for that host, the version stamped, and each hook running the
-// plugin's own binary when it has one, else the one on PATH.
+// stop-hook on PATH by name, which every shell these hosts use runs
+// (bash; PowerShell or cmd.exe on Windows): the archive's binaries are
+// the Claude Code plugin's.
 func TestHostPluginsBuild(t *testing.T) {
 	for _, tt := range []struct {
 		host, manifest string
@@ -76,8 +78,7 @@ func TestHostPluginsBuild(t *testing.T) {
 				assert.Nil(t, groups[0].Matcher)
 				assert.Equal(t, "command", h.Type)
 				assert.Equal(t, tt.timeout, h.Timeout)
-				bin := tt.dirVar + "/bin/stop-hook"
-				assert.Equal(t, `if [ -x "`+bin+`" ]; then exec "`+bin+`"`+flags+`; fi; exec stop-hook`+flags, h.Command, ev)
+				assert.Equal(t, "stop-hook"+flags, h.Command, ev)
 			}
 			assert.NoDirExists(t, filepath.Join(out, "bin"), "--no-binaries")
 			assert.FileExists(t, filepath.Join(out, "README.md"))
@@ -85,13 +86,16 @@ func TestHostPluginsBuild(t *testing.T) {
 	}
 }
 
-// TestHostPluginHookRunsWhatItFinds runs a built hook command as the
-// host does (its dir variable replaced, then sh -c): the plugin's own
-// binary when it is there, else the one on PATH.
+// TestHostPluginHookRunsWhatItFinds runs a hook command of an extension
+// built with its binaries as the host does (its dir variable replaced,
+// then sh -c): the plugin's own binary when it is there, else the one on
+// PATH.
 func TestHostPluginHookRunsWhatItFinds(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "ext")
-	b, err := exec.Command(filepath.Join("scripts", "build-plugin"), "--host", "gemini", "--no-binaries", out, "1.2.3").CombinedOutput()
+	b, err := exec.Command(filepath.Join("scripts", "build-plugin"), "--host", "gemini", out, "1.2.3").CombinedOutput()
 	require.NoError(t, err, "%s", b)
+	require.FileExists(t, filepath.Join(out, "bin", "stop-hook"))
+	require.NoError(t, os.Remove(filepath.Join(out, "bin", "stop-hook")))
 	var file struct {
 		Hooks map[string][]struct{ Hooks []struct{ Command string } }
 	}
