@@ -241,8 +241,10 @@ func TestDoctorHosts(t *testing.T) {
 			setup: func(t *testing.T, s *doctorSetup) {
 				root := filepath.Join(s.home, ".codex", "plugins", "cache", "dglocal", "donegate", "1.2.3")
 				buildHostPlugin(t, "codex", root)
-				// As Codex 0.169.0 recorded it when the plugin's Stop hook
-				// was trusted: the hook's hash, then one of the plugin's.
+				// As Codex records it when the plugin's Stop hook is
+				// trusted: the hook's hash, then one of the plugin's
+				// (Codex 0.171.0's hooks/list for this plugin, built
+				// --no-binaries and added with codex plugin add).
 				s.write(t, filepath.Join(s.home, ".codex", "config.toml"), `[plugins."donegate@dglocal"]
 enabled = true
 
@@ -250,7 +252,7 @@ enabled = true
 enabled = true
 
 [hooks.state."donegate@dglocal:hooks/hooks.json:stop:0:0"]
-trusted_hash = "sha256:5991475f47f232cf9a95b8c7591a20f5d8757f58aef7e7daa5bb2242931363db/sha256:213b9afb45d4351d634ec31f6a7b115491ffb277360c7eefb3bfb2db0214a04b"
+trusted_hash = "sha256:466b27a73609f4ec726bf08e29a808d4120ca22823b44cb957aaceda7eef1adc/sha256:b6a4fd463502811194a3379f89302235cd7b939147bafc8ebf8f18b091fc3fec"
 `)
 			},
 			want: []string{
