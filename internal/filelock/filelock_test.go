@@ -4,12 +4,31 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/donegate/donegate/internal/filelock"
 )
+
+// TestLockWaitsForTheHolder: Lock gets a lock its holder lets go of
+// within the wait, and says ErrBusy for one held past it.
+func TestLockWaitsForTheHolder(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lock")
+	a, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	require.NoError(t, err)
+	b, err := os.OpenFile(path, os.O_RDWR, 0)
+	require.NoError(t, err)
+	defer b.Close()
+	ok, err := filelock.TryLock(a)
+	require.NoError(t, err)
+	require.True(t, ok)
+
+	require.ErrorIs(t, filelock.Lock(b, 30*time.Millisecond), filelock.ErrBusy)
+	time.AfterFunc(50*time.Millisecond, func() { a.Close() })
+	require.NoError(t, filelock.Lock(b, 10*time.Second), "the holder closed its file")
+}
 
 func TestTryLockIsExclusiveUntilClosed(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "lock")

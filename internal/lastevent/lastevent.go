@@ -68,7 +68,7 @@ func Save(stateDir, sessionID string, raw []byte) error {
 		return fmt.Errorf("last event: %w", err)
 	}
 	defer f.Close()
-	if err := lock(f); err != nil {
+	if err := filelock.Lock(f, lockWait); err != nil {
 		return fmt.Errorf("last event: %s: %w", path, err)
 	}
 	// No fsync: a record lost in a crash costs only the explanation of
@@ -99,24 +99,6 @@ func openRecord(path string) (*os.File, error) {
 		return regular.OpenFile(path, os.O_CREATE|os.O_RDWR|regular.NoFollow, 0o600)
 	}
 	return nil, err
-}
-
-// lock takes f's lock, waiting up to lockWait for the process that holds
-// it.
-func lock(f *os.File) error {
-	deadline := time.Now().Add(lockWait)
-	for delay := time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
-		ok, err := filelock.TryLock(f)
-		switch {
-		case err != nil:
-			return err
-		case ok:
-			return nil
-		case time.Now().After(deadline):
-			return errors.New("locked by another process for too long")
-		}
-		time.Sleep(delay)
-	}
 }
 
 // kept are the fields a shrunk record keeps: what explain needs to find
@@ -218,7 +200,7 @@ func read(path string) (Record, error) {
 	defer f.Close()
 	// The writer's lock: a record is read whole, never while a hook
 	// rewrites it.
-	if err := lock(f); err != nil {
+	if err := filelock.Lock(f, lockWait); err != nil {
 		return Record{}, fmt.Errorf("%s: %w", path, err)
 	}
 	st, err := f.Stat()

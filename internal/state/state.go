@@ -264,23 +264,9 @@ func open(path string) (*os.File, error) {
 var LockWait = 10 * time.Second
 
 // ErrLockBusy is returned when the lock could not be had within LockWait.
-var ErrLockBusy = errors.New("lock held by another process for too long")
+var ErrLockBusy = filelock.ErrBusy
 
-func flock(f *os.File) error {
-	deadline := time.Now().Add(LockWait)
-	for delay := time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
-		ok, err := filelock.TryLock(f)
-		switch {
-		case err != nil:
-			return err
-		case ok:
-			return nil
-		case time.Now().After(deadline):
-			return ErrLockBusy
-		}
-		time.Sleep(delay)
-	}
-}
+func flock(f *os.File) error { return filelock.Lock(f, LockWait) }
 
 // maxRecordBytes bounds what is read of a state file; a record holds a
 // few counters and is far smaller.
