@@ -18,6 +18,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/tidwall/gjson"
 )
 
 // The Windows binaries, run under Wine 8 (scripts/install-wine) on
@@ -283,6 +284,29 @@ func TestWindowsCloserInitWritesCopilotsPowerShell(t *testing.T) {
 	}
 	r = p.run("closer.exe", "", "doctor", "--dir", winPath(p.dir))
 	assert.Contains(t, r.stdout, "stop-hook at agentStop in Copilot CLI project hooks", r.stdout+r.stderr)
+}
+
+// TestWindowsCloserFindsTheExeBinaries: closer.exe takes stop-hook.exe
+// for stop-hook: init --absolute names it by a path every Windows hook
+// shell runs (/ for \, unquoted), and doctor finds it there and on PATH,
+// runs it and reads its version. Before, doctor judged every .exe "not
+// executable" (no execute bit on Windows) and init --absolute found none.
+func TestWindowsCloserFindsTheExeBinaries(t *testing.T) {
+	p := &windowsProject{t: t, dir: t.TempDir(), wine: wineExec(t), bin: windowsBinaries(t)}
+	// Wine builds a program's PATH from the registry and WINEPATH.
+	p.env = []string{"DONEGATE_STATE_DIR=", "XDG_STATE_HOME=", "WINEPATH=" + winPath(p.bin)}
+	require.NoError(t, os.WriteFile(filepath.Join(p.dir, "go.mod"), []byte("module x\n\ngo 1.22\n"), 0o644))
+	r := p.run("closer.exe", "", "init", "--dir", winPath(p.dir), "--host", "codex", "--absolute")
+	require.Equal(t, 0, r.code, "closer init: %s%s", r.stdout, r.stderr)
+	data, err := os.ReadFile(filepath.Join(p.dir, ".codex", "hooks.json"))
+	require.NoError(t, err)
+	want := "Z:" + filepath.Join(p.bin, "stop-hook.exe")
+	assert.Equal(t, want, gjson.GetBytes(data, "hooks.Stop.0.hooks.0.command").Str, "%s", data)
+
+	r = p.run("closer.exe", "", "doctor", "--dir", winPath(p.dir))
+	assert.Contains(t, r.stdout, "✓ binaries: "+want+", version", r.stdout+r.stderr)
+	assert.NotContains(t, r.stdout, "not executable")
+	assert.NotContains(t, r.stdout, "is not on PATH")
 }
 
 // TestWindowsPostToolUseHookGatesStructuredOutput: posttooluse-hook.exe
