@@ -128,7 +128,7 @@ func globExists(projectDir, p string) (bool, string, error) {
 	if dir == "" {
 		dir = "." // no project dir: the working directory, as for a plain path
 	}
-	matches, err := fs.Glob(os.DirFS(dir), strings.Join(parts[i:], "/"))
+	matches, err := globIn(dir, strings.Join(parts[i:], "/"))
 	if err != nil {
 		// fs.Glob's only error is path.ErrBadPattern; the syntax is
 		// filepath.Match's, whose error the config's check reports.
