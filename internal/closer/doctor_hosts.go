@@ -52,6 +52,12 @@ func (r *runCtx) hostRegistrations(s hostSetup, rep *DoctorReport) []registratio
 			rep.add(string(s.host), statusFail, "correct the file: "+s.title+" does not use a hook file it cannot read", "%s cannot be read: %v", source, err)
 			continue
 		}
+		if s.flatHooks && runtime.GOOS == "windows" {
+			for _, ev := range bashOnly(data) {
+				rep.add(string(s.host), statusFail, "run closer init --host "+string(s.host)+" on this machine: it adds the powershell command",
+					"stop-hook at %s in %s has a bash command only: %s runs an entry's powershell on Windows, so it runs nothing here", ev, source, s.title)
+			}
+		}
 		for _, reg := range r.registrations(source, hooks, "") {
 			reg.file = f.path
 			switch {
@@ -163,6 +169,32 @@ func parseHostHooks(s hostSetup, f hostFile, data []byte) (map[string][]hookMatc
 	}
 	st, err := parseSettings(data)
 	return st.Hooks, err
+}
+
+// bashOnly lists the events of a flat hook file (Copilot CLI's) whose
+// entry runs donegate's stop-hook in bash but has no powershell: set up
+// on Linux or macOS, such an entry runs nothing on Windows.
+func bashOnly(data []byte) []string {
+	var doc struct {
+		Hooks map[string][]struct {
+			Bash       string `json:"bash"`
+			PowerShell string `json:"powershell"`
+		} `json:"hooks"`
+	}
+	if json.Unmarshal(data, &doc) != nil {
+		return nil
+	}
+	var events []string
+	for ev, entries := range doc.Hooks {
+		for _, e := range entries {
+			if e.PowerShell == "" && isOurs(e.Bash, "stop-hook") {
+				events = append(events, ev)
+				break
+			}
+		}
+	}
+	slices.Sort(events)
+	return events
 }
 
 // flatCommand is the command a flat hook entry runs: on Windows its

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -383,4 +384,27 @@ func TestFlatCommandIsWhatCopilotRuns(t *testing.T) {
 	assert.Equal(t, e.Bash, flatCommand(e.Bash, e.PowerShell, true), "the same command in either shell")
 	assert.Equal(t, "bash only", flatCommand("bash only", "", false))
 	assert.Empty(t, flatCommand("bash only", "", true), "on Windows an entry without powershell runs nothing")
+}
+
+// A Copilot CLI entry set up on Linux (bash alone) runs nothing on
+// Windows, where Copilot runs an entry's powershell: doctor says so
+// there, and only there.
+func TestDoctorCopilotBashOnlyOnWindows(t *testing.T) {
+	assert.Equal(t, []string{"agentStop", "subagentStop"}, bashOnly([]byte(`{"version": 1, "hooks": {
+		"subagentStop": [{"type": "command", "bash": "stop-hook"}],
+		"agentStop": [{"type": "command", "bash": "/opt/bin/stop-hook"}],
+		"sessionStart": [{"type": "command", "bash": "stop-hook --criteria", "powershell": "stop-hook --criteria"}],
+		"userPromptSubmitted": [{"type": "command", "bash": "my-own-hook"}]}}`)))
+	assert.Empty(t, bashOnly([]byte(`{"hooks": [`)), "a file that is not JSON is reported elsewhere")
+
+	s := newDoctorSetup(t)
+	s.write(t, filepath.Join(s.proj, ".github", "hooks", "donegate.json"), `{"version": 1, "hooks": {"agentStop": [{"type": "command", "bash": "stop-hook", "timeoutSec": 600}]}}`)
+	_, out, _ := s.run(t)
+	const line = "✗ copilot: stop-hook at agentStop in Copilot CLI project hooks"
+	if runtime.GOOS == "windows" {
+		assert.Contains(t, out, line+" "+filepath.ToSlash(filepath.Join(s.proj, ".github", "hooks", "donegate.json"))+" has a bash command only: Copilot CLI runs an entry's powershell on Windows, so it runs nothing here")
+		assert.Contains(t, out, "fix: run closer init --host copilot on this machine: it adds the powershell command")
+	} else {
+		assert.NotContains(t, out, "has a bash command only")
+	}
 }
