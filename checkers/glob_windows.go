@@ -12,11 +12,16 @@ import (
 // dir dist\*.HTML lists it). The syntax is filepath.Match's; the matches
 // are spelled as the directory spells them.
 func globIn(dir, pattern string) ([]string, error) {
-	if _, err := path.Match(pattern, ""); err != nil {
-		return nil, err
+	parts := strings.Split(pattern, "/")
+	for _, part := range parts {
+		// Each part is a pattern of its own, as fs.Glob reads it: "[a/b]"
+		// is two malformed ones, not a class holding a /.
+		if _, err := path.Match(part, ""); err != nil {
+			return nil, err
+		}
 	}
 	matches := []string{""}
-	for _, part := range strings.Split(pattern, "/") {
+	for _, part := range parts {
 		var next []string
 		for _, m := range matches {
 			if !strings.ContainsAny(part, `*?[`) {
