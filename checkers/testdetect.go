@@ -171,7 +171,11 @@ func makeKind(dir string) (DetectedTest, string, error) {
 			continue
 		}
 		// make reads the first of these that exists, and only that one.
-		name = storedName(dir, name)
+		// Makefile, the last, is the one a case-insensitive file system
+		// cannot have answered for another spelling.
+		if name != "Makefile" {
+			name = storedName(dir, name)
+		}
 		if hasMakeTarget(data, "test") {
 			def, err := testDefinition(dir, name, data)
 			return DetectedTest{Command: "make test", From: name, Definition: def}, "", err

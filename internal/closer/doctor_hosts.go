@@ -146,14 +146,7 @@ func parseHostHooks(s hostSetup, f hostFile, data []byte) (map[string][]hookMatc
 		}
 		return hooks, nil
 	case s.flatHooks:
-		var doc struct {
-			Hooks map[string][]struct {
-				Type       string   `json:"type"`
-				Bash       string   `json:"bash"`
-				PowerShell string   `json:"powershell"`
-				TimeoutSec *float64 `json:"timeoutSec"`
-			} `json:"hooks"`
-		}
+		var doc flatHookFile
 		if err := json.Unmarshal(data, &doc); err != nil {
 			return nil, err
 		}
@@ -171,16 +164,21 @@ func parseHostHooks(s hostSetup, f hostFile, data []byte) (map[string][]hookMatc
 	return st.Hooks, err
 }
 
+// flatHookFile is what doctor reads of a flat hook file (Copilot CLI's).
+type flatHookFile struct {
+	Hooks map[string][]struct {
+		Type       string   `json:"type"`
+		Bash       string   `json:"bash"`
+		PowerShell string   `json:"powershell"`
+		TimeoutSec *float64 `json:"timeoutSec"`
+	} `json:"hooks"`
+}
+
 // bashOnly lists the events of a flat hook file (Copilot CLI's) whose
 // entry runs donegate's stop-hook in bash but has no powershell: set up
 // on Linux or macOS, such an entry runs nothing on Windows.
 func bashOnly(data []byte) []string {
-	var doc struct {
-		Hooks map[string][]struct {
-			Bash       string `json:"bash"`
-			PowerShell string `json:"powershell"`
-		} `json:"hooks"`
-	}
+	var doc flatHookFile
 	if json.Unmarshal(data, &doc) != nil {
 		return nil
 	}

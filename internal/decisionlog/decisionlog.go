@@ -110,7 +110,7 @@ func Append(stateDir string, e Entry) error {
 	// than FILE_APPEND_DATA's end of file. A lock not had within lockWait
 	// is done without. Elsewhere no hook waits for another's append.
 	if runtime.GOOS == "windows" {
-		lockFor(f, lockWait)
+		_ = filelock.Lock(f, lockWait) // the lock goes with f's close
 	}
 	_, err = f.Write(line)
 	if cerr := f.Close(); err == nil {
@@ -124,18 +124,6 @@ func Append(stateDir string, e Entry) error {
 
 // lockWait bounds the wait for another hook's append.
 const lockWait = time.Second
-
-// lockFor takes f's lock, waiting up to d for it; the lock goes with f's
-// close.
-func lockFor(f *os.File, d time.Duration) {
-	deadline := time.Now().Add(d)
-	for delay := 100 * time.Microsecond; ; delay = min(2*delay, 20*time.Millisecond) {
-		if ok, err := filelock.TryLock(f); ok || err != nil || time.Now().After(deadline) {
-			return
-		}
-		time.Sleep(delay)
-	}
-}
 
 func open(path string) (*os.File, error) {
 	return regular.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|regular.NoFollow, 0o600)

@@ -12,15 +12,23 @@ import (
 	"github.com/donegate/donegate/internal/filelock"
 )
 
-// TestLockWaitsForTheHolder: Lock gets a lock its holder lets go of
-// within the wait, and says ErrBusy for one held past it.
-func TestLockWaitsForTheHolder(t *testing.T) {
+// twoHandles opens one new file twice: a and b, as two processes would
+// (b is closed at the test's end; a by the test).
+func twoHandles(t *testing.T) (a, b *os.File) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "lock")
 	a, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
 	require.NoError(t, err)
-	b, err := os.OpenFile(path, os.O_RDWR, 0)
+	b, err = os.OpenFile(path, os.O_RDWR, 0)
 	require.NoError(t, err)
-	defer b.Close()
+	t.Cleanup(func() { b.Close() })
+	return a, b
+}
+
+// TestLockWaitsForTheHolder: Lock gets a lock its holder lets go of
+// within the wait, and says ErrBusy for one held past it.
+func TestLockWaitsForTheHolder(t *testing.T) {
+	a, b := twoHandles(t)
 	ok, err := filelock.TryLock(a)
 	require.NoError(t, err)
 	require.True(t, ok)
@@ -31,12 +39,7 @@ func TestLockWaitsForTheHolder(t *testing.T) {
 }
 
 func TestTryLockIsExclusiveUntilClosed(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "lock")
-	a, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
-	require.NoError(t, err)
-	b, err := os.OpenFile(path, os.O_RDWR, 0)
-	require.NoError(t, err)
-	defer b.Close()
+	a, b := twoHandles(t)
 
 	ok, err := filelock.TryLock(a)
 	require.NoError(t, err)
@@ -48,7 +51,7 @@ func TestTryLockIsExclusiveUntilClosed(t *testing.T) {
 	// The holder's content stays readable to others, who take no lock.
 	_, err = a.WriteString("record\n")
 	require.NoError(t, err)
-	data, err := os.ReadFile(path)
+	data, err := os.ReadFile(b.Name())
 	require.NoError(t, err)
 	assert.Equal(t, "record\n", string(data))
 
