@@ -347,7 +347,10 @@ func TestTestCheckerRunsUncachedWhenTheFingerprintIsCutShort(t *testing.T) {
 	// Windows finds git.cmd for git; ping is its sleep.
 	require.NoError(t, os.WriteFile(filepath.Join(bin, "git.cmd"), []byte("@ping -n 61 127.0.0.1 >nul\r\n"), 0o755))
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	// A .git, so that git is asked: where none is above, git is not
+	// started at all.
 	dir := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(dir, ".git"), 0o755))
 	const budget = 4 * time.Second
 
 	t.Run("the command passes", func(t *testing.T) {

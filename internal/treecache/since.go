@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -63,12 +64,34 @@ func after(path string, t time.Time) bool {
 	return st.Mtime > t.UnixNano() || st.Ctime > t.UnixNano()
 }
 
+// errNoRepo is findGit's error where git, run in the directory, would
+// find no repository: no .git, nor a directory a bare repository could be,
+// in it or any directory above it.
+var errNoRepo = fmt.Errorf("%w: no .git in the directory or any above it", ErrUnknown)
+
 // findGit finds the work tree's top level above dir and its git dir
 // (.git, or where a .git file points: a worktree, a submodule), looking
 // for .git upwards rather than starting git as toplevel does: it runs at
-// stops, where a process costs milliseconds.
+// stops, where a process costs milliseconds. It walks up as git does:
+// from dir's physical path (a symbolic link in dir's path would otherwise
+// lead it to another repository's .git than git's), taking dir/.git
+// first, then dir itself when it may be a bare repository's git dir. Where
+// git's answer could be another than its own it returns ErrUnknown: a
+// variable pointing git elsewhere (GIT_DIR, ...), a .git it cannot read as
+// git would (a link, an unreadable file), or a level holding a HEAD file.
+// It returns errNoRepo when there is nothing git could find.
 func findGit(dir string) (root, gitDir string, err error) {
-	for d := dir; ; {
+	if gitMoved() {
+		return "", "", ErrUnknown
+	}
+	d, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", "", fmt.Errorf("%w: %w", ErrUnknown, err)
+	}
+	if d, err = filepath.Abs(d); err != nil {
+		return "", "", fmt.Errorf("%w: %w", ErrUnknown, err)
+	}
+	for {
 		p := filepath.Join(d, ".git")
 		info, err := os.Lstat(p)
 		switch {
@@ -77,7 +100,7 @@ func findGit(dir string) (root, gitDir string, err error) {
 		case err == nil && info.Mode().IsRegular():
 			data, err := os.ReadFile(p)
 			if err != nil {
-				return "", "", err
+				return "", "", fmt.Errorf("%w: %w", ErrUnknown, err)
 			}
 			g, ok := strings.CutPrefix(string(bytes.TrimSpace(data)), "gitdir: ")
 			if !ok {
@@ -87,11 +110,32 @@ func findGit(dir string) (root, gitDir string, err error) {
 				g = filepath.Join(d, g)
 			}
 			return d, g, nil
+		case err == nil || !errors.Is(err, fs.ErrNotExist):
+			return "", "", ErrUnknown // a link, or a .git git may read otherwise
+		}
+		// Not d/.git: git then takes d itself for a git dir when it
+		// holds HEAD, objects/ and refs/. A HEAD is enough to ask git.
+		if _, err := os.Lstat(filepath.Join(d, "HEAD")); !errors.Is(err, fs.ErrNotExist) {
+			return "", "", ErrUnknown
 		}
 		up := filepath.Dir(d)
 		if up == d {
-			return "", "", ErrUnknown
+			return "", "", errNoRepo
 		}
 		d = up
 	}
+}
+
+// gitMovers are the variables that make git find the repository, or its
+// work tree, or read config, otherwise than by looking for .git upwards.
+var gitMovers = []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT"}
+
+// gitMoved reports whether one of gitMovers is set.
+func gitMoved() bool {
+	for _, v := range gitMovers {
+		if os.Getenv(v) != "" {
+			return true
+		}
+	}
+	return false
 }

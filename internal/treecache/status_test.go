@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -94,4 +95,110 @@ func TestReadStatusOutsideGit(t *testing.T) {
 	s2, err := treecache.State(context.Background(), dir)
 	require.NoError(t, err)
 	assert.Equal(t, s2, s1)
+}
+
+// Where git could find no repository, ReadStatus answers without starting
+// it; wherever git could find one (a .git of any kind, a bare repository,
+// a variable pointing git elsewhere) git is asked. A git that notes each
+// run in a file counts the processes.
+func TestReadStatusStartsGitOnlyWhereARepositoryCanBe(t *testing.T) {
+	needGit(t)
+	if runtime.GOOS == "windows" {
+		t.Skip("the counting git is a shell script")
+	}
+	realGit, err := exec.LookPath("git")
+	require.NoError(t, err)
+	bin := t.TempDir()
+	runs := filepath.Join(t.TempDir(), "runs")
+	write(t, bin, "git", "#!/bin/sh\necho run >> '"+runs+"'\nexec '"+realGit+"' \"$@\"\n")
+	require.NoError(t, os.Chmod(filepath.Join(bin, "git"), 0o755))
+
+	if out, err := exec.Command(realGit, "-C", t.TempDir(), "rev-parse").CombinedOutput(); err == nil {
+		t.Skipf("the temporary directory is inside a repository: %s", out)
+	}
+	tests := []struct {
+		name    string
+		setup   func(t *testing.T, base string) (dir string)
+		started bool
+		notRepo string // NotRepo's message holds it; "" for none
+	}{
+		{
+			name:    "no repository above",
+			setup:   func(t *testing.T, base string) string { write(t, base, "a.py", "x\n"); return base },
+			notRepo: "not a git repository: no .git in",
+		},
+		{
+			name:    "a repository",
+			setup:   func(t *testing.T, base string) string { repo(t, base, nil); return base },
+			started: true,
+		},
+		{
+			name: "a subdirectory of a repository",
+			setup: func(t *testing.T, base string) string {
+				repo(t, base, nil)
+				require.NoError(t, os.MkdirAll(filepath.Join(base, "a", "b"), 0o755))
+				return filepath.Join(base, "a", "b")
+			},
+			started: true,
+		},
+		{
+			name: "a bare repository: git says why not",
+			setup: func(t *testing.T, base string) string {
+				gitc(t, base, "init", "-q", "--bare")
+				return base
+			},
+			started: true,
+			notRepo: "work tree",
+		},
+		{
+			name: ".git a link to a repository's git dir",
+			setup: func(t *testing.T, base string) string {
+				other := t.TempDir()
+				repo(t, other, nil)
+				dir := filepath.Join(base, "p")
+				require.NoError(t, os.MkdirAll(dir, 0o755))
+				require.NoError(t, os.Symlink(filepath.Join(other, ".git"), filepath.Join(dir, ".git")))
+				return dir
+			},
+			started: true,
+		},
+		{
+			name: "reached through a link into a repository",
+			setup: func(t *testing.T, base string) string {
+				other := t.TempDir()
+				repo(t, other, nil)
+				require.NoError(t, os.MkdirAll(filepath.Join(other, "sub"), 0o755))
+				link := filepath.Join(base, "link")
+				require.NoError(t, os.Symlink(filepath.Join(other, "sub"), link))
+				return link
+			},
+			started: true,
+		},
+		{
+			name: "GIT_DIR names a repository",
+			setup: func(t *testing.T, base string) string {
+				other := t.TempDir()
+				repo(t, other, nil)
+				t.Setenv("GIT_DIR", filepath.Join(other, ".git"))
+				return base
+			},
+			started: true,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := tt.setup(t, t.TempDir())
+			require.NoError(t, os.RemoveAll(runs))
+			t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+			st, err := treecache.ReadStatus(context.Background(), dir)
+			require.NoError(t, err)
+			_, statErr := os.Stat(runs)
+			assert.Equal(t, tt.started, statErr == nil, "git started")
+			if tt.notRepo == "" {
+				assert.NoError(t, st.NotRepo)
+			} else {
+				assert.ErrorContains(t, st.NotRepo, tt.notRepo)
+			}
+		})
+	}
 }

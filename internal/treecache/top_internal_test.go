@@ -35,6 +35,17 @@ func TestWorkTreeTop(t *testing.T) {
 		assert.Equal(t, filepath.Clean(want), filepath.Clean(got), dir)
 	}
 
+	t.Run("through a link from another repository", func(t *testing.T) {
+		outer := t.TempDir()
+		git(outer, "init", "-q")
+		link := filepath.Join(outer, "link")
+		require.NoError(t, os.Symlink(sub, link))
+		want, err := toplevel(ctx, link)
+		require.NoError(t, err)
+		got, err := workTreeTop(ctx, link)
+		require.NoError(t, err)
+		assert.Equal(t, filepath.Clean(want), filepath.Clean(got))
+	})
 	t.Run("core.worktree: git's answer", func(t *testing.T) {
 		other := t.TempDir()
 		git(repo, "config", "core.worktree", other)

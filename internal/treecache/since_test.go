@@ -1,0 +1,53 @@
+package treecache_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/donegate/donegate/internal/treecache"
+)
+
+// ChangedSince sees an edit made after t, and only then, asked from the
+// repository or through a link into its subdirectory from another repository: it looks
+// for .git from the physical path, as git does, not from the link's
+// parents (where it once found the outer repository, took the edited
+// file for deleted and the tree for unchanged, and the stop let the agent
+// go as if it had changed nothing).
+func TestChangedSince(t *testing.T) {
+	needGit(t)
+	inner := t.TempDir()
+	repo(t, inner, map[string]string{"sub/a.go": "package a\n"})
+	outer := t.TempDir()
+	repo(t, outer, map[string]string{"b.go": "package b\n"})
+	link := filepath.Join(outer, "link")
+	require.NoError(t, os.Symlink(filepath.Join(inner, "sub"), link))
+	write(t, inner, "dirty.go", "package a // untracked before t\n")
+
+	// t after everything there is, by more than a tick of the file
+	// system's clock, and the edit as long after t.
+	time.Sleep(50 * time.Millisecond)
+	since := time.Now()
+
+	changed := func(dir string) bool {
+		t.Helper()
+		st, err := treecache.ReadStatus(context.Background(), dir)
+		require.NoError(t, err)
+		ch, err := treecache.ChangedSince(context.Background(), st, since)
+		require.NoError(t, err)
+		return ch
+	}
+	for _, dir := range []string{inner, link} {
+		assert.False(t, changed(dir), "before the edit, from %s", dir)
+	}
+	time.Sleep(50 * time.Millisecond)
+	write(t, inner, "dirty.go", "package a // edited after t\n")
+	for _, dir := range []string{inner, link} {
+		assert.True(t, changed(dir), "after the edit, from %s", dir)
+	}
+}
