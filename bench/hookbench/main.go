@@ -13,7 +13,8 @@
 //     a later stop of the session) and a 256 MiB Gemini chat file
 //     (write_todos near the end), each against a 300 KB one;
 //  3. a cached test result on an unchanged tree well under 100 ms;
-//  4. peak RSS on the 256 MiB transcript under 32 MiB;
+//  4. peak RSS on the 256 MiB transcript under 32 MiB (the hook's own,
+//     through a helper: see rssOf);
 //  5. a chain of plan, test, git-clean and lint, every result cached, on
 //     a generated 10,000-file repository, ≤ 1.3× a bare `git status --porcelain
 //     --untracked-files=all` there: one look at the tree per hook run;
@@ -44,7 +45,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -53,6 +56,9 @@ import (
 )
 
 func main() {
+	if out := os.Getenv(rssEnv); out != "" {
+		os.Exit(rssOf(out, os.Args[1:]))
+	}
 	bin := flag.String("bin", "bin", "directory with stop-hook, posttooluse-hook and floor")
 	plugin := flag.String("plugin", "plugin", "the plugin's source directory (hooks/hooks.json, bin/donegate-hook)")
 	buildPlugin := flag.String("build-plugin", "scripts/build-plugin", "the script that builds the plugin directory")
@@ -89,7 +95,6 @@ type bcase struct {
 	// (runMark is replaced by the run's number).
 	runs  int
 	times []time.Duration
-	rss   []int64 // KiB
 	// before runs before each run, untimed (a change the run must see).
 	before func() error
 	// maxRuns bounds the measured runs of a slow case (0: every round).
@@ -290,7 +295,7 @@ func run(bin, base, plugin, buildPlugin string, runs int, largeSize int64) (bool
 	cases = ordered
 	// Warm the page cache and the test-result cache; check every answer.
 	for _, c := range cases {
-		if _, _, err := c.once(); err != nil {
+		if _, err := c.once(); err != nil {
 			return false, err
 		}
 	}
@@ -300,12 +305,11 @@ func run(bin, base, plugin, buildPlugin string, runs int, largeSize int64) (bool
 			if c.maxRuns > 0 && len(c.times) >= c.maxRuns {
 				continue
 			}
-			d, rss, err := c.once()
+			d, err := c.once()
 			if err != nil {
 				return false, err
 			}
 			c.times = append(c.times, d)
-			c.rss = append(c.rss, rss)
 		}
 	}
 	by := map[string]*bcase{}
@@ -315,7 +319,17 @@ func run(bin, base, plugin, buildPlugin string, runs int, largeSize int64) (bool
 
 	st, _ := os.Stat(none)
 	mb := float64(st.Size()) / 1e6
-	rssLarge := max(maxOf(by["large"].rss), maxOf(by["none"].rss))
+	// Peak RSS through the helper (see rssOf): a child started from
+	// hookbench, whose own heap holds the generated files, reports
+	// hookbench's peak as its own.
+	var rssLarge int64
+	for _, c := range []*bcase{by["large"], by["none"]} {
+		peak, err := c.peakRSS(10)
+		if err != nil {
+			return false, err
+		}
+		rssLarge = max(rssLarge, peak)
+	}
 	ratio := func(a, b string) float64 { return secs(median(by[a].times)) / secs(median(by[b].times)) }
 	rows := []row{
 		{"floor: read stdin, print {}", ms(median(by["floor"].times)), "(baseline)", true},
@@ -362,10 +376,75 @@ func run(bin, base, plugin, buildPlugin string, runs int, largeSize int64) (bool
 }
 
 // once runs the case one time and checks its answer.
-func (c *bcase) once() (time.Duration, int64, error) {
+// rssEnv, set in hookbench's environment, makes it the helper that runs
+// its arguments and writes their peak RSS into the file the variable
+// names (see rssOf).
+const rssEnv = "HOOKBENCH_RSS_TO"
+
+// rssOf runs argv with hookbench's stdin, stdout and stderr and writes its
+// peak RSS in KiB to the file out; it returns argv's exit code. Linux
+// counts in a child's peak the resident set of the process it was started
+// from until it execs, and Go starts children sharing the parent's memory
+// (CLONE_VM): the floor, 2 MiB on its own, reported 43 MiB when started
+// from a process holding 40 MiB. Started from this helper, a fresh
+// process holding a few MiB, the hook's peak is its own.
+func rssOf(out string, argv []string) int {
+	if len(argv) == 0 {
+		fmt.Fprintln(os.Stderr, "hookbench: the RSS helper needs a command")
+		return 2
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	err := cmd.Run()
+	if cmd.ProcessState == nil {
+		fmt.Fprintln(os.Stderr, "hookbench:", err)
+		return 2
+	}
+	if werr := os.WriteFile(out, []byte(fmt.Sprint(maxRSS(cmd.ProcessState))), 0o644); werr != nil {
+		fmt.Fprintln(os.Stderr, "hookbench:", werr)
+		return 2
+	}
+	return cmd.ProcessState.ExitCode()
+}
+
+// peakRSS runs c n times through the helper (rssOf) and returns the
+// largest peak RSS, in KiB.
+func (c *bcase) peakRSS(n int) (int64, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return 0, err
+	}
+	f, err := os.CreateTemp("", "hookbench-rss")
+	if err != nil {
+		return 0, err
+	}
+	f.Close()
+	defer os.Remove(f.Name())
+	helper := *c
+	helper.argv = append([]string{self}, c.argv...)
+	helper.env = append(slices.Clip(c.env), rssEnv+"="+f.Name())
+	var peak int64
+	for range n {
+		if _, err := helper.once(); err != nil {
+			return 0, err
+		}
+		data, err := os.ReadFile(f.Name())
+		if err != nil {
+			return 0, err
+		}
+		kib, err := strconv.ParseInt(string(data), 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("%s: the RSS helper wrote %q: %w", c.name, data, err)
+		}
+		peak = max(peak, kib)
+	}
+	return peak, nil
+}
+
+func (c *bcase) once() (time.Duration, error) {
 	if c.before != nil {
 		if err := c.before(); err != nil {
-			return 0, 0, fmt.Errorf("%s: %v", c.name, err)
+			return 0, fmt.Errorf("%s: %v", c.name, err)
 		}
 	}
 	cmd := exec.Command(c.argv[0], c.argv[1:]...)
@@ -379,12 +458,12 @@ func (c *bcase) once() (time.Duration, int64, error) {
 	err := cmd.Run()
 	d := time.Since(start)
 	if err != nil {
-		return 0, 0, fmt.Errorf("%s: %v: %s", c.name, err, errb.String())
+		return 0, fmt.Errorf("%s: %v: %s", c.name, err, errb.String())
 	}
 	if c.expect != "" && !strings.Contains(out.String(), c.expect) {
-		return 0, 0, fmt.Errorf("%s: answer %q does not contain %q (stderr %q)", c.name, out.String(), c.expect, errb.String())
+		return 0, fmt.Errorf("%s: answer %q does not contain %q (stderr %q)", c.name, out.String(), c.expect, errb.String())
 	}
-	return d, maxRSS(cmd.ProcessState), nil
+	return d, nil
 }
 
 // pluginHook returns how Claude Code runs the hook for event that the
@@ -578,14 +657,6 @@ func median(ds []time.Duration) time.Duration {
 	s := append([]time.Duration(nil), ds...)
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
 	return s[len(s)/2]
-}
-
-func maxOf(xs []int64) int64 {
-	var m int64
-	for _, x := range xs {
-		m = max(m, x)
-	}
-	return m
 }
 
 func secs(d time.Duration) float64 { return d.Seconds() }

@@ -757,9 +757,15 @@ func hasWord(command, word string) bool {
 	return slices.Contains(strings.Fields(command), word)
 }
 
-// diff is a unified diff of the change, as --dry-run prints it.
+// diff is a unified diff of the change, as --dry-run prints it. A file
+// in the project is named as git names it (a/.claude/..., b/...), one
+// outside it (the user's settings) by its absolute path, as diff -u
+// names it.
 func (c change) diff() (string, error) {
-	from := "a/" + c.display
+	from, to := "a/"+c.display, "b/"+c.display
+	if filepath.IsAbs(c.display) {
+		from, to = c.display, c.display
+	}
 	if c.old == nil {
 		from = "/dev/null"
 	}
@@ -767,7 +773,7 @@ func (c change) diff() (string, error) {
 		A:        splitLines(c.old),
 		B:        splitLines(c.new),
 		FromFile: from,
-		ToFile:   "b/" + c.display,
+		ToFile:   to,
 		Context:  3,
 	})
 	if err != nil {

@@ -500,6 +500,20 @@ func TestInitDryRunWritesNothing(t *testing.T) {
 	assert.NotContains(t, out, "-  \"model\"", "unchanged lines are context")
 }
 
+// A file outside DIR (the user's settings) is named by its absolute path
+// in the diff's headers, without the a/ and b/ of a project's relative
+// ones: not "b//home/...".
+func TestInitDryRunNamesAFileOutsideTheProjectByItsPath(t *testing.T) {
+	home := t.TempDir()
+	dir := projectWith(t, map[string]string{"go.mod": "module x\n"})
+	code, out, errOut := initRun(t, home, "", "--dir", dir, "--portable", "--user", "--dry-run")
+	require.Equal(t, ExitComplete, code, errOut)
+	settings := filepath.Join(home, ".claude", "settings.json")
+	assert.Contains(t, out, "--- /dev/null\n+++ "+settings+"\n")
+	assert.Contains(t, out, "+++ b/.claude/donegate.json\n", "a file in the project keeps b/")
+	assert.NoFileExists(t, settings)
+}
+
 func TestInitKeepsAnExistingConfigUnlessForced(t *testing.T) {
 	const mine = `{"checkers": [{"type": "files", "paths": ["x"]}]}`
 	for _, tt := range []struct {
