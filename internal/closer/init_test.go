@@ -509,7 +509,7 @@ func TestInitDryRunNamesAFileOutsideTheProjectByItsPath(t *testing.T) {
 	code, out, errOut := initRun(t, home, "", "--dir", dir, "--portable", "--user", "--dry-run")
 	require.Equal(t, ExitComplete, code, errOut)
 	settings := filepath.Join(home, ".claude", "settings.json")
-	assert.Contains(t, out, "--- /dev/null\n+++ "+settings+"\n")
+	assert.Contains(t, out, "--- /dev/null\n+++ "+filepath.ToSlash(settings)+"\n")
 	assert.Contains(t, out, "+++ b/.claude/donegate.json\n", "a file in the project keeps b/")
 	assert.NoFileExists(t, settings)
 }
