@@ -73,6 +73,11 @@ func GeminiPlan(ctx context.Context, path string) (items []Item, found bool, err
 	return items, found, nil
 }
 
+// maxRewindID bounds the JSON-quoted id of a rewind that geminiPlan looks
+// for: Gemini CLI's ids are a few dozen bytes, and the search holds two of
+// its marker in memory.
+const maxRewindID = 1 << 10
+
 // geminiPlan is GeminiPlan on the first size bytes of r.
 func geminiPlan(r io.ReaderAt, size int64) (items []Item, found bool, err error) {
 	// dropped holds the ids of messages a rewind after the current
@@ -96,7 +101,8 @@ func geminiPlan(r io.ReaderAt, size int64) (items []Item, found bool, err error)
 			// every message.
 			dropped[to.Str] = true
 			mark, err := jsonString(to.Str)
-			if err != nil {
+			if err != nil || len(mark) > maxRewindID {
+				// No record can be found by it: as none at all.
 				return nil, false, nil
 			}
 			p, _, err := lastIndex(r, start, [][]byte{append([]byte(`"id":`), mark...)}, buf)

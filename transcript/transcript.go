@@ -336,7 +336,13 @@ func lastIndex(r io.ReaderAt, end int64, markers [][]byte, buf []byte) (int64, i
 		longest = max(longest, len(m))
 	}
 	overlap := int64(longest - 1)
-	// buf holds at least two of the longest marker, so every step moves back.
+	// buf holds at least two of the longest marker, so every step moves
+	// back; a longer marker (a rewind's id, see geminiPlan) gets a buffer
+	// of its own. With a step shorter than the overlap each step moved
+	// forward, until a read past the end took the file for shrunk.
+	if len(buf) < 2*longest {
+		buf = make([]byte, 2*longest)
+	}
 	step := min(max(firstStep, 2*longest), len(buf))
 	for hi := end; hi > 0; step = grow(step, len(buf)) {
 		lo := max(0, hi-int64(step))
