@@ -34,6 +34,7 @@ import (
 	"github.com/donegate/donegate/internal/paths"
 	"github.com/donegate/donegate/internal/proc"
 	"github.com/donegate/donegate/internal/state"
+	"github.com/donegate/donegate/internal/treecache"
 	"github.com/donegate/donegate/internal/version"
 )
 
@@ -202,6 +203,9 @@ type run struct {
 	// flaky are the test commands that failed, then passed when run
 	// again: the person is told.
 	flaky []checkers.Flaky
+	// status is the git status unchangedSince took, which the checkers
+	// then read instead of taking their own (see checkers.Context.SeedStatus).
+	status *treecache.Status
 }
 
 // readOnly reports whether the run may write none of its bookkeeping:
@@ -332,6 +336,10 @@ func (r *run) check(ctx context.Context, c *config.Config, reason checkers.StopR
 	defer cancel()
 	cc := r.checkerContext(c, reason)
 	cc.Budget, cc.Continued = budget, sync.OnceValues(r.continued)
+	if r.status != nil {
+		// Nothing has run since the session rule looked at the tree.
+		cc.SeedStatus(r.status)
+	}
 	if r.consent == nil {
 		// config() was not called: nothing is known to be allowed.
 		r.consent = &Consent{Project: r.projectDir()}

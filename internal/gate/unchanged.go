@@ -84,6 +84,7 @@ func (r *run) unchangedSince(ctx context.Context) (bool, time.Time) {
 	if err != nil {
 		return false, time.Time{}
 	}
+	r.status = st
 	changed, err := treecache.ChangedSince(ctx, st, sn.Start)
 	if err != nil {
 		return false, time.Time{} // outside git: as always
