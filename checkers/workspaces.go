@@ -399,9 +399,11 @@ func (k commandCheck) workspaceTest(ctx context.Context, c *Context, own time.Du
 }
 
 // partStates fingerprints the workspace's packages and the rest of the
-// tree (see treecache.PartStates).
+// tree (see treecache.PartStates), from the run's shared look at the tree:
+// before the runs, the one the other checks (and the gate's session rule)
+// read; after each run, a new one, since the run may have written files.
 func (k commandCheck) partStates(ctx context.Context, c *Context, pkgs []wsPackage) (map[string]string, string, error) {
-	st, err := treecache.ReadStatus(ctx, c.ProjectDir)
+	st, err := c.gitStatus(ctx)
 	if err != nil {
 		return nil, "", err
 	}
