@@ -114,6 +114,15 @@ func (c *Context) treeState(ctx context.Context, own time.Duration) (string, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, share/fingerprintShare)
 	defer cancel()
+	return c.TreeState(ctx)
+}
+
+// TreeState is the fingerprint of the working tree at c.ProjectDir (see
+// treecache.Cache.StateOf), from the run's shared look: taken again only
+// when a command ran since the last look, so a caller after the checks
+// (the gate's look for progress) costs no git process when the checks'
+// last look stands.
+func (c *Context) TreeState(ctx context.Context) (string, error) {
 	t := &c.tree
 	if err := t.acquire(ctx); err != nil {
 		return "", err

@@ -206,6 +206,9 @@ type run struct {
 	// status is the git status unchangedSince took, which the checkers
 	// then read instead of taking their own (see checkers.Context.SeedStatus).
 	status *treecache.Status
+	// checked is the context the chain ran with, whose look at the tree
+	// the progress look reads (see progressLook); nil before the chain.
+	checked *checkers.Context
 }
 
 // readOnly reports whether the run may write none of its bookkeeping:
@@ -340,6 +343,7 @@ func (r *run) check(ctx context.Context, c *config.Config, reason checkers.StopR
 		// Nothing has run since the session rule looked at the tree.
 		cc.SeedStatus(r.status)
 	}
+	r.checked = cc
 	if r.consent == nil {
 		// config() was not called: nothing is known to be allowed.
 		r.consent = &Consent{Project: r.projectDir()}

@@ -71,7 +71,15 @@ func (r *run) progressLook(ctx context.Context, key string, res checkers.Result)
 	if last, ok := all[key]; ok && last.Open == look.Open && !personsPrompt(r.event, last, sessionPrompts(s)) {
 		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		defer cancel()
-		tree, err := treecache.Cache{Dir: filepath.Join(r.stateDir(), "results"), ReadOnly: true}.State(ctx, r.projectDir())
+		var tree string
+		var err error
+		if r.checked != nil {
+			// The checks' look at the tree, still standing unless a
+			// command ran after it: no second git status.
+			tree, err = r.checked.TreeState(ctx)
+		} else {
+			tree, err = treecache.Cache{Dir: filepath.Join(r.stateDir(), "results"), ReadOnly: true}.State(ctx, r.projectDir())
+		}
 		switch {
 		case errors.Is(err, treecache.ErrUnsettled):
 			// Files changed in the last 2 s: the agent is moving.
