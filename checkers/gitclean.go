@@ -35,7 +35,7 @@ const maxListed = 20
 
 // Check implements Checker.
 func (gitCleanChecker) Check(ctx context.Context, c *Context) (Result, error) {
-	st, err := c.gitStatus(ctx)
+	st, err := c.GitStatus(ctx)
 	if err != nil {
 		return Result{}, err
 	}

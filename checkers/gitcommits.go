@@ -59,7 +59,7 @@ type gitCommitsChecker struct {
 
 // Check implements Checker.
 func (g gitCommitsChecker) Check(ctx context.Context, c *Context) (Result, error) {
-	st, err := c.gitStatus(ctx)
+	st, err := c.GitStatus(ctx)
 	if err != nil {
 		return Result{}, err
 	}

@@ -284,7 +284,7 @@ func (j judgeChecker) noVerdict(c *Context, q judge.Question, reason string) Res
 // prompt (git-commits' baseline), else against HEAD, and the untracked
 // files.
 func (j judgeChecker) changes(ctx context.Context, c *Context) (string, error) {
-	st, err := c.gitStatus(ctx)
+	st, err := c.GitStatus(ctx)
 	if err != nil {
 		return "", err
 	}

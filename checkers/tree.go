@@ -58,9 +58,10 @@ func (t *tree) changed() {
 	t.mu.Unlock()
 }
 
-// gitStatus returns git's view of the working tree at c.ProjectDir, taken
-// once per generation (see tree).
-func (c *Context) gitStatus(ctx context.Context) (*treecache.Status, error) {
+// GitStatus returns git's view of the working tree at c.ProjectDir, taken
+// once per generation (see tree): the checks read it, and so does the
+// gate's rule of a session that changed nothing, before them.
+func (c *Context) GitStatus(ctx context.Context) (*treecache.Status, error) {
 	t := &c.tree
 	if err := t.acquire(ctx); err != nil {
 		return nil, err
@@ -69,23 +70,7 @@ func (c *Context) gitStatus(ctx context.Context) (*treecache.Status, error) {
 	return t.lockedStatus(ctx, c.ProjectDir)
 }
 
-// SeedStatus gives the run's look at the tree st, a git status of
-// c.ProjectDir its caller took before any checker of the run ran a
-// command (the gate's, for the rule of a session that changed nothing):
-// the checkers read it rather than start git again, which on a large
-// repository costs as much as the rest of the stop. A look already taken,
-// or a status of another dir, is kept as it is.
-func (c *Context) SeedStatus(st *treecache.Status) {
-	t := &c.tree
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if st == nil || st.Dir != c.ProjectDir || t.status != nil || t.statusErr != nil {
-		return
-	}
-	t.lookGen, t.status, t.haveState = t.gen, st, false
-}
-
-// lockedStatus is gitStatus for a caller that holds sem.
+// lockedStatus is GitStatus for a caller that holds sem.
 func (t *tree) lockedStatus(ctx context.Context, dir string) (*treecache.Status, error) {
 	t.mu.Lock()
 	gen := t.gen

@@ -153,7 +153,7 @@ const maxTestBaselines = 8
 // weakened returns how the change weakened the tests of the project, and
 // the baseline it compared with ("" when nothing could be compared).
 func weakened(ctx context.Context, c *Context) (found []weakness, base string, err error) {
-	st, err := c.gitStatus(ctx)
+	st, err := c.GitStatus(ctx)
 	if err != nil {
 		return nil, "", err
 	}

@@ -403,7 +403,7 @@ func (k commandCheck) workspaceTest(ctx context.Context, c *Context, own time.Du
 // before the runs, the one the other checks (and the gate's session rule)
 // read; after each run, a new one, since the run may have written files.
 func (k commandCheck) partStates(ctx context.Context, c *Context, pkgs []wsPackage) (map[string]string, string, error) {
-	st, err := c.gitStatus(ctx)
+	st, err := c.GitStatus(ctx)
 	if err != nil {
 		return nil, "", err
 	}

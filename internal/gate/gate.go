@@ -34,7 +34,6 @@ import (
 	"github.com/donegate/donegate/internal/paths"
 	"github.com/donegate/donegate/internal/proc"
 	"github.com/donegate/donegate/internal/state"
-	"github.com/donegate/donegate/internal/treecache"
 	"github.com/donegate/donegate/internal/version"
 )
 
@@ -203,11 +202,9 @@ type run struct {
 	// flaky are the test commands that failed, then passed when run
 	// again: the person is told.
 	flaky []checkers.Flaky
-	// status is the git status unchangedSince took, which the checkers
-	// then read instead of taking their own (see checkers.Context.SeedStatus).
-	status *treecache.Status
-	// checked is the context the chain ran with, whose look at the tree
-	// the progress look reads (see progressLook); nil before the chain.
+	// checked is the context the chain runs with, whose look at the tree
+	// the session rule, the checks and the look for progress share (see
+	// check); nil before the chain.
 	checked *checkers.Context
 }
 
@@ -311,9 +308,13 @@ func (r *run) dialect(c *config.Config) hookio.Dialect {
 
 // check runs the configured chain for reason under the config's budget.
 func (r *run) check(ctx context.Context, c *config.Config, reason checkers.StopReason) (checkers.Result, error) {
+	// One look at the tree serves the run: the session rule's below, the
+	// checks' (a command renews it) and the look for progress after them.
+	cc := r.checkerContext(c, reason)
+	r.checked = cc
 	specs := checkers.At(c.Checkers, reason)
 	if (reason == checkers.ReasonStop || reason == checkers.ReasonSubagentStop) && !c.HoldUnchanged {
-		if unchanged, since := r.unchangedSince(ctx); unchanged {
+		if unchanged, since := r.unchangedSince(ctx, cc); unchanged {
 			var dropped []string
 			specs, dropped = checkers.AgentOnly(specs)
 			if len(dropped) > 0 {
@@ -337,13 +338,7 @@ func (r *run) check(ctx context.Context, c *config.Config, reason checkers.StopR
 	}
 	ctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
-	cc := r.checkerContext(c, reason)
 	cc.Budget, cc.Continued = budget, sync.OnceValues(r.continued)
-	if r.status != nil {
-		// Nothing has run since the session rule looked at the tree.
-		cc.SeedStatus(r.status)
-	}
-	r.checked = cc
 	if r.consent == nil {
 		// config() was not called: nothing is known to be allowed.
 		r.consent = &Consent{Project: r.projectDir()}

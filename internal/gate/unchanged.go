@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/donegate/donegate/checkers"
 	"github.com/donegate/donegate/hookio"
 	"github.com/donegate/donegate/internal/state"
 	"github.com/donegate/donegate/internal/treecache"
@@ -68,8 +69,9 @@ func (r *run) noteSession(start bool) {
 
 // unchangedSince reports whether the session's agent has changed nothing
 // since donegate saw the session begin, and when that was. Finding the
-// first change records it, for good.
-func (r *run) unchangedSince(ctx context.Context) (bool, time.Time) {
+// first change records it, for good. It reads the tree through cc's look,
+// which the checks then share.
+func (r *run) unchangedSince(ctx context.Context, cc *checkers.Context) (bool, time.Time) {
 	if r.event.SessionID == "" {
 		return false, time.Time{}
 	}
@@ -80,11 +82,10 @@ func (r *run) unchangedSince(ctx context.Context) (bool, time.Time) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	st, err := treecache.ReadStatus(ctx, r.projectDir())
+	st, err := cc.GitStatus(ctx)
 	if err != nil {
 		return false, time.Time{}
 	}
-	r.status = st
 	changed, err := treecache.ChangedSince(ctx, st, sn.Start)
 	if err != nil {
 		return false, time.Time{} // outside git: as always
