@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -46,7 +45,11 @@ func TestAgentsOwnPassingRunIsNotRepeated(t *testing.T) {
 			s.config(`{"hold_unchanged": true, "checkers": [{"type": "test", "command": "` + command + `"}]}`)
 			s.useDonegate() // as settings.example.json: at PostToolUse of Bash too
 			if !registered {
-				s.Hooks["PostToolUse"] = slices.DeleteFunc(s.Hooks["PostToolUse"], func(e hookEntry) bool { return e.Matcher == "Bash" })
+				for i, e := range s.Hooks["PostToolUse"] {
+					if e.Matcher == "StructuredOutput|Bash" {
+						s.Hooks["PostToolUse"][i].Matcher = "StructuredOutput"
+					}
+				}
 			}
 			s.Args = []string{"--allowedTools", "Bash", "--permission-mode", "acceptEdits"}
 			r := s.run("Write done.txt and run the tests")

@@ -117,7 +117,7 @@ func (s *session) useDonegate(flags ...string) {
 	s.Hooks["Stop"] = append(s.Hooks["Stop"], hookEntry{Command: stop})
 	s.Hooks["SubagentStop"] = append(s.Hooks["SubagentStop"], hookEntry{Command: stop})
 	s.Hooks["PreToolUse"] = append(s.Hooks["PreToolUse"], hookEntry{Matcher: "StructuredOutput", Command: tool})
-	s.Hooks["PostToolUse"] = append(s.Hooks["PostToolUse"], hookEntry{Matcher: "StructuredOutput", Command: tool}, hookEntry{Matcher: "Bash", Command: tool})
+	s.Hooks["PostToolUse"] = append(s.Hooks["PostToolUse"], hookEntry{Matcher: "StructuredOutput|Bash", Command: tool})
 }
 
 // startChecksEarly registers stop-hook --start at PostToolUse of the edit

@@ -137,6 +137,19 @@ func TestDoctor(t *testing.T) {
 			not: []string{`^[!✗]`},
 		},
 		{
+			name: "posttooluse-hook at PostToolUse of StructuredOutput and Bash in one group, as init writes it",
+			setup: func(t *testing.T, s *doctorSetup) {
+				s.write(t, settings(s), strings.Replace(exampleSettings, `"PostToolUse":  [{"matcher": "StructuredOutput",`,
+					`"PostToolUse":  [{"matcher": "StructuredOutput|Bash",`, 1))
+			},
+			code: ExitComplete,
+			want: []string{
+				`^✓ settings: posttooluse-hook at PostToolUse \(matcher "StructuredOutput\|Bash"\) in project settings .*: the agent's own passing runs of a checked command stand for the check's run$`,
+				`^No problems found\.$`,
+			},
+			not: []string{`^[!✗]`},
+		},
+		{
 			name: "posttooluse-hook at PostToolUse of Bash too: the agent's own runs, no clash",
 			setup: func(t *testing.T, s *doctorSetup) {
 				s.write(t, settings(s), strings.Replace(exampleSettings, `"PostToolUse":  [`,

@@ -629,10 +629,36 @@ func isOurs(command, program string) bool {
 // that is missing, and returns the new text, or nil when nothing is
 // missing. Every other key keeps its value and its place; the text is
 // indented as data was. data nil or blank is a new file.
+//
+// Registrations of one event that run the same command (posttooluse-hook
+// at PostToolUse, for StructuredOutput and for Bash) go into one group,
+// their matchers joined: Claude Code runs one command once per tool call
+// whatever the groups, but VS Code ignores matchers and runs every group,
+// so two groups would run the hook twice after each of its tool calls.
+// An entry of ours already there stays as it is.
 func mergeHooks(data []byte, regs []hookReg, timeout int, commands map[string]string, skip map[int]bool) ([]byte, error) {
+	type addedGroup struct {
+		group *jnode
+		event string
+		reg   hookReg
+	}
+	var added []addedGroup
 	return mergeEntries(data, regs, skip, nil, func(groups *jnode, reg hookReg) bool {
 		if registered(groups, reg.matcher, reg.program, reg.flags) {
 			return false
+		}
+		for i := range added {
+			a := &added[i]
+			if a.event == reg.event && a.reg.program == reg.program && a.reg.flags == reg.flags &&
+				a.reg.matcher != "" && reg.matcher != "" && slices.Contains(groups.items, a.group) {
+				for i, m := range a.group.members {
+					if m.key == "matcher" {
+						a.group.members[i].value = newScalar(a.reg.matcher + "|" + reg.matcher)
+					}
+				}
+				a.reg.matcher += "|" + reg.matcher
+				return true
+			}
 		}
 		g := newObject()
 		if reg.matcher != "" {
@@ -647,6 +673,7 @@ func mergeHooks(data []byte, regs []hookReg, timeout int, commands map[string]st
 		}
 		g.set("hooks", &jnode{kind: '[', items: []*jnode{h}})
 		groups.items = append(groups.items, g)
+		added = append(added, addedGroup{g, reg.event, reg})
 		return true
 	})
 }

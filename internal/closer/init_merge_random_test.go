@@ -81,9 +81,11 @@ func checkMerge(in []byte, commands map[string]string) string {
 		}
 	}
 	// An event may hold more than one registration of ours (PostToolUse:
-	// StructuredOutput and Bash): each missing one adds one group, and a
-	// registered one adds none.
+	// StructuredOutput and Bash): each missing one adds one group, but
+	// those that run the same command share one (their matchers joined),
+	// and a registered one adds none.
 	missing := map[string]int{}
+	shared := map[string]bool{}
 	for _, reg := range registrations {
 		before := gjson.GetBytes(in, "hooks."+reg.event).Array()
 		after := gjson.GetBytes(out, "hooks."+reg.event).Array()
@@ -101,8 +103,12 @@ func checkMerge(in []byte, commands map[string]string) string {
 			return fmt.Sprintf("%s (%q) registered %d times: %s", reg.event, reg.matcher, has, out)
 		case had > 0 && has != had:
 			return fmt.Sprintf("%s (%q) was registered, and another added: %s", reg.event, reg.matcher, out)
+		case had == 0 && reg.matcher != "" && shared[reg.event+" "+reg.program+" "+reg.flags]:
 		case had == 0:
 			missing[reg.event]++
+			if reg.matcher != "" {
+				shared[reg.event+" "+reg.program+" "+reg.flags] = true
+			}
 		}
 	}
 	for ev := range eventsOf(registrations) {
@@ -124,11 +130,11 @@ func countOurs(groups []gjson.Result, matcher, program, flags string) int {
 	selects := map[string]bool{"": true, "*": true}
 	switch matcher {
 	case "StructuredOutput":
-		for _, m := range []string{matcher, "Bash|StructuredOutput", "Struct.*"} {
+		for _, m := range []string{matcher, "Bash|StructuredOutput", "StructuredOutput|Bash", "Struct.*"} {
 			selects[m] = true
 		}
 	case "Bash":
-		for _, m := range []string{matcher, "Bash|StructuredOutput"} {
+		for _, m := range []string{matcher, "Bash|StructuredOutput", "StructuredOutput|Bash"} {
 			selects[m] = true
 		}
 	case editTools:

@@ -271,7 +271,7 @@ func (r *runCtx) doctorRegistrations(rep *DoctorReport, regs []registration, cfg
 		switch {
 		case !bad && start:
 			rep.add("settings", statusOK, "", "%s: the stop's checks start in the background after the agent's edits, so the stop finds their results", where)
-		case !bad && agentRuns && !gates:
+		case !bad && agentRuns:
 			rep.add("settings", statusOK, "", "%s: the agent's own passing runs of a checked command stand for the check's run", where)
 		case !bad:
 			rep.add("settings", statusOK, "", "%s", where)
