@@ -39,8 +39,9 @@ import (
 //     or a makefile's test recipe that becomes empty, true, exit 0, echo
 //     only, or ends in || true.
 //
-// Only git can say what changed: outside a git work tree, or in one with
-// no commit, nothing is compared. Lines in comments do not count.
+// Only git can say what changed: outside a git work tree, in one with no
+// commit, or in one whose first commit the session made, nothing is
+// compared. Lines in comments do not count.
 
 // weakeningOptions are the values of a test checker's "weakening".
 const (
@@ -161,6 +162,12 @@ func weakened(ctx context.Context, c *Context) (found []weakness, base string, e
 		return nil, "", nil
 	}
 	base = c.testBaseline(ctx, st)
+	if base == "" {
+		// The session made the repository's first commit: there was
+		// nothing to compare with when it began, as in a repository
+		// with no commit.
+		return nil, "", nil
+	}
 	// What the tree holds decides the answer, as it does a test result's:
 	// a stop on an unchanged tree reuses it and starts no git.
 	var key string

@@ -144,3 +144,29 @@ func swap(s, old, new string) string {
 	}
 	return s[:i] + new + s[i+len(old):]
 }
+
+// A session that made the repository's first commit had no commit to
+// compare with when it began: nothing is compared, as in a repository with
+// no commit, and no git diff runs at its stops. (A diff against "" failed
+// at every stop: a git process each time, and the pass came with "could not
+// compare the tests".)
+func TestWeakeningWhenTheSessionMadeTheFirstCommit(t *testing.T) {
+	dir := gitRepo(t, map[string]string{"calc_test.go": calcTest})
+	transcript := filepath.Join(t.TempDir(), "session.jsonl")
+	began := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339Nano)
+	writeFile(t, filepath.Dir(transcript), filepath.Base(transcript), `{"type":"user","timestamp":"`+began+`","message":{"role":"user","content":"start a calculator"}}`+"\n")
+	state := t.TempDir()
+	check := func() checkers.Result {
+		c := &checkers.Context{Event: &hookio.Event{SessionID: "s1", TranscriptPath: transcript}, ProjectDir: dir, StateDir: state, CacheDir: filepath.Join(state, "results"), Budget: time.Minute}
+		r, err := checkers.Test{Command: "true", Cache: true}.Check(context.Background(), c)
+		require.NoError(t, err)
+		return r
+	}
+	r := check()
+	assert.True(t, r.Complete, r.Feedback)
+	assert.NotContains(t, r.Feedback, "could not compare")
+	writeFile(t, dir, "calc_test.go", swap(calcTest, "func TestSub(t *testing.T) {\n", "func TestSub(t *testing.T) {\n\tt.Skip(\"later\")\n"))
+	r = check()
+	assert.True(t, r.Complete, r.Feedback)
+	assert.NotContains(t, r.Feedback, "could not compare")
+}
