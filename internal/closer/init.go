@@ -651,9 +651,9 @@ func mergeHooks(data []byte, regs []hookReg, timeout int, commands map[string]st
 			a := &added[i]
 			if a.event == reg.event && a.reg.program == reg.program && a.reg.flags == reg.flags &&
 				a.reg.matcher != "" && reg.matcher != "" && slices.Contains(groups.items, a.group) {
-				for i, m := range a.group.members {
+				for j, m := range a.group.members {
 					if m.key == "matcher" {
-						a.group.members[i].value = newScalar(a.reg.matcher + "|" + reg.matcher)
+						a.group.members[j].value = newScalar(a.reg.matcher + "|" + reg.matcher)
 					}
 				}
 				a.reg.matcher += "|" + reg.matcher
