@@ -138,3 +138,47 @@ func sjsonDelete(data []byte, path string) ([]byte, error) {
 	delete(m, keys[len(keys)-1])
 	return json.Marshal(v)
 }
+
+// The same, with the hooks as closer init writes them in the project's
+// .claude/settings.json (bare names, found on PATH), which the real CLI
+// reads itself: no entry of the harness's. Its one PostToolUse group for
+// posttooluse-hook, "StructuredOutput|Bash", brings the agent's passing
+// run to the hook, and the stop does not run the suite again.
+func TestCloserInitsSettingsReuseTheAgentsRun(t *testing.T) {
+	runs := filepath.Join(t.TempDir(), "runs.log")
+	// Who ran it: donegate runs a check with DONEGATE_CHECKING_SESSION set
+	// (its recursion guard), the agent's Bash without.
+	command := "echo run${DONEGATE_CHECKING_SESSION:+-by-donegate} >> " + runs + " && test -f done.txt"
+	s := newSession(t, fakeapi.New())
+	api := fakeapi.New(
+		fakeapi.Call("Write", map[string]any{"file_path": filepath.Join(s.Project, "done.txt"), "content": "done\n"}),
+		fakeapi.Call("Bash", map[string]any{"command": command, "description": "run the tests"}),
+		fakeapi.Say("Done: the tests pass."),
+	)
+	s.API = api
+	t.Cleanup(api.Close)
+	gitInit(t, s.Project)
+	s.config(`{"hold_unchanged": true, "checkers": [{"type": "test", "command": "` + command + `"}]}`)
+	path := "PATH=" + hookBinaries(t) + string(os.PathListSeparator) + os.Getenv("PATH")
+	state := "DONEGATE_STATE_DIR=" + filepath.Join(s.Home, "donegate-state")
+	init := runClient(t, time.Minute, s.Project, []string{"HOME=" + s.Home, state, path}, closerBinary(t), "init", "--dir", s.Project)
+	require.Equal(t, 0, init.ExitCode, "closer init: %s", init.Stderr)
+	settings, err := os.ReadFile(filepath.Join(s.Project, ".claude", "settings.json"))
+	require.NoError(t, err)
+	require.Equal(t, "StructuredOutput|Bash", gjson.GetBytes(settings, `hooks.PostToolUse.#(hooks.0.command=="posttooluse-hook").matcher`).Str, "%s", settings)
+	require.Empty(t, s.Hooks, "the CLI reads init's file, not the harness's entries")
+	s.Env = []string{path}
+	s.Args = []string{"--allowedTools", "Bash", "--permission-mode", "acceptEdits"}
+	r := s.run("Write done.txt and run the tests")
+	assertEnded(t, api, r, "Done: the tests pass.", 3)
+
+	data, err := os.ReadFile(runs)
+	require.NoError(t, err)
+	// init registers the early start too: after the Write it may run the
+	// check once for that tree, in the background; the agent runs it once;
+	// the stop runs nothing and reuses a run.
+	assert.Equal(t, 1, strings.Count(string(data), "run\n"), "the agent's run: %q", data)
+	assert.LessOrEqual(t, strings.Count(string(data), "run-by-donegate\n"), 1, "at most the early start's run: %q", data)
+	log := runClient(t, time.Minute, s.Project, []string{"HOME=" + s.Home, state}, closerBinary(t), "log", "--json")
+	assert.Contains(t, log.Stdout, `"reused":true`, "the stop reused a run")
+}
