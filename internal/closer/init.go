@@ -637,32 +637,29 @@ func isOurs(command, program string) bool {
 // so two groups would run the hook twice after each of its tool calls.
 // An entry of ours already there stays as it is.
 func mergeHooks(data []byte, regs []hookReg, timeout int, commands map[string]string, skip map[int]bool) ([]byte, error) {
-	type addedGroup struct {
-		group *jnode
-		event string
-		reg   hookReg
+	// joined are the matchers of the groups this merge added, by the
+	// command the group runs at its event.
+	type command struct{ event, program, flags string }
+	type matcher struct {
+		node  *jnode
+		tools string
 	}
-	var added []addedGroup
+	joined := map[command]*matcher{}
 	return mergeEntries(data, regs, skip, nil, func(groups *jnode, reg hookReg) bool {
 		if registered(groups, reg.matcher, reg.program, reg.flags) {
 			return false
 		}
-		for i := range added {
-			a := &added[i]
-			if a.event == reg.event && a.reg.program == reg.program && a.reg.flags == reg.flags &&
-				a.reg.matcher != "" && reg.matcher != "" && slices.Contains(groups.items, a.group) {
-				for j, m := range a.group.members {
-					if m.key == "matcher" {
-						a.group.members[j].value = newScalar(a.reg.matcher + "|" + reg.matcher)
-					}
-				}
-				a.reg.matcher += "|" + reg.matcher
-				return true
-			}
+		k := command{reg.event, reg.program, reg.flags}
+		if m := joined[k]; m != nil && reg.matcher != "" {
+			m.tools += "|" + reg.matcher
+			*m.node = *newScalar(m.tools)
+			return true
 		}
 		g := newObject()
 		if reg.matcher != "" {
-			g.set("matcher", newScalar(reg.matcher))
+			m := &matcher{newScalar(reg.matcher), reg.matcher}
+			g.set("matcher", m.node)
+			joined[k] = m
 		}
 		h := newObject()
 		h.set("type", newScalar("command"))
@@ -673,7 +670,6 @@ func mergeHooks(data []byte, regs []hookReg, timeout int, commands map[string]st
 		}
 		g.set("hooks", &jnode{kind: '[', items: []*jnode{h}})
 		groups.items = append(groups.items, g)
-		added = append(added, addedGroup{g, reg.event, reg})
 		return true
 	})
 }
