@@ -33,16 +33,7 @@ func TestAgentsOwnPassingRunIsNotRepeated(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			runs := filepath.Join(t.TempDir(), "runs.log")
 			command := "echo run >> " + runs + " && test -f done.txt"
-			s := newSession(t, fakeapi.New())
-			api := fakeapi.New(
-				fakeapi.Call("Write", map[string]any{"file_path": filepath.Join(s.Project, "done.txt"), "content": "done\n"}),
-				fakeapi.Call("Bash", map[string]any{"command": command, "description": "run the tests"}),
-				fakeapi.Say("Done: the tests pass."),
-			)
-			s.API = api
-			t.Cleanup(api.Close)
-			gitInit(t, s.Project)
-			s.config(`{"hold_unchanged": true, "checkers": [{"type": "test", "command": "` + command + `"}]}`)
+			s, api := agentRunSession(t, command)
 			s.useDonegate() // as settings.example.json: at PostToolUse of Bash too
 			if !registered {
 				for i, e := range s.Hooks["PostToolUse"] {
@@ -139,16 +130,11 @@ func sjsonDelete(data []byte, path string) ([]byte, error) {
 	return json.Marshal(v)
 }
 
-// The same, with the hooks as closer init writes them in the project's
-// .claude/settings.json (bare names, found on PATH), which the real CLI
-// reads itself: no entry of the harness's. Its one PostToolUse group for
-// posttooluse-hook, "StructuredOutput|Bash", brings the agent's passing
-// run to the hook, and the stop does not run the suite again.
-func TestCloserInitsSettingsReuseTheAgentsRun(t *testing.T) {
-	runs := filepath.Join(t.TempDir(), "runs.log")
-	// Who ran it: donegate runs a check with DONEGATE_CHECKING_SESSION set
-	// (its recursion guard), the agent's Bash without.
-	command := "echo run${DONEGATE_CHECKING_SESSION:+-by-donegate} >> " + runs + " && test -f done.txt"
+// agentRunSession is the scenario of both tests: a git project whose test
+// checker runs command, and an agent that writes done.txt, runs command
+// through Bash, and says it is done.
+func agentRunSession(t *testing.T, command string) (*session, *fakeapi.Server) {
+	t.Helper()
 	s := newSession(t, fakeapi.New())
 	api := fakeapi.New(
 		fakeapi.Call("Write", map[string]any{"file_path": filepath.Join(s.Project, "done.txt"), "content": "done\n"}),
@@ -159,6 +145,20 @@ func TestCloserInitsSettingsReuseTheAgentsRun(t *testing.T) {
 	t.Cleanup(api.Close)
 	gitInit(t, s.Project)
 	s.config(`{"hold_unchanged": true, "checkers": [{"type": "test", "command": "` + command + `"}]}`)
+	return s, api
+}
+
+// The same, with the hooks as closer init writes them in the project's
+// .claude/settings.json (bare names, found on PATH), which the real CLI
+// reads itself: no entry of the harness's. Its one PostToolUse group for
+// posttooluse-hook, "StructuredOutput|Bash", brings the agent's passing
+// run to the hook, and the stop does not run the suite again.
+func TestCloserInitsSettingsReuseTheAgentsRun(t *testing.T) {
+	runs := filepath.Join(t.TempDir(), "runs.log")
+	// Who ran it: donegate runs a check with DONEGATE_CHECKING_SESSION set
+	// (its recursion guard), the agent's Bash without.
+	command := "echo run${DONEGATE_CHECKING_SESSION:+-by-donegate} >> " + runs + " && test -f done.txt"
+	s, api := agentRunSession(t, command)
 	path := "PATH=" + hookBinaries(t) + string(os.PathListSeparator) + os.Getenv("PATH")
 	state := "DONEGATE_STATE_DIR=" + filepath.Join(s.Home, "donegate-state")
 	init := runClient(t, time.Minute, s.Project, []string{"HOME=" + s.Home, state, path}, closerBinary(t), "init", "--dir", s.Project)
