@@ -67,11 +67,12 @@ func (c *Context) GitStatus(ctx context.Context) (*treecache.Status, error) {
 		return nil, err
 	}
 	defer t.release()
-	return t.lockedStatus(ctx, c.ProjectDir)
+	return t.lockedStatus(ctx, c.cache(), c.ProjectDir)
 }
 
-// lockedStatus is GitStatus for a caller that holds sem.
-func (t *tree) lockedStatus(ctx context.Context, dir string) (*treecache.Status, error) {
+// lockedStatus is GitStatus for a caller that holds sem: a look through
+// the cache's snapshot of the tree (treecache.Cache.ReadStatus).
+func (t *tree) lockedStatus(ctx context.Context, cache treecache.Cache, dir string) (*treecache.Status, error) {
 	t.mu.Lock()
 	gen := t.gen
 	if (t.status != nil || t.statusErr != nil) && t.lookGen == gen {
@@ -79,7 +80,7 @@ func (t *tree) lockedStatus(ctx context.Context, dir string) (*treecache.Status,
 		return t.status, t.statusErr
 	}
 	t.mu.Unlock()
-	st, err := treecache.ReadStatus(ctx, dir)
+	st, err := cache.ReadStatus(ctx, dir)
 	if err != nil && ended(err) {
 		return nil, err
 	}
@@ -113,7 +114,7 @@ func (c *Context) TreeState(ctx context.Context) (string, error) {
 		return "", err
 	}
 	defer t.release()
-	st, err := t.lockedStatus(ctx, c.ProjectDir)
+	st, err := t.lockedStatus(ctx, c.cache(), c.ProjectDir)
 	if err != nil {
 		return "", err
 	}

@@ -35,5 +35,9 @@
 // is only trusted once the file has been still for racyMargin (see
 // ErrUnsettled), and so is a remembered content hash (see statCache).
 //
+// A look at a git work tree that has not changed since the last one is
+// answered without git on Linux, from a snapshot of the tree's metadata
+// kept beside the results (see snapshot and Cache.ReadStatus).
+//
 // The package never runs the command itself and never decides anything.
 package treecache

@@ -25,3 +25,6 @@ func MaxWalkFiles(t testing.TB, n int) {
 
 // Hashed is how many bytes fingerprinting has hashed so far.
 func Hashed() int64 { return hashed.Load() }
+
+// SnapshotAnswers is how many looks a snapshot of the tree has answered.
+func SnapshotAnswers() int64 { return snapshotAnswers.Load() }

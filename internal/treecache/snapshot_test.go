@@ -1,0 +1,374 @@
+package treecache_test
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/donegate/donegate/internal/treecache"
+)
+
+// tick is longer than the file system clock's tick (4 ms at HZ=250, 10
+// ms at HZ=100): a change after it has a change time of its own. The
+// snapshot's racy rule is what covers changes within a tick in real use;
+// the tests move the clock past it (PretendLater) to reach the snapshot
+// at all, so they wait a tick between a look and the next change instead.
+const tick = 25 * time.Millisecond
+
+// countingGit puts a git on PATH that records each run in the file it
+// returns, then runs the real one.
+func countingGit(t *testing.T) (runs string) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("the counting git is a shell script")
+	}
+	realGit, err := exec.LookPath("git")
+	require.NoError(t, err)
+	bin := t.TempDir()
+	runs = filepath.Join(t.TempDir(), "runs")
+	write(t, bin, "git", "#!/bin/sh\necho \"$*\" >> '"+runs+"'\nexec '"+realGit+"' \"$@\"\n")
+	require.NoError(t, os.Chmod(filepath.Join(bin, "git"), 0o755))
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return runs
+}
+
+// statusRuns is how many git status processes the counting git ran.
+func statusRuns(t *testing.T, runs string) int {
+	t.Helper()
+	data, err := os.ReadFile(runs)
+	if os.IsNotExist(err) {
+		return 0
+	}
+	require.NoError(t, err)
+	return strings.Count(string(data), " status ")
+}
+
+// The snapshot answers the third look at an unchanged tree without git
+// (the first says what git ignores, the second makes the snapshot), and
+// git is asked wherever the walk cannot vouch for its answer.
+func TestSnapshotAnswersWhereNothingChanged(t *testing.T) {
+	needGit(t)
+	if runtime.GOOS != "linux" {
+		t.Skip("snapshots are made on Linux only")
+	}
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, base string)
+		// gitRuns is how many of five looks start git status.
+		gitRuns int
+	}{
+		{name: "a clean tree", gitRuns: 2},
+		{
+			name: "a dirty tree, with an ignored directory",
+			setup: func(t *testing.T, base string) {
+				write(t, base, ".gitignore", "build/\n")
+				write(t, base, "build/out/a.o", "o")
+				write(t, base, "a.go", "package a // edited\n")
+				write(t, base, "new.go", "package a\n")
+			},
+			gitRuns: 2,
+		},
+		{
+			name: "a nested repository",
+			setup: func(t *testing.T, base string) {
+				repo(t, filepath.Join(base, "vendor", "lib"), map[string]string{"l.go": "package l\n"})
+			},
+			gitRuns: 5,
+		},
+		{
+			name:    "config that includes other config",
+			setup:   func(t *testing.T, base string) { gitc(t, base, "config", "include.path", "/nonexistent/extra") },
+			gitRuns: 5,
+		},
+		{
+			name: "a .gitignore that is a link",
+			setup: func(t *testing.T, base string) {
+				write(t, base, "ignores", "*.log\n")
+				require.NoError(t, os.Symlink("ignores", filepath.Join(base, ".gitignore")))
+			},
+			gitRuns: 5,
+		},
+		{
+			name:    "a variable that names another index",
+			setup:   func(t *testing.T, base string) { t.Setenv("GIT_INDEX_FILE", filepath.Join(base, ".git", "index")) },
+			gitRuns: 5,
+		},
+		{
+			name:    "variables that leave git's answer as it is",
+			setup:   func(t *testing.T, base string) { t.Setenv("GIT_AUTHOR_NAME", "A"); t.Setenv("GIT_SSL_CAINFO", "/x") },
+			gitRuns: 2,
+		},
+		{
+			name: "a tree over the walk's bound",
+			setup: func(t *testing.T, base string) {
+				treecache.MaxWalkFiles(t, 3)
+				for i := range 5 {
+					write(t, base, fmt.Sprintf("f%d.go", i), "package a\n")
+				}
+			},
+			gitRuns: 5,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			runs := countingGit(t)
+			treecache.PretendLater(t, 3*time.Second)
+			base := t.TempDir()
+			repo(t, base, map[string]string{"a.go": "package a\n", "sub/b.go": "package b\n"})
+			if tt.setup != nil {
+				tt.setup(t, base)
+			}
+			want, err := treecache.ReadStatus(context.Background(), base)
+			require.NoError(t, err)
+			before := statusRuns(t, runs)
+			cache := treecache.Cache{Dir: t.TempDir()}
+			for range 5 {
+				got, err := cache.ReadStatus(context.Background(), base)
+				require.NoError(t, err)
+				assert.Equal(t, want.Head, got.Head)
+				assert.Equal(t, string(want.Porcelain), string(got.Porcelain))
+			}
+			assert.Equal(t, tt.gitRuns, statusRuns(t, runs)-before)
+		})
+	}
+}
+
+// A file changed less than the racy margin before a walk may change again
+// within the clock's tick and keep its metadata: no snapshot stands on it,
+// and git is asked at every look until the tree has been still that long.
+func TestSnapshotWaitsForRacyFiles(t *testing.T) {
+	needGit(t)
+	runs := countingGit(t)
+	base := t.TempDir()
+	repo(t, base, map[string]string{"a.go": "package a\n"})
+	cache := treecache.Cache{Dir: t.TempDir()}
+	for range 3 {
+		write(t, base, "a.go", "package a // edited\n")
+		_, err := cache.ReadStatus(context.Background(), base)
+		require.NoError(t, err)
+	}
+	assert.Equal(t, 3, statusRuns(t, runs))
+}
+
+// A read-only cache (closer explain) uses a snapshot and never writes one.
+func TestSnapshotReadOnly(t *testing.T) {
+	needGit(t)
+	treecache.PretendLater(t, 3*time.Second)
+	base := t.TempDir()
+	repo(t, base, map[string]string{"a.go": "package a\n"})
+	dir := t.TempDir()
+	for range 3 {
+		_, err := treecache.Cache{Dir: dir, ReadOnly: true}.ReadStatus(context.Background(), base)
+		require.NoError(t, err)
+	}
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Empty(t, entries)
+}
+
+// The snapshot never answers other than git would: random changes to a
+// work tree (content rewritten with the same size and modification time,
+// files created, removed, renamed, chmodded, replaced by links, ignored and
+// no longer ignored, staged, committed, a nested repository), each look
+// through the snapshot compared with git's own. Set DONEGATE_SNAPSHOT_SEED
+// to replay a run; DONEGATE_SNAPSHOT_ROUNDS for more rounds.
+func TestSnapshotNeverAnswersStale(t *testing.T) {
+	needGit(t)
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("DONEGATE_SNAPSHOT_SEED"); s != "" {
+		var err error
+		seed, err = strconv.ParseUint(s, 10, 64)
+		require.NoError(t, err)
+	}
+	rounds := 60
+	if s := os.Getenv("DONEGATE_SNAPSHOT_ROUNDS"); s != "" {
+		var err error
+		rounds, err = strconv.Atoi(s)
+		require.NoError(t, err)
+	}
+	t.Logf("DONEGATE_SNAPSHOT_SEED=%d", seed)
+	rng := rand.New(rand.NewPCG(seed, 0))
+	treecache.PretendLater(t, 3*time.Second)
+
+	base := t.TempDir()
+	repo(t, base, map[string]string{
+		".gitignore": "build/\n*.log\n",
+		"a.go":       "package a\n", "b.go": "package a // b\n",
+		"sub/c.go": "package sub\n", "sub/deep/d.go": "package deep\n",
+		"docs/readme.md": "# docs\n",
+	})
+	write(t, base, "build/out/a.o", "object")
+	write(t, base, "untracked.txt", "u\n")
+	cache := treecache.Cache{Dir: t.TempDir()}
+	answered := treecache.SnapshotAnswers()
+	var done []string
+	for round := range rounds {
+		// A third of the rounds change nothing, so the snapshot answers.
+		if rng.IntN(3) > 0 {
+			for range 1 + rng.IntN(2) {
+				done = append(done, fmt.Sprintf("%d: %s", round, mutate(t, rng, base, round)))
+			}
+		}
+		// Asked from the top and, every other round, from a subdirectory.
+		for _, dir := range []string{base, filepath.Join(base, "sub")}[:1+round%2] {
+			got, err := cache.ReadStatus(context.Background(), dir)
+			require.NoError(t, err)
+			want, err := treecache.ReadStatus(context.Background(), dir)
+			require.NoError(t, err)
+			require.Equal(t, want.Head, got.Head, "HEAD after\n%s", strings.Join(done, "\n"))
+			require.Equal(t, string(want.Porcelain), string(got.Porcelain), "status after\n%s", strings.Join(done, "\n"))
+		}
+		time.Sleep(tick)
+	}
+	t.Logf("the snapshot answered %d looks", treecache.SnapshotAnswers()-answered)
+	if runtime.GOOS == "linux" {
+		assert.Greater(t, treecache.SnapshotAnswers()-answered, int64(rounds/10), "the snapshot answered too seldom to have been tested")
+	}
+}
+
+// mutate makes one random change to the work tree at base and says what.
+func mutate(t *testing.T, rng *rand.Rand, base string, round int) string {
+	t.Helper()
+	var files, dirs []string
+	require.NoError(t, filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
+		require.NoError(t, err)
+		rel, _ := filepath.Rel(base, p)
+		switch {
+		case d.IsDir() && d.Name() == ".git":
+			return filepath.SkipDir
+		case d.IsDir():
+			dirs = append(dirs, rel)
+		case d.Type().IsRegular():
+			files = append(files, rel)
+		}
+		return nil
+	}))
+	pick := func(list []string) string { return list[rng.IntN(len(list))] }
+	// A nested repository stops all snapshots: it does not stay long.
+	if nested := filepath.Join(base, "sub", "nested"); rng.IntN(2) == 0 {
+		if _, err := os.Stat(nested); err == nil {
+			require.NoError(t, os.RemoveAll(nested))
+			return "removed the nested repository"
+		}
+	}
+	if len(files) == 0 {
+		write(t, base, "again.go", "package a\n")
+		return "created again.go"
+	}
+	file := pick(files)
+	abs := filepath.Join(base, file)
+	switch rng.IntN(19) {
+	case 0, 1, 17, 18:
+		// The change the stat data must see though the size and the
+		// modification time stay: only the change time moves.
+		info, err := os.Stat(abs)
+		if err != nil || info.Size() == 0 {
+			return "nothing"
+		}
+		data, err := os.ReadFile(abs)
+		require.NoError(t, err)
+		data[rng.IntN(len(data))] ^= 1
+		require.NoError(t, os.WriteFile(abs, data, info.Mode().Perm()))
+		require.NoError(t, os.Chtimes(abs, info.ModTime(), info.ModTime()))
+		return "rewrote " + file + " with the same size and mtime"
+	case 2:
+		f, err := os.OpenFile(abs, os.O_APPEND|os.O_WRONLY, 0)
+		require.NoError(t, err)
+		_, err = f.WriteString("// more\n")
+		require.NoError(t, firstErr(err, f.Close()))
+		return "appended to " + file
+	case 3:
+		name := filepath.Join(pick(dirs), fmt.Sprintf("new%d.txt", round))
+		write(t, base, name, "new\n")
+		return "created " + name
+	case 4:
+		name := filepath.Join(pick(dirs), fmt.Sprintf("trace%d.log", round))
+		write(t, base, name, "log\n")
+		return "created ignored " + name
+	case 5:
+		name := filepath.Join("build", "out", fmt.Sprintf("o%d.o", round))
+		write(t, base, name, "o\n")
+		return "created " + name + " in the ignored build/"
+	case 6:
+		require.NoError(t, os.Remove(abs))
+		return "removed " + file
+	case 7:
+		to := filepath.Join(pick(dirs), fmt.Sprintf("moved%d.go", round))
+		require.NoError(t, os.Rename(abs, filepath.Join(base, to)))
+		return "renamed " + file + " to " + to
+	case 8:
+		info, err := os.Stat(abs)
+		require.NoError(t, err)
+		require.NoError(t, os.Chmod(abs, info.Mode().Perm()^0o111))
+		return "chmodded " + file
+	case 9:
+		require.NoError(t, os.Remove(abs))
+		require.NoError(t, os.Symlink(pick(files), abs))
+		return "replaced " + file + " by a link"
+	case 10:
+		patterns := []string{"new*.txt\n", "!build/\n", "sub/\n", "*.go\n", "moved*\n"}
+		p := pick(patterns)
+		if rng.IntN(2) == 0 {
+			require.NoError(t, os.RemoveAll(filepath.Join(base, ".gitignore")))
+			write(t, base, ".gitignore", p)
+			return "set .gitignore to " + strings.TrimSpace(p)
+		}
+		f, err := os.OpenFile(filepath.Join(base, ".git", "info", "exclude"), os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644)
+		require.NoError(t, err)
+		_, err = f.WriteString(p)
+		require.NoError(t, firstErr(err, f.Close()))
+		return "excluded " + strings.TrimSpace(p)
+	case 11:
+		gitc(t, base, "add", "-A")
+		return "git add -A"
+	case 12:
+		gitc(t, base, "add", "-A")
+		gitc(t, base, "commit", "-q", "--allow-empty", "-m", fmt.Sprint(round))
+		return "git commit"
+	case 13:
+		gitc(t, base, "checkout", "-q", "-B", fmt.Sprintf("b%d", round))
+		return "git checkout -B"
+	case 14:
+		nested := filepath.Join(base, "sub", "nested")
+		if _, err := os.Stat(nested); err == nil {
+			require.NoError(t, os.RemoveAll(nested))
+			return "removed the nested repository"
+		}
+		repo(t, nested, map[string]string{"n.go": "package n\n"})
+		return "made a nested repository"
+	case 15:
+		if rng.IntN(2) == 0 {
+			gitc(t, base, "add", "-f", "build")
+			return "git add -f build"
+		}
+		name := fmt.Sprintf("empty%d", round)
+		require.NoError(t, os.Mkdir(filepath.Join(base, pick(dirs), name), 0o755))
+		return "made an empty directory " + name
+	default:
+		now := time.Now()
+		require.NoError(t, os.Chtimes(abs, now, now))
+		return "touched " + file
+	}
+}
+
+// firstErr returns the first error that is not nil.
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
