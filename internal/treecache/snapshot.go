@@ -33,10 +33,10 @@ import (
 //
 // Why the same metadata means the same answer:
 //
-//   - The walk is taken before git runs. A change after the walk gives
-//     what it changed a new change time (ctime), which nothing but the
-//     kernel sets: the next walk differs. A change between the walk and
-//     git's look is in git's answer and differs at the next walk too.
+//   - The walk begins before git runs (and may go on beside it, see
+//     walk). A change after the walk looked at an entry gives it a new
+//     change time (ctime), which nothing but the kernel sets: the next
+//     walk differs. A change before is in git's answer too.
 //   - A file changed within the clock's tick before the walk could
 //     change again in the same tick and keep its metadata (git's "racily
 //     clean" files): a walk that meets anything changed less than
@@ -47,13 +47,15 @@ import (
 //     as a whole (it then never looks inside); the ignore rules are in
 //     the walk (.gitignore files) or among the files read besides.
 //   - What else decides git's answer is in the snapshot's key (the
-//     directory, the work tree and every GIT_ variable, HOME,
+//     directory, the work tree, git's path, the GIT_ variables set, HOME,
 //     XDG_CONFIG_HOME and PATH) or among the files read besides. Where it
 //     cannot be known without git, there is no snapshot: a repository
 //     whose .git is not a directory at the top level (a worktree, a
-//     submodule), config with an include or another ref storage, a nested
-//     repository or submodule in the tree, a tree over maxWalkFiles
-//     entries, any system but Linux (statOf's change time).
+//     submodule), config with an include or another ref storage, a GIT_
+//     variable that may name a file git reads (see gitHarmless), a nested
+//     repository or submodule in the tree, a .gitignore or
+//     .gitattributes that is a link, a tree over maxWalkFiles entries,
+//     any system but Linux (statOf's change time).
 //
 // The directories to skip come from the previous look, so a snapshot is
 // made at the second look at a tree and used from the third.
