@@ -41,11 +41,13 @@ import (
 //     change again in the same tick and keep its metadata (git's "racily
 //     clean" files): a walk that meets anything changed less than
 //     racyMargin before it began makes no snapshot.
-//   - New and removed entries change their directory's times, and every
-//     directory git looks into is walked. A directory is skipped only
-//     where git said, at the look the snapshot holds, that it ignores it
-//     as a whole (it then never looks inside); the ignore rules are in
-//     the walk (.gitignore files) or among the files read besides.
+//   - Every directory git looks into is walked, its entries listed: new
+//     and removed ones are in the digest (its own times are not: they
+//     change with entries that come and go again). A directory is
+//     skipped only where git said, at the look the snapshot holds, that
+//     it ignores it as a whole (it then never looks inside); the ignore
+//     rules are in the walk (.gitignore files) or among the files read
+//     besides.
 //   - What else decides git's answer is in the snapshot's key (the
 //     directory, the work tree, git's path, the GIT_ variables set, HOME,
 //     XDG_CONFIG_HOME and PATH) or among the files read besides. Where it

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"sync"
@@ -65,6 +66,20 @@ func (w *treeWatch) walk(ctx context.Context, skip, hot []string, start time.Tim
 			return "", fmt.Errorf("%w: %s: %w", errNoSnapshot, p, err)
 		case tw.racy(&st):
 			return "", fmt.Errorf("%w: %s changed too recently", errNoSnapshot, p)
+		case st.Mode&unix.S_IFMT == unix.S_IFDIR:
+			// refs/replace: its refs, one level, count.
+			entries, err := os.ReadDir(p)
+			if err != nil {
+				return "", fmt.Errorf("%w: %s: %w", errNoSnapshot, p, err)
+			}
+			h.Write(appendRecord(nil, p, &st))
+			for _, e := range entries {
+				var est unix.Stat_t
+				if err := unix.Lstat(filepath.Join(p, e.Name()), &est); err != nil || tw.racy(&est) {
+					return "", fmt.Errorf("%w: %s changed too recently", errNoSnapshot, p)
+				}
+				h.Write(appendRecord(nil, e.Name(), &est))
+			}
 		default:
 			h.Write(appendRecord(nil, p, &st))
 		}
@@ -84,13 +99,20 @@ func (w *treeWatch) walk(ctx context.Context, skip, hot []string, start time.Tim
 		unix.Close(fd)
 		return "", fmt.Errorf("%w: %s: %w", errNoSnapshot, w.top, err)
 	}
-	if tw.racy(&top) {
-		unix.Close(fd)
-		return "", fmt.Errorf("%w: %s changed too recently", errNoSnapshot, w.top)
-	}
 	h.Write(appendRecord(nil, ".", &top))
-	tw.visit("", fd)
-	tw.wg.Wait()
+	// A stat that hangs (a dead network mount) must not hold the hook past
+	// its deadline: the walkers are left to end on their own.
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tw.visit("", fd)
+		tw.wg.Wait()
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return "", fmt.Errorf("walk %s: %w", w.top, ctx.Err())
+	}
 	if err := tw.err.Load(); err != nil {
 		return "", *err
 	}
@@ -134,9 +156,16 @@ func (tw *treeWalk) fail(err error) {
 // appendRecord appends the record of an entry to b: its name, length
 // first, and its metadata in fixed-size fields. No formatting: a walk
 // writes one per entry of the tree.
+//
+// A directory counts by its mode alone: the entries of one walked are in
+// the walk, and one skipped counts only as a directory git ignores, which
+// files written in it (an ignored out/, node_modules/) leave as it is.
 func appendRecord(b []byte, name string, st *unix.Stat_t) []byte {
 	b = binary.LittleEndian.AppendUint64(b, uint64(len(name)))
 	b = append(b, name...)
+	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
+		return binary.LittleEndian.AppendUint64(b, uint64(st.Mode))
+	}
 	for _, v := range []uint64{uint64(st.Mode), uint64(st.Size), uint64(st.Mtim.Nano()), uint64(st.Ctim.Nano()), st.Ino, st.Dev} {
 		b = binary.LittleEndian.AppendUint64(b, v)
 	}
@@ -144,9 +173,10 @@ func appendRecord(b []byte, name string, st *unix.Stat_t) []byte {
 }
 
 // racy reports whether an entry changed too recently for its metadata to
-// stand for it (see racyMargin).
+// stand for it (see racyMargin). A directory's times do not count (see
+// appendRecord).
 func (tw *treeWalk) racy(st *unix.Stat_t) bool {
-	return max(st.Mtim.Nano(), st.Ctim.Nano()) >= tw.limit
+	return st.Mode&unix.S_IFMT != unix.S_IFDIR && max(st.Mtim.Nano(), st.Ctim.Nano()) >= tw.limit
 }
 
 // visit walks the directory open at fd, rel from the top level ("" for

@@ -305,6 +305,11 @@ func mutate(t *testing.T, rng *rand.Rand, base string, round int) string {
 		require.NoError(t, os.Remove(abs))
 		return "removed " + file
 	case 7:
+		if d := pick(dirs); d != "." && !strings.HasPrefix(d, "sub") && rng.IntN(2) == 0 {
+			to := fmt.Sprintf("%s%d", d, round)
+			require.NoError(t, os.Rename(filepath.Join(base, d), filepath.Join(base, to)))
+			return "renamed the directory " + d + " to " + to
+		}
 		to := filepath.Join(pick(dirs), fmt.Sprintf("moved%d.go", round))
 		require.NoError(t, os.Rename(abs, filepath.Join(base, to)))
 		return "renamed " + file + " to " + to
@@ -371,4 +376,22 @@ func firstErr(errs ...error) error {
 		}
 	}
 	return nil
+}
+
+// A look whose context has ended says so, snapshot or not: the caller
+// then runs its command uncached instead of waiting.
+func TestSnapshotLookEndsWithItsContext(t *testing.T) {
+	needGit(t)
+	treecache.PretendLater(t, 3*time.Second)
+	base := t.TempDir()
+	repo(t, base, map[string]string{"a.go": "package a\n"})
+	cache := treecache.Cache{Dir: t.TempDir()}
+	for range 2 {
+		_, err := cache.ReadStatus(context.Background(), base)
+		require.NoError(t, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := cache.ReadStatus(ctx, base)
+	require.ErrorIs(t, err, context.Canceled)
 }
