@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -26,34 +25,6 @@ import (
 // the tests move the clock past it (PretendLater) to reach the snapshot
 // at all, so they wait a tick between a look and the next change instead.
 const tick = 25 * time.Millisecond
-
-// countingGit puts a git on PATH that records each run in the file it
-// returns, then runs the real one.
-func countingGit(t *testing.T) (runs string) {
-	t.Helper()
-	if runtime.GOOS == "windows" {
-		t.Skip("the counting git is a shell script")
-	}
-	realGit, err := exec.LookPath("git")
-	require.NoError(t, err)
-	bin := t.TempDir()
-	runs = filepath.Join(t.TempDir(), "runs")
-	write(t, bin, "git", "#!/bin/sh\necho \"$*\" >> '"+runs+"'\nexec '"+realGit+"' \"$@\"\n")
-	require.NoError(t, os.Chmod(filepath.Join(bin, "git"), 0o755))
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	return runs
-}
-
-// statusRuns is how many git status processes the counting git ran.
-func statusRuns(t *testing.T, runs string) int {
-	t.Helper()
-	data, err := os.ReadFile(runs)
-	if os.IsNotExist(err) {
-		return 0
-	}
-	require.NoError(t, err)
-	return strings.Count(string(data), " status ")
-}
 
 // The snapshot answers the third look at an unchanged tree without git
 // (the first says what git ignores, the second makes the snapshot), and

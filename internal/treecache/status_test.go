@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -103,17 +102,8 @@ func TestReadStatusOutsideGit(t *testing.T) {
 // run in a file counts the processes.
 func TestReadStatusStartsGitOnlyWhereARepositoryCanBe(t *testing.T) {
 	needGit(t)
-	if runtime.GOOS == "windows" {
-		t.Skip("the counting git is a shell script")
-	}
-	realGit, err := exec.LookPath("git")
-	require.NoError(t, err)
-	bin := t.TempDir()
-	runs := filepath.Join(t.TempDir(), "runs")
-	write(t, bin, "git", "#!/bin/sh\necho run >> '"+runs+"'\nexec '"+realGit+"' \"$@\"\n")
-	require.NoError(t, os.Chmod(filepath.Join(bin, "git"), 0o755))
-
-	if out, err := exec.Command(realGit, "-C", t.TempDir(), "rev-parse").CombinedOutput(); err == nil {
+	runs := countingGit(t)
+	if out, err := exec.Command("git", "-C", t.TempDir(), "rev-parse").CombinedOutput(); err == nil {
 		t.Skipf("the temporary directory is inside a repository: %s", out)
 	}
 	tests := []struct {
@@ -189,7 +179,6 @@ func TestReadStatusStartsGitOnlyWhereARepositoryCanBe(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := tt.setup(t, t.TempDir())
 			require.NoError(t, os.RemoveAll(runs))
-			t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 			st, err := treecache.ReadStatus(context.Background(), dir)
 			require.NoError(t, err)
 			_, statErr := os.Stat(runs)

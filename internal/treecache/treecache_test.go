@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -167,4 +169,32 @@ func TestCache(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(c.Dir, key+".json"), []byte("{"), 0o600))
 	_, ok = c.Get(key)
 	assert.False(t, ok)
+}
+
+// countingGit puts a git on PATH that records each run in the file it
+// returns, then runs the real one.
+func countingGit(t *testing.T) (runs string) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("the counting git is a shell script")
+	}
+	realGit, err := exec.LookPath("git")
+	require.NoError(t, err)
+	bin := t.TempDir()
+	runs = filepath.Join(t.TempDir(), "runs")
+	write(t, bin, "git", "#!/bin/sh\necho \"$*\" >> '"+runs+"'\nexec '"+realGit+"' \"$@\"\n")
+	require.NoError(t, os.Chmod(filepath.Join(bin, "git"), 0o755))
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return runs
+}
+
+// statusRuns is how many git status processes the counting git ran.
+func statusRuns(t *testing.T, runs string) int {
+	t.Helper()
+	data, err := os.ReadFile(runs)
+	if os.IsNotExist(err) {
+		return 0
+	}
+	require.NoError(t, err)
+	return strings.Count(string(data), " status ")
 }
