@@ -39,8 +39,8 @@ import (
 //     walk differs. A change before is in git's answer too.
 //   - A file changed within the clock's tick before the walk could
 //     change again in the same tick and keep its metadata (git's "racily
-//     clean" files): a walk that meets anything changed less than
-//     racyMargin before it began makes no snapshot.
+//     clean" files): a walk that meets a file changed less than two
+//     ticks before it began makes no snapshot (see treeWalk.racy).
 //   - Every directory git looks into is walked, its entries listed: new
 //     and removed ones are in the digest (its own times are not: they
 //     change with entries that come and go again). A directory is

@@ -48,6 +48,7 @@ func (w *treeWatch) walk(ctx context.Context, skip, hot []string, start time.Tim
 		ctx:    ctx,
 		skip:   make(map[string]bool, len(skip)),
 		limit:  start.Add(-racyMargin).UnixNano(),
+		fine:   start.Add(-fineRacyMargin).UnixNano(),
 		digest: map[string]string{},
 		sem:    make(chan struct{}, max(walkWorkers-1, 0)),
 	}
@@ -139,6 +140,7 @@ type treeWalk struct {
 	ctx   context.Context
 	skip  map[string]bool
 	limit int64 // entries changed at or after it are racy (ns)
+	fine  int64 // the same for times kept to a fraction of a second
 	count atomic.Int64
 	sem   chan struct{} // a token per walker beyond the first
 	wg    sync.WaitGroup
@@ -172,11 +174,33 @@ func appendRecord(b []byte, name string, st *unix.Stat_t) []byte {
 	return b
 }
 
+// fineRacyMargin stands for racyMargin where an entry's times show that
+// its file system keeps fractions of a second (see racy).
+const fineRacyMargin = 50 * time.Millisecond
+
 // racy reports whether an entry changed too recently for its metadata to
-// stand for it (see racyMargin). A directory's times do not count (see
-// appendRecord).
+// stand for it. A directory's times do not count (see appendRecord).
+//
+// A write within the file system clock's tick after a walk looked at an
+// entry can leave its times as they were; a margin of two ticks between
+// the entry's times and the walk's start leaves no such write unseen.
+// racyMargin covers clocks of up to a second (FAT keeps 2 s, ext4 with
+// small inodes, HFS+ and many network servers whole seconds). Where both
+// times have a fraction of a second, the file system keeps fractions: its
+// tick is the kernel's (4-10 ms) or its own (exFAT's 10 ms), and
+// fineRacyMargin is five of the coarsest. A whole-second time on such a
+// file system is one write in about a billion and takes racyMargin. So a
+// stop a second after the agent's last edit, its checks started on it
+// (stop-hook --start), finds the snapshot their run's look left.
 func (tw *treeWalk) racy(st *unix.Stat_t) bool {
-	return st.Mode&unix.S_IFMT != unix.S_IFDIR && max(st.Mtim.Nano(), st.Ctim.Nano()) >= tw.limit
+	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
+		return false
+	}
+	limit := tw.limit
+	if st.Mtim.Nsec != 0 && st.Ctim.Nsec != 0 {
+		limit = tw.fine
+	}
+	return max(st.Mtim.Nano(), st.Ctim.Nano()) >= limit
 }
 
 // visit walks the directory open at fd, rel from the top level ("" for

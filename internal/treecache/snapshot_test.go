@@ -133,6 +133,33 @@ func TestSnapshotWaitsForRacyFiles(t *testing.T) {
 	assert.Equal(t, 3, statusRuns(t, runs))
 }
 
+// Where the file system keeps fractions of a second, a tenth of a second
+// of stillness is enough (fineRacyMargin): an early start's look after its
+// run leaves the snapshot its stop, a second after the edit, can use.
+func TestSnapshotAfterAFractionOfASecond(t *testing.T) {
+	needGit(t)
+	if runtime.GOOS != "linux" {
+		t.Skip("snapshots are made on Linux only")
+	}
+	runs := countingGit(t)
+	base := t.TempDir()
+	repo(t, base, map[string]string{"a.go": "package a\n"})
+	write(t, base, "a.go", "package a // edited\n")
+	info, err := os.Stat(filepath.Join(base, "a.go"))
+	require.NoError(t, err)
+	if info.ModTime().Nanosecond() == 0 {
+		t.Skip("the file system keeps whole seconds")
+	}
+	time.Sleep(100 * time.Millisecond)
+	before := statusRuns(t, runs)
+	cache := treecache.Cache{Dir: t.TempDir()}
+	for range 3 {
+		_, err := cache.ReadStatus(context.Background(), base)
+		require.NoError(t, err)
+	}
+	assert.Equal(t, 2, statusRuns(t, runs)-before)
+}
+
 // A read-only cache (closer explain) uses a snapshot and never writes one.
 func TestSnapshotReadOnly(t *testing.T) {
 	needGit(t)
@@ -170,9 +197,36 @@ func TestSnapshotNeverAnswersStale(t *testing.T) {
 		require.NoError(t, err)
 	}
 	t.Logf("DONEGATE_SNAPSHOT_SEED=%d", seed)
-	rng := rand.New(rand.NewPCG(seed, 0))
-	treecache.PretendLater(t, 3*time.Second)
+	// With the clock moved past the racy margin, every look may make a
+	// snapshot and the change time alone must tell each change: a tick
+	// between a look and the next change. With the real clock, changes
+	// follow looks at once or after up to 80 ms, around fineRacyMargin:
+	// the racy rule must tell the rest.
+	for _, pretend := range []bool{true, false} {
+		t.Run(fmt.Sprintf("pretend later %v", pretend), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(seed, 0))
+			if pretend {
+				treecache.PretendLater(t, 3*time.Second)
+			}
+			answered := neverStale(t, rng, rounds, func() {
+				if pretend {
+					time.Sleep(tick)
+				} else {
+					time.Sleep(time.Duration(rng.IntN(80)) * time.Millisecond)
+				}
+			})
+			if pretend && runtime.GOOS == "linux" {
+				assert.Greater(t, answered, int64(rounds/20), "the snapshot answered too seldom to have been tested")
+			}
+		})
+	}
+}
 
+// neverStale changes a work tree at random for rounds, waiting between
+// a round's looks and the next changes, and requires every look through
+// a snapshot to be git's own. It returns how many the snapshot answered.
+func neverStale(t *testing.T, rng *rand.Rand, rounds int, wait func()) int64 {
+	t.Helper()
 	base := t.TempDir()
 	repo(t, base, map[string]string{
 		".gitignore": "build/\n*.log\n",
@@ -201,12 +255,11 @@ func TestSnapshotNeverAnswersStale(t *testing.T) {
 			require.Equal(t, want.Head, got.Head, "HEAD after\n%s", strings.Join(done, "\n"))
 			require.Equal(t, string(want.Porcelain), string(got.Porcelain), "status after\n%s", strings.Join(done, "\n"))
 		}
-		time.Sleep(tick)
+		wait()
 	}
-	t.Logf("the snapshot answered %d looks", treecache.SnapshotAnswers()-answered)
-	if runtime.GOOS == "linux" {
-		assert.Greater(t, treecache.SnapshotAnswers()-answered, int64(rounds/10), "the snapshot answered too seldom to have been tested")
-	}
+	n := treecache.SnapshotAnswers() - answered
+	t.Logf("the snapshot answered %d looks", n)
+	return n
 }
 
 // mutate makes one random change to the work tree at base and says what.
@@ -227,11 +280,19 @@ func mutate(t *testing.T, rng *rand.Rand, base string, round int) string {
 		return nil
 	}))
 	pick := func(list []string) string { return list[rng.IntN(len(list))] }
-	// A nested repository stops all snapshots: it does not stay long.
+	// A nested repository and a linked .gitignore stop all snapshots:
+	// they do not stay long.
 	if nested := filepath.Join(base, "sub", "nested"); rng.IntN(2) == 0 {
 		if _, err := os.Stat(nested); err == nil {
 			require.NoError(t, os.RemoveAll(nested))
 			return "removed the nested repository"
+		}
+	}
+	if ignore := filepath.Join(base, ".gitignore"); rng.IntN(2) == 0 {
+		if info, err := os.Lstat(ignore); err == nil && info.Mode()&fs.ModeSymlink != 0 {
+			require.NoError(t, os.Remove(ignore))
+			write(t, base, ".gitignore", "build/\n*.log\n")
+			return "made .gitignore a file again"
 		}
 	}
 	if len(files) == 0 {
@@ -325,7 +386,7 @@ func mutate(t *testing.T, rng *rand.Rand, base string, round int) string {
 		repo(t, nested, map[string]string{"n.go": "package n\n"})
 		return "made a nested repository"
 	case 15:
-		if rng.IntN(2) == 0 {
+		if _, err := os.Stat(filepath.Join(base, "build")); err == nil && rng.IntN(2) == 0 {
 			gitc(t, base, "add", "-f", "build")
 			return "git add -f build"
 		}
