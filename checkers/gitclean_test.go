@@ -169,15 +169,22 @@ func TestChainSharesOneLookAtTheTree(t *testing.T) {
 						status = append(status, c)
 					}
 				}
-				assert.Len(t, status, 3)
+				// Two where the tree stood still long enough for the
+				// last look to be answered from its snapshot (a loaded
+				// machine); never more than three.
+				assert.LessOrEqual(t, len(status), 3, status)
+				assert.GreaterOrEqual(t, len(status), 2, status)
 			}
 			gitCalls(t, log)
 			r = run()
 			require.True(t, r.Complete, r.Feedback)
 			assert.Contains(t, r.Feedback, "donegate reused the result")
+			// One status, or none where the tree's snapshot answered.
 			calls := gitCalls(t, log)
-			require.Len(t, calls, 1, "%q", calls)
-			assert.Contains(t, calls[0], " status --porcelain=v2 --branch --no-ahead-behind -z --untracked-files=all --no-renames --ignore-submodules=none")
+			require.LessOrEqual(t, len(calls), 1, "%q", calls)
+			for _, call := range calls {
+				assert.Contains(t, call, " status --porcelain=v2 --branch --no-ahead-behind -z --untracked-files=all --no-renames --ignore-submodules=none")
+			}
 		})
 	}
 }

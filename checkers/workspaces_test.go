@@ -48,5 +48,9 @@ func TestWorkspaceTestSharesTheLookAtTheTree(t *testing.T) {
 			status = append(status, call)
 		}
 	}
-	assert.Len(t, status, 3)
+	// Three, or two where the tree stood still long enough for the last
+	// look to be answered from its snapshot without git (a loaded
+	// machine); never more.
+	assert.LessOrEqual(t, len(status), 3, status)
+	assert.GreaterOrEqual(t, len(status), 2, status)
 }
