@@ -77,12 +77,7 @@ const maxEntryBytes = 1 << 20
 
 // Get returns the entry for key, if any.
 func (c Cache) Get(key string) (Entry, bool) {
-	f, err := regular.Open(filepath.Join(c.Dir, key+".json"))
-	if err != nil {
-		return Entry{}, false
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxEntryBytes))
+	data, err := readRegular(filepath.Join(c.Dir, key+".json"), maxEntryBytes)
 	if err != nil {
 		return Entry{}, false
 	}
@@ -109,6 +104,25 @@ func (c Cache) Put(key string, e Entry) error {
 		c.prune(time.Now())
 	}
 	return nil
+}
+
+// readRegular reads up to limit bytes of the regular file at path (see
+// regular.Open: never a FIFO or a device): the package's own files in the
+// state dir, and the git files it reads instead of starting git.
+func readRegular(path string, limit int64) ([]byte, error) {
+	f, err := regular.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, limit))
+}
+
+// projectFile names the file of the project at dir that the cache keeps
+// under prefix (its stat cache, its tree's snapshot).
+func (c Cache) projectFile(prefix, dir string) string {
+	sum := sha256.Sum256([]byte(dir))
+	return filepath.Join(c.Dir, prefix+hex.EncodeToString(sum[:16])+".json")
 }
 
 // writeAtomic writes data to dir/name through a temporary file and a

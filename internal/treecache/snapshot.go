@@ -7,15 +7,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
-
-	"github.com/donegate/donegate/internal/regular"
 )
 
 // A snapshot answers a look at a work tree that has not changed since the
@@ -100,11 +97,21 @@ func (c Cache) ReadStatus(ctx context.Context, dir string) (*Status, error) {
 	if c.Dir == "" {
 		return ReadStatus(ctx, dir)
 	}
-	w := newTreeWatch(dir)
-	if w == nil {
-		return ReadStatus(ctx, dir)
+	// One look upwards for .git serves both: whether git can find a
+	// repository, and where the walk starts.
+	top, gitDir, err := findGit(dir)
+	if errors.Is(err, errNoRepo) {
+		return noRepo(dir), nil
 	}
-	path := c.snapshotPath(dir)
+	var w *treeWatch
+	if err == nil {
+		w = newTreeWatch(dir, top, gitDir)
+	}
+	if w == nil {
+		st, _, err := readStatus(ctx, dir, false)
+		return st, err
+	}
+	path := c.projectFile("tree-", dir)
 	old := loadSnapshot(path)
 	if old != nil && (old.Version != snapshotVersion || old.Key != w.key) {
 		old = nil
@@ -181,20 +188,9 @@ func (w *treeWatch) hot(old *snapshot) []string {
 	return paths
 }
 
-// snapshotPath names the snapshot of the work tree at dir.
-func (c Cache) snapshotPath(dir string) string {
-	sum := sha256.Sum256([]byte(dir))
-	return filepath.Join(c.Dir, "tree-"+hex.EncodeToString(sum[:16])+".json")
-}
-
 // loadSnapshot reads the snapshot at path; nil if there is none that reads.
 func loadSnapshot(path string) *snapshot {
-	f, err := regular.Open(path)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxSnapshotBytes))
+	data, err := readRegular(path, maxSnapshotBytes)
 	var s snapshot
 	if err != nil || json.Unmarshal(data, &s) != nil {
 		return nil
@@ -212,13 +208,10 @@ type treeWatch struct {
 }
 
 // newTreeWatch returns what a walk of the work tree holding dir looks at,
-// or nil where a walk cannot vouch for git's answer (see snapshot).
-func newTreeWatch(dir string) *treeWatch {
-	if !canWalk {
-		return nil
-	}
-	top, gitDir, err := findGit(dir)
-	if err != nil || filepath.Join(top, ".git") != gitDir {
+// top and gitDir as findGit found them, or nil where a walk cannot vouch
+// for git's answer (see snapshot).
+func newTreeWatch(dir, top, gitDir string) *treeWatch {
+	if !canWalk || filepath.Join(top, ".git") != gitDir {
 		return nil
 	}
 	gitPath, err := exec.LookPath("git")
@@ -251,7 +244,7 @@ func newTreeWatch(dir string) *treeWatch {
 		configs = append(configs, filepath.Join(home, ".gitconfig"))
 	}
 	for _, p := range configs {
-		data, err := readSmall(p)
+		data, err := readRegular(p, maxGitFileBytes)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
@@ -290,7 +283,7 @@ func newTreeWatch(dir string) *treeWatch {
 		besides = append(besides, attributes)
 	}
 	// The branch HEAD names, as a loose ref (packed-refs is above).
-	if head, err := readSmall(filepath.Join(gitDir, "HEAD")); err == nil {
+	if head, err := readRegular(filepath.Join(gitDir, "HEAD"), maxGitFileBytes); err == nil {
 		if ref, ok := strings.CutPrefix(strings.TrimSpace(string(head)), "ref: "); ok {
 			if !filepath.IsLocal(ref) {
 				return nil
@@ -363,14 +356,4 @@ func configPath(data []byte, name, def, home string) (path string, ok bool) {
 		path = v
 	}
 	return path, true
-}
-
-// readSmall reads a config or HEAD file, up to 1 MiB, as a regular file.
-func readSmall(p string) ([]byte, error) {
-	f, err := regular.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, 1<<20))
 }

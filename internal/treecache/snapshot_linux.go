@@ -203,6 +203,15 @@ func (tw *treeWalk) racy(st *unix.Stat_t) bool {
 	return max(st.Mtim.Nano(), st.Ctim.Nano()) >= limit
 }
 
+// below is the path of the entry name of the directory rel, as git names
+// paths from the top level ("" for the top).
+func below(rel, name string) string {
+	if rel == "" {
+		return name
+	}
+	return rel + "/" + name
+}
+
 // visit walks the directory open at fd, rel from the top level ("" for
 // the top), and closes fd. Its subdirectories are walked by another
 // walker where one is free, else in turn.
@@ -237,10 +246,7 @@ func (tw *treeWalk) visit(rel string, fd int) {
 	}
 	var subdirs []subdir
 	for _, name := range names {
-		child := name
-		if rel != "" {
-			child = rel + "/" + name
-		}
+		child := below(rel, name)
 		if name == ".git" {
 			if rel == "" {
 				continue
@@ -274,10 +280,7 @@ func (tw *treeWalk) visit(rel string, fd int) {
 		if tw.err.Load() != nil {
 			return
 		}
-		name, child := d.name, d.name
-		if rel != "" {
-			child = rel + "/" + name
-		}
+		name, child := d.name, below(rel, d.name)
 		var st unix.Stat_t
 		sub, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		if err == nil {

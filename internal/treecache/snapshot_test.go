@@ -103,17 +103,35 @@ func TestSnapshotAnswersWhereNothingChanged(t *testing.T) {
 			}
 			want, err := treecache.ReadStatus(context.Background(), base)
 			require.NoError(t, err)
-			before := statusRuns(t, runs)
-			cache := treecache.Cache{Dir: t.TempDir()}
-			for range 5 {
-				got, err := cache.ReadStatus(context.Background(), base)
-				require.NoError(t, err)
-				assert.Equal(t, want.Head, got.Head)
-				assert.Equal(t, string(want.Porcelain), string(got.Porcelain))
+			got, gitRuns := looks(t, runs, treecache.Cache{Dir: t.TempDir()}, base, 5)
+			for _, st := range got {
+				assert.Equal(t, want.Head, st.Head)
+				assert.Equal(t, string(want.Porcelain), string(st.Porcelain))
 			}
-			assert.Equal(t, tt.gitRuns, statusRuns(t, runs)-before)
+			assert.Equal(t, tt.gitRuns, gitRuns)
 		})
 	}
+}
+
+// looks takes n looks at the tree at dir through cache, and returns them
+// with how many git status processes the counting git at runs started
+// for them (0 with runs "").
+func looks(t *testing.T, runs string, cache treecache.Cache, dir string, n int) ([]*treecache.Status, int) {
+	t.Helper()
+	before := 0
+	if runs != "" {
+		before = statusRuns(t, runs)
+	}
+	var got []*treecache.Status
+	for range n {
+		st, err := cache.ReadStatus(context.Background(), dir)
+		require.NoError(t, err)
+		got = append(got, st)
+	}
+	if runs == "" {
+		return got, 0
+	}
+	return got, statusRuns(t, runs) - before
 }
 
 // A file changed less than the racy margin before a walk may change again
@@ -127,13 +145,8 @@ func TestSnapshotWaitsForRacyFiles(t *testing.T) {
 	base := t.TempDir()
 	repo(t, base, map[string]string{"a.go": "package a\n"})
 	treecache.PretendLater(t, -time.Hour)
-	before := statusRuns(t, runs)
-	cache := treecache.Cache{Dir: t.TempDir()}
-	for range 3 {
-		_, err := cache.ReadStatus(context.Background(), base)
-		require.NoError(t, err)
-	}
-	assert.Equal(t, 3, statusRuns(t, runs)-before)
+	_, gitRuns := looks(t, runs, treecache.Cache{Dir: t.TempDir()}, base, 3)
+	assert.Equal(t, 3, gitRuns)
 }
 
 // Where the file system keeps fractions of a second, a tenth of a second
@@ -154,13 +167,8 @@ func TestSnapshotAfterAFractionOfASecond(t *testing.T) {
 		t.Skip("the file system keeps whole seconds")
 	}
 	time.Sleep(100 * time.Millisecond)
-	before := statusRuns(t, runs)
-	cache := treecache.Cache{Dir: t.TempDir()}
-	for range 3 {
-		_, err := cache.ReadStatus(context.Background(), base)
-		require.NoError(t, err)
-	}
-	assert.Equal(t, 2, statusRuns(t, runs)-before)
+	_, gitRuns := looks(t, runs, treecache.Cache{Dir: t.TempDir()}, base, 3)
+	assert.Equal(t, 2, gitRuns)
 }
 
 // A read-only cache (closer explain) uses a snapshot and never writes one.
@@ -170,10 +178,7 @@ func TestSnapshotReadOnly(t *testing.T) {
 	base := t.TempDir()
 	repo(t, base, map[string]string{"a.go": "package a\n"})
 	dir := t.TempDir()
-	for range 3 {
-		_, err := treecache.Cache{Dir: dir, ReadOnly: true}.ReadStatus(context.Background(), base)
-		require.NoError(t, err)
-	}
+	looks(t, "", treecache.Cache{Dir: dir, ReadOnly: true}, base, 3)
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	assert.Empty(t, entries)

@@ -1,15 +1,10 @@
 package treecache
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
 	"path/filepath"
-
-	"github.com/donegate/donegate/internal/regular"
 )
 
 // stat is the metadata of a file that says whether it may have changed.
@@ -58,20 +53,12 @@ const maxStatEntries = 50_000
 const maxStatFileBytes = 32 << 20
 
 // statPath names the stat cache of the project at dir.
-func (c Cache) statPath(dir string) string {
-	sum := sha256.Sum256([]byte(dir))
-	return filepath.Join(c.Dir, "stat-"+hex.EncodeToString(sum[:16])+".json")
-}
+func (c Cache) statPath(dir string) string { return c.projectFile("stat-", dir) }
 
 // loadStats reads the stat cache at path; a missing or damaged one is empty.
 func loadStats(path string) *statCache {
 	s := &statCache{path: path, old: map[string]statEntry{}, seen: map[string]statEntry{}}
-	f, err := regular.Open(path)
-	if err != nil {
-		return s
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxStatFileBytes))
+	data, err := readRegular(path, maxStatFileBytes)
 	if err != nil || json.Unmarshal(data, &s.old) != nil {
 		s.old = map[string]statEntry{}
 	}

@@ -46,6 +46,10 @@ const maxNested = 4
 // readChunk is how much of a file is hashed between looks at the context.
 const readChunk = 256 << 10
 
+// maxGitFileBytes bounds a read of a git file in place of git (config,
+// HEAD).
+const maxGitFileBytes = 1 << 20
+
 // racyMargin is how long a file must have been still (by its modification
 // and change times) before its metadata is trusted to stand for its
 // content; see ErrUnsettled and statCache. File times have a granularity
@@ -126,24 +130,29 @@ type Status struct {
 // 1.35× with the status alone. Outside a work tree it returns a Status
 // with NotRepo set and no error; the error is for a ctx that ended.
 func ReadStatus(ctx context.Context, dir string) (*Status, error) {
+	if _, _, err := findGit(dir); errors.Is(err, errNoRepo) {
+		return noRepo(dir), nil
+	}
 	st, _, err := readStatus(ctx, dir, false)
 	return st, err
 }
 
-// readStatus is ReadStatus; with ignored set, git also lists what it
-// ignores (--ignored=matching), and readStatus returns the directories
-// git ignores as a whole, relative to the top level, and leaves those
+// noRepo is the Status of dir where git could find no repository
+// (findGit's errNoRepo): git is not started there. A stop in a project
+// outside git looks at its tree for progress, and a git that fails costs
+// a process (hookbench's Gemini row, a repeated hold in a project outside
+// git: 2.71× the floor with it, 1.89× without).
+func noRepo(dir string) *Status {
+	return &Status{Dir: dir, NotRepo: fmt.Errorf("not a git repository: no .git in %s or any directory above it", dir)}
+}
+
+// readStatus is ReadStatus once findGit has found a repository may be
+// there; with ignored set, git also lists what it ignores
+// (--ignored=matching), and readStatus returns the directories git
+// ignores as a whole, relative to the top level, and leaves those
 // entries out of st.Porcelain, which reads as without them.
 func readStatus(ctx context.Context, dir string, ignored bool) (st *Status, ignoredDirs []string, err error) {
 	st = &Status{Dir: dir}
-	// Where git could find no repository it is not started: a stop in a
-	// project outside git looks at its tree for progress, and a git that
-	// fails costs a process (hookbench's Gemini row, a repeated hold in a
-	// project outside git: 2.71× the floor with it, 1.89× without).
-	if _, _, err := findGit(dir); errors.Is(err, errNoRepo) {
-		st.NotRepo = fmt.Errorf("not a git repository: no .git in %s or any directory above it", dir)
-		return st, nil, nil
-	}
 	// core.fileMode=true: with false (set by git init on file systems
 	// without an executable bit, or by hand) git hides chmod of tracked
 	// files. --ignore-submodules=none: a submodule's own config must not
@@ -375,12 +384,7 @@ func workTreeTop(ctx context.Context, dir string) (string, error) {
 	if err != nil || filepath.Join(root, ".git") != gitDir {
 		return toplevel(ctx, dir) // none found, or a worktree or submodule
 	}
-	f, err := regular.Open(filepath.Join(gitDir, "config"))
-	if err != nil {
-		return toplevel(ctx, dir)
-	}
-	defer f.Close()
-	config, err := io.ReadAll(io.LimitReader(f, 1<<20))
+	config, err := readRegular(filepath.Join(gitDir, "config"), maxGitFileBytes)
 	lower := bytes.ToLower(config)
 	if err != nil || bytes.Contains(lower, []byte("worktree")) || bytes.Contains(lower, []byte("include")) {
 		return toplevel(ctx, dir)
