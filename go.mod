@@ -5,6 +5,7 @@ go 1.26
 require (
 	github.com/BurntSushi/toml v1.6.0
 	github.com/go-playground/validator/v10 v10.22.1
+	github.com/pelletier/go-toml/v2 v2.4.3
 	github.com/pmezard/go-difflib v1.0.0
 	github.com/rogpeppe/go-internal v1.13.1
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2

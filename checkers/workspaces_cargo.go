@@ -6,7 +6,7 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/BurntSushi/toml"
+	"github.com/pelletier/go-toml/v2"
 )
 
 // A Cargo workspace whose root manifest is virtual (a [workspace] table
@@ -22,41 +22,49 @@ import (
 // default-members, glob forms Cargo reads otherwise, two members of one
 // name or a member that cannot be read: the command runs whole.
 
-// cargoManifest is what is read of a Cargo.toml.
+// cargoManifest is what is read of a Cargo.toml, with
+// github.com/pelletier/go-toml/v2: BurntSushi/toml, used before, reads the
+// local time zone when a program starts, which cost every hook's start
+// (docs/performance.md).
 type cargoManifest struct {
 	Package *struct {
 		Name string `toml:"name"`
 	} `toml:"package"`
 	Workspace *struct {
-		Members        []string                   `toml:"members"`
-		Exclude        []string                   `toml:"exclude"`
-		DefaultMembers []string                   `toml:"default-members"`
-		Dependencies   map[string]cargoDependency `toml:"dependencies"`
+		Members        []string          `toml:"members"`
+		Exclude        []string          `toml:"exclude"`
+		DefaultMembers []string          `toml:"default-members"`
+		Dependencies   cargoDependencies `toml:"dependencies"`
 	} `toml:"workspace"`
-	Dependencies      map[string]cargoDependency `toml:"dependencies"`
-	DevDependencies   map[string]cargoDependency `toml:"dev-dependencies"`
-	BuildDependencies map[string]cargoDependency `toml:"build-dependencies"`
+	Dependencies      cargoDependencies `toml:"dependencies"`
+	DevDependencies   cargoDependencies `toml:"dev-dependencies"`
+	BuildDependencies cargoDependencies `toml:"build-dependencies"`
 	Target            map[string]struct {
-		Dependencies      map[string]cargoDependency `toml:"dependencies"`
-		DevDependencies   map[string]cargoDependency `toml:"dev-dependencies"`
-		BuildDependencies map[string]cargoDependency `toml:"build-dependencies"`
+		Dependencies      cargoDependencies `toml:"dependencies"`
+		DevDependencies   cargoDependencies `toml:"dev-dependencies"`
+		BuildDependencies cargoDependencies `toml:"build-dependencies"`
 	} `toml:"target"`
 }
 
-// cargoDependency is a dependency's entry: a version string, or a table
-// of which only path and workspace matter here.
+// cargoDependencies is a table of dependencies by key, each entry a
+// version string or a table (see dependency).
+type cargoDependencies map[string]any
+
+// cargoDependency is what matters here of a dependency's entry.
 type cargoDependency struct {
 	Path      string
 	Workspace bool
 }
 
-// UnmarshalTOML reads either form.
-func (d *cargoDependency) UnmarshalTOML(v any) error {
-	if t, ok := v.(map[string]any); ok {
-		d.Path, _ = t["path"].(string)
-		d.Workspace, _ = t["workspace"].(bool)
+// dependency reads the entry of key in either form: a version string has
+// neither a path nor workspace = true.
+func (t cargoDependencies) dependency(key string) cargoDependency {
+	var d cargoDependency
+	if table, ok := t[key].(map[string]any); ok {
+		d.Path, _ = table["path"].(string)
+		d.Workspace, _ = table["workspace"].(bool)
 	}
-	return nil
+	return d
 }
 
 // readCargo reads dir's Cargo.toml; ok is false when there is none or it
@@ -67,7 +75,7 @@ func readCargo(dir string) (cargoManifest, bool) {
 	if err != nil || data == nil {
 		return m, false
 	}
-	if _, err := toml.Decode(string(data), &m); err != nil {
+	if err := toml.Unmarshal(data, &m); err != nil {
 		return m, false
 	}
 	return m, true
@@ -123,15 +131,16 @@ func cargoWorkspace(dir string) ([]wsPackage, bool) {
 	}
 	var pkgs []wsPackage
 	for _, m := range members {
-		tables := []map[string]cargoDependency{m.manifest.Dependencies, m.manifest.DevDependencies, m.manifest.BuildDependencies}
+		tables := []cargoDependencies{m.manifest.Dependencies, m.manifest.DevDependencies, m.manifest.BuildDependencies}
 		for _, t := range m.manifest.Target {
 			tables = append(tables, t.Dependencies, t.DevDependencies, t.BuildDependencies)
 		}
 		for _, table := range tables {
-			for key, dep := range table {
+			for key := range table {
+				dep := table.dependency(key)
 				name := memberAt(m.Dir, dep.Path)
 				if dep.Workspace {
-					name = memberAt(".", root.Workspace.Dependencies[key].Path)
+					name = memberAt(".", root.Workspace.Dependencies.dependency(key).Path)
 				}
 				if name != "" && name != m.Name && !slices.Contains(m.Deps, name) {
 					m.Deps = append(m.Deps, name)

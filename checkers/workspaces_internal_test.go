@@ -4,7 +4,9 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -136,6 +138,40 @@ func TestCargoWorkspace(t *testing.T) {
 			got, ok := cargoWorkspace(dir)
 			assert.Equal(t, tt.want != nil, ok)
 			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+// TestCargoManifestsNestedDeep: a Cargo.toml is the repository's to write,
+// and a stop reads it in the hook's own process, where no timeout can
+// stop a parser. BurntSushi/toml, the parser before, took 24 s on 40 KB
+// of nested inline tables and 4 s on 20 KB of dotted keys, growing with
+// the square of the nesting: a manifest of the 1 MiB read would have held
+// a stop for hours. Each case here, at 1 MiB, is read (or refused) at
+// once; the guard only turns a hang into a failure.
+func TestCargoManifestsNestedDeep(t *testing.T) {
+	const n = 1 << 20
+	member := "[package]\nname = \"a\"\nversion = \"0.1.0\"\n[dependencies]\n"
+	workspace := "[workspace]\nmembers = [\"crates/*\"]\n"
+	for _, tt := range []struct{ name, root, member string }{
+		{"a member's inline tables", workspace, member + "b = " + strings.Repeat("{c=", n/4) + "1" + strings.Repeat("}", n/4) + "\n"},
+		{"a member's arrays", workspace, member + "b = " + strings.Repeat("[", n/2) + strings.Repeat("]", n/2) + "\n"},
+		{"a member's dotted keys", workspace, member + strings.Repeat("b.", n/2) + "c = 1\n"},
+		{"the root's table header", "[" + strings.Repeat("w.", n/2) + "x]\n" + workspace, member},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeTree(t, dir, map[string]string{"crates/a/Cargo.toml": tt.member[:min(len(tt.member), n)]}, "Cargo.toml", tt.root[:min(len(tt.root), n)])
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				cargoWorkspace(dir)
+			}()
+			select {
+			case <-done:
+			case <-time.After(time.Minute):
+				t.Fatal("reading the manifests did not end within a minute")
+			}
 		})
 	}
 }
