@@ -15,6 +15,17 @@ import (
 
 // TestEveryTypeIsDocumented: a registered type has a summary, which
 // docs/checkers.md's table and reference, generated from the registry,
+// TestEveryTypeIsValid: the config decodes every field of every shipped
+// type's options, and none is a key every checker has. The hooks do not
+// look at start-up (config.RegisterType): this is where a mistake shows.
+func TestEveryTypeIsValid(t *testing.T) {
+	require.NoError(t, config.CheckTypes())
+	for _, typ := range checkers.Types() {
+		_, ok := config.LookupType(typ.Name)
+		assert.True(t, ok, typ.Name)
+	}
+}
+
 // show (internal/docgen's test fails while the page is stale).
 func TestEveryTypeIsDocumented(t *testing.T) {
 	types := checkers.Types()

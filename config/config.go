@@ -259,13 +259,28 @@ func defaults() *Config {
 // name none keeps the plan checker alone). With the plan alone, most
 // sessions were held for nothing: on Claude Code 2.1.330 and 2.1.331 the
 // default models get no plan tool unless CLAUDE_CODE_ENABLE_TODO_TOOLS=1.
+//
+// It is built here rather than parsed from default.json at every call: a
+// stop without a config file paid a tenth of a millisecond to decode and
+// check it (docs/performance.md). TestDefaultIsTheEmbeddedFile holds the
+// two equal.
 func Default() *Config {
-	c, err := Parse(strings.NewReader(string(defaultJSON)), DefaultSource)
-	if err != nil {
-		panic("embedded default config is invalid: " + err.Error())
+	c := defaults()
+	c.Checkers = make([]Checker, len(defaultTypes))
+	for i, name := range defaultTypes {
+		typ, ok := types[name]
+		if !ok {
+			panic(fmt.Sprintf("embedded default config names checker type %q, which is not registered (is package checkers linked?)", name))
+		}
+		c.Checkers[i] = Checker{Type: name, Options: reflect.New(typ.Options).Interface()}
 	}
+	c.Source = DefaultSource
 	return c
 }
+
+// defaultTypes are the types of default.json's checkers, each with no
+// option set.
+var defaultTypes = []string{"plan", "test"}
 
 // defaultChain returns the checkers of the embedded default, decoded as
 // any file's are, so that a config without "checkers" holds the very same.

@@ -663,3 +663,14 @@ func TestParseLocatesSyntaxErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestDefaultIsTheEmbeddedFile: Default, built in code, is what parsing
+// default.json gives, and each call is a config of its own.
+func TestDefaultIsTheEmbeddedFile(t *testing.T) {
+	parsed, err := config.Parse(bytes.NewReader(config.DefaultJSON), config.DefaultSource)
+	require.NoError(t, err)
+	got := config.Default()
+	require.Equal(t, parsed, got)
+	got.Checkers[0].Type, got.GateTools[0] = "changed", "changed"
+	assert.Equal(t, parsed, config.Default())
+}

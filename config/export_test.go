@@ -56,10 +56,13 @@ func CheckerKeys(name string) []string { return checkerKeys(types[name]) }
 // RegisterForTest registers ct for the length of the test t: a type that
 // stays registered would change the lists of types other tests expect.
 func RegisterForTest(t testing.TB, ct CheckerType) {
-	depth, step := memberDepth, compositeStep
 	RegisterType(ct)
-	t.Cleanup(func() { delete(types, ct.Name); memberDepth, compositeStep = depth, step })
+	nesting = newNesting()
+	t.Cleanup(func() { delete(types, ct.Name); nesting = newNesting() })
 }
 
 // MaxJSONDepth is maxJSONDepth, for tests.
 var MaxJSONDepth = maxJSONDepth
+
+// DefaultJSON is the embedded default config's file.
+var DefaultJSON = defaultJSON

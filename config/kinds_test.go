@@ -180,7 +180,9 @@ func TestJSONDepthFollowsTheTypes(t *testing.T) {
 }
 
 // TestRegisterTypeRefusesMistakes: a type the config could not decode is
-// refused when it registers, not when a config first uses it.
+// refused when it registers (the cheap checks) or by CheckTypes (those of
+// its fields, which TestEveryTypeIsValid runs over the shipped types), not
+// when a config first uses it.
 func TestRegisterTypeRefusesMistakes(t *testing.T) {
 	type withMap struct {
 		M map[string]string `json:"m"`
@@ -197,14 +199,26 @@ func TestRegisterTypeRefusesMistakes(t *testing.T) {
 		{"not a struct", config.CheckerType{Name: "x", Options: reflect.TypeFor[string]()}, `config: checker type "x": options must be a struct type, got string`},
 		{"an event that is not one", config.CheckerType{Name: "x", Options: reflect.TypeFor[struct{}](), DefaultOn: []string{"stopp"}}, `config: checker type "x": unknown event "stopp" in DefaultOn`},
 		{"an Only event that is not one", config.CheckerType{Name: "x", Options: reflect.TypeFor[struct{}](), Only: []string{"tool"}}, `config: checker type "x": unknown event "tool" in Only`},
-		{"a field it cannot decode", config.CheckerType{Name: "x", Options: reflect.TypeFor[withMap]()}, `config: checker type "x": field M: a config cannot hold a map[string]string`},
-		{"a key every checker has", config.CheckerType{Name: "x", Options: reflect.TypeFor[withName]()}, `config: checker type "x": option "name" is a key every checker has`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			assert.PanicsWithValue(t, tt.want, func() { config.RegisterType(tt.ct) })
 			_, registered := config.LookupType("x")
 			assert.False(t, registered)
+		})
+	}
+	fields := []struct {
+		name string
+		ct   config.CheckerType
+		want string
+	}{
+		{"a field it cannot decode", config.CheckerType{Name: "x", Options: reflect.TypeFor[withMap]()}, `config: checker type "x": field M: a config cannot hold a map[string]string`},
+		{"a key every checker has", config.CheckerType{Name: "x", Options: reflect.TypeFor[withName]()}, `config: checker type "x": option "name" is a key every checker has`},
+	}
+	for _, tt := range fields {
+		t.Run(tt.name, func(t *testing.T) {
+			config.RegisterForTest(t, tt.ct)
+			assert.EqualError(t, config.CheckTypes(), tt.want)
 		})
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"sync"
+	"sync/atomic"
 )
 
 // A CheckerType is what the config needs to know about one kind of checker:
@@ -38,12 +40,24 @@ type CheckerType struct {
 
 	// composite is set for a type whose options hold other checkers (a
 	// field of type []Checker or Checker, at any depth of its options):
-	// the decoder bounds how deep they nest.
-	composite bool
+	// the decoder bounds how deep they nest. Worked out when first asked
+	// (0 then, 1 no, 2 yes), read and set atomically: configs may be
+	// decoded at once.
+	composite int32
 }
 
 // Composite reports whether checkers of the type hold other checkers.
-func (t *CheckerType) Composite() bool { return t.composite }
+func (t *CheckerType) Composite() bool {
+	c := atomic.LoadInt32(&t.composite)
+	if c == 0 {
+		c = 1
+		if memberStep(t.Options) > 0 {
+			c = 2
+		}
+		atomic.StoreInt32(&t.composite, c)
+	}
+	return c == 2
+}
 
 // OptionsChecker is implemented by options whose rules tags cannot say (a
 // regular expression that must compile, one of several forms). It runs
@@ -78,9 +92,15 @@ var Events = []string{OnStop, OnSubagentStop, OnToolUse, OnManual}
 var types = map[string]*CheckerType{}
 
 // RegisterType makes a checker type known to the config. It panics on a
-// second type of the same name, an options type that is not a struct, or
-// a field whose Go type the config cannot decode: all are mistakes in
-// donegate's own code, found by any test that imports the type.
+// second type of the same name, an options type that is not a struct or
+// an event that is not one. What it derives from the options' fields is
+// worked out when first needed, not here: every hook registers every type
+// at start-up and most decode none or a few (reflecting over the fields of
+// all 18 cost a hook's start a tenth of a millisecond,
+// docs/performance.md). So the fields' own mistakes (a Go type the config
+// cannot decode, a key every checker has) are found by CheckTypes, which
+// TestEveryTypeIsValid in package checkers runs over every shipped type:
+// they are donegate's, not a config's.
 func RegisterType(t CheckerType) {
 	if t.Name == "" || types[t.Name] != nil {
 		panic(fmt.Sprintf("config: checker type %q registered twice or unnamed", t.Name))
@@ -98,11 +118,26 @@ func RegisterType(t CheckerType) {
 			}
 		}
 	}
-	if err := checkOptionsType(t.Options); err != nil {
-		panic(fmt.Sprintf("config: checker type %q: %v", t.Name, err))
+	t.composite = 0
+	types[t.Name] = &t
+}
+
+// CheckTypes returns the first mistake in the options of a registered
+// type (see RegisterType), or nil.
+func CheckTypes() error {
+	for _, name := range CheckerTypes() {
+		if err := types[name].check(); err != nil {
+			return fmt.Errorf("config: checker type %q: %w", name, err)
+		}
 	}
-	// A plain loop, not fieldsOf: every hook registers every type at
-	// start-up, and most never decode most of them.
+	return nil
+}
+
+// check is CheckTypes' look at t's fields.
+func (t *CheckerType) check() error {
+	if err := checkOptionsType(t.Options); err != nil {
+		return err
+	}
 	for i := range t.Options.NumField() {
 		f := t.Options.Field(i)
 		name := jsonName(f)
@@ -112,20 +147,33 @@ func RegisterType(t CheckerType) {
 		if isCheckerKey(name) {
 			// The key would mean two things, and Checker's JSON encoding
 			// would write it twice.
-			panic(fmt.Sprintf("config: checker type %q: option %q is a key every checker has", t.Name, name))
+			return fmt.Errorf("option %q is a key every checker has", name)
 		}
 	}
-	step := memberStep(t.Options)
-	t.composite = step > 0
-	compositeStep = max(compositeStep, step)
-	memberDepth = max(memberDepth, 1+optionsDepth(t.Options))
-	types[t.Name] = &t
+	return nil
 }
 
-// compositeStep is how many levels of JSON one composite adds, from a
-// checker's object to a member's: 2 for a composite ({"checkers": [{...}]}),
-// 3 for claims ({"claims": [{"checker": {...}}]}). See maxJSONDepth.
-var compositeStep = 2
+// nesting is how deeply the registered types let a config nest (see
+// maxJSONDepth), worked out at its first call; types register at init,
+// before any config is read (RegisterForTest starts it over):
+// step is how many levels of JSON one composite adds, from a checker's
+// object to a member's (memberStep's most: 2 for a composite,
+// {"checkers": [{...}]}, 3 for claims, {"claims": [{"checker": {...}}]});
+// depth is how deeply the deepest checker nests, counting its own object
+// and not the members of a composite (2 for a files checker,
+// {"paths": [...]}).
+var nesting = newNesting()
+
+func newNesting() func() (step, depth int) {
+	return sync.OnceValues(func() (step, depth int) {
+		step, depth = 2, 1
+		for _, t := range types {
+			step = max(step, memberStep(t.Options))
+			depth = max(depth, 1+optionsDepth(t.Options))
+		}
+		return step, depth
+	})
+}
 
 // memberStep is how many levels of JSON lie between the object holding
 // the keys of the struct t and the object of a checker held in them; 0
@@ -154,11 +202,6 @@ func memberStep(t reflect.Type) int {
 	}
 	return s
 }
-
-// memberDepth is how deeply the deepest registered checker nests in JSON,
-// counting its own object and not the members of a composite: 2 for a
-// files checker ({"paths": [...]}). See maxJSONDepth.
-var memberDepth = 1
 
 // rawDepth is how deeply a value of any JSON (json.RawMessage) may nest
 // inside a config.

@@ -115,7 +115,15 @@ const maxCompositeDepth = 32
 // file that nests deeper is refused at once, before any reader that
 // recurses per level (gjson's validator, encoding/json) or rescans per
 // level sees it.
-func maxJSONDepth() int { return 2 + compositeStep*maxCompositeDepth + memberDepth }
+func maxJSONDepth() int {
+	step, member := nesting()
+	return 2 + step*maxCompositeDepth + member
+}
+
+// leastJSONDepth is maxJSONDepth with the least any set of types gives
+// (a composite adds 2 levels, a checker's keys none): a file within it is
+// within maxJSONDepth, which decode then need not work out from the types.
+const leastJSONDepth = 2 + 2*maxCompositeDepth + 1
 
 // decode reads data into c in one pass that checks syntax, unknown and
 // duplicate keys and the JSON type of every value, so each problem can
@@ -130,8 +138,10 @@ func maxJSONDepth() int { return 2 + compositeStep*maxCompositeDepth + memberDep
 // use anyway: encoding/json's first decode of a type costs a new process
 // about half a millisecond, and this about a tenth of that.
 func decode(data []byte, c *Config) ([]Problem, pathSet) {
-	if limit := maxJSONDepth(); !jsondepth.Within(data, limit) {
-		return []Problem{{Message: fmt.Sprintf("nested deeper than %d levels of JSON (composites may nest at most %d deep)", limit, maxCompositeDepth)}}, nil
+	if !jsondepth.Within(data, leastJSONDepth) {
+		if limit := maxJSONDepth(); !jsondepth.Within(data, limit) {
+			return []Problem{{Message: fmt.Sprintf("nested deeper than %d levels of JSON (composites may nest at most %d deep)", limit, maxCompositeDepth)}}, nil
+		}
 	}
 	if !gjson.ValidBytes(data) {
 		return []Problem{{Message: syntaxMessage(data)}}, nil
@@ -488,7 +498,7 @@ func (d *decoder) checker(v gjson.Result, path *jsonPath, dst *Checker, depth in
 	} else if slices.Contains(dups, "type") {
 		// Already reported: which of the types was meant is unknown.
 		typ = nil
-	} else if typ.composite && depth >= maxCompositeDepth {
+	} else if typ.Composite() && depth >= maxCompositeDepth {
 		// The path of a composite this deep is long: it is shortened, and
 		// the position given.
 		line, col := position(d.data[:v.Index])
@@ -518,7 +528,7 @@ func (d *decoder) checker(v gjson.Result, path *jsonPath, dst *Checker, depth in
 			continue
 		}
 		next := depth
-		if typ.composite {
+		if typ.Composite() {
 			next++
 		}
 		d.value(m.value, path.key(m.key), f.kind, dv.Field(f.index), next)

@@ -2,6 +2,7 @@ package feedback
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -53,4 +54,10 @@ func TestPlanIncompleteAsTemplate(t *testing.T) {
 		_, ok := planIncomplete(params)
 		assert.False(t, ok, "%v", params)
 	}
+}
+
+// errTooLong is written out rather than formatted at start-up: its number
+// must be the bound's.
+func TestTooLongNamesTheBound(t *testing.T) {
+	assert.Equal(t, fmt.Sprintf("renders more than %d KiB", maxRenderBytes>>10), errTooLong.Error())
 }

@@ -28,3 +28,6 @@ func Hashed() int64 { return hashed.Load() }
 
 // SnapshotAnswers is how many looks a snapshot of the tree has answered.
 func SnapshotAnswers() int64 { return snapshotAnswers.Load() }
+
+// ErrNoRepo is findGit's error where there is no repository.
+var ErrNoRepo = errNoRepo

@@ -66,8 +66,17 @@ func after(path string, t time.Time) bool {
 
 // errNoRepo is findGit's error where git, run in the directory, would
 // find no repository: no .git, nor a directory a bare repository could be,
-// in it or any directory above it.
-var errNoRepo = fmt.Errorf("%w: no .git in the directory or any above it", ErrUnknown)
+// in it or any directory above it. A type rather than fmt.Errorf: a
+// package-level value is built at every hook's start, most of which never
+// look for git (see docs/performance.md, "What a hook's start costs").
+var errNoRepo error = noRepoError{}
+
+type noRepoError struct{}
+
+func (noRepoError) Error() string {
+	return ErrUnknown.Error() + ": no .git in the directory or any above it"
+}
+func (noRepoError) Unwrap() error { return ErrUnknown }
 
 // findGit finds the work tree's top level above dir and its git dir
 // (.git, or where a .git file points: a worktree, a submodule), looking

@@ -51,3 +51,9 @@ func TestChangedSince(t *testing.T) {
 		assert.True(t, changed(dir), "after the edit, from %s", dir)
 	}
 }
+
+// errNoRepo says what fmt.Errorf("%w: ...", ErrUnknown) said, and is one.
+func TestNoRepoIsUnknown(t *testing.T) {
+	assert.ErrorIs(t, treecache.ErrNoRepo, treecache.ErrUnknown)
+	assert.Equal(t, "cannot tell what changed: no .git in the directory or any above it", treecache.ErrNoRepo.Error())
+}
