@@ -48,7 +48,7 @@ E2E_ENV         += DONEGATE_WINE=$$(scripts/install-wine | tail -n 1)
 # Windows binaries' end-to-end tests are e2e/windows_test.go (in unit).
 WINDOWS_TEST_PKGS := ./checkers ./config ./hookio ./internal/cli ./internal/closer ./internal/consent \
                      ./internal/decisionlog ./internal/docgen ./internal/fakeapi ./internal/feedback \
-                     ./internal/filelock ./internal/gate ./internal/jsondepth ./internal/judge \
+                     ./internal/filelock ./internal/gate ./internal/jsondepth ./internal/jsonw ./internal/judge \
                      ./internal/lastevent ./internal/limit ./internal/paths ./internal/proc \
                      ./internal/regular ./internal/safewrite ./internal/sqlitefile ./internal/state \
                      ./internal/treecache ./internal/version ./schema ./transcript

@@ -1,13 +1,14 @@
 package hookio
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/donegate/donegate/internal/jsonw"
 )
 
 // Dialect selects the answer shapes. Claude Code honours only its own
@@ -123,14 +124,55 @@ func writeAnswer(w io.Writer, eventName string, d Dialect, v Verdict, stopContex
 }
 
 // encode writes a as the one JSON object of an answer, as a host reads
-// it: HTML characters unescaped.
-func encode(w io.Writer, a any) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(a); err != nil {
+// it: HTML characters unescaped, ended by a newline. Written by hand
+// (appendJSON), not by encoding/json: see package jsonw.
+func encode(w io.Writer, a interface{ appendJSON([]byte) []byte }) error {
+	if _, err := w.Write(append(a.appendJSON(nil), '\n')); err != nil {
 		return fmt.Errorf("write answer: %w", err)
 	}
 	return nil
+}
+
+// appendJSON writes a as encoding/json would, its fields in their order
+// (TestAnswersAsEncodingJSON).
+func (a answer) appendJSON(b []byte) []byte {
+	o := jsonw.NewObject(b, false)
+	o.BoolOmitEmpty("needsMoreTurns", a.NeedsMoreTurns)
+	o.StringOmitEmpty("decision", a.Decision)
+	o.StringOmitEmpty("reason", a.Reason)
+	a.HookSpecificOutput.appendTo(o)
+	o.StringOmitEmpty("systemMessage", a.SystemMessage)
+	return o.End()
+}
+
+// appendJSON writes a as encoding/json would (TestAnswersAsEncodingJSON).
+func (a hostAnswer) appendJSON(b []byte) []byte {
+	o := jsonw.NewObject(b, false)
+	o.StringOmitEmpty("decision", a.Decision)
+	o.StringOmitEmpty("reason", a.Reason)
+	o.StringOmitEmpty("permissionDecision", a.PermissionDecision)
+	o.StringOmitEmpty("permissionDecisionReason", a.PermissionDecisionReason)
+	o.StringOmitEmpty("followup_message", a.FollowupMessage)
+	o.StringOmitEmpty("additional_context", a.AdditionalContext)
+	a.HookSpecificOutput.appendTo(o)
+	o.StringOmitEmpty("systemMessage", a.SystemMessage)
+	return o.End()
+}
+
+// appendTo adds h to o as the field hookSpecificOutput, unless it is nil.
+func (h *hookSpecific) appendTo(o *jsonw.Object) {
+	if h == nil {
+		return
+	}
+	_ = o.Object("hookSpecificOutput", func(in *jsonw.Object) error {
+		in.String("hookEventName", h.HookEventName)
+		in.StringOmitEmpty("decision", h.Decision)
+		in.StringOmitEmpty("reason", h.Reason)
+		in.StringOmitEmpty("permissionDecision", h.PermissionDecision)
+		in.StringOmitEmpty("permissionDecisionReason", h.PermissionDecisionReason)
+		in.StringOmitEmpty("additionalContext", h.AdditionalContext)
+		return nil
+	})
 }
 
 // CleanText makes text safe to show: terminal escape sequences and other

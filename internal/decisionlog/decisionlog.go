@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/donegate/donegate/internal/filelock"
+	"github.com/donegate/donegate/internal/jsonw"
 	"github.com/donegate/donegate/internal/regular"
 )
 
@@ -77,10 +78,51 @@ type Check struct {
 	Fresh  []string `json:"fresh,omitempty"`
 }
 
+// appendJSON writes e as json.Marshal would, by hand (see package jsonw;
+// TestEntriesAsEncodingJSON holds the two equal).
+func (e *Entry) appendJSON(b []byte) ([]byte, error) {
+	o := jsonw.NewObject(b, true)
+	if err := o.Time("time", e.Time); err != nil {
+		return nil, err
+	}
+	o.String("project", e.Project)
+	o.String("host", e.Host)
+	o.String("session", e.Session)
+	o.StringOmitEmpty("turn", e.Turn)
+	o.String("hook", e.Hook)
+	o.String("event", e.Event)
+	o.StringOmitEmpty("tool", e.Tool)
+	o.StringOmitEmpty("mode", e.Mode)
+	if len(e.Checks) > 0 {
+		o.Array("checks", len(e.Checks), func(b []byte, i int) []byte { return e.Checks[i].appendJSON(b) })
+	}
+	o.String("decision", e.Decision)
+	o.IntOmitEmpty("blocks", int64(e.Blocks))
+	o.IntOmitEmpty("maxBlocks", int64(e.MaxBlocks))
+	o.StringOmitEmpty("why", e.Why)
+	o.StringOmitEmpty("reason", e.Reason)
+	return o.End(), nil
+}
+
+// appendJSON writes c as json.Marshal would.
+func (c *Check) appendJSON(b []byte) []byte {
+	o := jsonw.NewObject(b, true)
+	o.String("label", c.Label)
+	o.Bool("complete", c.Complete)
+	o.BoolOmitEmpty("notRun", c.NotRun)
+	o.StringOmitEmpty("error", c.Error)
+	o.Int("tookMs", c.TookMS)
+	o.BoolOmitEmpty("reused", c.Reused)
+	if len(c.Fresh) > 0 {
+		o.Array("fresh", len(c.Fresh), func(b []byte, i int) []byte { return jsonw.AppendString(b, c.Fresh[i], true) })
+	}
+	return o.End()
+}
+
 // Append adds e to the log in stateDir, rotating it when it is full.
 func Append(stateDir string, e Entry) error {
 	e.Why, e.Reason = cut(e.Why), cut(e.Reason)
-	line, err := json.Marshal(e)
+	line, err := e.appendJSON(nil)
 	if err != nil {
 		return fmt.Errorf("decision log: %w", err)
 	}

@@ -1,8 +1,11 @@
 package decisionlog_test
 
 import (
+	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync"
@@ -116,4 +119,50 @@ func BenchmarkAppend(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestEntriesAsEncodingJSON: Append writes each entry as json.Marshal
+// does (it writes by hand: see package jsonw), every field set or not,
+// and refuses what json.Marshal refuses.
+func TestEntriesAsEncodingJSON(t *testing.T) {
+	// A field added to these must be written by appendJSON and set below.
+	require.Equal(t, 15, reflect.TypeFor[decisionlog.Entry]().NumField(), "Entry's fields")
+	require.Equal(t, 7, reflect.TypeFor[decisionlog.Check]().NumField(), "Check's fields")
+	rng := rand.New(rand.NewPCG(5, 6))
+	texts := []string{"", "x", "held: <plan> & \"tests\"\n\t", "\u2028 \xff \x01", "日本"}
+	text := func() string { return texts[rng.IntN(len(texts))] }
+	num := func() int { return []int{0, 1, -2, 1 << 40}[rng.IntN(4)] }
+	yes := func() bool { return rng.IntN(2) == 0 }
+	dir := t.TempDir()
+	path := filepath.Join(dir, decisionlog.FileName)
+	for i := range 500 {
+		e := decisionlog.Entry{Time: time.Unix(int64(rng.IntN(1<<31)), int64(rng.IntN(1e9))).In(time.FixedZone("", 3600*(rng.IntN(5)-2))),
+			Project: text(), Host: text(), Session: text(), Turn: text(), Hook: text(), Event: text(), Tool: text(), Mode: text(),
+			Decision: text(), Blocks: num(), MaxBlocks: num(), Why: text(), Reason: text()}
+		for range rng.IntN(3) {
+			c := decisionlog.Check{Label: text(), Complete: yes(), NotRun: yes(), Error: text(), TookMS: int64(num()), Reused: yes()}
+			for range rng.IntN(3) {
+				c.Fresh = append(c.Fresh, text())
+			}
+			if yes() && c.Fresh == nil {
+				c.Fresh = []string{}
+			}
+			e.Checks = append(e.Checks, c)
+		}
+		if i%50 == 0 {
+			e.Checks = []decisionlog.Check{}
+		}
+		if i > 0 {
+			require.NoError(t, os.Remove(path))
+		}
+		require.NoError(t, decisionlog.Append(dir, e))
+		got, err := os.ReadFile(path)
+		require.NoError(t, err)
+		want, err := json.Marshal(e)
+		require.NoError(t, err)
+		require.Equal(t, string(want)+"\n", string(got))
+	}
+	_, err := json.Marshal(decisionlog.Entry{Time: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)})
+	require.Error(t, err)
+	assert.Error(t, decisionlog.Append(dir, decisionlog.Entry{Time: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}))
 }

@@ -66,7 +66,7 @@ func (r *run) progressLook(ctx context.Context, key string, res checkers.Result)
 	if err != nil {
 		return look
 	}
-	all := map[string]stall{}
+	all := stalls{}
 	s.Get(progressSlot, &all)
 	if last, ok := all[key]; ok && last.Open == look.Open && !personsPrompt(r.event, last, sessionPrompts(s)) {
 		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
@@ -105,7 +105,7 @@ const keptPrompts = 8
 // notePrompt records in the session s that the person's prompt began the
 // turn prompt.
 func notePrompt(s *state.Session, prompt string) error {
-	var prompts []string
+	var prompts promptList
 	s.Get(promptsSlot, &prompts)
 	if slices.Contains(prompts, prompt) {
 		return nil
@@ -140,7 +140,7 @@ func personsPrompt(ev *hookio.Event, last stall, prompts []string) bool {
 
 // sessionPrompts is the turns of the person's prompts on record in s.
 func sessionPrompts(s *state.Session) []string {
-	var prompts []string
+	var prompts promptList
 	s.Get(promptsSlot, &prompts)
 	return prompts
 }
@@ -150,7 +150,7 @@ func sessionPrompts(s *state.Session) []string {
 // included. A tree not looked at before (the findings changed then) is
 // taken as unchanged, so the count is at most one hold too high.
 func stalled(s *state.Session, key string, look stall, ev *hookio.Event) int {
-	all := map[string]stall{}
+	all := stalls{}
 	s.Get(progressSlot, &all)
 	last := all[key]
 	look.Holds = 1
@@ -165,7 +165,7 @@ func stalled(s *state.Session, key string, look stall, ev *hookio.Event) int {
 
 // progressed forgets the gate key's holds: its work is done.
 func progressed(s *state.Session, key string) {
-	all := map[string]stall{}
+	all := stalls{}
 	if s.Get(progressSlot, &all) {
 		if _, ok := all[key]; ok {
 			delete(all, key)

@@ -64,16 +64,24 @@ type Session struct {
 
 // Get decodes the record the checker type typ keeps in the session into
 // v, a pointer, and reports whether there was one. A record that does
-// not decode is none: a damaged record starts over, as a count does.
+// not decode is none: a damaged record starts over, as a count does. A v
+// that is a RecordDecoder decodes itself.
 func (s *Session) Get(typ string, v any) bool {
 	data, ok := s.Checkers[typ]
+	if r, is := v.(RecordDecoder); is {
+		return ok && r.DecodeRecord(data) == nil
+	}
 	return ok && json.Unmarshal(data, v) == nil
 }
 
 // Put stores v as the record the checker type typ keeps in the session.
+// A v that is a RecordAppender encodes itself.
 func (s *Session) Put(typ string, v any) error {
-	data, err := json.Marshal(v)
-	if err != nil {
+	var data []byte
+	var err error
+	if r, is := v.(RecordAppender); is {
+		data = r.AppendRecord(nil)
+	} else if data, err = json.Marshal(v); err != nil {
 		return fmt.Errorf("state: %s's record: %w", typ, err)
 	}
 	if s.Checkers == nil {
@@ -82,6 +90,16 @@ func (s *Session) Put(typ string, v any) error {
 	s.Checkers[typ] = data
 	return nil
 }
+
+// A record every stop reads or writes reads and writes its own JSON, as
+// encoding/json would for the same value, without its reflection (see
+// codec.go): Get hands a RecordDecoder the stored JSON, to be decoded
+// whole or refused, and Put takes the compact JSON a RecordAppender
+// appends.
+type (
+	RecordDecoder  interface{ DecodeRecord(data []byte) error }
+	RecordAppender interface{ AppendRecord(b []byte) []byte }
+)
 
 // migrate moves what records written before 2026-11-24 kept in fields of
 // their own into Checkers, unchanged: the types read the same JSON from
@@ -280,9 +298,12 @@ func load(f *os.File) (*Session, []byte, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("state: read %s: %w", f.Name(), err)
 	}
-	var s Session
 	line, _, ok := bytes.Cut(data, []byte("\n"))
-	if !ok || json.Unmarshal(line, &s) != nil {
+	if !ok {
+		return &Session{}, data, nil
+	}
+	s, err := decodeSession(line)
+	if err != nil {
 		return &Session{}, data, nil
 	}
 	if s.LegacyPromptID != "" {
@@ -297,14 +318,14 @@ func load(f *os.File) (*Session, []byte, error) {
 		s.LegacyPromptID = ""
 	}
 	s.migrate()
-	return &s, data, nil
+	return s, data, nil
 }
 
 // save writes s over the file's old content. Most updates change nothing
 // (a finished stop clears a count that is not there, a spent count stays
 // spent): those write nothing.
 func save(f *os.File, s *Session, old []byte) error {
-	data, err := json.Marshal(s)
+	data, err := s.appendJSON(nil)
 	if err != nil {
 		return fmt.Errorf("state: %w", err)
 	}

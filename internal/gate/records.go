@@ -1,0 +1,135 @@
+package gate
+
+import (
+	"errors"
+	"slices"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/donegate/donegate/internal/jsonw"
+)
+
+// The progress and prompts records are read and written at every hold,
+// so they code their own JSON (state.RecordDecoder, RecordAppender):
+// encoding/json's first use of a type costs a hook's process a tenth of
+// a millisecond. TestRecordsAsEncodingJSON holds them to encoding/json.
+
+// stalls is the progress record: each gate's holds without progress.
+type stalls map[string]stall
+
+var errRecord = errors.New("not the record's JSON")
+
+// DecodeRecord reads data as json.Unmarshal reads a map[string]stall,
+// whole or not at all; but null leaves m as it is, where json.Unmarshal
+// made it nil, which a hold then wrote into (a panic).
+func (m *stalls) DecodeRecord(data []byte) error {
+	v, ok := jsonw.Parse(data)
+	if !ok {
+		return errRecord
+	}
+	switch {
+	case v.Type == gjson.Null:
+		return nil
+	case !v.IsObject():
+		return errRecord
+	}
+	out := stalls{}
+	v.ForEach(func(k, sv gjson.Result) bool {
+		var st stall
+		switch {
+		case sv.Type == gjson.Null:
+		case sv.IsObject():
+			sv.ForEach(func(f, fv gjson.Result) bool {
+				switch f.Str {
+				case "open":
+					ok = jsonw.ReadString(fv, &st.Open)
+				case "tree":
+					ok = jsonw.ReadString(fv, &st.Tree)
+				case "prompt":
+					ok = jsonw.ReadString(fv, &st.Prompt)
+				case "holds":
+					ok = jsonw.ReadInt(fv, &st.Holds)
+				}
+				return ok
+			})
+		default:
+			ok = false
+		}
+		out[k.Str] = st
+		return ok
+	})
+	if !ok {
+		return errRecord
+	}
+	if *m == nil {
+		*m = out
+	} else {
+		for k, st := range out {
+			(*m)[k] = st
+		}
+	}
+	return nil
+}
+
+// AppendRecord writes m as json.Marshal writes a map[string]stall.
+func (m stalls) AppendRecord(b []byte) []byte {
+	if m == nil {
+		return append(b, "null"...)
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	o := jsonw.NewObject(b, true)
+	for _, k := range keys {
+		st := m[k]
+		_ = o.Object(k, func(so *jsonw.Object) error {
+			so.String("open", st.Open)
+			so.StringOmitEmpty("tree", st.Tree)
+			so.Int("holds", int64(st.Holds))
+			so.StringOmitEmpty("prompt", st.Prompt)
+			return nil
+		})
+	}
+	return o.End()
+}
+
+// promptList is the prompts record: the turns of the person's prompts.
+type promptList []string
+
+// DecodeRecord reads data as json.Unmarshal reads a []string, whole or
+// not at all.
+func (l *promptList) DecodeRecord(data []byte) error {
+	v, ok := jsonw.Parse(data)
+	if !ok {
+		return errRecord
+	}
+	switch {
+	case v.Type == gjson.Null:
+		*l = nil
+		return nil
+	case !v.IsArray():
+		return errRecord
+	}
+	out := promptList{}
+	v.ForEach(func(_, pv gjson.Result) bool {
+		var p string
+		ok = jsonw.ReadString(pv, &p)
+		out = append(out, p)
+		return ok
+	})
+	if !ok {
+		return errRecord
+	}
+	*l = out
+	return nil
+}
+
+// AppendRecord writes l as json.Marshal writes a []string.
+func (l promptList) AppendRecord(b []byte) []byte {
+	if l == nil {
+		return append(b, "null"...)
+	}
+	return jsonw.AppendArray(b, len(l), func(b []byte, i int) []byte { return jsonw.AppendString(b, l[i], true) })
+}

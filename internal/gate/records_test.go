@@ -1,0 +1,82 @@
+package gate
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestRecordsAsEncodingJSON: the progress and prompts records are
+// written as json.Marshal wrote a map[string]stall and a []string, and
+// read as json.Unmarshal read them, damaged records included (refused
+// where it refused them).
+func TestRecordsAsEncodingJSON(t *testing.T) {
+	// A field added to stall must be read and written by the codec.
+	require.Equal(t, 4, reflect.TypeFor[stall]().NumField(), "stall's fields")
+	rng := rand.New(rand.NewPCG(9, 10))
+	texts := []string{"", "stop", "<&> \"q\"\n", "\u2028\xff", "日本"}
+	text := func() string { return texts[rng.IntN(len(texts))] }
+	damages := []struct{ from, to string }{
+		{`"holds":`, `"holds":"1",`}, {`"holds":`, `"holds":1.5,"x":`}, {`"holds":`, `"holds":null,"x":`},
+		{`"open":`, `"open":1,"x":`}, {`"open":`, `"open":null,"x":`}, {`{"`, `["`}, {`:{`, `:[],"x":{`}, {`:{`, `:null,"x":{`},
+		{`"`, `'`}, {`["`, `[1,"`}, {`["`, `[null,"`}, {`]`, `}`},
+	}
+	damage := func(s string) string {
+		d := damages[rng.IntN(len(damages))]
+		return strings.Replace(s, d.from, d.to, 1)
+	}
+	for i := range 3000 {
+		var m stalls
+		if rng.IntN(6) > 0 {
+			m = stalls{}
+			for range rng.IntN(4) {
+				m[text()] = stall{Open: text(), Tree: text(), Holds: rng.IntN(5) - 1, Prompt: text()}
+			}
+		}
+		var l promptList
+		if rng.IntN(6) > 0 {
+			l = promptList{}
+			for range rng.IntN(4) {
+				l = append(l, text())
+			}
+		}
+		wantM, err := json.Marshal(map[string]stall(m))
+		require.NoError(t, err)
+		require.Equal(t, string(wantM), string(m.AppendRecord(nil)))
+		wantL, err := json.Marshal([]string(l))
+		require.NoError(t, err)
+		require.Equal(t, string(wantL), string(l.AppendRecord(nil)))
+
+		dataM, dataL := string(wantM), string(wantL)
+		if i%2 == 1 {
+			dataM, dataL = damage(dataM), damage(dataL)
+		}
+		refM := map[string]stall{}
+		refErr := json.Unmarshal([]byte(dataM), &refM)
+		gotM := stalls{}
+		if err := gotM.DecodeRecord([]byte(dataM)); refErr != nil {
+			require.Error(t, err, "encoding/json refused %s", dataM)
+		} else {
+			require.NoError(t, err, dataM)
+			if refM == nil {
+				// null: no record, the map kept (json.Unmarshal made it
+				// nil, which stalled then wrote into).
+				refM = map[string]stall{}
+			}
+			require.Equal(t, refM, map[string]stall(gotM), dataM)
+		}
+		var refL []string
+		refErr = json.Unmarshal([]byte(dataL), &refL)
+		var gotL promptList
+		if err := gotL.DecodeRecord([]byte(dataL)); refErr != nil {
+			require.Error(t, err, "encoding/json refused %s", dataL)
+		} else {
+			require.NoError(t, err, dataL)
+			require.Equal(t, refL, []string(gotL), dataL)
+		}
+	}
+}

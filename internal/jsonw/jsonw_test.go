@@ -1,0 +1,157 @@
+package jsonw_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/donegate/donegate/internal/jsonw"
+)
+
+// encodingJSON is s as encoding/json writes it, HTML characters escaped
+// (json.Marshal) or not (an Encoder with SetEscapeHTML(false)).
+func encodingJSON(t testing.TB, s string, html bool) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(html)
+	require.NoError(t, enc.Encode(s))
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// pieces are what a string is made of in TestStringsAsEncodingJSON: every
+// ASCII byte, the escapes' corner cases and broken UTF-8.
+var pieces = func() []string {
+	var ps []string
+	for c := range 0x80 {
+		ps = append(ps, string(rune(c)))
+	}
+	return append(ps, "é", "日本", "\u2028", "\u2029", "\u2027", "\ufffd", "😀",
+		"\xff", "\xc3", "\xe2\x80", "\xed\xa0\x80", "\xf0\x9f\x98", "\xc0\xaf", "\x7f", "</script>", "&amp;")
+}()
+
+func TestStringsAsEncodingJSON(t *testing.T) {
+	for _, s := range []string{"", "plain", `"quoted" \ back`, "\b\f\n\r\t\x00\x1f", "<a href='x'>&</a>", "\u2028\u2029", "bad \xff\xfe utf-8", "cut \xe2\x80"} {
+		for _, html := range []bool{true, false} {
+			assert.Equal(t, encodingJSON(t, s, html), string(jsonw.AppendString(nil, s, html)), "%q html=%v", s, html)
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		var b strings.Builder
+		for range rng.IntN(12) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		s, html := b.String(), rng.IntN(2) == 0
+		require.Equal(t, encodingJSON(t, s, html), string(jsonw.AppendString([]byte("x"), s, html))[1:], "%q html=%v", s, html)
+	}
+}
+
+func FuzzString(f *testing.F) {
+	for _, p := range pieces {
+		f.Add(p)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, html := range []bool{true, false} {
+			if got, want := string(jsonw.AppendString(nil, s, html)), encodingJSON(t, s, html); got != want {
+				t.Fatalf("%q html=%v: got %s, encoding/json %s", s, html, got, want)
+			}
+		}
+	})
+}
+
+// TestObjectAsEncodingJSON: an object written field by field is the
+// bytes encoding/json writes for the struct with the same fields.
+func TestObjectAsEncodingJSON(t *testing.T) {
+	type inner struct {
+		N int `json:"n"`
+	}
+	type record struct {
+		S      string          `json:"s"`
+		Ints   []int           `json:"ints"`
+		E      string          `json:"e,omitempty"`
+		Set    string          `json:"set,omitempty"`
+		I      int             `json:"i"`
+		Z      int             `json:"z,omitempty"`
+		NZ     int64           `json:"nz,omitempty"`
+		B      bool            `json:"b"`
+		F      bool            `json:"f,omitempty"`
+		T      bool            `json:"t,omitempty"`
+		When   time.Time       `json:"when"`
+		Raw    json.RawMessage `json:"raw"`
+		Inner  inner           `json:"inner"`
+		Spaced string          `json:"spaced <&>"`
+	}
+	when := time.Date(2026, 11, 28, 1, 2, 3, 4005, time.FixedZone("", 3600))
+	r := record{S: "a<b", Ints: []int{3, -1}, Set: "x\n", I: -3, NZ: 1 << 40, B: false, T: true, When: when, Raw: json.RawMessage(`{"k":[1,2]}`), Inner: inner{N: 7}, Spaced: "v"}
+	for _, html := range []bool{true, false} {
+		o := jsonw.NewObject([]byte("prefix"), html)
+		o.String("s", r.S)
+		o.Array("ints", len(r.Ints), func(b []byte, i int) []byte { return strconv.AppendInt(b, int64(r.Ints[i]), 10) })
+		o.StringOmitEmpty("e", r.E)
+		o.StringOmitEmpty("set", r.Set)
+		o.Int("i", int64(r.I))
+		o.IntOmitEmpty("z", int64(r.Z))
+		o.IntOmitEmpty("nz", r.NZ)
+		o.Bool("b", r.B)
+		o.BoolOmitEmpty("f", r.F)
+		o.BoolOmitEmpty("t", r.T)
+		require.NoError(t, o.Time("when", r.When))
+		o.Raw("raw", r.Raw)
+		require.NoError(t, o.Object("inner", func(in *jsonw.Object) error {
+			in.Int("n", int64(r.Inner.N))
+			return nil
+		}))
+		o.String("spaced <&>", r.Spaced)
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(html)
+		require.NoError(t, enc.Encode(r))
+		assert.Equal(t, "prefix"+strings.TrimSuffix(want.String(), "\n"), string(o.End()), "html=%v", html)
+	}
+	o := jsonw.NewObject(nil, true)
+	assert.Error(t, o.Time("t", time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)), "a year json.Marshal refuses")
+	assert.Equal(t, "{}", string(o.End()))
+	assert.Equal(t, "[]", string(jsonw.AppendArray(nil, 0, nil)))
+}
+
+// TestReadersAsEncodingJSON: each reader takes a value where
+// json.Unmarshal takes it into the Go type, to the same value, and
+// refuses it where json.Unmarshal does; null leaves the value as it was.
+func TestReadersAsEncodingJSON(t *testing.T) {
+	values := []string{`null`, `"s"`, `"<\u00e9>\n"`, `""`, `0`, `-3`, `12`, `1.5`, `1e3`, `-0`, `99999999999999999999`,
+		`true`, `false`, `[]`, `{}`, `"2026-11-28T01:02:03.000000004+01:00"`, `"2026-11-28"`, `"yesterday"`}
+	for _, raw := range values {
+		v, ok := jsonw.Parse([]byte(raw))
+		require.True(t, ok, raw)
+		check := func(name string, got bool, ref error, gotV, refV any) {
+			t.Helper()
+			if ref != nil {
+				assert.False(t, got, "%s %s: encoding/json refused it (%v)", name, raw, ref)
+				return
+			}
+			if assert.True(t, got, "%s %s", name, raw) {
+				assert.Equal(t, refV, gotV, "%s %s", name, raw)
+			}
+		}
+		s, rs := "before", "before"
+		check("ReadString", jsonw.ReadString(v, &s), json.Unmarshal([]byte(raw), &rs), s, rs)
+		n, rn := 7, 7
+		check("ReadInt", jsonw.ReadInt(v, &n), json.Unmarshal([]byte(raw), &rn), n, rn)
+		b, rb := true, true
+		check("ReadBool", jsonw.ReadBool(v, &b), json.Unmarshal([]byte(raw), &rb), b, rb)
+		before := time.Unix(1, 0)
+		tm, rt := before, before
+		check("ReadTime", jsonw.ReadTime(v, &tm), json.Unmarshal([]byte(raw), &rt), tm, rt)
+	}
+	for _, bad := range []string{``, `{`, `"`, `[1,]`, `nul`} {
+		_, ok := jsonw.Parse([]byte(bad))
+		assert.False(t, ok, bad)
+	}
+}

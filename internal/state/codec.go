@@ -1,0 +1,226 @@
+package state
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"slices"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/donegate/donegate/internal/jsonw"
+	"github.com/donegate/donegate/internal/limit"
+)
+
+// The record is read with gjson and written by hand, not with
+// encoding/json: every stop reads and writes it, in a process that lives
+// a few milliseconds, and encoding/json's first decode and encode of a
+// type cost it about a tenth of a millisecond (see package jsonw).
+// TestRecordsAsEncodingJSON holds both to what encoding/json made of the
+// same record; records written by earlier versions read the same.
+
+// errDamaged is decodeSession's answer for a record encoding/json would
+// have refused (a value of the wrong JSON type, a count that is not an
+// integer, a time that is not RFC 3339): the count starts over.
+var errDamaged = errors.New("state: damaged record")
+
+// decodeSession reads a record: a JSON object whose fields are those of
+// Session (others are left alone; null is no value, as for
+// encoding/json). Anything else is errDamaged.
+func decodeSession(line []byte) (*Session, error) {
+	root, ok := jsonw.Parse(line)
+	if !ok {
+		return nil, errDamaged
+	}
+	s := &Session{}
+	switch {
+	case root.Type == gjson.Null:
+		return s, nil
+	case !root.IsObject():
+		return nil, errDamaged
+	}
+	root.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "prompt_id":
+			ok = jsonw.ReadString(v, &s.LegacyPromptID)
+		case "counters":
+			ok = counters(v, &s.Counters)
+		case "checkers":
+			ok = raws(v, &s.Checkers)
+		case "baselines":
+			s.LegacyBaselines = json.RawMessage(v.Raw)
+		case "phase":
+			s.LegacyPhase = json.RawMessage(v.Raw)
+		}
+		return ok
+	})
+	if !ok {
+		return nil, errDamaged
+	}
+	return s, nil
+}
+
+// counters reads the counts by gate, each an object or null (no count).
+func counters(v gjson.Result, dst *map[string]*limit.Counter) bool {
+	switch {
+	case v.Type == gjson.Null:
+		return true
+	case !v.IsObject():
+		return false
+	}
+	if *dst == nil {
+		*dst = map[string]*limit.Counter{}
+	}
+	ok := true
+	v.ForEach(func(k, cv gjson.Result) bool {
+		switch {
+		case cv.Type == gjson.Null:
+			(*dst)[k.Str] = nil
+		case cv.IsObject():
+			c := (*dst)[k.Str]
+			if c == nil {
+				c = &limit.Counter{}
+			}
+			ok = counter(cv, c)
+			(*dst)[k.Str] = c
+		default:
+			ok = false
+		}
+		return ok
+	})
+	return ok
+}
+
+// counter reads one count's fields into c.
+func counter(v gjson.Result, c *limit.Counter) bool {
+	ok := true
+	v.ForEach(func(k, f gjson.Result) bool {
+		switch k.Str {
+		case "prompt_id":
+			ok = jsonw.ReadString(f, &c.PromptID)
+		case "blocks":
+			ok = jsonw.ReadInt(f, &c.Blocks)
+		case "first_block":
+			ok = jsonw.ReadTime(f, &c.FirstBlock)
+		case "exhausted":
+			ok = jsonw.ReadBool(f, &c.Exhausted)
+		case "touched":
+			ok = jsonw.ReadTime(f, &c.Touched)
+		}
+		return ok
+	})
+	return ok
+}
+
+// raws reads an object of any JSON values, each kept as it is written.
+func raws(v gjson.Result, dst *map[string]json.RawMessage) bool {
+	switch {
+	case v.Type == gjson.Null:
+		return true
+	case !v.IsObject():
+		return false
+	}
+	if *dst == nil {
+		*dst = map[string]json.RawMessage{}
+	}
+	v.ForEach(func(k, rv gjson.Result) bool {
+		(*dst)[k.Str] = json.RawMessage(rv.Raw)
+		return true
+	})
+	return true
+}
+
+// appendJSON writes s as one line of JSON, as json.Marshal wrote it: the
+// fields in Session's order, maps by sorted key, raw values compact.
+func (s *Session) appendJSON(b []byte) ([]byte, error) {
+	o := jsonw.NewObject(b, true)
+	o.StringOmitEmpty("prompt_id", s.LegacyPromptID)
+	if s.Counters == nil {
+		o.Raw("counters", []byte("null"))
+	} else if err := o.Object("counters", func(co *jsonw.Object) error {
+		for _, k := range sortedKeys(s.Counters) {
+			if err := appendCounter(co, k, s.Counters[k]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if len(s.Checkers) > 0 {
+		if err := o.Object("checkers", func(co *jsonw.Object) error {
+			for _, k := range sortedKeys(s.Checkers) {
+				raw, err := compact(s.Checkers[k])
+				if err != nil {
+					return err
+				}
+				co.Raw(k, raw)
+			}
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range []struct {
+		key string
+		raw json.RawMessage
+	}{{"baselines", s.LegacyBaselines}, {"phase", s.LegacyPhase}} {
+		if len(f.raw) > 0 {
+			raw, err := compact(f.raw)
+			if err != nil {
+				return nil, err
+			}
+			o.Raw(f.key, raw)
+		}
+	}
+	return o.End(), nil
+}
+
+// appendCounter adds the count c (nil: null) to o as the field key.
+func appendCounter(o *jsonw.Object, key string, c *limit.Counter) error {
+	if c == nil {
+		o.Raw(key, []byte("null"))
+		return nil
+	}
+	return o.Object(key, func(fo *jsonw.Object) error {
+		fo.StringOmitEmpty("prompt_id", c.PromptID)
+		fo.Int("blocks", int64(c.Blocks))
+		if err := fo.Time("first_block", c.FirstBlock); err != nil {
+			return err
+		}
+		fo.BoolOmitEmpty("exhausted", c.Exhausted)
+		return fo.Time("touched", c.Touched)
+	})
+}
+
+// compact returns raw as json.Marshal writes a json.RawMessage: without
+// white space outside its strings (the record is one line), with '<',
+// '>', '&', U+2028 and U+2029 escaped (in valid JSON they are within
+// strings); and refuses what is not JSON, as json.Marshal does. What Put
+// and decodeSession keep needs neither most of the time.
+func compact(raw json.RawMessage) (json.RawMessage, error) {
+	if !gjson.ValidBytes(raw) {
+		return nil, errors.New("state: a record's value is not JSON")
+	}
+	if !bytes.ContainsAny(raw, " \t\r\n<>&\u2028\u2029") {
+		return raw, nil
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return nil, err
+	}
+	out := b.Bytes()
+	for _, r := range []struct{ from, to string }{{"<", `\u003c`}, {">", `\u003e`}, {"&", `\u0026`}, {"\u2028", `\u2028`}, {"\u2029", `\u2029`}} {
+		out = bytes.ReplaceAll(out, []byte(r.from), []byte(r.to))
+	}
+	return out, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
