@@ -23,42 +23,25 @@ var errRecord = errors.New("not the record's JSON")
 // whole or not at all; but null leaves m as it is, where json.Unmarshal
 // made it nil, which a hold then wrote into (a panic).
 func (m *stalls) DecodeRecord(data []byte) error {
-	v, ok := jsonw.Parse(data)
-	if !ok {
-		return errRecord
-	}
-	switch {
-	case v.Type == gjson.Null:
-		return nil
-	case !v.IsObject():
-		return errRecord
-	}
 	out := stalls{}
-	v.ForEach(func(k, sv gjson.Result) bool {
+	if !jsonw.ParseFields(data, func(key string, sv gjson.Result) bool {
 		var st stall
-		switch {
-		case sv.Type == gjson.Null:
-		case sv.IsObject():
-			sv.ForEach(func(f, fv gjson.Result) bool {
-				switch f.Str {
-				case "open":
-					ok = jsonw.ReadString(fv, &st.Open)
-				case "tree":
-					ok = jsonw.ReadString(fv, &st.Tree)
-				case "prompt":
-					ok = jsonw.ReadString(fv, &st.Prompt)
-				case "holds":
-					ok = jsonw.ReadInt(fv, &st.Holds)
-				}
-				return ok
-			})
-		default:
-			ok = false
-		}
-		out[k.Str] = st
+		ok := jsonw.Fields(sv, func(f string, fv gjson.Result) bool {
+			switch f {
+			case "open":
+				return jsonw.ReadString(fv, &st.Open)
+			case "tree":
+				return jsonw.ReadString(fv, &st.Tree)
+			case "prompt":
+				return jsonw.ReadString(fv, &st.Prompt)
+			case "holds":
+				return jsonw.ReadInt(fv, &st.Holds)
+			}
+			return true
+		})
+		out[key] = st
 		return ok
-	})
-	if !ok {
+	}) {
 		return errRecord
 	}
 	if *m == nil {

@@ -131,6 +131,14 @@ func (o *Object) IntOmitEmpty(key string, v int64) {
 	}
 }
 
+// UintOmitEmpty adds an unsigned integer field unless v is 0.
+func (o *Object) UintOmitEmpty(key string, v uint64) {
+	if v != 0 {
+		o.key(key)
+		o.buf = strconv.AppendUint(o.buf, v, 10)
+	}
+}
+
 // Bool adds a boolean field.
 func (o *Object) Bool(key string, v bool) {
 	o.key(key)
@@ -204,6 +212,32 @@ func Parse(data []byte) (gjson.Result, bool) {
 	return gjson.ParseBytes(data), true
 }
 
+// Fields calls field for each field of v, an object, until one refuses
+// its value, and reports whether all were taken; null has no fields. Any
+// other value is refused, as json.Unmarshal refuses it for a struct or a
+// map.
+func Fields(v gjson.Result, field func(key string, v gjson.Result) bool) bool {
+	switch {
+	case v.Type == gjson.Null:
+		return true
+	case !v.IsObject():
+		return false
+	}
+	ok := true
+	v.ForEach(func(k, fv gjson.Result) bool {
+		ok = field(k.Str, fv)
+		return ok
+	})
+	return ok
+}
+
+// ParseFields is Fields on the JSON value data holds; false also when
+// data is not JSON.
+func ParseFields(data []byte, field func(key string, v gjson.Result) bool) bool {
+	v, ok := Parse(data)
+	return ok && Fields(v, field)
+}
+
 // The readers below take a value as json.Unmarshal takes it into a Go
 // value of the type: false where it returned an error; null leaves dst as
 // it is.
@@ -222,15 +256,43 @@ func ReadString(v gjson.Result, dst *string) bool {
 
 // ReadInt reads a number with no fraction or exponent that fits an int.
 func ReadInt(v gjson.Result, dst *int) bool {
+	n := int64(*dst)
+	ok := readInt(v, &n, strconv.IntSize)
+	*dst = int(n)
+	return ok
+}
+
+// ReadInt64 reads a number with no fraction or exponent that fits an
+// int64.
+func ReadInt64(v gjson.Result, dst *int64) bool { return readInt(v, dst, 64) }
+
+func readInt(v gjson.Result, dst *int64, bits int) bool {
 	switch v.Type {
 	case gjson.Null:
 		return true
 	case gjson.Number:
-		n, err := strconv.ParseInt(v.Raw, 10, strconv.IntSize)
+		n, err := strconv.ParseInt(v.Raw, 10, bits)
 		if err != nil {
 			return false
 		}
-		*dst = int(n)
+		*dst = n
+		return true
+	}
+	return false
+}
+
+// ReadUint64 reads a number with no sign, fraction or exponent that fits
+// a uint64.
+func ReadUint64(v gjson.Result, dst *uint64) bool {
+	switch v.Type {
+	case gjson.Null:
+		return true
+	case gjson.Number:
+		n, err := strconv.ParseUint(v.Raw, 10, 64)
+		if err != nil {
+			return false
+		}
+		*dst = n
 		return true
 	}
 	return false

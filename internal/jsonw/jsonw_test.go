@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/tidwall/gjson"
 
 	"github.com/donegate/donegate/internal/jsonw"
 )
@@ -80,6 +81,8 @@ func TestObjectAsEncodingJSON(t *testing.T) {
 		I      int             `json:"i"`
 		Z      int             `json:"z,omitempty"`
 		NZ     int64           `json:"nz,omitempty"`
+		U      uint64          `json:"u,omitempty"`
+		UZ     uint64          `json:"uz,omitempty"`
 		B      bool            `json:"b"`
 		F      bool            `json:"f,omitempty"`
 		T      bool            `json:"t,omitempty"`
@@ -89,7 +92,7 @@ func TestObjectAsEncodingJSON(t *testing.T) {
 		Spaced string          `json:"spaced <&>"`
 	}
 	when := time.Date(2026, 11, 28, 1, 2, 3, 4005, time.FixedZone("", 3600))
-	r := record{S: "a<b", Ints: []int{3, -1}, Set: "x\n", I: -3, NZ: 1 << 40, B: false, T: true, When: when, Raw: json.RawMessage(`{"k":[1,2]}`), Inner: inner{N: 7}, Spaced: "v"}
+	r := record{S: "a<b", Ints: []int{3, -1}, U: 1<<64 - 1, Set: "x\n", I: -3, NZ: 1 << 40, B: false, T: true, When: when, Raw: json.RawMessage(`{"k":[1,2]}`), Inner: inner{N: 7}, Spaced: "v"}
 	for _, html := range []bool{true, false} {
 		o := jsonw.NewObject([]byte("prefix"), html)
 		o.String("s", r.S)
@@ -99,6 +102,8 @@ func TestObjectAsEncodingJSON(t *testing.T) {
 		o.Int("i", int64(r.I))
 		o.IntOmitEmpty("z", int64(r.Z))
 		o.IntOmitEmpty("nz", r.NZ)
+		o.UintOmitEmpty("u", r.U)
+		o.UintOmitEmpty("uz", r.UZ)
 		o.Bool("b", r.B)
 		o.BoolOmitEmpty("f", r.F)
 		o.BoolOmitEmpty("t", r.T)
@@ -125,7 +130,7 @@ func TestObjectAsEncodingJSON(t *testing.T) {
 // json.Unmarshal takes it into the Go type, to the same value, and
 // refuses it where json.Unmarshal does; null leaves the value as it was.
 func TestReadersAsEncodingJSON(t *testing.T) {
-	values := []string{`null`, `"s"`, `"<\u00e9>\n"`, `""`, `0`, `-3`, `12`, `1.5`, `1e3`, `-0`, `99999999999999999999`,
+	values := []string{`null`, `"s"`, `"<\u00e9>\n"`, `""`, `0`, `-3`, `12`, `1.5`, `1e3`, `-0`, `99999999999999999999`, `18446744073709551615`, `-9223372036854775808`,
 		`true`, `false`, `[]`, `{}`, `"2026-11-28T01:02:03.000000004+01:00"`, `"2026-11-28"`, `"yesterday"`}
 	for _, raw := range values {
 		v, ok := jsonw.Parse([]byte(raw))
@@ -144,6 +149,10 @@ func TestReadersAsEncodingJSON(t *testing.T) {
 		check("ReadString", jsonw.ReadString(v, &s), json.Unmarshal([]byte(raw), &rs), s, rs)
 		n, rn := 7, 7
 		check("ReadInt", jsonw.ReadInt(v, &n), json.Unmarshal([]byte(raw), &rn), n, rn)
+		n64, rn64 := int64(7), int64(7)
+		check("ReadInt64", jsonw.ReadInt64(v, &n64), json.Unmarshal([]byte(raw), &rn64), n64, rn64)
+		u, ru := uint64(7), uint64(7)
+		check("ReadUint64", jsonw.ReadUint64(v, &u), json.Unmarshal([]byte(raw), &ru), u, ru)
 		b, rb := true, true
 		check("ReadBool", jsonw.ReadBool(v, &b), json.Unmarshal([]byte(raw), &rb), b, rb)
 		before := time.Unix(1, 0)
@@ -153,5 +162,21 @@ func TestReadersAsEncodingJSON(t *testing.T) {
 	for _, bad := range []string{``, `{`, `"`, `[1,]`, `nul`} {
 		_, ok := jsonw.Parse([]byte(bad))
 		assert.False(t, ok, bad)
+	}
+}
+
+// TestFields: an object's fields in order, none for null, a refusal for
+// anything else or for a field its reader refuses.
+func TestFields(t *testing.T) {
+	var keys []string
+	collect := func(k string, v gjson.Result) bool { keys = append(keys, k+"="+v.Raw); return v.Raw != "0" }
+	assert.True(t, jsonw.ParseFields([]byte(`{"a":1,"b":"x"}`), collect))
+	assert.Equal(t, []string{"a=1", `b="x"`}, keys)
+	keys = nil
+	assert.False(t, jsonw.ParseFields([]byte(`{"a":0,"b":2}`), collect), "a refused value")
+	assert.Equal(t, []string{"a=0"}, keys, "no field after the refused one")
+	assert.True(t, jsonw.ParseFields([]byte(`null`), collect))
+	for _, bad := range []string{`[]`, `"s"`, `1`, `{`, ``} {
+		assert.False(t, jsonw.ParseFields([]byte(bad), collect), bad)
 	}
 }

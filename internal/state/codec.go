@@ -28,33 +28,22 @@ var errDamaged = errors.New("state: damaged record")
 // Session (others are left alone; null is no value, as for
 // encoding/json). Anything else is errDamaged.
 func decodeSession(line []byte) (*Session, error) {
-	root, ok := jsonw.Parse(line)
-	if !ok {
-		return nil, errDamaged
-	}
 	s := &Session{}
-	switch {
-	case root.Type == gjson.Null:
-		return s, nil
-	case !root.IsObject():
-		return nil, errDamaged
-	}
-	root.ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
+	if !jsonw.ParseFields(line, func(key string, v gjson.Result) bool {
+		switch key {
 		case "prompt_id":
-			ok = jsonw.ReadString(v, &s.LegacyPromptID)
+			return jsonw.ReadString(v, &s.LegacyPromptID)
 		case "counters":
-			ok = counters(v, &s.Counters)
+			return counters(v, &s.Counters)
 		case "checkers":
-			ok = raws(v, &s.Checkers)
+			return raws(v, &s.Checkers)
 		case "baselines":
 			s.LegacyBaselines = json.RawMessage(v.Raw)
 		case "phase":
 			s.LegacyPhase = json.RawMessage(v.Raw)
 		}
-		return ok
-	})
-	if !ok {
+		return true
+	}) {
 		return nil, errDamaged
 	}
 	return s, nil
@@ -62,72 +51,52 @@ func decodeSession(line []byte) (*Session, error) {
 
 // counters reads the counts by gate, each an object or null (no count).
 func counters(v gjson.Result, dst *map[string]*limit.Counter) bool {
-	switch {
-	case v.Type == gjson.Null:
+	if v.Type == gjson.Null {
 		return true
-	case !v.IsObject():
-		return false
 	}
 	if *dst == nil {
 		*dst = map[string]*limit.Counter{}
 	}
-	ok := true
-	v.ForEach(func(k, cv gjson.Result) bool {
-		switch {
-		case cv.Type == gjson.Null:
-			(*dst)[k.Str] = nil
-		case cv.IsObject():
-			c := (*dst)[k.Str]
-			if c == nil {
-				c = &limit.Counter{}
+	return jsonw.Fields(v, func(key string, cv gjson.Result) bool {
+		if cv.Type == gjson.Null {
+			(*dst)[key] = nil
+			return true
+		}
+		c := (*dst)[key]
+		if c == nil {
+			c = &limit.Counter{}
+		}
+		(*dst)[key] = c
+		return jsonw.Fields(cv, func(f string, fv gjson.Result) bool {
+			switch f {
+			case "prompt_id":
+				return jsonw.ReadString(fv, &c.PromptID)
+			case "blocks":
+				return jsonw.ReadInt(fv, &c.Blocks)
+			case "first_block":
+				return jsonw.ReadTime(fv, &c.FirstBlock)
+			case "exhausted":
+				return jsonw.ReadBool(fv, &c.Exhausted)
+			case "touched":
+				return jsonw.ReadTime(fv, &c.Touched)
 			}
-			ok = counter(cv, c)
-			(*dst)[k.Str] = c
-		default:
-			ok = false
-		}
-		return ok
+			return true
+		})
 	})
-	return ok
-}
-
-// counter reads one count's fields into c.
-func counter(v gjson.Result, c *limit.Counter) bool {
-	ok := true
-	v.ForEach(func(k, f gjson.Result) bool {
-		switch k.Str {
-		case "prompt_id":
-			ok = jsonw.ReadString(f, &c.PromptID)
-		case "blocks":
-			ok = jsonw.ReadInt(f, &c.Blocks)
-		case "first_block":
-			ok = jsonw.ReadTime(f, &c.FirstBlock)
-		case "exhausted":
-			ok = jsonw.ReadBool(f, &c.Exhausted)
-		case "touched":
-			ok = jsonw.ReadTime(f, &c.Touched)
-		}
-		return ok
-	})
-	return ok
 }
 
 // raws reads an object of any JSON values, each kept as it is written.
 func raws(v gjson.Result, dst *map[string]json.RawMessage) bool {
-	switch {
-	case v.Type == gjson.Null:
+	if v.Type == gjson.Null {
 		return true
-	case !v.IsObject():
-		return false
 	}
 	if *dst == nil {
 		*dst = map[string]json.RawMessage{}
 	}
-	v.ForEach(func(k, rv gjson.Result) bool {
-		(*dst)[k.Str] = json.RawMessage(rv.Raw)
+	return jsonw.Fields(v, func(key string, rv gjson.Result) bool {
+		(*dst)[key] = json.RawMessage(rv.Raw)
 		return true
 	})
-	return true
 }
 
 // appendJSON writes s as one line of JSON, as json.Marshal wrote it: the
