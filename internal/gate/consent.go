@@ -169,7 +169,7 @@ func (r *run) tellOnce(topic, notice string) bool {
 	tell := true
 	store := state.Store{Dir: r.stateDir(), ReadOnly: r.opts.DryRun}
 	err := store.Update(r.event.SessionID, func(s *state.Session) error {
-		told := map[string]string{}
+		told := stringMap{}
 		if s.Get(toldSlot, &told) && told[topic] == notice {
 			tell = false
 			return nil

@@ -116,3 +116,75 @@ func (l promptList) AppendRecord(b []byte) []byte {
 	}
 	return jsonw.AppendArray(b, len(l), func(b []byte, i int) []byte { return jsonw.AppendString(b, l[i], true) })
 }
+
+// stringMap is a record of strings by key: the notices told by topic
+// (tellOnce), the hosts' turns by gate (hostTurn).
+type stringMap map[string]string
+
+// DecodeRecord reads data as json.Unmarshal reads a map[string]string,
+// whole or not at all; but null leaves m as it is (json.Unmarshal made
+// it nil, which tellOnce and keepTurn then wrote into: a panic).
+func (m *stringMap) DecodeRecord(data []byte) error {
+	out := stringMap{}
+	if !jsonw.ParseFields(data, func(key string, v gjson.Result) bool {
+		var s string
+		ok := jsonw.ReadString(v, &s)
+		out[key] = s
+		return ok
+	}) {
+		return errRecord
+	}
+	if *m == nil {
+		*m = out
+	} else {
+		for k, s := range out {
+			(*m)[k] = s
+		}
+	}
+	return nil
+}
+
+// AppendRecord writes m as json.Marshal writes a map[string]string.
+func (m stringMap) AppendRecord(b []byte) []byte {
+	if m == nil {
+		return append(b, "null"...)
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	o := jsonw.NewObject(b, true)
+	for _, k := range keys {
+		o.String(k, m[k])
+	}
+	return o.End()
+}
+
+// DecodeRecord reads data as json.Unmarshal reads a seen.
+func (sn *seen) DecodeRecord(data []byte) error {
+	if !jsonw.ParseFields(data, func(key string, v gjson.Result) bool {
+		switch key {
+		case "start":
+			return jsonw.ReadTime(v, &sn.Start)
+		case "changed":
+			return jsonw.ReadBool(v, &sn.Changed)
+		}
+		return true
+	}) {
+		return errRecord
+	}
+	return nil
+}
+
+// AppendRecord writes sn as json.Marshal does. A time it refuses (a year
+// past 9999, which no clock gives) is written as "", which reads back as
+// a damaged record: none.
+func (sn seen) AppendRecord(b []byte) []byte {
+	o := jsonw.NewObject(b, true)
+	if o.Time("start", sn.Start) != nil {
+		o.String("start", "")
+	}
+	o.BoolOmitEmpty("changed", sn.Changed)
+	return o.End()
+}

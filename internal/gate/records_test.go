@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -77,6 +78,68 @@ func TestRecordsAsEncodingJSON(t *testing.T) {
 		} else {
 			require.NoError(t, err, dataL)
 			require.Equal(t, refL, []string(gotL), dataL)
+		}
+	}
+}
+
+// TestMoreRecordsAsEncodingJSON: the told and turns records (a
+// map[string]string) and the session's start (seen), as
+// TestRecordsAsEncodingJSON holds the others.
+func TestMoreRecordsAsEncodingJSON(t *testing.T) {
+	require.Equal(t, 2, reflect.TypeFor[seen]().NumField(), "seen's fields")
+	rng := rand.New(rand.NewPCG(13, 14))
+	texts := []string{"", "stop", "<&> \"q\"\n", "\u2028\xff", "日本"}
+	text := func() string { return texts[rng.IntN(len(texts))] }
+	damages := []struct{ from, to string }{
+		{`":"`, `":1,"x":"`}, {`":"`, `":null,"x":"`}, {`"start":`, `"start":"today","x":`}, {`"start":`, `"start":null,"x":`},
+		{`"changed":`, `"changed":"yes","x":`}, {`{`, `[`}, {`"`, `'`}, {`{"`, `null`},
+	}
+	damage := func(s string) string {
+		d := damages[rng.IntN(len(damages))]
+		return strings.Replace(s, d.from, d.to, 1)
+	}
+	for i := range 3000 {
+		var m stringMap
+		if rng.IntN(6) > 0 {
+			m = stringMap{}
+			for range rng.IntN(4) {
+				m[text()] = text()
+			}
+		}
+		sn := seen{Changed: rng.IntN(2) == 0}
+		if rng.IntN(4) > 0 {
+			sn.Start = time.Unix(int64(rng.IntN(1<<31)), int64(rng.IntN(1e9))).In(time.FixedZone("", 1800*(rng.IntN(5)-2)))
+		}
+		wantM, err := json.Marshal(map[string]string(m))
+		require.NoError(t, err)
+		require.Equal(t, string(wantM), string(m.AppendRecord(nil)))
+		wantS, err := json.Marshal(sn)
+		require.NoError(t, err)
+		require.Equal(t, string(wantS), string(sn.AppendRecord(nil)))
+
+		dataM, dataS := string(wantM), string(wantS)
+		if i%2 == 1 {
+			dataM, dataS = damage(dataM), damage(dataS)
+		}
+		refM := map[string]string{}
+		refErr := json.Unmarshal([]byte(dataM), &refM)
+		gotM := stringMap{}
+		if err := gotM.DecodeRecord([]byte(dataM)); refErr != nil {
+			require.Error(t, err, "encoding/json refused %s", dataM)
+		} else {
+			require.NoError(t, err, dataM)
+			if refM == nil {
+				refM = map[string]string{} // null: the map kept (see DecodeRecord)
+			}
+			require.Equal(t, refM, map[string]string(gotM), dataM)
+		}
+		var refS, gotS seen
+		refErr = json.Unmarshal([]byte(dataS), &refS)
+		if err := gotS.DecodeRecord([]byte(dataS)); refErr != nil {
+			require.Error(t, err, "encoding/json refused %s", dataS)
+		} else {
+			require.NoError(t, err, dataS)
+			require.True(t, refS.Start.Equal(gotS.Start) && refS.Changed == gotS.Changed, "%s: %+v, %+v", dataS, refS, gotS)
 		}
 	}
 }

@@ -40,7 +40,7 @@ func (r *run) hostTurn() {
 			// counted are counted again, never fewer.
 			fmt.Fprintf(r.stderr, "%s: %v\n", r.name, err)
 		} else {
-			turns := map[string]string{}
+			turns := stringMap{}
 			s.Get(turnsSlot, &turns)
 			if turn := turns[gateKey(ev)]; turn != "" {
 				ev.PromptID = turn
@@ -67,7 +67,7 @@ func (r *run) keepTurn(s *state.Session, key string) error {
 	if !r.newTurn {
 		return nil
 	}
-	turns := map[string]string{}
+	turns := stringMap{}
 	s.Get(turnsSlot, &turns)
 	turns[key] = r.event.PromptID
 	for k := range turns {
