@@ -188,3 +188,56 @@ func (sn seen) AppendRecord(b []byte) []byte {
 	o.BoolOmitEmpty("changed", sn.Changed)
 	return o.End()
 }
+
+// DecodeRecord reads data as json.Unmarshal reads a takenRecord (every
+// stop of a host that names its stops reads it).
+func (rec *takenRecord) DecodeRecord(data []byte) error {
+	if !jsonw.ParseFields(data, func(key string, v gjson.Result) bool {
+		if key != "taken" {
+			return true
+		}
+		switch {
+		case v.Type == gjson.Null:
+			rec.Taken = nil
+			return true
+		case !v.IsArray():
+			return false
+		}
+		taken, ok := []takenStop{}, true
+		v.ForEach(func(_, sv gjson.Result) bool {
+			var st takenStop
+			ok = jsonw.Fields(sv, func(f string, fv gjson.Result) bool {
+				switch f {
+				case "gate":
+					return jsonw.ReadString(fv, &st.Gate)
+				case "stop":
+					return jsonw.ReadString(fv, &st.Stop)
+				}
+				return true
+			})
+			taken = append(taken, st)
+			return ok
+		})
+		if ok {
+			rec.Taken = taken
+		}
+		return ok
+	}) {
+		return errRecord
+	}
+	return nil
+}
+
+// AppendRecord writes rec as json.Marshal does.
+func (rec takenRecord) AppendRecord(b []byte) []byte {
+	o := jsonw.NewObject(b, true)
+	if len(rec.Taken) > 0 {
+		o.Array("taken", len(rec.Taken), func(b []byte, i int) []byte {
+			so := jsonw.NewObject(b, true)
+			so.String("gate", rec.Taken[i].Gate)
+			so.String("stop", rec.Taken[i].Stop)
+			return so.End()
+		})
+	}
+	return o.End()
+}

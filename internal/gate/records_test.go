@@ -83,16 +83,19 @@ func TestRecordsAsEncodingJSON(t *testing.T) {
 }
 
 // TestMoreRecordsAsEncodingJSON: the told and turns records (a
-// map[string]string) and the session's start (seen), as
+// map[string]string), the session's start (seen) and the stops taken, as
 // TestRecordsAsEncodingJSON holds the others.
 func TestMoreRecordsAsEncodingJSON(t *testing.T) {
 	require.Equal(t, 2, reflect.TypeFor[seen]().NumField(), "seen's fields")
+	require.Equal(t, 1, reflect.TypeFor[takenRecord]().NumField(), "takenRecord's fields")
+	require.Equal(t, 2, reflect.TypeFor[takenStop]().NumField(), "takenStop's fields")
 	rng := rand.New(rand.NewPCG(13, 14))
 	texts := []string{"", "stop", "<&> \"q\"\n", "\u2028\xff", "日本"}
 	text := func() string { return texts[rng.IntN(len(texts))] }
 	damages := []struct{ from, to string }{
 		{`":"`, `":1,"x":"`}, {`":"`, `":null,"x":"`}, {`"start":`, `"start":"today","x":`}, {`"start":`, `"start":null,"x":`},
 		{`"changed":`, `"changed":"yes","x":`}, {`{`, `[`}, {`"`, `'`}, {`{"`, `null`},
+		{`"taken":[`, `"taken":[1,`}, {`"taken":[`, `"taken":[null,`}, {`"taken":`, `"taken":{},"x":`}, {`"gate":`, `"gate":2,"x":`},
 	}
 	damage := func(s string) string {
 		d := damages[rng.IntN(len(damages))]
@@ -109,6 +112,24 @@ func TestMoreRecordsAsEncodingJSON(t *testing.T) {
 		sn := seen{Changed: rng.IntN(2) == 0}
 		if rng.IntN(4) > 0 {
 			sn.Start = time.Unix(int64(rng.IntN(1<<31)), int64(rng.IntN(1e9))).In(time.FixedZone("", 1800*(rng.IntN(5)-2)))
+		}
+		var tk takenRecord
+		for range rng.IntN(4) {
+			tk.Taken = append(tk.Taken, takenStop{Gate: text(), Stop: text()})
+		}
+		wantT, err := json.Marshal(tk)
+		require.NoError(t, err)
+		require.Equal(t, string(wantT), string(tk.AppendRecord(nil)))
+		dataT := string(wantT)
+		if i%2 == 1 {
+			dataT = damage(dataT)
+		}
+		var refT, gotT takenRecord
+		if refErr := json.Unmarshal([]byte(dataT), &refT); refErr != nil {
+			require.Error(t, gotT.DecodeRecord([]byte(dataT)), "encoding/json refused %s", dataT)
+		} else {
+			require.NoError(t, gotT.DecodeRecord([]byte(dataT)), dataT)
+			require.Equal(t, refT, gotT, dataT)
 		}
 		wantM, err := json.Marshal(map[string]string(m))
 		require.NoError(t, err)
