@@ -211,7 +211,7 @@ FUZZ_TARGETS := hookio:FuzzEvent hookio:FuzzCleanText transcript:FuzzLatestTodoW
                 transcript:FuzzReadTasks config:FuzzParse \
                 config:FuzzDecodeMatchesEncodingJSON config:FuzzRulesMatchValidator \
                 config:FuzzAcceptedPatternsNeverFailTheFilesChecker \
-                internal/sqlitefile:FuzzFile
+                internal/sqlitefile:FuzzFile internal/jsonw:FuzzString
 fuzz:
 	@GOTOOLCHAIN=$(FUZZ_TOOLCHAIN) GO=$(GO) FUZZTIME=$(FUZZTIME) FUZZMINIMIZE=$(FUZZMINIMIZE) \
 	  scripts/fuzz $(FUZZ_TARGETS)
