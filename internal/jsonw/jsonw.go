@@ -20,7 +20,8 @@ const hexDigits = "0123456789abcdef"
 
 // AppendString appends s as a JSON string, as encoding/json writes it:
 // '"', '\\' and the control characters escaped (\b, \f, \n, \r and \t by
-// their short forms), an invalid byte of UTF-8 written as \ufffd, U+2028
+// their short forms), an invalid byte of UTF-8 written as \ufffd (Go
+// 1.27's encoding/json writes U+FFFD itself: the same string), U+2028
 // and U+2029 escaped (JavaScript reads them as line ends), and with html
 // set '<', '>' and '&' escaped too, as json.Marshal does (an Encoder with
 // SetEscapeHTML(false) does not).

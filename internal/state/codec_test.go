@@ -80,7 +80,7 @@ func TestRecordsAsEncodingJSON(t *testing.T) {
 		require.NoError(t, err)
 		got, err := s.appendJSON(nil)
 		require.NoError(t, err)
-		require.Equal(t, string(want), string(got), "%d", i)
+		require.Equal(t, sameFFFD(string(want)), sameFFFD(string(got)), "%d", i)
 
 		line := string(want)
 		if i%2 == 1 {
@@ -118,3 +118,8 @@ func equalSessions(a, b *Session) bool {
 	}
 	return norm(a) == norm(b)
 }
+
+// sameFFFD writes U+FFFD one way in JSON text: Go 1.26's encoding/json
+// writes an invalid byte of UTF-8 as the escape \ufffd, as package jsonw
+// does, Go 1.27's as the character itself; both read back the same.
+func sameFFFD(s string) string { return strings.ReplaceAll(s, `\ufffd`, "\ufffd") }
