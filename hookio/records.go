@@ -1,8 +1,6 @@
 package hookio
 
 import (
-	"errors"
-
 	"github.com/tidwall/gjson"
 
 	"github.com/donegate/donegate/internal/jsonw"
@@ -13,19 +11,9 @@ import (
 // package's RecordDecoder and RecordAppender; see package jsonw):
 // TestMemoRecordsAsEncodingJSON holds them to it.
 
-var errRecord = errors.New("not the record's JSON")
-
-// refused is errRecord unless ok.
-func refused(ok bool) error {
-	if ok {
-		return nil
-	}
-	return errRecord
-}
-
 // DecodeRecord reads data as json.Unmarshal reads a codexPlanRecord.
 func (r *codexPlanRecord) DecodeRecord(data []byte) error {
-	return refused(jsonw.ParseFields(data, func(key string, v gjson.Result) bool {
+	return jsonw.DecodeFields(data, func(key string, v gjson.Result) bool {
 		switch key {
 		case "transcript":
 			return jsonw.ReadString(v, &r.Transcript)
@@ -45,7 +33,7 @@ func (r *codexPlanRecord) DecodeRecord(data []byte) error {
 			return jsonw.ReadString(v, &r.Title)
 		}
 		return true
-	}))
+	})
 }
 
 // AppendRecord writes r as json.Marshal does.
@@ -64,17 +52,17 @@ func (r codexPlanRecord) AppendRecord(b []byte) []byte {
 
 // DecodeRecord reads data as json.Unmarshal reads a geminiTurnRecord.
 func (r *geminiTurnRecord) DecodeRecord(data []byte) error {
-	return refused(jsonw.ParseFields(data, func(key string, v gjson.Result) bool {
+	return jsonw.DecodeFields(data, func(key string, v gjson.Result) bool {
 		switch key {
 		case "prompt":
 			return jsonw.ReadString(v, &r.Prompt)
 		case "turn":
 			return jsonw.ReadString(v, &r.Turn)
 		case "reasons":
-			return stringsOf(v, &r.Reasons)
+			return jsonw.ReadStrings(v, &r.Reasons)
 		}
 		return true
-	}))
+	})
 }
 
 // AppendRecord writes r as json.Marshal does.
@@ -83,31 +71,7 @@ func (r geminiTurnRecord) AppendRecord(b []byte) []byte {
 	o.String("prompt", r.Prompt)
 	o.String("turn", r.Turn)
 	if len(r.Reasons) > 0 {
-		o.Array("reasons", len(r.Reasons), func(b []byte, i int) []byte { return jsonw.AppendString(b, r.Reasons[i], true) })
+		o.Strings("reasons", r.Reasons)
 	}
 	return o.End()
-}
-
-// stringsOf reads an array of strings as json.Unmarshal reads a
-// []string (null: nil).
-func stringsOf(v gjson.Result, dst *[]string) bool {
-	switch {
-	case v.Type == gjson.Null:
-		*dst = nil
-		return true
-	case !v.IsArray():
-		return false
-	}
-	out := []string{}
-	ok := true
-	v.ForEach(func(_, sv gjson.Result) bool {
-		var s string
-		ok = jsonw.ReadString(sv, &s)
-		out = append(out, s)
-		return ok
-	})
-	if ok {
-		*dst = out
-	}
-	return ok
 }

@@ -114,7 +114,7 @@ func (c *Check) appendJSON(b []byte) []byte {
 	o.Int("tookMs", c.TookMS)
 	o.BoolOmitEmpty("reused", c.Reused)
 	if len(c.Fresh) > 0 {
-		o.Array("fresh", len(c.Fresh), func(b []byte, i int) []byte { return jsonw.AppendString(b, c.Fresh[i], true) })
+		o.Strings("fresh", c.Fresh)
 	}
 	return o.End()
 }

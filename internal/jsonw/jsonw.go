@@ -9,6 +9,9 @@
 package jsonw
 
 import (
+	"errors"
+	"maps"
+	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -190,6 +193,12 @@ func (o *Object) Array(key string, n int, elem func(b []byte, i int) []byte) {
 	o.buf = AppendArray(o.buf, n, elem)
 }
 
+// Strings adds a field whose value is ss, as AppendStrings writes it.
+func (o *Object) Strings(key string, ss []string) {
+	o.key(key)
+	o.buf = AppendStrings(o.buf, ss, o.html)
+}
+
 // End closes the object and returns the buffer.
 func (o *Object) End() []byte { return append(o.buf, '}') }
 
@@ -203,6 +212,28 @@ func AppendArray(b []byte, n int, elem func(b []byte, i int) []byte) []byte {
 		b = elem(b, i)
 	}
 	return append(b, ']')
+}
+
+// AppendStrings appends ss as json.Marshal writes a []string: null for
+// nil.
+func AppendStrings(b []byte, ss []string, html bool) []byte {
+	if ss == nil {
+		return append(b, "null"...)
+	}
+	return AppendArray(b, len(ss), func(b []byte, i int) []byte { return AppendString(b, ss[i], html) })
+}
+
+// AppendMap appends m as json.Marshal writes a map with string keys:
+// null for nil, the keys sorted, each value added by field.
+func AppendMap[V any](b []byte, m map[string]V, html bool, field func(o *Object, key string, v V)) []byte {
+	if m == nil {
+		return append(b, "null"...)
+	}
+	o := NewObject(b, html)
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		field(o, k, m[k])
+	}
+	return o.End()
 }
 
 // Parse returns the JSON value data holds; false when data is not JSON.
@@ -237,6 +268,18 @@ func Fields(v gjson.Result, field func(key string, v gjson.Result) bool) bool {
 func ParseFields(data []byte, field func(key string, v gjson.Result) bool) bool {
 	v, ok := Parse(data)
 	return ok && Fields(v, field)
+}
+
+// ErrRefused is DecodeFields' error.
+var ErrRefused = errors.New("not the record's JSON")
+
+// DecodeFields is ParseFields for a record's DecodeRecord: ErrRefused
+// where ParseFields reports false.
+func DecodeFields(data []byte, field func(key string, v gjson.Result) bool) error {
+	if !ParseFields(data, field) {
+		return ErrRefused
+	}
+	return nil
 }
 
 // The readers below take a value as json.Unmarshal takes it into a Go
@@ -298,6 +341,34 @@ func ReadUint64(v gjson.Result, dst *uint64) bool {
 	}
 	return false
 }
+
+// ReadArray reads an array, each element with read; null makes dst nil,
+// as json.Unmarshal does for a slice. A refused element leaves dst as it
+// was.
+func ReadArray[T any](v gjson.Result, dst *[]T, read func(gjson.Result, *T) bool) bool {
+	switch {
+	case v.Type == gjson.Null:
+		*dst = nil
+		return true
+	case !v.IsArray():
+		return false
+	}
+	out := []T{}
+	ok := true
+	v.ForEach(func(_, ev gjson.Result) bool {
+		var e T
+		ok = read(ev, &e)
+		out = append(out, e)
+		return ok
+	})
+	if ok {
+		*dst = out
+	}
+	return ok
+}
+
+// ReadStrings reads an array of strings (see ReadArray).
+func ReadStrings(v gjson.Result, dst *[]string) bool { return ReadArray(v, dst, ReadString) }
 
 // ReadBool reads true or false.
 func ReadBool(v gjson.Result, dst *bool) bool {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"maps"
 	"slices"
 
 	"github.com/tidwall/gjson"
@@ -107,7 +108,7 @@ func (s *Session) appendJSON(b []byte) ([]byte, error) {
 	if s.Counters == nil {
 		o.Raw("counters", []byte("null"))
 	} else if err := o.Object("counters", func(co *jsonw.Object) error {
-		for _, k := range sortedKeys(s.Counters) {
+		for _, k := range slices.Sorted(maps.Keys(s.Counters)) {
 			if err := appendCounter(co, k, s.Counters[k]); err != nil {
 				return err
 			}
@@ -118,7 +119,7 @@ func (s *Session) appendJSON(b []byte) ([]byte, error) {
 	}
 	if len(s.Checkers) > 0 {
 		if err := o.Object("checkers", func(co *jsonw.Object) error {
-			for _, k := range sortedKeys(s.Checkers) {
+			for _, k := range slices.Sorted(maps.Keys(s.Checkers)) {
 				raw, err := compact(s.Checkers[k])
 				if err != nil {
 					return err
@@ -183,13 +184,4 @@ func compact(raw json.RawMessage) (json.RawMessage, error) {
 		out = bytes.ReplaceAll(out, []byte(r.from), []byte(r.to))
 	}
 	return out, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
