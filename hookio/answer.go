@@ -1,6 +1,7 @@
 package hookio
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/donegate/donegate/internal/jsonw"
+	"github.com/donegate/donegate/transcript"
 )
 
 // Dialect selects the answer shapes. Claude Code honours only its own
@@ -311,6 +313,18 @@ type hostAnswer struct {
 // defaultReason stands in for an empty reason where a host refuses a
 // block without one (Codex: "reason" must be non-empty).
 const defaultReason = "donegate: the work is not done yet; keep going until it is."
+
+// SettleAnswer reads what the answer to ev in the shape ev.Host honours
+// depends on and the event does not carry, waiting for the host to write
+// it as wait allows; WriteHostAnswer after it writes that answer, and
+// without it reads what is there at once. Only a Claude Code hold has
+// such a thing: the CLI's version, in its transcript, which lags the
+// event (see transcript.AwaitClientVersion).
+func SettleAnswer(ctx context.Context, ev *Event, d Dialect, v Verdict, wait transcript.Wait) {
+	if spec := ev.Host.spec(); spec.settle != nil {
+		spec.settle(ctx, ev, d, v, wait)
+	}
+}
 
 // WriteHostAnswer writes exactly one JSON object answering ev, in the
 // shape ev.Host honours (each host's file says which: claude.go,

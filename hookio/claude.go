@@ -19,21 +19,38 @@ var claudeSpec = hostSpec{
 	shellTool: ClaudeShellTool,
 	peekEvent: "hook_event_name",
 	read:      (*Event).readClaude,
+	settle: func(ctx context.Context, ev *Event, d Dialect, v Verdict, wait transcript.Wait) {
+		if v.Block && ev.IsStop() && d == DialectClaudeCode && ev.ClientVersion == "" {
+			ev.ClientVersion = ev.claudeVersion(ctx, wait)
+		}
+	},
 	write: func(w io.Writer, ev *Event, d Dialect, v Verdict) error {
 		if v.Block && ev.IsStop() && d == DialectClaudeCode && ev.ClientVersion == "" {
 			// Which answer holds the agent depends on the CLI's version,
-			// which its transcript's lines carry: read at a hold only.
-			path := ev.TranscriptPath
-			if ev.HookEventName == EventSubagentStop && ev.AgentTranscriptPath != "" {
-				path = ev.AgentTranscriptPath
-			}
-			ev.ClientVersion = transcript.ClientVersion(path)
+			// which its transcript's lines carry: read at a hold only,
+			// as it is unless SettleAnswer waited for it.
+			ev.ClientVersion = ev.claudeVersion(context.Background(), transcript.Wait{})
 		}
 		return writeAnswer(w, ev.HookEventName, d, v, d == DialectClaudeCode && TakesStopContext(ev.ClientVersion))
 	},
 	plan:                  claudePlan,
 	transcriptHasTexts:    true,
 	runsHooksInBackground: true,
+}
+
+// claudeVersion reads the version of the Claude Code that sent a stop
+// from its transcript, waiting as wait allows for a main agent's that
+// holds no message yet. A subagent's own transcript and the main one
+// carry the same CLI's version; a subagent stops within a turn whose
+// prompt the main transcript holds already, so that is not waited for.
+func (e *Event) claudeVersion(ctx context.Context, wait transcript.Wait) string {
+	if e.HookEventName == EventSubagentStop {
+		if v := transcript.ClientVersion(e.AgentTranscriptPath); v != "" {
+			return v
+		}
+		return transcript.ClientVersion(e.TranscriptPath)
+	}
+	return transcript.AwaitClientVersion(ctx, e.TranscriptPath, wait)
 }
 
 // claudePlan reads a Claude Code agent's plan: the Task tools' list

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/donegate/donegate/transcript"
 )
 
 // Host is the agent host whose hook sent an event: it decides how the
@@ -92,7 +94,11 @@ type hostSpec struct {
 	// answer holds (reason: the verdict's, never empty; context: the
 	// verdict's, cleaned), and the person sees the verdict's
 	// systemMessage where showsSystemMessage.
-	write              func(w io.Writer, ev *Event, d Dialect, v Verdict) error
+	write func(w io.Writer, ev *Event, d Dialect, v Verdict) error
+	// settle reads, waiting for a lagging transcript as wait allows, what
+	// write's answer depends on and the event does not carry (see
+	// SettleAnswer).
+	settle             func(ctx context.Context, ev *Event, d Dialect, v Verdict, wait transcript.Wait)
 	shape              func(ev *Event, v Verdict, reason, context string) (hostAnswer, error)
 	showsSystemMessage bool
 

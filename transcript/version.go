@@ -2,6 +2,8 @@ package transcript
 
 import (
 	"bytes"
+	"context"
+	"io"
 
 	"github.com/tidwall/gjson"
 
@@ -40,4 +42,42 @@ func ClientVersion(path string) string {
 		return version == "" && read < versionTail
 	})
 	return version
+}
+
+// AwaitClientVersion is ClientVersion for a transcript that may lag the
+// event: while the file at path holds none of the conversation's lines
+// (it does not exist yet, or holds only lines that are not messages), it
+// waits for one as w allows, then reads the version. Read at once, the
+// first hold of a session on a loaded machine found no version, and took
+// the answer's older form (e2e TestAgentSDKNeverFinishingAgentIsLetGo-
+// AfterMaxBlocks/callback, once in a CI run). A transcript whose messages
+// carry no version is not waited on.
+func AwaitClientVersion(ctx context.Context, path string, w Wait) string {
+	if v := ClientVersion(path); v != "" || path == "" || w.Max <= 0 {
+		return v
+	}
+	w.awaitFile = true
+	if !w.until(ctx, path, holdsConversation) {
+		return ""
+	}
+	return ClientVersion(path)
+}
+
+// holdsConversation reports whether the last versionTail bytes of the
+// first size bytes of r hold a line of the conversation (a user or
+// assistant message: Claude Code writes its version on each) or one that
+// names a version.
+func holdsConversation(r io.ReaderAt, size int64) (bool, error) {
+	found, read := false, 0
+	err := eachLineBackward(r, size, func(line []byte) bool {
+		read += len(line) + 1
+		switch gjson.GetBytes(line, "type").Str {
+		case "user", "assistant":
+			found = true
+		default:
+			found = bytes.Contains(line, []byte(`"version"`)) && gjson.GetBytes(line, "version").Type == gjson.String
+		}
+		return !found && read < versionTail
+	})
+	return found, err
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/hookio"
 	"github.com/donegate/donegate/internal/lastevent"
+	"github.com/donegate/donegate/transcript"
 )
 
 // The hooks' names, as Evaluate takes them.
@@ -232,6 +233,16 @@ func Evaluate(ctx context.Context, hook string, opts Options, env Env, raw []byt
 	if opts.Explain {
 		rep.Checkers = r.checkers
 	}
+	// What the answer's form depends on and the host writes after the
+	// event (Claude Code's version, in its transcript) is waited for at
+	// the first hold of a count only: at a later one it is written, or
+	// never will be (a session the host keeps no transcript of), and a
+	// wait for it would cost every hold.
+	wait := transcript.Wait{}
+	if rep.Decision.Kind == KindBlocked && rep.Decision.Blocks == 1 {
+		wait = checkers.TranscriptWait
+	}
+	hookio.SettleAnswer(ctx, rep.Event, rep.Dialect, rep.Verdict, wait)
 	if err := rep.write(); err != nil {
 		return rep, err
 	}
