@@ -37,33 +37,38 @@ type ClaimsOptions struct {
 	Claims []Claim `json:"claims" validate:"min=1,dive"`
 }
 
-// claimsType is the claims checker's type: donegate's own check that
+// claimsTypeName is the claims checker type's name in a config.
+const claimsTypeName = "claims"
+
+// The claims checker's type: donegate's own check that
 // what an agent's final answer says it did is so. It runs at tool_use
 // only, where a structured output is handed in (as output does).
-var claimsType = register(Type{
-	Name:      "claims",
-	Summary:   "every claim of `true` the structured output (or a Codex agent's final JSON message) makes at a `path` is confirmed by that claim's `checker`",
-	DefaultOn: toolReasons,
-	Only:      toolReasons,
-	Patterns:  []string{"claim-false"},
-	Example:   `{"type": "claims", "claims": [{"path": "validation.tests_passed", "checker": {"type": "test", "command": "x"}}]}`,
-}, func(o *ClaimsOptions) (Checker, error) {
-	cs := Claims{Claims: make([]claim, len(o.Claims))}
-	for i, cl := range o.Claims {
-		// Built whatever its "on": the claim is what runs it.
-		ch, err := New(cl.Checker)
-		if err != nil {
-			return nil, fmt.Errorf("claim %s: %w", cl.Path, err)
+var _ = declare(claimsTypeName, func() *Type {
+	return register(Type{
+		Name:      claimsTypeName,
+		Summary:   "every claim of `true` the structured output (or a Codex agent's final JSON message) makes at a `path` is confirmed by that claim's `checker`",
+		DefaultOn: toolReasons,
+		Only:      toolReasons,
+		Patterns:  []string{"claim-false"},
+		Example:   `{"type": "claims", "claims": [{"path": "validation.tests_passed", "checker": {"type": "test", "command": "x"}}]}`,
+	}, func(o *ClaimsOptions) (Checker, error) {
+		cs := Claims{Claims: make([]claim, len(o.Claims))}
+		for i, cl := range o.Claims {
+			// Built whatever its "on": the claim is what runs it.
+			ch, err := New(cl.Checker)
+			if err != nil {
+				return nil, fmt.Errorf("claim %s: %w", cl.Path, err)
+			}
+			cs.Claims[i] = claim{path: cl.Path, label: cl.Checker.Label(), requires: requirement(cl.Checker), checker: ch}
 		}
-		cs.Claims[i] = claim{path: cl.Path, label: cl.Checker.Label(), requires: requirement(cl.Checker), checker: ch}
-	}
-	return cs, nil
-}, func(o *ClaimsOptions) string {
-	parts := make([]string, len(o.Claims))
-	for i, cl := range o.Claims {
-		parts[i] = fmt.Sprintf("`%s` only if %s", cl.Path, requirement(cl.Checker))
-	}
-	return "what the structured output claims is true: " + strings.Join(parts, "; ")
+		return cs, nil
+	}, func(o *ClaimsOptions) string {
+		parts := make([]string, len(o.Claims))
+		for i, cl := range o.Claims {
+			parts[i] = fmt.Sprintf("`%s` only if %s", cl.Path, requirement(cl.Checker))
+		}
+		return "what the structured output claims is true: " + strings.Join(parts, "; ")
+	})
 })
 
 // Claims verifies the claims of a structured output.
@@ -85,7 +90,7 @@ type claim struct {
 // unless another claim is refuted: that finding stands, and the claim
 // left unverified is named beside it.
 func (cs Claims) Check(ctx context.Context, c *Context) (Result, error) {
-	doc, final, err := structuredOutput(c, claimsType.Name)
+	doc, final, err := structuredOutput(c, claimsTypeName)
 	if err != nil {
 		return Result{}, err
 	}
@@ -125,7 +130,7 @@ func (cs Claims) Check(ctx context.Context, c *Context) (Result, error) {
 		return c.Fail("claim-false", map[string]any{"Tool": c.Event.ToolName, "Claims": refuted, "Unchecked": unchecked, "Final": final}), nil
 	}
 	if len(errs) > 0 {
-		return Result{}, fmt.Errorf("%s: %w", claimsType.Name, errors.Join(errs...))
+		return Result{}, fmt.Errorf("%s: %w", claimsTypeName, errors.Join(errs...))
 	}
 	var paths, notRun []string
 	for i, cl := range made {

@@ -58,29 +58,29 @@ func checkSuccessWhen(s string) []config.Problem {
 
 // The command checker type. Like test, it checks the
 // project, not one agent.
-var commandType = register(Type{
-	Name:         "command",
-	ProjectState: true,
-	Summary:      "a shell command, run in the project dir, meets `success_when` (default `exit_code:0`)",
-	DefaultOn:    projectReasons,
-	Patterns:     []string{"command-failed"},
-	Example:      `{"type": "command", "name": "n", "on": ["stop"], "command": "x", "success_when": "empty", "timeout": "1m", "cache": false}`,
-}, func(o *CommandOptions) (Checker, error) {
-	when, err := parseCondition(o.SuccessWhen)
-	if err != nil {
-		return nil, fmt.Errorf("success_when: %w", err)
-	}
-	return Command{Command: o.Command, Timeout: o.Timeout.D(), Cache: cacheOn(o.Cache), when: when}, nil
-}, func(o *CommandOptions) string {
-	when, _ := parseCondition(o.SuccessWhen) // valid: checked at load
-	return fmt.Sprintf("`%s` %s", o.Command, when.describe())
-})
-
-func init() {
-	commands(commandType, func(o *CommandOptions, _ string) ([]ProjectCommand, error) {
+var _ = declare("command", func() *Type {
+	t := register(Type{
+		Name:         "command",
+		ProjectState: true,
+		Summary:      "a shell command, run in the project dir, meets `success_when` (default `exit_code:0`)",
+		DefaultOn:    projectReasons,
+		Patterns:     []string{"command-failed"},
+		Example:      `{"type": "command", "name": "n", "on": ["stop"], "command": "x", "success_when": "empty", "timeout": "1m", "cache": false}`,
+	}, func(o *CommandOptions) (Checker, error) {
+		when, err := parseCondition(o.SuccessWhen)
+		if err != nil {
+			return nil, fmt.Errorf("success_when: %w", err)
+		}
+		return Command{Command: o.Command, Timeout: o.Timeout.D(), Cache: cacheOn(o.Cache), when: when}, nil
+	}, func(o *CommandOptions) string {
+		when, _ := parseCondition(o.SuccessWhen) // valid: checked at load
+		return fmt.Sprintf("`%s` %s", o.Command, when.describe())
+	})
+	commands(t, func(o *CommandOptions, _ string) ([]ProjectCommand, error) {
 		return []ProjectCommand{{Checker: "command", Command: o.Command}}, nil
 	})
-}
+	return t
+})
 
 // cacheOn reads an optional cache key: results are cached unless it says
 // false.

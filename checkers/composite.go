@@ -44,32 +44,34 @@ type CompositeOptions struct {
 // The composite checker type. A composite runs where
 // its "on" says, else where the composite around it says, else where any
 // of its members runs (see At): its DefaultOn is never used.
-var _ = register(Type{
-	Name:      "composite",
-	Summary:   "`all`: every member passes; `any`: one member passes",
-	DefaultOn: allReasons,
-	Example:   `{"type": "composite", "mode": "any", "parallel": true, "checkers": [{"type": "plan"}]}`,
-}, func(o *CompositeOptions) (Checker, error) {
-	return newComposite(o.Mode == "any", o.Parallel, o.Checkers)
-}, func(o *CompositeOptions) string {
-	parts := make([]string, len(o.Checkers))
-	for i, m := range o.Checkers {
-		// A member's type name says nothing the description does
-		// not ("plan: every item of the agent's plan..."): only a
-		// name the user gave it is kept. A composite member is
-		// bracketed, or its "|" would read as the outer one's.
-		parts[i] = Describe(m)
-		if m.Name == "" {
-			parts[i] = requirement(m)
+var _ = declare("composite", func() *Type {
+	return register(Type{
+		Name:      "composite",
+		Summary:   "`all`: every member passes; `any`: one member passes",
+		DefaultOn: allReasons,
+		Example:   `{"type": "composite", "mode": "any", "parallel": true, "checkers": [{"type": "plan"}]}`,
+	}, func(o *CompositeOptions) (Checker, error) {
+		return newComposite(o.Mode == "any", o.Parallel, o.Checkers)
+	}, func(o *CompositeOptions) string {
+		parts := make([]string, len(o.Checkers))
+		for i, m := range o.Checkers {
+			// A member's type name says nothing the description does
+			// not ("plan: every item of the agent's plan..."): only a
+			// name the user gave it is kept. A composite member is
+			// bracketed, or its "|" would read as the outer one's.
+			parts[i] = Describe(m)
+			if m.Name == "" {
+				parts[i] = requirement(m)
+			}
+			if len(memberLists(m)) > 0 {
+				parts[i] = "(" + parts[i] + ")"
+			}
 		}
-		if len(memberLists(m)) > 0 {
-			parts[i] = "(" + parts[i] + ")"
+		if o.Mode == "any" {
+			return "any one of: " + strings.Join(parts, " | ")
 		}
-	}
-	if o.Mode == "any" {
-		return "any one of: " + strings.Join(parts, " | ")
-	}
-	return "all of: " + strings.Join(parts, " | ")
+		return "all of: " + strings.Join(parts, " | ")
+	})
 })
 
 // Member is a checker with the label reports use for it.

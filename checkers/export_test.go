@@ -9,7 +9,7 @@ type PhaseRecord = phaseRecord
 // StoredPhase returns the phase checker's record in sess; nil for none.
 func StoredPhase(sess *state.Session) *PhaseRecord {
 	var rec phaseRecord
-	if !sess.Get(phaseType.Name, &rec) {
+	if !sess.Get(phaseTypeName, &rec) {
 		return nil
 	}
 	return &rec

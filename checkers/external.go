@@ -42,24 +42,24 @@ func (o *ExternalOptions) CheckOptions() []config.Problem {
 }
 
 // The external checker type.
-var externalType = register(Type{
-	Name:         "external",
-	ProjectState: true,
-	Summary:      `a program of yours, given the check's context as JSON on stdin, answers {"complete": true} on stdout`,
-	DefaultOn:    projectReasons,
-	Patterns:     []string{"external-incomplete"},
-	Example:      `{"type": "external", "command": ["x"], "timeout": "1s"}`,
-}, func(o *ExternalOptions) (Checker, error) {
-	return externalChecker{Command: o.Command, Timeout: o.Timeout.D()}, nil
-}, func(o *ExternalOptions) string {
-	return fmt.Sprintf("the external checker `%s` answers that the work is complete", o.Command)
-})
-
-func init() {
-	commands(externalType, func(o *ExternalOptions, _ string) ([]ProjectCommand, error) {
+var _ = declare("external", func() *Type {
+	t := register(Type{
+		Name:         "external",
+		ProjectState: true,
+		Summary:      `a program of yours, given the check's context as JSON on stdin, answers {"complete": true} on stdout`,
+		DefaultOn:    projectReasons,
+		Patterns:     []string{"external-incomplete"},
+		Example:      `{"type": "external", "command": ["x"], "timeout": "1s"}`,
+	}, func(o *ExternalOptions) (Checker, error) {
+		return externalChecker{Command: o.Command, Timeout: o.Timeout.D()}, nil
+	}, func(o *ExternalOptions) string {
+		return fmt.Sprintf("the external checker `%s` answers that the work is complete", o.Command)
+	})
+	commands(t, func(o *ExternalOptions, _ string) ([]ProjectCommand, error) {
 		return []ProjectCommand{{Checker: "external", Command: o.Command.String()}}, nil
 	})
-}
+	return t
+})
 
 // externalChecker asks a program of the user's what the built-in types cannot:
 // it gets the check's context as JSON on stdin and answers

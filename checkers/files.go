@@ -34,17 +34,19 @@ type FilesOptions struct {
 }
 
 // The files checker type.
-var _ = register(Type{
-	Name:         "files",
-	ProjectState: true,
-	Summary:      "every path exists; a glob must match at least one file",
-	DefaultOn:    projectReasons,
-	Patterns:     []string{"files-missing"},
-	Example:      `{"type": "files", "paths": ["a"]}`,
-}, func(o *FilesOptions) (Checker, error) {
-	return Files{Paths: o.Paths}, nil
-}, func(o *FilesOptions) string {
-	return "required files exist: " + strings.Join(o.Paths, ", ")
+var _ = declare("files", func() *Type {
+	return register(Type{
+		Name:         "files",
+		ProjectState: true,
+		Summary:      "every path exists; a glob must match at least one file",
+		DefaultOn:    projectReasons,
+		Patterns:     []string{"files-missing"},
+		Example:      `{"type": "files", "paths": ["a"]}`,
+	}, func(o *FilesOptions) (Checker, error) {
+		return Files{Paths: o.Paths}, nil
+	}, func(o *FilesOptions) string {
+		return "required files exist: " + strings.Join(o.Paths, ", ")
+	})
 })
 
 // Check implements Checker.

@@ -15,15 +15,17 @@ import (
 type GitCleanOptions struct{}
 
 // The git-clean checker type.
-var _ = register(Type{
-	Name:         "git-clean",
-	ProjectState: true,
-	Summary:      "`git status --porcelain` is empty: nothing modified, staged or untracked (ignored files do not count)",
-	DefaultOn:    projectReasons,
-	Patterns:     []string{"git-dirty"},
-	Example:      `{"type": "git-clean"}`,
-}, func(*GitCleanOptions) (Checker, error) { return gitCleanChecker{}, nil }, func(*GitCleanOptions) string {
-	return "the git working tree is clean: every change committed, nothing untracked"
+var _ = declare("git-clean", func() *Type {
+	return register(Type{
+		Name:         "git-clean",
+		ProjectState: true,
+		Summary:      "`git status --porcelain` is empty: nothing modified, staged or untracked (ignored files do not count)",
+		DefaultOn:    projectReasons,
+		Patterns:     []string{"git-dirty"},
+		Example:      `{"type": "git-clean"}`,
+	}, func(*GitCleanOptions) (Checker, error) { return gitCleanChecker{}, nil }, func(*GitCleanOptions) string {
+		return "the git working tree is clean: every change committed, nothing untracked"
+	})
 })
 
 // gitCleanChecker is complete when the project's git working tree is clean. Not

@@ -36,18 +36,23 @@ func (o *GitCommitsOptions) CheckOptions() []config.Problem {
 	return nil
 }
 
-// gitCommitsType is the git-commits checker type.
-var gitCommitsType = register(Type{
-	Name:         "git-commits",
-	ProjectState: true,
-	Summary:      "at least `min` (default 1) commits since the baseline: `baseline` when given, else HEAD when donegate first saw the prompt",
-	DefaultOn:    projectReasons,
-	Patterns:     []string{"no-commits"},
-	Example:      `{"type": "git-commits", "min": 2, "baseline": "main"}`,
-}, func(o *GitCommitsOptions) (Checker, error) {
-	return gitCommitsChecker{Min: max(o.Min, 1), Baseline: o.Baseline}, nil
-}, func(o *GitCommitsOptions) string {
-	return fmt.Sprintf("the work is committed: at least %s since %s", commits(max(o.Min, 1)), baselineName(o.Baseline))
+// gitCommitsTypeName is the git-commits checker type's name in a config.
+const gitCommitsTypeName = "git-commits"
+
+// The git-commits checker type.
+var _ = declare(gitCommitsTypeName, func() *Type {
+	return register(Type{
+		Name:         gitCommitsTypeName,
+		ProjectState: true,
+		Summary:      "at least `min` (default 1) commits since the baseline: `baseline` when given, else HEAD when donegate first saw the prompt",
+		DefaultOn:    projectReasons,
+		Patterns:     []string{"no-commits"},
+		Example:      `{"type": "git-commits", "min": 2, "baseline": "main"}`,
+	}, func(o *GitCommitsOptions) (Checker, error) {
+		return gitCommitsChecker{Min: max(o.Min, 1), Baseline: o.Baseline}, nil
+	}, func(o *GitCommitsOptions) string {
+		return fmt.Sprintf("the work is committed: at least %s since %s", commits(max(o.Min, 1)), baselineName(o.Baseline))
+	})
 })
 
 // gitCommitsChecker is complete when HEAD is at least Min commits past the
@@ -165,11 +170,11 @@ func (c *Context) baseline(ctx context.Context, st *treecache.Status) (string, e
 	var base string
 	record := func(s *state.Session) error {
 		var bs baselines
-		s.Get(gitCommitsType.Name, &bs)
+		s.Get(gitCommitsTypeName, &bs)
 		base = bs.at(c.Event.PromptID, st.Dir, st.Head, func() (string, bool) {
 			return headAtStart(ctx, st, c.Event.TranscriptPath)
 		})
-		return s.Put(gitCommitsType.Name, bs)
+		return s.Put(gitCommitsTypeName, bs)
 	}
 	// Read-only: the baseline the hook would record, worked out on a copy.
 	store := state.Store{Dir: c.StateDir, ReadOnly: c.ReadOnly}

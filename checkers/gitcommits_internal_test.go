@@ -55,9 +55,9 @@ func TestBaseline(t *testing.T) {
 				start := func() (string, bool) { return c.start, c.start != "" }
 				require.NoError(t, s.Update("sess", func(sess *state.Session) error {
 					var bs baselines
-					sess.Get(gitCommitsType.Name, &bs)
+					sess.Get(gitCommitsTypeName, &bs)
 					got = bs.at(c.prompt, c.tree, c.head, start)
-					return sess.Put(gitCommitsType.Name, bs)
+					return sess.Put(gitCommitsTypeName, bs)
 				}))
 				assert.Equal(t, tt.want[i], got, "call %d", i)
 			}
@@ -97,6 +97,6 @@ func TestUpgradeMidSession(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 1, sess.Counters["stop"].Blocks)
 	var bs baselines
-	require.True(t, sess.Get(gitCommitsType.Name, &bs))
+	require.True(t, sess.Get(gitCommitsTypeName, &bs))
 	assert.Equal(t, baselines{{Prompt: "p1", Tree: "/r", Commit: "aaa", Last: "ccc"}}, bs)
 }

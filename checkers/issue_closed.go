@@ -53,24 +53,24 @@ func (o *IssueClosedOptions) CheckOptions() []config.Problem {
 }
 
 // The issue-closed checker type.
-var issueClosedType = register(Type{
-	Name:         "issue-closed",
-	ProjectState: true,
-	Summary:      "`gh issue view ISSUE --json state` says the issue is CLOSED",
-	DefaultOn:    projectReasons,
-	Patterns:     []string{"issue-open"},
-	Example:      `{"type": "issue-closed", "issue": 3, "repo": "o/r"}`,
-}, func(o *IssueClosedOptions) (Checker, error) {
-	return issueClosedChecker{Issue: o.Issue, Repo: o.Repo}, nil
-}, func(o *IssueClosedOptions) string {
-	return issueClosedChecker{Issue: o.Issue, Repo: o.Repo}.name() + " is closed"
-})
-
-func init() {
-	commands(issueClosedType, func(o *IssueClosedOptions, _ string) ([]ProjectCommand, error) {
+var _ = declare("issue-closed", func() *Type {
+	t := register(Type{
+		Name:         "issue-closed",
+		ProjectState: true,
+		Summary:      "`gh issue view ISSUE --json state` says the issue is CLOSED",
+		DefaultOn:    projectReasons,
+		Patterns:     []string{"issue-open"},
+		Example:      `{"type": "issue-closed", "issue": 3, "repo": "o/r"}`,
+	}, func(o *IssueClosedOptions) (Checker, error) {
+		return issueClosedChecker{Issue: o.Issue, Repo: o.Repo}, nil
+	}, func(o *IssueClosedOptions) string {
+		return issueClosedChecker{Issue: o.Issue, Repo: o.Repo}.name() + " is closed"
+	})
+	commands(t, func(o *IssueClosedOptions, _ string) ([]ProjectCommand, error) {
 		return []ProjectCommand{issueClosedChecker{Issue: o.Issue, Repo: o.Repo}.project()}, nil
 	})
-}
+	return t
+})
 
 // project is the gh call as consent names it.
 func (i issueClosedChecker) project() ProjectCommand {

@@ -33,16 +33,18 @@ func (o *IterationsOptions) CheckLimits(l config.Limits) []config.Problem {
 // budget, to pair with keyword in a composite. It counts the main agent's
 // continuations; a subagent's stop or a gated tool has a count of its own,
 // and runs it only when its "on" says so.
-var _ = register(Type{
-	Name:      "iterations",
-	Summary:   "the agent has been continued (its stop blocked) at least `min` times in this prompt",
-	DefaultOn: []StopReason{ReasonStop},
-	Patterns:  []string{"iterations-left"},
-	Example:   `{"type": "iterations", "min": 2}`,
-}, func(o *IterationsOptions) (Checker, error) {
-	return Iterations{Min: o.Min}, nil
-}, func(o *IterationsOptions) string {
-	return fmt.Sprintf("you have been sent back to work at least %d %s in this prompt", o.Min, plural(o.Min, "time", "times"))
+var _ = declare("iterations", func() *Type {
+	return register(Type{
+		Name:      "iterations",
+		Summary:   "the agent has been continued (its stop blocked) at least `min` times in this prompt",
+		DefaultOn: []StopReason{ReasonStop},
+		Patterns:  []string{"iterations-left"},
+		Example:   `{"type": "iterations", "min": 2}`,
+	}, func(o *IterationsOptions) (Checker, error) {
+		return Iterations{Min: o.Min}, nil
+	}, func(o *IterationsOptions) string {
+		return fmt.Sprintf("you have been sent back to work at least %d %s in this prompt", o.Min, plural(o.Min, "time", "times"))
+	})
 })
 
 // Iterations is complete once the agent has been continued Min times in

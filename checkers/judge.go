@@ -67,25 +67,28 @@ func (o *JudgeOptions) CheckOptions() []config.Problem {
 	return ps
 }
 
-// JudgeType is the judge checker's type. It judges the project, like
-// test: every subagent's stop would ask the model again.
-var JudgeType = register(Type{
-	Name:         "judge",
-	ProjectState: true,
-	Summary:      "an LLM judge (`claude -p --json-schema`, as `closer judge`) says every one of your `criteria` holds",
-	DefaultOn:    projectReasons,
-	Patterns:     []string{"judge-incomplete"},
-	Example:      `{"type": "judge", "criteria": "x", "model": "haiku", "timeout": "1m", "claude": "claude", "cache": false}`,
-}, func(o *JudgeOptions) (Checker, error) {
-	return judgeChecker{Criteria: o.Criteria, CriteriaFile: o.CriteriaFile, Model: o.Model,
-		Timeout: o.Timeout.D(), Claude: o.Claude, Cache: cacheOn(o.Cache)}, nil
-}, describeJudge)
+// JudgeTypeName is the judge checker type's name in a config.
+const JudgeTypeName = "judge"
 
-func init() {
-	commands(JudgeType, func(o *JudgeOptions, _ string) ([]ProjectCommand, error) {
+// The judge checker's type. It judges the project, like
+// test: every subagent's stop would ask the model again.
+var _ = declare(JudgeTypeName, func() *Type {
+	t := register(Type{
+		Name:         JudgeTypeName,
+		ProjectState: true,
+		Summary:      "an LLM judge (`claude -p --json-schema`, as `closer judge`) says every one of your `criteria` holds",
+		DefaultOn:    projectReasons,
+		Patterns:     []string{"judge-incomplete"},
+		Example:      `{"type": "judge", "criteria": "x", "model": "haiku", "timeout": "1m", "claude": "claude", "cache": false}`,
+	}, func(o *JudgeOptions) (Checker, error) {
+		return judgeChecker{Criteria: o.Criteria, CriteriaFile: o.CriteriaFile, Model: o.Model,
+			Timeout: o.Timeout.D(), Claude: o.Claude, Cache: cacheOn(o.Cache)}, nil
+	}, describeJudge)
+	commands(t, func(o *JudgeOptions, _ string) ([]ProjectCommand, error) {
 		return []ProjectCommand{judgeChecker{Claude: o.Claude}.project()}, nil
 	})
-}
+	return t
+})
 
 // project is the judge's run as consent names it: the Claude Code
 // executable as the config gives it (a relative path is the project's).
@@ -94,7 +97,7 @@ func (j judgeChecker) project() ProjectCommand {
 	if bin == "" {
 		bin = "claude"
 	}
-	return ProjectCommand{Checker: JudgeType.Name, Command: bin + " -p --json-schema (the judge)"}
+	return ProjectCommand{Checker: JudgeTypeName, Command: bin + " -p --json-schema (the judge)"}
 }
 
 // describeJudge names the first criterion and counts the others: the
@@ -157,7 +160,7 @@ func (j judgeChecker) Check(ctx context.Context, c *Context) (Result, error) {
 	}
 	criteria, err := j.criteria(c)
 	if err != nil {
-		return Result{}, fmt.Errorf("%s: %w", JudgeType.Name, err)
+		return Result{}, fmt.Errorf("%s: %w", JudgeTypeName, err)
 	}
 	own := j.Timeout
 	if own <= 0 {
@@ -172,7 +175,7 @@ func (j judgeChecker) Check(ctx context.Context, c *Context) (Result, error) {
 	// The tree state is in the key by cached; the rest of what the judge
 	// is told, and who judges, is here. The diff stat is not: the tree
 	// state decides it.
-	return cached(ctx, c, own, []string{JudgeType.Name, j.bin(c), j.Model, criteria, q.Plan}, run)
+	return cached(ctx, c, own, []string{JudgeTypeName, j.bin(c), j.Model, criteria, q.Plan}, run)
 }
 
 // criteria returns the criteria text, reading criteria_file.
@@ -227,7 +230,7 @@ func (j judgeChecker) ask(ctx context.Context, c *Context, q judge.Question, own
 		if ctx.Err() != nil {
 			return j.noVerdict(c, q, budgetSpent(c.Budget)), true, nil
 		}
-		return Result{}, false, fmt.Errorf("%s: %w", JudgeType.Name, err)
+		return Result{}, false, fmt.Errorf("%s: %w", JudgeTypeName, err)
 	}
 	q.Changes = changes
 	bin := j.bin(c)
@@ -237,9 +240,9 @@ func (j judgeChecker) ask(ctx context.Context, c *Context, q judge.Question, own
 	case err != nil && ctx.Err() != nil:
 		return j.noVerdict(c, q, "it "+budgetStopped(c.Budget, time.Since(start).Round(time.Second))+"."+fp.note(c.Budget, true)), true, nil
 	case errors.Is(err, judge.ErrNotFound):
-		return Result{}, false, fmt.Errorf("%s: claude: executable %q not found (install Claude Code, or set the checker's \"claude\" to its path)", JudgeType.Name, bin)
+		return Result{}, false, fmt.Errorf("%s: claude: executable %q not found (install Claude Code, or set the checker's \"claude\" to its path)", JudgeTypeName, bin)
 	case err != nil:
-		return Result{}, false, fmt.Errorf("%s: %w", JudgeType.Name, err)
+		return Result{}, false, fmt.Errorf("%s: %w", JudgeTypeName, err)
 	case ans.AllComplete:
 		return OK("An LLM judge found every completion criterion met: " + ans.Summary), false, nil
 	case len(ans.Checklist) == 0:

@@ -54,20 +54,22 @@ func (o *KeywordOptions) CheckOptions() []config.Problem {
 // instead (see output). The main agent is told the keyword up front
 // (stop-hook --criteria); a subagent is not, so it runs at the main
 // agent's stop unless its "on" says more.
-var _ = register(Type{
-	Name:      "keyword",
-	Summary:   "the agent's last message contains `keyword` (default `TASK_COMPLETE`), or, with `promise`, its first `<promise>...</promise>` holds `promise`; white space normalised on both sides",
-	DefaultOn: []StopReason{ReasonStop},
-	Patterns:  []string{"keyword-missing"},
-	Example:   `{"type": "keyword", "keyword": "DONE"}`,
-}, func(o *KeywordOptions) (Checker, error) {
-	return newKeyword(o), nil
-}, func(o *KeywordOptions) string {
-	k := newKeyword(o)
-	if k.Promise != "" {
-		return fmt.Sprintf("your final message holds `<promise>%s</promise>`, written only once the task is truly done", k.Promise)
-	}
-	return fmt.Sprintf("your final message says `%s`, once the task is truly done", k.Keyword)
+var _ = declare("keyword", func() *Type {
+	return register(Type{
+		Name:      "keyword",
+		Summary:   "the agent's last message contains `keyword` (default `TASK_COMPLETE`), or, with `promise`, its first `<promise>...</promise>` holds `promise`; white space normalised on both sides",
+		DefaultOn: []StopReason{ReasonStop},
+		Patterns:  []string{"keyword-missing"},
+		Example:   `{"type": "keyword", "keyword": "DONE"}`,
+	}, func(o *KeywordOptions) (Checker, error) {
+		return newKeyword(o), nil
+	}, func(o *KeywordOptions) string {
+		k := newKeyword(o)
+		if k.Promise != "" {
+			return fmt.Sprintf("your final message holds `<promise>%s</promise>`, written only once the task is truly done", k.Promise)
+		}
+		return fmt.Sprintf("your final message says `%s`, once the task is truly done", k.Keyword)
+	})
 })
 
 // Keyword is complete when the agent's last message contains Keyword or,

@@ -16,21 +16,26 @@ type OutputOptions struct {
 	Conditions []config.Condition `json:"conditions" validate:"min=1,dive"`
 }
 
-// outputType is the output checker's type. It runs at tool_use only,
+// outputTypeName is the output checker type's name in a config.
+const outputTypeName = "output"
+
+// The output checker's type. It runs at tool_use only,
 // where a structured output is handed in: a gated tool's input, or a
 // Codex agent's final JSON message, which the hooks check as a gated
 // call at its stop (see CodexFinalOutput).
-var outputType = register(Type{
-	Name:      "output",
-	Summary:   "every condition (`path` with `equals`, `exists` or `matches`) holds on the structured output handed to the gated tool (or a Codex agent's final JSON message, `codex exec --output-schema`)",
-	DefaultOn: toolReasons,
-	Only:      toolReasons,
-	Patterns:  []string{"output-mismatch"},
-	Example:   `{"type": "output", "on": ["tool_use"], "conditions": [{"path": "status", "equals": "completed"}, {"path": "a.b", "exists": true}, {"path": "c", "matches": "^ok"}]}`,
-}, func(o *OutputOptions) (Checker, error) {
-	return Output{Conditions: o.Conditions}, nil
-}, func(o *OutputOptions) string {
-	return "in the structured output, " + config.DescribeConditions(o.Conditions, " and ")
+var _ = declare(outputTypeName, func() *Type {
+	return register(Type{
+		Name:      outputTypeName,
+		Summary:   "every condition (`path` with `equals`, `exists` or `matches`) holds on the structured output handed to the gated tool (or a Codex agent's final JSON message, `codex exec --output-schema`)",
+		DefaultOn: toolReasons,
+		Only:      toolReasons,
+		Patterns:  []string{"output-mismatch"},
+		Example:   `{"type": "output", "on": ["tool_use"], "conditions": [{"path": "status", "equals": "completed"}, {"path": "a.b", "exists": true}, {"path": "c", "matches": "^ok"}]}`,
+	}, func(o *OutputOptions) (Checker, error) {
+		return Output{Conditions: o.Conditions}, nil
+	}, func(o *OutputOptions) string {
+		return "in the structured output, " + config.DescribeConditions(o.Conditions, " and ")
+	})
 })
 
 // Output holds the structured output an agent hands in to conditions of
@@ -42,7 +47,7 @@ type Output struct {
 // Check implements Checker. Every condition is tested, so the agent
 // learns of all it must correct at once.
 func (o Output) Check(_ context.Context, c *Context) (Result, error) {
-	doc, final, err := structuredOutput(c, outputType.Name)
+	doc, final, err := structuredOutput(c, outputTypeName)
 	if err != nil {
 		return Result{}, err
 	}

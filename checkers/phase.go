@@ -33,20 +33,25 @@ type PhaseOptions struct {
 	Target string `json:"target,omitempty" validate:"omitempty,oneof=preparation processing review complete"`
 }
 
-// phaseType is the phase checker's type. The phase is the main agent's,
+// phaseTypeName is the phase checker type's name in a config.
+const phaseTypeName = "phase"
+
+// The phase checker's type. The phase is the main agent's,
 // read from the session's transcript: it runs at the main agent's stop
 // and at a gated tool, where the agent hands in its final output.
-var phaseType = register(Type{
-	Name:      "phase",
-	Summary:   "the project reached the phase `target` (default `complete`) of preparation → processing → review → complete, marked by the agent with a line `Phase: <name>`",
-	DefaultOn: []StopReason{ReasonStop, ReasonToolUse},
-	Patterns:  []string{"phase-incomplete"},
-	Example:   `{"type": "phase", "target": "review"}`,
-}, func(o *PhaseOptions) (Checker, error) {
-	return Phase{Target: phaseTarget(o)}, nil
-}, func(o *PhaseOptions) string {
-	return fmt.Sprintf("the project reached the `%s` phase: mark each phase you enter with a line `Phase: <name>` (%s)",
-		phaseTarget(o), strings.Join(Phases, " → "))
+var _ = declare(phaseTypeName, func() *Type {
+	return register(Type{
+		Name:      phaseTypeName,
+		Summary:   "the project reached the phase `target` (default `complete`) of preparation → processing → review → complete, marked by the agent with a line `Phase: <name>`",
+		DefaultOn: []StopReason{ReasonStop, ReasonToolUse},
+		Patterns:  []string{"phase-incomplete"},
+		Example:   `{"type": "phase", "target": "review"}`,
+	}, func(o *PhaseOptions) (Checker, error) {
+		return Phase{Target: phaseTarget(o)}, nil
+	}, func(o *PhaseOptions) string {
+		return fmt.Sprintf("the project reached the `%s` phase: mark each phase you enter with a line `Phase: <name>` (%s)",
+			phaseTarget(o), strings.Join(Phases, " → "))
+	})
 })
 
 func phaseTarget(o *PhaseOptions) string {
@@ -171,7 +176,7 @@ func (c *Context) phase(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	var from transcript.Position
-	if rec := (phaseRecord{}); sess.Get(phaseType.Name, &rec) {
+	if rec := (phaseRecord{}); sess.Get(phaseTypeName, &rec) {
 		furthest = max(furthest, slices.Index(Phases, rec.Reached))
 		if rec.Transcript == path {
 			from = rec.Position
@@ -192,12 +197,12 @@ func (c *Context) phase(ctx context.Context) (int, error) {
 	}
 	err = store.Update(ev.SessionID, func(s *state.Session) error {
 		var stored *phaseRecord
-		if rec := (phaseRecord{}); s.Get(phaseType.Name, &rec) {
+		if rec := (phaseRecord{}); s.Get(phaseTypeName, &rec) {
 			stored = &rec
 		}
 		merged := mergePhase(stored, read, restarted)
 		furthest = slices.Index(Phases, merged.Reached)
-		return s.Put(phaseType.Name, merged)
+		return s.Put(phaseTypeName, merged)
 	})
 	if err != nil {
 		return 0, err

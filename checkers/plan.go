@@ -24,14 +24,16 @@ type PlanOptions struct{}
 // The plan checker type. The plan is the agent's own, the
 // main agent's or a subagent's: it runs at every event, a subagent's stop
 // included.
-var _ = register(Type{
-	Name:      "plan",
-	Summary:   "every item of the agent's plan is `completed` (or there is no plan)",
-	DefaultOn: allReasons,
-	Patterns:  []string{"plan-incomplete"},
-	Example:   `{"type": "plan"}`,
-}, func(*PlanOptions) (Checker, error) { return Plan{}, nil }, func(*PlanOptions) string {
-	return "every item of the agent's plan is completed"
+var _ = declare("plan", func() *Type {
+	return register(Type{
+		Name:      "plan",
+		Summary:   "every item of the agent's plan is `completed` (or there is no plan)",
+		DefaultOn: allReasons,
+		Patterns:  []string{"plan-incomplete"},
+		Example:   `{"type": "plan"}`,
+	}, func(*PlanOptions) (Checker, error) { return Plan{}, nil }, func(*PlanOptions) string {
+		return "every item of the agent's plan is completed"
+	})
 })
 
 // TranscriptWait bounds the wait for a lagging transcript to hold what

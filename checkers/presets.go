@@ -132,6 +132,13 @@ func init() {
 }
 
 func registerPreset(name, pattern, summary string) {
+	declare(name, func() *Type {
+		return presetType(name, pattern, summary)
+	})
+}
+
+// presetType builds the preset type called name.
+func presetType(name, pattern, summary string) *Type {
 	t := register(Type{
 		Name:         name,
 		ProjectState: true,
@@ -154,6 +161,7 @@ func registerPreset(name, pattern, summary string) {
 		return fmt.Sprintf("`%s` %s", o.Command, when.describe())
 	})
 	commands(t, presetCommands(name))
+	return t
 }
 
 // Check implements Checker. Without a command it runs every tool the

@@ -60,14 +60,40 @@ type Type struct {
 	Commands func(spec config.Checker, dir string) ([]ProjectCommand, error)
 }
 
-// types holds the registered checker types by name.
-var types = map[string]*Type{}
+// types holds the declared checker types by name, each built when first
+// asked for.
+var types = map[string]func() *Type{}
 
-// register records t, with the config and here, with the functions that
-// build a checker of it and describe one from its options: a *O, decoded
-// and valid, asserted here once for every type. Each type's file calls it
-// in a package-level var, so every binary that links checkers knows every
-// type. It panics on a mistake in t, as config.RegisterType does.
+// declare makes the checker type called name known, here and to the
+// config, and returns the function that gives it, built by build (which
+// calls register) when first asked for, by either. Each type's file
+// declares its type in a package-level var, so every binary that links
+// checkers knows every type; building all 18 at every hook's start, where
+// a stop's config names two or three and an ungated tool call none, cost
+// it a tenth of a millisecond (docs/performance.md). A build that gives
+// a type of another name panics, as a mistake in register does.
+func declare(name string, build func() *Type) func() *Type {
+	var t *Type
+	config.DeclareType(name, func() {
+		t = build()
+		if t.Name != name {
+			panic(fmt.Sprintf("checkers: type %q declared as %q", t.Name, name))
+		}
+	})
+	// The config's declaration builds it, once, whoever asks first.
+	get := func() *Type {
+		config.LookupType(name)
+		return t
+	}
+	types[name] = get
+	return get
+}
+
+// register builds t, with the functions that build a checker of it and
+// describe one from its options: a *O, decoded and valid, asserted here
+// once for every type; and registers it with the config. A type's
+// declare calls it. It panics on a mistake in t, as config.RegisterType
+// does.
 func register[O any](t Type, build func(*O) (Checker, error), describe func(*O) string) *Type {
 	if t.Options != nil || t.New != nil || t.Describe != nil || build == nil || describe == nil || t.Summary == "" || t.Example == "" {
 		panic(fmt.Sprintf("checkers: type %q needs a Summary, an Example, a build and a describe function (and leaves Options, New and Describe to register)", t.Name))
@@ -92,7 +118,6 @@ func register[O any](t Type, build func(*O) (Checker, error), describe func(*O) 
 		return describe(o)
 	}
 	config.RegisterType(config.CheckerType{Name: t.Name, Options: reflect.TypeFor[O](), DefaultOn: events(t.DefaultOn), Only: events(t.Only)})
-	types[t.Name] = &t
 	return &t
 }
 
@@ -108,17 +133,20 @@ func events(rs []StopReason) []string {
 	return on
 }
 
-// LookupType returns the registered type called name.
+// LookupType returns the declared type called name.
 func LookupType(name string) (*Type, bool) {
-	t, ok := types[name]
-	return t, ok
+	get, ok := types[name]
+	if !ok {
+		return nil, false
+	}
+	return get(), true
 }
 
-// Types returns every registered type, sorted by name.
+// Types returns every declared type, sorted by name.
 func Types() []*Type {
 	ts := make([]*Type, 0, len(types))
-	for _, t := range types {
-		ts = append(ts, t)
+	for _, get := range types {
+		ts = append(ts, get())
 	}
 	slices.SortFunc(ts, func(a, b *Type) int { return strings.Compare(a.Name, b.Name) })
 	return ts

@@ -72,26 +72,28 @@ type TestOptions struct {
 // CacheEnabled reports whether the checker may reuse results.
 func (o *TestOptions) CacheEnabled() bool { return cacheOn(o.Cache) }
 
+// testTypeName is the test checker type's name in a config.
+const testTypeName = "test"
+
 // The test checker type. It checks the project, not one
 // agent: every subagent's stop would run the suite.
-var testType = register(Type{
-	Name:         "test",
-	ProjectState: true,
-	Summary:      "the project's tests pass: `sh -c COMMAND`, run in the project dir, exits 0; `command` left out: detected from the project's files (go.mod, go.work, package.json, pytest, Cargo.toml, a Makefile `test` target), none detected passes",
-	DefaultOn:    projectReasons,
-	Patterns:     []string{"test-failed", "tests-weakened"},
-	Example:      `{"type": "test", "command": "x", "timeout": "1m", "cache": true, "weakening": "ignore", "scope": "all"}`,
-}, func(o *TestOptions) (Checker, error) {
-	return Test{Command: o.Command, Timeout: o.Timeout.D(), Cache: o.CacheEnabled(), IgnoreWeakening: o.Weakening == weakeningIgnore, ScopeAll: o.Scope == "all"}, nil
-}, func(o *TestOptions) string {
-	if o.Command != "" {
-		return "`" + o.Command + "` passes"
-	}
-	return "the project's own test command passes (detected from its files when checked: " + detectedExamples + "; none detected: nothing to run)"
-})
-
-func init() {
-	commands(testType, func(o *TestOptions, dir string) ([]ProjectCommand, error) {
+var _ = declare(testTypeName, func() *Type {
+	t := register(Type{
+		Name:         testTypeName,
+		ProjectState: true,
+		Summary:      "the project's tests pass: `sh -c COMMAND`, run in the project dir, exits 0; `command` left out: detected from the project's files (go.mod, go.work, package.json, pytest, Cargo.toml, a Makefile `test` target), none detected passes",
+		DefaultOn:    projectReasons,
+		Patterns:     []string{"test-failed", "tests-weakened"},
+		Example:      `{"type": "test", "command": "x", "timeout": "1m", "cache": true, "weakening": "ignore", "scope": "all"}`,
+	}, func(o *TestOptions) (Checker, error) {
+		return Test{Command: o.Command, Timeout: o.Timeout.D(), Cache: o.CacheEnabled(), IgnoreWeakening: o.Weakening == weakeningIgnore, ScopeAll: o.Scope == "all"}, nil
+	}, func(o *TestOptions) string {
+		if o.Command != "" {
+			return "`" + o.Command + "` passes"
+		}
+		return "the project's own test command passes (detected from its files when checked: " + detectedExamples + "; none detected: nothing to run)"
+	})
+	commands(t, func(o *TestOptions, dir string) ([]ProjectCommand, error) {
 		if o.Command != "" {
 			return []ProjectCommand{{Checker: "test", Command: o.Command}}, nil
 		}
@@ -101,7 +103,8 @@ func init() {
 		}
 		return []ProjectCommand{d.ProjectCommand()}, nil
 	})
-}
+	return t
+})
 
 // DefaultTimeout applies when a test checker sets none.
 const DefaultTimeout = 5 * time.Minute

@@ -232,7 +232,7 @@ func (c *Context) testBaseline(ctx context.Context, st *treecache.Status) string
 	base := st.Head
 	record := func(s *state.Session) error {
 		var bs []testBaseline
-		s.Get(testType.Name, &bs)
+		s.Get(testTypeName, &bs)
 		for _, b := range bs {
 			if b.Tree == st.Dir {
 				base = b.Commit
@@ -246,7 +246,7 @@ func (c *Context) testBaseline(ctx context.Context, st *treecache.Status) string
 		if n := len(bs); n > maxTestBaselines {
 			bs = bs[n-maxTestBaselines:]
 		}
-		return s.Put(testType.Name, bs)
+		return s.Put(testTypeName, bs)
 	}
 	store := state.Store{Dir: c.StateDir, ReadOnly: c.ReadOnly}
 	if err := store.Update(c.Event.SessionID, record); err != nil {

@@ -268,8 +268,8 @@ func Default() *Config {
 	c := defaults()
 	c.Checkers = make([]Checker, len(defaultTypes))
 	for i, name := range defaultTypes {
-		typ, ok := types[name]
-		if !ok {
+		typ := lookupType(name)
+		if typ == nil {
 			panic(fmt.Sprintf("embedded default config names checker type %q, which is not registered (is package checkers linked?)", name))
 		}
 		c.Checkers[i] = Checker{Type: name, Options: reflect.New(typ.Options).Interface()}

@@ -51,14 +51,32 @@ func KeysOf(t reflect.Type) map[string]string {
 }
 
 // CheckerKeys returns the keys a checker of the registered type name takes.
-func CheckerKeys(name string) []string { return checkerKeys(types[name]) }
+func CheckerKeys(name string) []string { return checkerKeys(lookupType(name)) }
 
 // RegisterForTest registers ct for the length of the test t: a type that
 // stays registered would change the lists of types other tests expect.
 func RegisterForTest(t testing.TB, ct CheckerType) {
 	RegisterType(ct)
 	nesting = newNesting()
-	t.Cleanup(func() { delete(types, ct.Name); nesting = newNesting() })
+	t.Cleanup(func() {
+		typesMu.Lock()
+		delete(types, ct.Name)
+		typesMu.Unlock()
+		nesting = newNesting()
+	})
+}
+
+// DeclareForTest declares the type name for the length of the test t.
+func DeclareForTest(t testing.TB, name string, register func()) {
+	DeclareType(name, register)
+	nesting = newNesting()
+	t.Cleanup(func() {
+		delete(declared, name)
+		typesMu.Lock()
+		delete(types, name)
+		typesMu.Unlock()
+		nesting = newNesting()
+	})
 }
 
 // MaxJSONDepth is maxJSONDepth, for tests.

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -221,4 +223,39 @@ func TestRegisterTypeRefusesMistakes(t *testing.T) {
 			assert.EqualError(t, config.CheckTypes(), tt.want)
 		})
 	}
+}
+
+// TestDeclaredTypeIsRegisteredWhenFirstNeeded: a declared type is listed
+// without being built, built once when a config or a lookup first needs
+// it, whoever asks first and however many at once, and registered by its
+// declaration alone.
+func TestDeclaredTypeIsRegisteredWhenFirstNeeded(t *testing.T) {
+	var built atomic.Int32
+	config.DeclareForTest(t, "lazy-x", func() {
+		built.Add(1)
+		config.RegisterType(config.CheckerType{Name: "lazy-x", Options: reflect.TypeFor[struct {
+			Min int `json:"min"`
+		}](), DefaultOn: []string{config.OnStop}})
+	})
+	assert.Contains(t, config.CheckerTypes(), "lazy-x")
+	assert.Zero(t, built.Load(), "listed, not built")
+	assert.Panics(t, func() { config.RegisterType(config.CheckerType{Name: "lazy-x", Options: reflect.TypeFor[struct{}]()}) },
+		"a declared name is its declaration's to register")
+
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := config.Defaults()
+			problems, _ := config.Decode([]byte(`{"checkers":[{"type":"lazy-x","min":2}]}`), c)
+			assert.Empty(t, problems)
+		}()
+	}
+	wg.Wait()
+	assert.Equal(t, int32(1), built.Load(), "built once")
+	ct, ok := config.LookupType("lazy-x")
+	require.True(t, ok)
+	assert.Equal(t, []string{config.OnStop}, ct.DefaultOn)
+	assert.Equal(t, int32(1), built.Load())
 }

@@ -88,21 +88,68 @@ const (
 // Events lists every event, in the order the docs name them.
 var Events = []string{OnStop, OnSubagentStop, OnToolUse, OnManual}
 
-// types holds the registered checker types by name.
-var types = map[string]*CheckerType{}
+// The checker types: registered ones by name, under typesMu (a type is
+// registered when first needed, and configs may be decoded at once), and
+// the declared ones' registering functions.
+var (
+	typesMu  sync.RWMutex
+	types    = map[string]*CheckerType{}
+	declared = map[string]*declaration{}
+)
 
-// RegisterType makes a checker type known to the config. It panics on a
-// second type of the same name, an options type that is not a struct or
-// an event that is not one. What it derives from the options' fields is
-// worked out when first needed, not here: every hook registers every type
-// at start-up and most decode none or a few (reflecting over the fields of
-// all 18 cost a hook's start a tenth of a millisecond,
+// A declaration is a type known by name whose registering function runs
+// when the type is first needed.
+type declaration struct {
+	once     sync.Once
+	register func()
+	// registering is set while register runs: RegisterType takes the
+	// declared name from it, and from nothing else.
+	registering atomic.Bool
+}
+
+// DeclareType makes the checker type called name known to the config,
+// and register the function that registers it (with RegisterType) when
+// the config first needs it. Each checker type's file declares its type
+// at start-up, which costs a map entry; registering it builds what the
+// type is made of, and all 18 at every hook's start cost it a tenth of a
+// millisecond, though a hook decodes a few or none (docs/performance.md).
+// It panics on a name declared twice or empty.
+func DeclareType(name string, register func()) {
+	if name == "" || declared[name] != nil || register == nil {
+		panic(fmt.Sprintf("config: checker type %q declared twice, unnamed or without a register function", name))
+	}
+	declared[name] = &declaration{register: register}
+}
+
+// lookupType returns the type called name, registering it if it is
+// declared and not registered yet; nil if there is none.
+func lookupType(name string) *CheckerType {
+	if d := declared[name]; d != nil {
+		d.once.Do(func() {
+			d.registering.Store(true)
+			defer d.registering.Store(false)
+			d.register()
+		})
+	}
+	typesMu.RLock()
+	defer typesMu.RUnlock()
+	return types[name]
+}
+
+// RegisterType makes a checker type known to the config; a declared type
+// is registered by its declaration's function, and by nothing else. It
+// panics on a second type of the same name, an options type that is not
+// a struct or an event that is not one. What it derives from the options'
+// fields is worked out when first needed, not here (reflecting over the
+// fields of all 18 cost a hook's start a tenth of a millisecond,
 // docs/performance.md). So the fields' own mistakes (a Go type the config
 // cannot decode, a key every checker has) are found by CheckTypes, which
 // TestEveryTypeIsValid in package checkers runs over every shipped type:
 // they are donegate's, not a config's.
 func RegisterType(t CheckerType) {
-	if t.Name == "" || types[t.Name] != nil {
+	typesMu.Lock()
+	defer typesMu.Unlock()
+	if d := declared[t.Name]; t.Name == "" || types[t.Name] != nil || d != nil && !d.registering.Load() {
 		panic(fmt.Sprintf("config: checker type %q registered twice or unnamed", t.Name))
 	}
 	if t.Options == nil || t.Options.Kind() != reflect.Struct {
@@ -126,7 +173,11 @@ func RegisterType(t CheckerType) {
 // type (see RegisterType), or nil.
 func CheckTypes() error {
 	for _, name := range CheckerTypes() {
-		if err := types[name].check(); err != nil {
+		t := lookupType(name)
+		if t == nil {
+			return fmt.Errorf("config: checker type %q: declared, and its register function registered no type of the name", name)
+		}
+		if err := t.check(); err != nil {
 			return fmt.Errorf("config: checker type %q: %w", name, err)
 		}
 	}
@@ -167,7 +218,11 @@ var nesting = newNesting()
 func newNesting() func() (step, depth int) {
 	return sync.OnceValues(func() (step, depth int) {
 		step, depth = 2, 1
-		for _, t := range types {
+		for _, name := range CheckerTypes() {
+			t := lookupType(name)
+			if t == nil {
+				continue // a declaration that registered nothing: CheckTypes says so
+			}
 			step = max(step, memberStep(t.Options))
 			depth = max(depth, 1+optionsDepth(t.Options))
 		}
@@ -242,16 +297,24 @@ func isCheckerKey(name string) bool {
 	return false
 }
 
-// LookupType returns the registered type called name.
+// LookupType returns the type called name, registered or declared.
 func LookupType(name string) (*CheckerType, bool) {
-	t, ok := types[name]
-	return t, ok
+	t := lookupType(name)
+	return t, t != nil
 }
 
-// CheckerTypes returns the names of the registered checker types, sorted.
+// CheckerTypes returns the names of the declared and registered checker
+// types, sorted; it registers none.
 func CheckerTypes() []string {
-	names := make([]string, 0, len(types))
+	typesMu.RLock()
+	names := make([]string, 0, len(declared)+len(types))
 	for n := range types {
+		if declared[n] == nil {
+			names = append(names, n)
+		}
+	}
+	typesMu.RUnlock()
+	for n := range declared {
 		names = append(names, n)
 	}
 	sort.Strings(names)

@@ -493,7 +493,7 @@ func (d *decoder) checker(v gjson.Result, path *jsonPath, dst *Checker, depth in
 		d.report(path.key("type"), "missing (valid: "+strings.Join(CheckerTypes(), ", ")+")")
 	} else if t := ms[i].value; t.Type != gjson.String {
 		d.report(path.key("type"), "expected a string, got "+describe(t))
-	} else if typ = types[str(t)]; typ == nil {
+	} else if typ = lookupType(str(t)); typ == nil {
 		d.report(path.key("type"), fmt.Sprintf("unknown checker type %q (valid: %s)", str(t), strings.Join(CheckerTypes(), ", ")))
 	} else if slices.Contains(dups, "type") {
 		// Already reported: which of the types was meant is unknown.
@@ -636,8 +636,10 @@ func nextChunk(s string) (chunk, rest string) {
 func typesAccepting(key string) []string {
 	var ts []string
 	for _, name := range CheckerTypes() {
-		if _, ok := fieldsOf(types[name].Options)[key]; ok {
-			ts = append(ts, name)
+		if t := lookupType(name); t != nil {
+			if _, ok := fieldsOf(t.Options)[key]; ok {
+				ts = append(ts, name)
+			}
 		}
 	}
 	return ts

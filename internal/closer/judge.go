@@ -68,7 +68,7 @@ func runJudge(ctx context.Context, r *runCtx) (verdict, error) {
 	// A judge checker of the config would ask a model the question this
 	// command is about to ask: that would be two model sessions, and a
 	// verdict on a verdict.
-	rep, err := r.check(ctx, checkers.JudgeType.Name)
+	rep, err := r.check(ctx, checkers.JudgeTypeName)
 	if err != nil {
 		return incomplete, err
 	}
