@@ -7,6 +7,7 @@ import (
 	"errors"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -83,7 +84,7 @@ func (r *run) progressLook(ctx context.Context, key string, res checkers.Result)
 		switch {
 		case errors.Is(err, treecache.ErrUnsettled):
 			// Files changed in the last 2 s: the agent is moving.
-			tree = "changing " + time.Now().String()
+			tree = "changing " + strconv.FormatInt(time.Now().UnixNano(), 10)
 		case err != nil:
 			// Not to be had (too large, out of time): the findings alone
 			// decide.
