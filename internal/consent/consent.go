@@ -102,7 +102,12 @@ func Resolve(dir string) string {
 
 // Path is the file of project's record under stateDir.
 func Path(stateDir, project string) string {
-	sum := sha256.Sum256([]byte(Resolve(project)))
+	return resolvedPath(stateDir, Resolve(project))
+}
+
+// resolvedPath is Path for a project already resolved.
+func resolvedPath(stateDir, resolved string) string {
+	sum := sha256.Sum256([]byte(resolved))
 	return filepath.Join(stateDir, Dir, hex.EncodeToString(sum[:16])+".json")
 }
 
@@ -113,10 +118,16 @@ var ErrNone = errors.New("no consent recorded")
 // wrapping ErrNone; a record that cannot be read or does not belong to
 // project is an error too, and allows nothing.
 func Load(stateDir, project string) (*Record, error) {
-	p := Path(stateDir, project)
+	return LoadResolved(stateDir, Resolve(project))
+}
+
+// LoadResolved is Load for a project that Resolve gave: each resolving
+// walks the path's directories.
+func LoadResolved(stateDir, project string) (*Record, error) {
+	p := resolvedPath(stateDir, project)
 	f, err := regular.OpenFile(p, os.O_RDONLY|regular.NoFollow, 0)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-		return nil, fmt.Errorf("consent for %s: %w", Resolve(project), ErrNone)
+		return nil, fmt.Errorf("consent for %s: %w", project, ErrNone)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("consent record %s: %w", p, err)
@@ -137,9 +148,9 @@ func Load(stateDir, project string) (*Record, error) {
 	switch {
 	case r.Version != version:
 		return nil, fmt.Errorf("consent record %s: format %d, this donegate reads %d: run closer allow again", p, r.Version, version)
-	case r.Project != Resolve(project):
+	case r.Project != project:
 		// Two paths with one hash, or a record copied by hand.
-		return nil, fmt.Errorf("consent record %s is for %s, not %s", p, r.Project, Resolve(project))
+		return nil, fmt.Errorf("consent record %s is for %s, not %s", p, r.Project, project)
 	case r.Config != nil && Digest([]byte(r.Config.Content)) != r.Config.Digest:
 		return nil, fmt.Errorf("consent record %s: the allowed config's content does not match its digest", p)
 	}

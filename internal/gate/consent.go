@@ -56,7 +56,7 @@ func (r *run) resolveConsent(c *config.Config, file config.File, loadErr error) 
 
 func resolveConsent(stateDir, projectDir string, c *config.Config, file config.File, loadErr error) (*config.Config, *Consent, error) {
 	cs := &Consent{Project: consent.Resolve(projectDir), File: file.Path}
-	rec, err := consent.Load(stateDir, cs.Project)
+	rec, err := consent.LoadResolved(stateDir, cs.Project)
 	switch {
 	case errors.Is(err, consent.ErrNone):
 		return c, cs, loadErr
