@@ -107,13 +107,14 @@ type declaration struct {
 	registering atomic.Bool
 }
 
-// DeclareType makes the checker type called name known to the config,
-// and register the function that registers it (with RegisterType) when
-// the config first needs it. Each checker type's file declares its type
-// at start-up, which costs a map entry; registering it builds what the
-// type is made of, and all 18 at every hook's start cost it a tenth of a
+// DeclareType makes the checker type called name known to the config;
+// register, which registers it (with RegisterType), runs when the config
+// first needs it. Each checker type's file declares its type at
+// start-up, which costs a map entry; registering builds what the type is
+// made of, and all 18 at every hook's start cost it a tenth of a
 // millisecond, though a hook decodes a few or none (docs/performance.md).
-// It panics on a name declared twice or empty.
+// It panics on a name declared twice or empty, and is for package
+// initialization: the declarations are read without a lock.
 func DeclareType(name string, register func()) {
 	if name == "" || declared[name] != nil || register == nil {
 		panic(fmt.Sprintf("config: checker type %q declared twice, unnamed or without a register function", name))
