@@ -66,21 +66,18 @@ var types = map[string]func() *Type{}
 
 // declare makes the checker type called name known, here and to the
 // config, and returns the function that gives it, built by build (which
-// calls register) when first asked for, by either. Each type's file
+// calls register) when first asked for, by either: the config's
+// declaration builds it once, whoever asks first. Each type's file
 // declares its type in a package-level var, so every binary that links
-// checkers knows every type; building all 18 at every hook's start, where
-// a stop's config names two or three and an ungated tool call none, cost
-// it a tenth of a millisecond (docs/performance.md). A build that gives
-// a type of another name panics, as a mistake in register does.
+// checkers knows every type; building all 18 at every hook's start,
+// where a stop's config names two or three and an ungated tool call
+// none, cost it a tenth of a millisecond (docs/performance.md).
 func declare(name string, build func() *Type) func() *Type {
 	var t *Type
-	config.DeclareType(name, func() {
+	config.DeclareType(name, func() config.CheckerType {
 		t = build()
-		if t.Name != name {
-			panic(fmt.Sprintf("checkers: type %q declared as %q", t.Name, name))
-		}
+		return config.CheckerType{Name: t.Name, Options: reflect.TypeOf(t.Options).Elem(), DefaultOn: events(t.DefaultOn), Only: events(t.Only)}
 	})
-	// The config's declaration builds it, once, whoever asks first.
 	get := func() *Type {
 		config.LookupType(name)
 		return t
@@ -91,9 +88,8 @@ func declare(name string, build func() *Type) func() *Type {
 
 // register builds t, with the functions that build a checker of it and
 // describe one from its options: a *O, decoded and valid, asserted here
-// once for every type; and registers it with the config. A type's
-// declare calls it. It panics on a mistake in t, as config.RegisterType
-// does.
+// once for every type. A type's declare calls it, and the config
+// registers what it builds. It panics on a mistake in t.
 func register[O any](t Type, build func(*O) (Checker, error), describe func(*O) string) *Type {
 	if t.Options != nil || t.New != nil || t.Describe != nil || build == nil || describe == nil || t.Summary == "" || t.Example == "" {
 		panic(fmt.Sprintf("checkers: type %q needs a Summary, an Example, a build and a describe function (and leaves Options, New and Describe to register)", t.Name))
@@ -117,7 +113,6 @@ func register[O any](t Type, build func(*O) (Checker, error), describe func(*O) 
 		}
 		return describe(o)
 	}
-	config.RegisterType(config.CheckerType{Name: t.Name, Options: reflect.TypeFor[O](), DefaultOn: events(t.DefaultOn), Only: events(t.Only)})
 	return &t
 }
 

@@ -67,8 +67,8 @@ func RegisterForTest(t testing.TB, ct CheckerType) {
 }
 
 // DeclareForTest declares the type name for the length of the test t.
-func DeclareForTest(t testing.TB, name string, register func()) {
-	DeclareType(name, register)
+func DeclareForTest(t testing.TB, name string, build func() CheckerType) {
+	DeclareType(name, build)
 	nesting = newNesting()
 	t.Cleanup(func() {
 		delete(declared, name)

@@ -231,11 +231,11 @@ func TestRegisterTypeRefusesMistakes(t *testing.T) {
 // declaration alone.
 func TestDeclaredTypeIsRegisteredWhenFirstNeeded(t *testing.T) {
 	var built atomic.Int32
-	config.DeclareForTest(t, "lazy-x", func() {
+	config.DeclareForTest(t, "lazy-x", func() config.CheckerType {
 		built.Add(1)
-		config.RegisterType(config.CheckerType{Name: "lazy-x", Options: reflect.TypeFor[struct {
+		return config.CheckerType{Name: "lazy-x", Options: reflect.TypeFor[struct {
 			Min int `json:"min"`
-		}](), DefaultOn: []string{config.OnStop}})
+		}](), DefaultOn: []string{config.OnStop}}
 	})
 	assert.Contains(t, config.CheckerTypes(), "lazy-x")
 	assert.Zero(t, built.Load(), "listed, not built")

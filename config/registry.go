@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sort"
 	"sync"
-	"sync/atomic"
 )
 
 // A CheckerType is what the config needs to know about one kind of checker:
@@ -40,24 +39,12 @@ type CheckerType struct {
 
 	// composite is set for a type whose options hold other checkers (a
 	// field of type []Checker or Checker, at any depth of its options):
-	// the decoder bounds how deep they nest. Worked out when first asked
-	// (0 then, 1 no, 2 yes), read and set atomically: configs may be
-	// decoded at once.
-	composite int32
+	// the decoder bounds how deep they nest.
+	composite bool
 }
 
 // Composite reports whether checkers of the type hold other checkers.
-func (t *CheckerType) Composite() bool {
-	c := atomic.LoadInt32(&t.composite)
-	if c == 0 {
-		c = 1
-		if memberStep(t.Options) > 0 {
-			c = 2
-		}
-		atomic.StoreInt32(&t.composite, c)
-	}
-	return c == 2
-}
+func (t *CheckerType) Composite() bool { return t.composite }
 
 // OptionsChecker is implemented by options whose rules tags cannot say (a
 // regular expression that must compile, one of several forms). It runs
@@ -88,38 +75,34 @@ const (
 // Events lists every event, in the order the docs name them.
 var Events = []string{OnStop, OnSubagentStop, OnToolUse, OnManual}
 
-// The checker types: registered ones by name, under typesMu (a type is
-// registered when first needed, and configs may be decoded at once), and
-// the declared ones' registering functions.
+// The checker types: registered ones by name, under typesMu (a declared
+// type is registered when first needed, and configs may be decoded at
+// once), and the declared ones.
 var (
 	typesMu  sync.RWMutex
 	types    = map[string]*CheckerType{}
 	declared = map[string]*declaration{}
 )
 
-// A declaration is a type known by name whose registering function runs
-// when the type is first needed.
+// A declaration is a type known by name, built when first needed.
 type declaration struct {
-	once     sync.Once
-	register func()
-	// registering is set while register runs: RegisterType takes the
-	// declared name from it, and from nothing else.
-	registering atomic.Bool
+	once  sync.Once
+	build func() CheckerType
 }
 
 // DeclareType makes the checker type called name known to the config;
-// register, which registers it (with RegisterType), runs when the config
-// first needs it. Each checker type's file declares its type at
-// start-up, which costs a map entry; registering builds what the type is
-// made of, and all 18 at every hook's start cost it a tenth of a
-// millisecond, though a hook decodes a few or none (docs/performance.md).
-// It panics on a name declared twice or empty, and is for package
-// initialization: the declarations are read without a lock.
-func DeclareType(name string, register func()) {
-	if name == "" || declared[name] != nil || register == nil {
-		panic(fmt.Sprintf("config: checker type %q declared twice, unnamed or without a register function", name))
+// build gives it when the config first needs it, and it is registered
+// then. Each checker type's file declares its type at start-up, which
+// costs a map entry; building one makes what the type is made of, and
+// all 18 at every hook's start cost it a tenth of a millisecond, though a
+// hook decodes a few or none (docs/performance.md). It panics on a name
+// declared twice or empty, and is for package initialization: the
+// declarations are read without a lock.
+func DeclareType(name string, build func() CheckerType) {
+	if name == "" || declared[name] != nil || build == nil {
+		panic(fmt.Sprintf("config: checker type %q declared twice, unnamed or without a build function", name))
 	}
-	declared[name] = &declaration{register: register}
+	declared[name] = &declaration{build: build}
 }
 
 // lookupType returns the type called name, registering it if it is
@@ -127,9 +110,11 @@ func DeclareType(name string, register func()) {
 func lookupType(name string) *CheckerType {
 	if d := declared[name]; d != nil {
 		d.once.Do(func() {
-			d.registering.Store(true)
-			defer d.registering.Store(false)
-			d.register()
+			t := d.build()
+			if t.Name != name {
+				panic(fmt.Sprintf("config: checker type %q declared, and built as %q", name, t.Name))
+			}
+			registerType(t)
 		})
 	}
 	typesMu.RLock()
@@ -137,20 +122,25 @@ func lookupType(name string) *CheckerType {
 	return types[name]
 }
 
-// RegisterType makes a checker type known to the config; a declared type
-// is registered by its declaration's function, and by nothing else. It
-// panics on a second type of the same name, an options type that is not
-// a struct or an event that is not one. What it derives from the options'
-// fields is worked out when first needed, not here (reflecting over the
-// fields of all 18 cost a hook's start a tenth of a millisecond,
-// docs/performance.md). So the fields' own mistakes (a Go type the config
-// cannot decode, a key every checker has) are found by CheckTypes, which
-// TestEveryTypeIsValid in package checkers runs over every shipped type:
-// they are donegate's, not a config's.
+// RegisterType makes a checker type known to the config at once; a
+// declared type is registered by its declaration, and by nothing else.
+// It panics on a second type of the same name, an options type that is
+// not a struct or an event that is not one. The fields' own mistakes (a
+// Go type the config cannot decode, a key every checker has) are found
+// by CheckTypes, which TestEveryTypeIsValid in package checkers runs
+// over every shipped type: they are donegate's, not a config's.
 func RegisterType(t CheckerType) {
+	if declared[t.Name] != nil {
+		panic(fmt.Sprintf("config: checker type %q registered twice or unnamed", t.Name))
+	}
+	registerType(t)
+}
+
+// registerType is RegisterType for a type declared or not.
+func registerType(t CheckerType) {
 	typesMu.Lock()
 	defer typesMu.Unlock()
-	if d := declared[t.Name]; t.Name == "" || types[t.Name] != nil || d != nil && !d.registering.Load() {
+	if t.Name == "" || types[t.Name] != nil {
 		panic(fmt.Sprintf("config: checker type %q registered twice or unnamed", t.Name))
 	}
 	if t.Options == nil || t.Options.Kind() != reflect.Struct {
@@ -166,7 +156,7 @@ func RegisterType(t CheckerType) {
 			}
 		}
 	}
-	t.composite = 0
+	t.composite = memberStep(t.Options) > 0
 	types[t.Name] = &t
 }
 
@@ -176,7 +166,7 @@ func CheckTypes() error {
 	for _, name := range CheckerTypes() {
 		t := lookupType(name)
 		if t == nil {
-			return fmt.Errorf("config: checker type %q: declared, and its register function registered no type of the name", name)
+			return fmt.Errorf("config: checker type %q is not registered", name)
 		}
 		if err := t.check(); err != nil {
 			return fmt.Errorf("config: checker type %q: %w", name, err)
@@ -205,9 +195,10 @@ func (t *CheckerType) check() error {
 	return nil
 }
 
-// nesting is how deeply the registered types let a config nest (see
-// maxJSONDepth), worked out at its first call; types register at init,
-// before any config is read (RegisterForTest starts it over):
+// nesting is how deeply the known types let a config nest (see
+// maxJSONDepth), worked out at its first call, which registers every
+// declared type; types are declared at init, before any config is read
+// (RegisterForTest and DeclareForTest start it over):
 // step is how many levels of JSON one composite adds, from a checker's
 // object to a member's (memberStep's most: 2 for a composite,
 // {"checkers": [{...}]}, 3 for claims, {"claims": [{"checker": {...}}]});

@@ -316,10 +316,10 @@ const defaultReason = "donegate: the work is not done yet; keep going until it i
 
 // SettleAnswer reads what the answer to ev in the shape ev.Host honours
 // depends on and the event does not carry, waiting for the host to write
-// it as wait allows; WriteHostAnswer after it writes that answer, and
-// without it reads what is there at once. Only a Claude Code hold has
-// such a thing: the CLI's version, in its transcript, which lags the
-// event (see transcript.AwaitClientVersion).
+// it as wait allows (the zero Wait reads what is there); WriteHostAnswer
+// after it writes that answer, and reads nothing itself. Only a Claude
+// Code hold has such a thing: the CLI's version, in its transcript,
+// which lags the event (see transcript.AwaitClientVersion).
 func SettleAnswer(ctx context.Context, ev *Event, d Dialect, v Verdict, wait transcript.Wait) {
 	if spec := ev.Host.spec(); spec.settle != nil {
 		spec.settle(ctx, ev, d, v, wait)

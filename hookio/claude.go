@@ -20,17 +20,13 @@ var claudeSpec = hostSpec{
 	peekEvent: "hook_event_name",
 	read:      (*Event).readClaude,
 	settle: func(ctx context.Context, ev *Event, d Dialect, v Verdict, wait transcript.Wait) {
+		// Which answer holds the agent depends on the CLI's version,
+		// which its transcript's lines carry: read at a hold only.
 		if v.Block && ev.IsStop() && d == DialectClaudeCode && ev.ClientVersion == "" {
 			ev.ClientVersion = ev.claudeVersion(ctx, wait)
 		}
 	},
 	write: func(w io.Writer, ev *Event, d Dialect, v Verdict) error {
-		if v.Block && ev.IsStop() && d == DialectClaudeCode && ev.ClientVersion == "" {
-			// Which answer holds the agent depends on the CLI's version,
-			// which its transcript's lines carry: read at a hold only,
-			// as it is unless SettleAnswer waited for it.
-			ev.ClientVersion = ev.claudeVersion(context.Background(), transcript.Wait{})
-		}
 		return writeAnswer(w, ev.HookEventName, d, v, d == DialectClaudeCode && TakesStopContext(ev.ClientVersion))
 	},
 	plan:                  claudePlan,

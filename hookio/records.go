@@ -70,8 +70,6 @@ func (r geminiTurnRecord) AppendRecord(b []byte) []byte {
 	o := jsonw.NewObject(b, true)
 	o.String("prompt", r.Prompt)
 	o.String("turn", r.Turn)
-	if len(r.Reasons) > 0 {
-		o.Strings("reasons", r.Reasons)
-	}
+	o.StringsOmitEmpty("reasons", r.Reasons)
 	return o.End()
 }

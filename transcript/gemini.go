@@ -100,8 +100,8 @@ func geminiPlan(r io.ReaderAt, size int64) (items []Item, found bool, err error)
 			// latest copy of its record; none at all: the rewind dropped
 			// every message.
 			dropped[to.Str] = true
-			mark, err := jsonString(to.Str)
-			if err != nil || len(mark) > maxRewindID {
+			mark := jsonString(to.Str)
+			if len(mark) > maxRewindID {
 				// No record can be found by it: as none at all.
 				return nil, false, nil
 			}

@@ -1,9 +1,7 @@
 package transcript
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"io/fs"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/donegate/donegate/internal/jsonw"
 	"github.com/donegate/donegate/internal/regular"
 )
 
@@ -96,11 +95,7 @@ func HoldsToolUse(ctx context.Context, path, toolUseID string, w Wait) bool {
 	if toolUseID == "" {
 		return true
 	}
-	marker, err := jsonString(toolUseID)
-	if err != nil {
-		// An id that cannot be written as JSON is in no transcript.
-		return true
-	}
+	marker := jsonString(toolUseID)
 	w.awaitFile = true
 	return w.until(ctx, path, func(r io.ReaderAt, size int64) (bool, error) {
 		found := false
@@ -112,17 +107,10 @@ func HoldsToolUse(ctx context.Context, path, toolUseID string, w Wait) bool {
 	})
 }
 
-// jsonString is s as a JSON string, quotes included, written as
-// JavaScript's JSON.stringify (Claude Code's writer) writes it.
-func jsonString(s string) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
+// jsonString is s as a JSON string, quotes included, HTML characters
+// unescaped, as JavaScript's JSON.stringify (Claude Code's writer) writes
+// it.
+func jsonString(s string) []byte { return jsonw.AppendString(nil, s, false) }
 
 // holdsToolUse reports whether line is the agent's own (top-level type
 // "assistant"), whole, and holds a tool_use block with id.

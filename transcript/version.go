@@ -34,11 +34,7 @@ func ClientVersion(path string) string {
 	read := 0
 	_ = eachLineBackward(f, info.Size(), func(line []byte) bool {
 		read += len(line) + 1
-		if bytes.Contains(line, []byte(`"version"`)) {
-			if v := gjson.GetBytes(line, "version"); v.Type == gjson.String {
-				version = v.Str
-			}
-		}
+		version = lineVersion(line)
 		return version == "" && read < versionTail
 	})
 	return version
@@ -75,9 +71,17 @@ func holdsConversation(r io.ReaderAt, size int64) (bool, error) {
 		case "user", "assistant":
 			found = true
 		default:
-			found = bytes.Contains(line, []byte(`"version"`)) && gjson.GetBytes(line, "version").Type == gjson.String
+			found = lineVersion(line) != ""
 		}
 		return !found && read < versionTail
 	})
 	return found, err
+}
+
+// lineVersion is the version a transcript line names, or "".
+func lineVersion(line []byte) string {
+	if !bytes.Contains(line, []byte(`"version"`)) {
+		return ""
+	}
+	return gjson.GetBytes(line, "version").Str
 }

@@ -113,9 +113,7 @@ func (c *Check) appendJSON(b []byte) []byte {
 	o.StringOmitEmpty("error", c.Error)
 	o.Int("tookMs", c.TookMS)
 	o.BoolOmitEmpty("reused", c.Reused)
-	if len(c.Fresh) > 0 {
-		o.Strings("fresh", c.Fresh)
-	}
+	o.StringsOmitEmpty("fresh", c.Fresh)
 	return o.End()
 }
 

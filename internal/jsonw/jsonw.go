@@ -193,8 +193,12 @@ func (o *Object) Array(key string, n int, elem func(b []byte, i int) []byte) {
 	o.buf = AppendArray(o.buf, n, elem)
 }
 
-// Strings adds a field whose value is ss, as AppendStrings writes it.
-func (o *Object) Strings(key string, ss []string) {
+// StringsOmitEmpty adds a field whose value is ss, as AppendStrings
+// writes it, unless ss is empty (omitempty).
+func (o *Object) StringsOmitEmpty(key string, ss []string) {
+	if len(ss) == 0 {
+		return
+	}
 	o.key(key)
 	o.buf = AppendStrings(o.buf, ss, o.html)
 }
