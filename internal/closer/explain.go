@@ -34,8 +34,8 @@ As the hook does, explain takes the project dir from $CLAUDE_PROJECT_DIR,
 else the event's cwd, unless --dir is given; run it with the environment
 the hook had.
 The hooks keep the last event of each session (a Stop, a SubagentStop, a
-gated tool call; at most 64 KiB, mode 0600) in the state dir's
-last-event/: --last explains the most recent one of any session,
+gated tool call; at most 64 KiB) in the session's record in the state dir
+(mode 0600): --last explains the most recent one of any session,
 --session ID that session's. explain warns when the event's transcript
 or cwd does not exist: the checks then see no plan and no project.
 Exit 0 when the hook would let the agent stop (or the tool call pass),
@@ -54,7 +54,7 @@ func explainFlags(fs *flag.FlagSet, o *options) {
 	fs.StringVar(&o.explain.event, "event", "", "the hook event's JSON `file` (default: stdin)")
 	fs.StringVar(&o.explain.stateDir, "state-dir", "", "the hooks' state `dir`, as their --state-dir (default: $DONEGATE_STATE_DIR, %LOCALAPPDATA%\\donegate on Windows, $XDG_STATE_HOME/donegate, ~/.local/state/donegate)")
 	fs.StringVar(&o.explain.dialect, "dialect", "", "answer `dialect`, as the hook's --dialect: claude-code or sdk (overrides the config)")
-	fs.BoolVar(&o.explain.last, "last", false, "explain the last event the hooks recorded, of any session (in the state dir's last-event/)")
+	fs.BoolVar(&o.explain.last, "last", false, "explain the last event the hooks recorded, of any session (kept in the sessions' records in the state dir)")
 	fs.StringVar(&o.explain.session, "session", "", "explain the last event the hooks recorded for session `id`")
 	fs.StringVar(&o.explain.hook, "hook", "", "the `hook`, stop-hook or posttooluse-hook (default: from the event's hook_event_name)")
 	// The hook has no --dir: it follows $CLAUDE_PROJECT_DIR and the

@@ -403,16 +403,16 @@ func TestExplainLast(t *testing.T) {
 	doneEv["session_id"] = "other"
 	done, err := json.Marshal(doneEv)
 	require.NoError(t, err)
-	e.hook(t, gate.StopHookName, open)
 	e.hook(t, gate.StopHookName, done)
-	// The last-written record wins, whatever its name.
+	e.hook(t, gate.StopHookName, open)
+	// The event kept last wins, whatever its record's name, and however
+	// recently the other's record was written.
 	later := time.Now().Add(time.Minute)
-	var rec lastevent.Record
 	var openID struct {
 		SessionID string `json:"session_id"`
 	}
 	require.NoError(t, json.Unmarshal(open, &openID))
-	rec, err = lastevent.Load(e.stateDir, openID.SessionID)
+	rec, err := lastevent.Load(e.stateDir, "other")
 	require.NoError(t, err)
 	require.NoError(t, os.Chtimes(rec.Path, later, later))
 

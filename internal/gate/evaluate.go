@@ -14,6 +14,7 @@ import (
 	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/hookio"
 	"github.com/donegate/donegate/internal/lastevent"
+	"github.com/donegate/donegate/internal/state"
 	"github.com/donegate/donegate/transcript"
 )
 
@@ -229,7 +230,6 @@ func Evaluate(ctx context.Context, hook string, opts Options, env Env, raw []byt
 		}
 	}
 	rep.Dialect, rep.Verdict, rep.Result, rep.Decision = r.evaluate(ctx, reason, c, err)
-	r.waitSaved()
 	if opts.Explain {
 		rep.Checkers = r.checkers
 	}
@@ -294,7 +294,7 @@ func (r *run) evaluate(ctx context.Context, reason checkers.StopReason, c *confi
 			// call a Stop does): kept, or closer explain --last, where a
 			// Codex user learns why the agent was let go, would replay an
 			// older event or none.
-			r.saveEvent()
+			r.keepEvent()
 		}
 		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindNotDeclared, Why: config.DescribeConditions(c.CompletionSignal, " or ")}
 	}
@@ -320,7 +320,7 @@ func (r *run) evaluate(ctx context.Context, reason checkers.StopReason, c *confi
 		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindDuplicate,
 			Why: fmt.Sprintf("%s runs subagentStop for subagent %s next; that stop is checked", r.event.Host.Title(), r.event.AgentID)}
 	}
-	r.saveEvent()
+	r.keepEvent()
 	if len(r.event.BackgroundRunning) > 0 && r.event.IsStop() {
 		// The agent waits for its own background work, which the host
 		// wakes it from when it ends: checking now would hold it with
@@ -477,30 +477,27 @@ func watch(chain checkers.Checker) (watched checkers.Checker, out []Outcome) {
 	return w, out
 }
 
-// saveEvent keeps the event as the session's last (closer explain
-// --last), before the checks run (an ungated or undeclared tool call,
-// which checks nothing, keeps nothing; the Stop that follows it is kept).
-// The write goes on beside the checks (a locked rewrite in place, about
-// 20 µs: BenchmarkSave), which the plan check's read of the transcript
-// hides.
-// waitSaved ends it before the hook answers.
-func (r *run) saveEvent() {
+// keepEvent keeps the event as the session's last (closer explain
+// --last, closer release), before the checks run: a person may release
+// the turn while they do. An ungated or undeclared tool call, which
+// checks nothing, keeps nothing; the Stop that follows it is kept. The
+// event goes into the session's record, which the run reads anyway: read
+// under the lock to keep it, the record is also the one the run found
+// (see session), one file opened for both. A failure costs only the
+// record: it is told on stderr (once: the count's update meets it too),
+// and the hook answers as it decides.
+func (r *run) keepEvent() {
 	if r.opts.DryRun || r.event.SessionID == "" {
 		return
 	}
-	done := make(chan error, 1)
-	r.saved = done
-	go func() { done <- lastevent.Save(r.stateDir(), r.event.SessionID, r.raw) }()
-}
-
-// waitSaved waits for saveEvent's write. A failure costs only that
-// record, so it is told on stderr and the hook answers as decided.
-func (r *run) waitSaved() {
-	if r.saved == nil {
+	var found *state.Session
+	err := state.Store{Dir: r.stateDir()}.Update(r.event.SessionID, func(s *state.Session) error {
+		found = s
+		return lastevent.Keep(s, r.raw, r.env.Now())
+	})
+	if err != nil {
+		r.recordFailed(err)
 		return
 	}
-	if err := <-r.saved; err != nil {
-		fmt.Fprintf(r.stderr, "%s: %v\n", r.name, err)
-	}
-	r.saved = nil
+	r.found(found)
 }

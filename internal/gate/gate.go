@@ -189,8 +189,6 @@ type run struct {
 	stderr io.Writer
 	// checkers is filled in when opts.Explain is set (see explainCheck).
 	checkers []Outcome
-	// saved reports the end of saveEvent's write; nil when none runs.
-	saved chan error
 	// newTurn: hostTurn gave the event a new turn, for keepTurn to
 	// keep with the count.
 	newTurn bool
@@ -202,8 +200,15 @@ type run struct {
 	// setAside are the project's checks a session whose agent changed
 	// nothing did not run (see unchangedSince).
 	setAside []string
-	// peeked is the session's record as the run found it (see session).
-	peeked func() (*state.Session, error)
+	// recordErr is the failure with the session's record told last
+	// (see recordFailed).
+	recordErr string
+	// peek is the session's record as the run found it (see session).
+	peek struct {
+		once sync.Once
+		sess *state.Session
+		err  error
+	}
 	// flaky are the test commands that failed, then passed when run
 	// again: the person is told.
 	flaky []checkers.Flaky
@@ -230,11 +235,6 @@ func newRun(name string, opts Options, env Env, ev *hookio.Event, stderr io.Writ
 	e.AgentTranscriptPath = paths.Expand(r.env.Getenv, e.AgentTranscriptPath)
 	e.Cwd = paths.Expand(r.env.Getenv, e.Cwd)
 	r.event = &e
-	// Set here, not at first use: checkers may ask from several
-	// goroutines (a parallel composite's iterations).
-	r.peeked = sync.OnceValues(func() (*state.Session, error) {
-		return state.Store{Dir: r.stateDir()}.Peek(r.event.SessionID)
-	})
 	if e.IsStop() && e.PromptID == "" {
 		id, err := e.Turn(peekedSlot{r, turnSlot})
 		if err != nil {
@@ -434,8 +434,20 @@ func (p peekedSlot) Update(func(func(any) bool) any) error {
 // session is the session's record as the run found it, read once: the
 // turn, the release, the session's start, the count and the holds
 // without progress are all read from it, and only the count's update
-// (decide) reads it again, under the lock.
-func (r *run) session() (*state.Session, error) { return r.peeked() }
+// (decide) reads it again, under the lock. Checkers may ask from several
+// goroutines (a parallel composite's iterations).
+func (r *run) session() (*state.Session, error) {
+	r.peek.once.Do(func() {
+		r.peek.sess, r.peek.err = state.Store{Dir: r.stateDir()}.Peek(r.event.SessionID)
+	})
+	return r.peek.sess, r.peek.err
+}
+
+// found takes sess, read under the session's lock by keepEvent, as the
+// record the run found, unless the run read it before.
+func (r *run) found(sess *state.Session) {
+	r.peek.once.Do(func() { r.peek.sess = sess })
+}
 
 // gateKey names the counter a verdict is counted under.
 func gateKey(ev *hookio.Event) string {
@@ -476,7 +488,7 @@ func (r *run) decide(c *config.Config, res checkers.Result, checkErr error) (hoo
 	why.MaxBlocks = lim.MaxBlocks
 	now := r.env.Now()
 	key := gateKey(r.event)
-	look := r.progressLook(context.Background(), key, res)
+	look := r.progressLook(context.Background(), key, res, lim, now)
 	var d limit.Decision
 	count := func(s *state.Session) error {
 		for _, k := range limit.Prune(s.Counters, key, r.event.PromptID, now) {
@@ -509,7 +521,7 @@ func (r *run) decide(c *config.Config, res checkers.Result, checkErr error) (hoo
 	store := state.Store{Dir: r.stateDir(), ReadOnly: r.readOnly()}
 	if err := store.Update(r.event.SessionID, count); err != nil {
 		// Our own bookkeeping failed: never block on it, and say so.
-		fmt.Fprintf(r.stderr, "%s: %v\n", r.name, err)
+		r.recordFailed(err)
 		why.Kind, why.Err = KindStateFailed, err
 		return hookio.Verdict{SystemMessage: fmt.Sprintf("donegate cannot keep its block count (%v), so it lets the agent stop; still open: %s", err, reason)}, why
 	}
@@ -531,16 +543,28 @@ func (r *run) reset(key string) {
 	if r.readOnly() {
 		return
 	}
-	store := state.Store{Dir: r.stateDir()}
-	if _, err := os.Stat(filepath.Join(store.Dir, state.FileName(r.event.SessionID))); err != nil {
-		return // nothing counted yet: do not create state for nothing
+	if s, err := r.session(); err == nil && !counts(s, key) {
+		// Nothing to clear in the record as the run found it: no write,
+		// and no record made for nothing.
+		return
 	}
+	store := state.Store{Dir: r.stateDir()}
 	err := store.Update(r.event.SessionID, func(s *state.Session) error {
 		delete(s.Counters, key)
 		progressed(s, key)
 		return nil
 	})
 	if err != nil {
+		r.recordFailed(err)
+	}
+}
+
+// recordFailed tells err, a failure to read or write the session's
+// record, on stderr: once, though keeping the event and updating the
+// count each meet it.
+func (r *run) recordFailed(err error) {
+	if msg := err.Error(); msg != r.recordErr {
+		r.recordErr = msg
 		fmt.Fprintf(r.stderr, "%s: %v\n", r.name, err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/donegate/donegate/checkers"
 	"github.com/donegate/donegate/hookio"
+	"github.com/donegate/donegate/internal/limit"
 	"github.com/donegate/donegate/internal/state"
 	"github.com/donegate/donegate/internal/treecache"
 )
@@ -60,11 +61,21 @@ func openDigest(res checkers.Result) string {
 // hold of a turn the person did not start. Only then can the tree decide
 // whether the agent moved, so only then is it looked at (git status, or
 // a walk outside git; bounded to 2 s): a hold whose findings changed
-// costs nothing more.
-func (r *run) progressLook(ctx context.Context, key string, res checkers.Result) stall {
+// costs nothing more. Nor does a stop whose count, as the run found it,
+// is spent (lim at now): it is let go whatever the tree says. Should the
+// count have started over since (another hook's update), the findings
+// alone decide that hold, as when the tree cannot be looked at.
+func (r *run) progressLook(ctx context.Context, key string, res checkers.Result, lim limit.Limits, now time.Time) stall {
 	look := stall{Open: openDigest(res), Prompt: r.event.PromptID}
 	s, err := r.session()
 	if err != nil {
+		return look
+	}
+	var cur limit.Counter
+	if c := s.Counters[key]; c != nil {
+		cur = *c
+	}
+	if d, _, _ := limit.Open(cur, r.event.PromptID, lim, now); !d.Block {
 		return look
 	}
 	all := stalls{}
@@ -162,6 +173,20 @@ func stalled(s *state.Session, key string, look stall, ev *hookio.Event) int {
 	all[key] = look
 	_ = s.Put(progressSlot, all)
 	return look.Holds
+}
+
+// counts reports whether s holds anything of the gate key: a count, or
+// holds without progress (what reset clears).
+func counts(s *state.Session, key string) bool {
+	if _, ok := s.Counters[key]; ok {
+		return true
+	}
+	all := stalls{}
+	if s.Get(progressSlot, &all) {
+		_, ok := all[key]
+		return ok
+	}
+	return false
 }
 
 // progressed forgets the gate key's holds: its work is done.

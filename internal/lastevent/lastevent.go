@@ -1,21 +1,22 @@
-// Package lastevent keeps the last hook event of each session in the
-// hooks' state dir, so that `closer explain --last` can replay what really
-// happened at a stop: Claude Code's --debug log holds a hook's output and
-// timing, not its input (2.1.331), and nothing else keeps the event.
+// Package lastevent keeps the last hook event of each session, so that
+// `closer explain --last` can replay what really happened at a stop and
+// `closer release` can tell which turn to release: Claude Code's --debug
+// log holds a hook's output and timing, not its input (2.1.331), and
+// nothing else keeps the event.
 //
-// A record is the event as the hook read it, at most MaxBytes (larger
-// events keep only the fields explain needs), in a file of mode 0600
-// rewritten in place under the file's lock, which readers take too, so a
-// reader sees a whole event or the one before. In place, not a new file
-// renamed over the old: a new inode per stop cost a blocking stop about
-// an eighth of its time on ext4 (docs/performance.md). It must not be
-// written for a tool call the hook does not gate: that path stays as
-// cheap as it is.
+// The event is kept in the session's record (package state), in the slot
+// Slot, with the time the hook kept it: the hook reads and writes that
+// record at every stop anyway, under its lock, so keeping the event there
+// costs the stop no file of its own. A file of its own per session (the
+// state dir's last-event/, written until 2026-11-28, still read) cost a
+// blocking stop about 0.06 ms of its 3 (docs/performance.md). An event
+// is at most MaxBytes: larger events keep only the fields explain needs.
+// It must not be kept for a tool call the hook does not gate: that path
+// stays as cheap as it is.
 package lastevent
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,82 +24,59 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/donegate/donegate/internal/filelock"
+	"github.com/donegate/donegate/internal/jsonw"
 	"github.com/donegate/donegate/internal/regular"
+	"github.com/donegate/donegate/internal/state"
 )
 
-// Dir is the subdirectory of the state dir that holds the records.
-const Dir = "last-event"
+// Slot is the session record's slot of its last event.
+const Slot = "last_event"
 
-// MaxBytes bounds a record: a Stop event is a few KiB, but its
+// LegacyDir is the subdirectory of the state dir that held each
+// session's last event in a file of its own, until 2026-11-28: read when
+// a session's record keeps none, written no more.
+const LegacyDir = "last-event"
+
+// MaxBytes bounds a kept event: a Stop event is a few KiB, but its
 // last_assistant_message and a tool call's tool_input are the agent's and
 // unbounded.
 const MaxBytes = 64 << 10
 
-// fileName is a session's record: a hash, as the block counts' file, so
-// that no session id names a path.
-func fileName(sessionID string) string {
-	sum := sha256.Sum256([]byte(sessionID))
-	return hex.EncodeToString(sum[:16]) + ".json"
-}
-
-// lockWait bounds the wait for another hook writing or a reader reading
-// the same record: each holds the lock for one read or write.
-var lockWait = 2 * time.Second
-
-// Save records raw as the last event of sessionID in stateDir.
-func Save(stateDir, sessionID string, raw []byte) error {
+// Keep records raw, an event as a hook read it (valid JSON), as the last
+// event of the session s, which the caller holds under its lock (within
+// state.Store.Update), kept at now.
+func Keep(s *state.Session, raw []byte, now time.Time) error {
+	raw = bytes.TrimSpace(raw)
 	if len(raw) > MaxBytes {
 		raw = shrink(raw)
 	}
-	dir := filepath.Join(stateDir, Dir)
-	path := filepath.Join(dir, fileName(sessionID))
-	f, err := openRecord(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		// The dir is made only when it is missing: a stat per call is a
-		// cost every stop would pay for the first one's sake.
-		if err = os.MkdirAll(dir, 0o700); err == nil {
-			f, err = openRecord(path)
-		}
-	}
-	if err != nil {
-		return fmt.Errorf("last event: %w", err)
-	}
-	defer f.Close()
-	if err := filelock.Lock(f, lockWait); err != nil {
-		return fmt.Errorf("last event: %s: %w", path, err)
-	}
-	// No fsync: a record lost in a crash costs only the explanation of
-	// that stop. Written, then cut to its length: a hook killed in
-	// between leaves a record that is not JSON, which read refuses.
-	if _, err := f.WriteAt(raw, 0); err != nil {
-		return fmt.Errorf("last event: %w", err)
-	}
-	if err := f.Truncate(int64(len(raw))); err != nil {
-		return fmt.Errorf("last event: %w", err)
-	}
-	return nil
+	return s.Put(Slot, kept{at: now, event: raw})
 }
 
-// openRecord opens or creates the record at path for writing. Never
-// through a link, nor a FIFO or anything else that is not a regular file:
-// what the agent may have planted at the name is removed (the dir is
-// donegate's), not written through, and the record made anew.
-func openRecord(path string) (*os.File, error) {
-	f, err := regular.OpenFile(path, os.O_CREATE|os.O_RDWR|regular.NoFollow, 0o600)
-	if err == nil || errors.Is(err, fs.ErrNotExist) {
-		return f, err
+// kept is the slot's record: {"at": time, "event": the event}.
+type kept struct {
+	at    time.Time
+	event []byte
+}
+
+// AppendRecord writes k as the slot's JSON; the record's writer (package
+// state) makes the event compact.
+func (k kept) AppendRecord(b []byte) []byte {
+	o := jsonw.NewObject(b, true)
+	if err := o.Time("at", k.at); err != nil {
+		// A year outside 0-9999, which a hook's clock does not give: a
+		// record of no time, which Latest ranks last.
+		o.Raw("at", []byte("null"))
 	}
-	if st, lerr := os.Lstat(path); lerr == nil && !st.Mode().IsRegular() {
-		if rerr := os.Remove(path); rerr != nil {
-			return nil, err
-		}
-		return regular.OpenFile(path, os.O_CREATE|os.O_RDWR|regular.NoFollow, 0o600)
-	}
-	return nil, err
+	o.Raw("event", k.event)
+	return o.End()
 }
 
 // kept are the fields a shrunk record keeps: what explain needs to find
@@ -106,7 +84,7 @@ func openRecord(path string) (*os.File, error) {
 // is cut.
 // The fields of the other hosts' events are kept too, so that the host
 // is told from a shrunk record as from the event (hookio.DetectHost).
-var kept = []string{"session_id", "transcript_path", "cwd", "hook_event_name", "stop_hook_active",
+var keptFields = []string{"session_id", "transcript_path", "cwd", "hook_event_name", "stop_hook_active",
 	"prompt_id", "agent_id", "agent_type", "agent_transcript_path", "tool_name", "tool_use_id", "permission_mode",
 	// Codex CLI, Qwen Code
 	"turn_id", "model", "context_usage", "context_limit",
@@ -117,8 +95,8 @@ var kept = []string{"session_id", "transcript_path", "cwd", "hook_event_name", "
 	// Cursor
 	"conversation_id", "generation_id", "cursor_version", "workspace_roots", "loop_count", "status"}
 
-// shrink keeps the fields of kept and the start of the last assistant
-// message, within MaxBytes.
+// shrink keeps the fields of keptFields and the start of the last
+// assistant message, within MaxBytes.
 func shrink(raw []byte) []byte {
 	var ev map[string]json.RawMessage
 	if json.Unmarshal(raw, &ev) != nil {
@@ -126,7 +104,7 @@ func shrink(raw []byte) []byte {
 	}
 	out := map[string]json.RawMessage{}
 	size := 0
-	for _, k := range kept {
+	for _, k := range keptFields {
 		if v, ok := ev[k]; ok && size+len(v) < MaxBytes/2 {
 			out[k] = v
 			size += len(v)
@@ -147,49 +125,126 @@ func shrink(raw []byte) []byte {
 	return b
 }
 
-// Record is one stored event.
+// Record is one kept event.
 type Record struct {
-	Path    string
-	ModTime time.Time
-	Raw     []byte
+	// Path is the file it was read from: the session's record, or a
+	// file of LegacyDir.
+	Path string
+	// At is when the hook kept it (a legacy file's modification time).
+	At  time.Time
+	Raw []byte
 }
 
 // ErrNone is wrapped by Load's and Latest's error when there is no record.
 var ErrNone = errors.New("no event recorded")
 
-// Load reads the record of sessionID.
+// Load reads the last event kept of sessionID in stateDir.
 func Load(stateDir, sessionID string) (Record, error) {
-	return read(filepath.Join(stateDir, Dir, fileName(sessionID)))
+	name := state.FileName(sessionID)
+	rec, err := read(filepath.Join(stateDir, name))
+	if errors.Is(err, ErrNone) {
+		if legacy, lerr := readLegacy(filepath.Join(stateDir, LegacyDir, name)); !errors.Is(lerr, ErrNone) {
+			return legacy, lerr
+		}
+	}
+	return rec, err
 }
 
-// Latest reads the most recently written record of any session.
+// Latest reads the event kept last of any session in stateDir.
 func Latest(stateDir string) (Record, error) {
-	dir := filepath.Join(stateDir, Dir)
-	entries, err := os.ReadDir(dir)
+	type candidate struct {
+		path    string
+		mod     time.Time
+		read    func(string) (Record, error)
+		skipErr bool
+	}
+	var cands []candidate
+	entries, err := os.ReadDir(stateDir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return Record{}, err
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !state.IsFileName(e.Name()) {
+			continue
+		}
+		if info, err := e.Info(); err == nil {
+			// A record damaged or keeping no event (a session seen only
+			// at its start) is passed over: another may keep one.
+			cands = append(cands, candidate{filepath.Join(stateDir, e.Name()), info.ModTime(), read, true})
+		}
+	}
+	legacy := filepath.Join(stateDir, LegacyDir)
+	if entries, err := os.ReadDir(legacy); err == nil {
+		for _, e := range entries {
+			if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".json") {
+				continue
+			}
+			if info, err := e.Info(); err == nil {
+				cands = append(cands, candidate{filepath.Join(legacy, e.Name()), info.ModTime(), readLegacy, false})
+			}
+		}
+	}
+	// A record is written when its event is kept and may be written
+	// after, never before: newest file first, the search ends at a file
+	// older than the best event found.
+	slices.SortFunc(cands, func(a, b candidate) int { return b.mod.Compare(a.mod) })
+	var best Record
+	found := false
+	for _, c := range cands {
+		if found && c.mod.Before(best.At) {
+			break
+		}
+		rec, err := c.read(c.path)
+		switch {
+		case err != nil && c.skipErr:
+			continue
+		case err != nil && !found:
+			return Record{}, err
+		case err != nil:
+			continue
+		}
+		if !found || rec.At.After(best.At) {
+			best, found = rec, true
+		}
+	}
+	if !found {
+		return Record{}, fmt.Errorf("%s: %w", stateDir, ErrNone)
+	}
+	return best, nil
+}
+
+// read reads the event kept in the session record at path.
+func read(path string) (Record, error) {
+	sess, err := state.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return Record{}, fmt.Errorf("%s: %w", dir, ErrNone)
+		return Record{}, fmt.Errorf("%s: %w", path, ErrNone)
 	}
 	if err != nil {
 		return Record{}, err
 	}
-	var best string
-	var bestTime time.Time
-	for _, e := range entries {
-		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".json") {
-			continue
-		}
-		info, err := e.Info()
-		if err == nil && info.ModTime().After(bestTime) {
-			best, bestTime = e.Name(), info.ModTime()
-		}
+	data, ok := sess.Checkers[Slot]
+	if !ok {
+		return Record{}, fmt.Errorf("%s: %w", path, ErrNone)
 	}
-	if best == "" {
-		return Record{}, fmt.Errorf("%s: %w", dir, ErrNone)
+	slot := gjson.ParseBytes(data)
+	ev := slot.Get("event")
+	if !ev.IsObject() {
+		return Record{}, fmt.Errorf("%s: the last event kept is not an event", path)
 	}
-	return read(filepath.Join(dir, best))
+	rec := Record{Path: path, Raw: []byte(ev.Raw)}
+	if at := slot.Get("at"); at.Type == gjson.String {
+		rec.At, _ = time.Parse(time.RFC3339Nano, at.Str)
+	}
+	return rec, nil
 }
 
-func read(path string) (Record, error) {
+// lockWait bounds the wait for a hook of a version before 2026-11-28
+// writing a legacy record: each held the lock for one write.
+var lockWait = 2 * time.Second
+
+// readLegacy reads a record of LegacyDir: the event alone, its time the
+// file's.
+func readLegacy(path string) (Record, error) {
 	f, err := regular.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Record{}, fmt.Errorf("%s: %w", path, ErrNone)
@@ -217,5 +272,5 @@ func read(path string) (Record, error) {
 	if !json.Valid(raw) {
 		return Record{}, fmt.Errorf("%s: not a whole event (a hook stopped while writing it?)", path)
 	}
-	return Record{Path: path, ModTime: st.ModTime(), Raw: raw}, nil
+	return Record{Path: path, At: st.ModTime(), Raw: raw}, nil
 }

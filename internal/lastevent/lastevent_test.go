@@ -1,6 +1,7 @@
 package lastevent_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -17,25 +18,32 @@ import (
 	"github.com/donegate/donegate/hookio"
 	"github.com/donegate/donegate/internal/lastevent"
 	"github.com/donegate/donegate/internal/linktest"
+	"github.com/donegate/donegate/internal/state"
 )
 
-func TestSaveLoadLatest(t *testing.T) {
+// keep keeps raw as session's last event in dir, as a hook does.
+func keep(dir, session string, raw []byte) error {
+	return state.Store{Dir: dir}.Update(session, func(s *state.Session) error {
+		return lastevent.Keep(s, raw, time.Now())
+	})
+}
+
+func TestKeepLoadLatest(t *testing.T) {
 	dir := t.TempDir()
 	_, err := lastevent.Latest(dir)
 	require.ErrorIs(t, err, lastevent.ErrNone)
+	_, err = lastevent.Latest(filepath.Join(dir, "none"))
+	require.ErrorIs(t, err, lastevent.ErrNone)
 
-	require.NoError(t, lastevent.Save(dir, "s1", []byte(`{"session_id":"s1"}`)))
-	require.NoError(t, lastevent.Save(dir, "s2", []byte(`{"session_id":"s2"}`)))
-	// s1 written last: it is the latest, whatever the names' order.
-	require.NoError(t, lastevent.Save(dir, "s1", []byte(`{"session_id":"s1","n":2}`)))
-	later := time.Now().Add(time.Second)
-	rec, err := lastevent.Load(dir, "s1")
+	require.NoError(t, keep(dir, "s1", []byte(`{"session_id":"s1"}`)))
+	require.NoError(t, keep(dir, "s2", []byte(`{"session_id":"s2"}`)))
+	// s1 kept last: it is the latest, whatever the names' order.
+	require.NoError(t, keep(dir, "s1", []byte(` {"session_id":"s1","n":2} `)))
+	rec, err := lastevent.Latest(dir)
 	require.NoError(t, err)
-	require.NoError(t, os.Chtimes(rec.Path, later, later))
-
-	rec, err = lastevent.Latest(dir)
-	require.NoError(t, err)
-	assert.JSONEq(t, `{"session_id":"s1","n":2}`, string(rec.Raw))
+	assert.Equal(t, `{"session_id":"s1","n":2}`, string(rec.Raw))
+	assert.Equal(t, filepath.Join(dir, state.FileName("s1")), rec.Path, "kept in the session's record")
+	assert.WithinDuration(t, time.Now(), rec.At, time.Minute)
 	st, err := os.Stat(rec.Path)
 	require.NoError(t, err)
 	if runtime.GOOS != "windows" { // no Unix modes there: the profile dir's ACL keeps it the user's
@@ -44,18 +52,55 @@ func TestSaveLoadLatest(t *testing.T) {
 
 	rec, err = lastevent.Load(dir, "s2")
 	require.NoError(t, err)
-	assert.JSONEq(t, `{"session_id":"s2"}`, string(rec.Raw))
+	assert.Equal(t, `{"session_id":"s2"}`, string(rec.Raw))
 	_, err = lastevent.Load(dir, "nobody")
 	assert.ErrorIs(t, err, lastevent.ErrNone)
 
-	entries, err := os.ReadDir(filepath.Join(dir, lastevent.Dir))
+	// The record of s2 rewritten later for its count, not for an event:
+	// the latest event is still s1's.
+	require.NoError(t, state.Store{Dir: dir}.Update("s2", func(s *state.Session) error { return s.Put("other", 1) }))
+	later := time.Now().Add(time.Minute)
+	require.NoError(t, os.Chtimes(filepath.Join(dir, state.FileName("s2")), later, later))
+	rec, err = lastevent.Latest(dir)
 	require.NoError(t, err)
-	assert.Len(t, entries, 2, "no temporary file left")
+	assert.Equal(t, `{"session_id":"s1","n":2}`, string(rec.Raw), "ranked by when the event was kept")
+
+	// A session seen only at its start keeps no event: passed over.
+	require.NoError(t, state.Store{Dir: dir}.Update("s3", func(s *state.Session) error { return s.Put("session", 1) }))
+	rec, err = lastevent.Latest(dir)
+	require.NoError(t, err)
+	assert.Equal(t, `{"session_id":"s1","n":2}`, string(rec.Raw))
+	_, err = lastevent.Load(dir, "s3")
+	assert.ErrorIs(t, err, lastevent.ErrNone)
+
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, entries, 3, "one record per session, no other file")
 }
 
-// TestSaveBounded: a huge event keeps the fields explain needs and the
+// TestKeepCompact: an event sent with white space (pretty-printed, with
+// line breaks) is kept on the record's one line and read back the same.
+func TestKeepCompact(t *testing.T) {
+	dir := t.TempDir()
+	ev := "{\n  \"session_id\": \"s\",\n  \"last_assistant_message\": \"Done: a < b && c > d.\\nNext line\",\n  \"n\": [1, 2]\n}\n"
+	require.NoError(t, keep(dir, "s", []byte(ev)))
+	data, err := os.ReadFile(filepath.Join(dir, state.FileName("s")))
+	require.NoError(t, err)
+	assert.Equal(t, 1, bytes.Count(data, []byte("\n")), "one line: %s", data)
+	rec, err := lastevent.Load(dir, "s")
+	require.NoError(t, err)
+	assert.JSONEq(t, ev, string(rec.Raw))
+	// The record is read again and rewritten at every stop: the event
+	// stays as it is.
+	require.NoError(t, state.Store{Dir: dir}.Update("s", func(s *state.Session) error { return s.Put("other", 1) }))
+	again, err := lastevent.Load(dir, "s")
+	require.NoError(t, err)
+	assert.Equal(t, string(rec.Raw), string(again.Raw))
+}
+
+// TestKeepBounded: a huge event keeps the fields explain needs and the
 // start of the message, within MaxBytes.
-func TestSaveBounded(t *testing.T) {
+func TestKeepBounded(t *testing.T) {
 	dir := t.TempDir()
 	ev, err := json.Marshal(map[string]any{
 		"session_id": "s", "transcript_path": "/t.jsonl", "cwd": "/p", "hook_event_name": "Stop",
@@ -63,7 +108,7 @@ func TestSaveBounded(t *testing.T) {
 		"tool_input":             map[string]string{"x": strings.Repeat("y", 1<<20)},
 	})
 	require.NoError(t, err)
-	require.NoError(t, lastevent.Save(dir, "s", ev))
+	require.NoError(t, keep(dir, "s", ev))
 	rec, err := lastevent.Load(dir, "s")
 	require.NoError(t, err)
 	assert.LessOrEqual(t, len(rec.Raw), lastevent.MaxBytes)
@@ -76,10 +121,10 @@ func TestSaveBounded(t *testing.T) {
 	assert.NotContains(t, got, "tool_input")
 }
 
-// TestSaveBoundedKeepsTheHost: a huge event of another host than Claude
+// TestKeepBoundedKeepsTheHost: a huge event of another host than Claude
 // Code is still told to be that host's, and read as one, once shrunk:
 // explain --last replays it as the hook read it.
-func TestSaveBoundedKeepsTheHost(t *testing.T) {
+func TestKeepBoundedKeepsTheHost(t *testing.T) {
 	huge := strings.Repeat("x", 1<<20)
 	tests := []struct {
 		host  hookio.Host
@@ -96,7 +141,7 @@ func TestSaveBoundedKeepsTheHost(t *testing.T) {
 			dir := t.TempDir()
 			ev, err := json.Marshal(tt.event)
 			require.NoError(t, err)
-			require.NoError(t, lastevent.Save(dir, "s", ev))
+			require.NoError(t, keep(dir, "s", ev))
 			rec, err := lastevent.Load(dir, "s")
 			require.NoError(t, err)
 			assert.LessOrEqual(t, len(rec.Raw), lastevent.MaxBytes)
@@ -110,27 +155,26 @@ func TestSaveBoundedKeepsTheHost(t *testing.T) {
 	}
 }
 
-// TestSaveReplacesALink: a link planted at a record's name is replaced,
+// TestKeepNeverWritesThroughALink: a link planted at a session's record
+// is refused, as the record's every write refuses it (package state),
 // its target untouched.
-func TestSaveReplacesALink(t *testing.T) {
+func TestKeepNeverWritesThroughALink(t *testing.T) {
 	dir := t.TempDir()
-	require.NoError(t, lastevent.Save(dir, "s", []byte(`{}`)))
-	rec, err := lastevent.Load(dir, "s")
-	require.NoError(t, err)
 	target := filepath.Join(t.TempDir(), "target")
 	require.NoError(t, os.WriteFile(target, []byte("mine"), 0o644))
-	require.NoError(t, os.Remove(rec.Path))
-	linktest.Symlink(t, target, rec.Path)
-	require.NoError(t, lastevent.Save(dir, "s", []byte(`{"a":1}`)))
+	linktest.Symlink(t, target, filepath.Join(dir, state.FileName("s")))
+	require.Error(t, keep(dir, "s", []byte(`{"a":1}`)))
 	got, err := os.ReadFile(target)
 	require.NoError(t, err)
 	assert.Equal(t, "mine", string(got))
+	_, err = lastevent.Load(dir, "s")
+	require.Error(t, err)
 }
 
-// TestSaveWhileOthersReadAndWrite: hooks of one session writing events
+// TestKeepWhileOthersReadAndWrite: hooks of one session keeping events
 // of every length while explain reads: each read is one whole event,
 // never a new one's start over an old one's tail.
-func TestSaveWhileOthersReadAndWrite(t *testing.T) {
+func TestKeepWhileOthersReadAndWrite(t *testing.T) {
 	dir := t.TempDir()
 	events := map[string]bool{}
 	var list []string
@@ -139,7 +183,7 @@ func TestSaveWhileOthersReadAndWrite(t *testing.T) {
 		events[ev] = true
 		list = append(list, ev)
 	}
-	require.NoError(t, lastevent.Save(dir, "s", []byte(list[0])))
+	require.NoError(t, keep(dir, "s", []byte(list[0])))
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	for w := range 4 {
@@ -147,7 +191,7 @@ func TestSaveWhileOthersReadAndWrite(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range 150 {
-				if err := lastevent.Save(dir, "s", []byte(list[(i*7+w)%len(list)])); err != nil {
+				if err := keep(dir, "s", []byte(list[(i*7+w)%len(list)])); err != nil {
 					t.Error(err)
 					return
 				}
@@ -170,35 +214,72 @@ func TestSaveWhileOthersReadAndWrite(t *testing.T) {
 	assert.Positive(t, reads)
 }
 
-// TestLoadRefusesATornRecord: a hook killed between writing a shorter
-// event and cutting the file to it leaves the new event's start over the
-// old one's tail: read says so rather than replaying it.
-func TestLoadRefusesATornRecord(t *testing.T) {
+// TestLoadOfADamagedRecord: a record damaged (a hook killed between
+// writing a shorter record and cutting the file to it, or anything but
+// the hooks' JSON) keeps no event, as it keeps no count: it is never
+// replayed as another event.
+func TestLoadOfADamagedRecord(t *testing.T) {
 	dir := t.TempDir()
-	require.NoError(t, lastevent.Save(dir, "s", []byte(`{"session_id":"s","last_assistant_message":"a long first answer"}`)))
+	require.NoError(t, keep(dir, "s", []byte(`{"session_id":"s","last_assistant_message":"a long first answer"}`)))
+	path := filepath.Join(dir, state.FileName("s"))
+	require.NoError(t, os.WriteFile(path, []byte(`{"checkers":{"last_event":{"at":"2026-11-28T00:00:00Z","event":{"sess`), 0o600))
+	_, err := lastevent.Load(dir, "s")
+	require.ErrorIs(t, err, lastevent.ErrNone)
+	require.NoError(t, os.WriteFile(path, []byte(`{"checkers":{"last_event":{"at":"x","event":"not an event"}}}`+"\n"), 0o600))
+	_, err = lastevent.Load(dir, "s")
+	require.ErrorContains(t, err, "not an event")
+	require.NoError(t, keep(dir, "s", []byte(`{"session_id":"s","n":2}`)))
 	rec, err := lastevent.Load(dir, "s")
 	require.NoError(t, err)
-	f, err := os.OpenFile(rec.Path, os.O_WRONLY, 0)
-	require.NoError(t, err)
-	_, err = f.WriteAt([]byte(`{"session_id":"s"}`), 0)
-	require.NoError(t, err)
-	require.NoError(t, f.Close())
-	_, err = lastevent.Load(dir, "s")
-	require.ErrorContains(t, err, "not a whole event (a hook stopped while writing it?)")
-	require.NoError(t, lastevent.Save(dir, "s", []byte(`{"session_id":"s","n":2}`)))
-	rec, err = lastevent.Load(dir, "s")
-	require.NoError(t, err)
-	assert.JSONEq(t, `{"session_id":"s","n":2}`, string(rec.Raw), "the next stop's record is whole again")
+	assert.Equal(t, `{"session_id":"s","n":2}`, string(rec.Raw), "the next stop's record is whole again")
 }
 
-// BenchmarkSave is what keeping the event adds to a gated hook call: one
-// small file rewritten in place under its lock (no fsync: a record lost in
-// a crash costs only the explanation of that stop).
-func BenchmarkSave(b *testing.B) {
+// TestLegacyRecords: a state dir a version before 2026-11-28 wrote, each
+// session's last event in a file of LegacyDir, is still read: a person
+// who upgrades between a stop and closer explain --last loses nothing.
+func TestLegacyRecords(t *testing.T) {
+	dir := t.TempDir()
+	legacy := filepath.Join(dir, lastevent.LegacyDir)
+	require.NoError(t, os.MkdirAll(legacy, 0o700))
+	old := filepath.Join(legacy, state.FileName("old"))
+	require.NoError(t, os.WriteFile(old, []byte(`{"session_id":"old"}`), 0o600))
+	past := time.Now().Add(-time.Hour)
+	require.NoError(t, os.Chtimes(old, past, past))
+
+	rec, err := lastevent.Load(dir, "old")
+	require.NoError(t, err)
+	assert.Equal(t, `{"session_id":"old"}`, string(rec.Raw))
+	assert.Equal(t, old, rec.Path)
+	rec, err = lastevent.Latest(dir)
+	require.NoError(t, err)
+	assert.Equal(t, `{"session_id":"old"}`, string(rec.Raw))
+
+	// A session kept since: its record's event, newer, wins; the legacy
+	// file of a session is read only while its record keeps none.
+	require.NoError(t, keep(dir, "new", []byte(`{"session_id":"new"}`)))
+	rec, err = lastevent.Latest(dir)
+	require.NoError(t, err)
+	assert.Equal(t, `{"session_id":"new"}`, string(rec.Raw))
+	require.NoError(t, keep(dir, "old", []byte(`{"session_id":"old","n":2}`)))
+	rec, err = lastevent.Load(dir, "old")
+	require.NoError(t, err)
+	assert.Equal(t, `{"session_id":"old","n":2}`, string(rec.Raw))
+
+	// A legacy file cut short by a hook killed while writing it says so.
+	require.NoError(t, os.WriteFile(filepath.Join(legacy, state.FileName("torn")), []byte(`{"session_id":"s`), 0o600))
+	_, err = lastevent.Load(dir, "torn")
+	require.ErrorContains(t, err, "not a whole event (a hook stopped while writing it?)")
+}
+
+// BenchmarkKeep is what keeping the event costs a gated hook call on its
+// own: the session's record read and rewritten in place under its lock
+// (no fsync: a record lost in a crash costs only the explanation of that
+// stop). In a stop, which reads the record anyway, the read is shared.
+func BenchmarkKeep(b *testing.B) {
 	dir := b.TempDir()
-	ev := []byte(`{"session_id":"s","transcript_path":"/t.jsonl","cwd":"/p","hook_event_name":"Stop","last_assistant_message":"` + strings.Repeat("x", 2000) + `"}`)
+	ev := []byte(`{"session_id":"s","transcript_path":"/t.jsonl","cwd":"/p","hook_event_name":"Stop","last_assistant_message":"` + strings.Repeat("x ", 1000) + `"}`)
 	for i := 0; i < b.N; i++ {
-		if err := lastevent.Save(dir, "s", ev); err != nil {
+		if err := keep(dir, "s", ev); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -163,6 +163,30 @@ func appendCounter(o *jsonw.Object, key string, c *limit.Counter) error {
 	})
 }
 
+// needsCompact reports whether raw, valid JSON, differs from what
+// json.Marshal writes of it as a json.RawMessage: white space outside its
+// strings, or '<', '>', '&', U+2028 or U+2029 (in valid JSON these are
+// within strings). The white space within strings (a kept event's texts)
+// is no reason to compact: one pass, no copy.
+func needsCompact(raw []byte) bool {
+	inString := false
+	for i := 0; i < len(raw); i++ {
+		switch c := raw[i]; {
+		case c == '<' || c == '>' || c == '&':
+			return true
+		case c == 0xE2 && i+2 < len(raw) && raw[i+1] == 0x80 && (raw[i+2] == 0xA8 || raw[i+2] == 0xA9):
+			return true
+		case inString && c == '\\':
+			i++ // the escaped byte, a quote perhaps
+		case c == '"':
+			inString = !inString
+		case !inString && (c == ' ' || c == '\t' || c == '\r' || c == '\n'):
+			return true
+		}
+	}
+	return false
+}
+
 // compact returns raw as json.Marshal writes a json.RawMessage: without
 // white space outside its strings (the record is one line), with '<',
 // '>', '&', U+2028 and U+2029 escaped (in valid JSON they are within
@@ -172,7 +196,7 @@ func compact(raw json.RawMessage) (json.RawMessage, error) {
 	if !gjson.ValidBytes(raw) {
 		return nil, errors.New("state: a record's value is not JSON")
 	}
-	if !bytes.ContainsAny(raw, " \t\r\n<>&\u2028\u2029") {
+	if !needsCompact(raw) {
 		return raw, nil
 	}
 	var b bytes.Buffer

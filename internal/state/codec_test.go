@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/donegate/donegate/internal/limit"
@@ -123,3 +124,33 @@ func equalSessions(a, b *Session) bool {
 // writes an invalid byte of UTF-8 as the escape \ufffd, as package jsonw
 // does, Go 1.27's as the character itself; both read back the same.
 func sameFFFD(s string) string { return strings.ReplaceAll(s, `\ufffd`, "\ufffd") }
+
+// TestNeedsCompact: a raw value is compacted only where json.Marshal
+// would write it otherwise (white space outside strings, or characters
+// it escapes), not for the white space of its texts: a kept event's
+// words are written as they came, in one pass.
+func TestNeedsCompact(t *testing.T) {
+	tests := []struct {
+		raw  string
+		want bool
+	}{
+		{`{"a":"b c\td"}`, false},
+		{`{"a":"say \"x y\" \\ ok"}`, false},
+		{`["x y",1,{"k":"v w"}]`, false},
+		{`{"a": "b"}`, true},
+		{"{\"a\":\"b\"}\n", true},
+		{`{"a":"<b>"}`, true},
+		{`{"a":"x & y"}`, true},
+		{"{\"a\":\"\u2028\"}", true},
+		{`{"a":"\" "}`, false},
+		{`{"a":"\\" , "b":1}`, true},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, needsCompact([]byte(tt.raw)), tt.raw)
+		out, err := compact(json.RawMessage(tt.raw))
+		require.NoError(t, err)
+		want, err := json.Marshal(json.RawMessage(tt.raw))
+		require.NoError(t, err)
+		assert.Equal(t, string(want), string(out), tt.raw)
+	}
+}

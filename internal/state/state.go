@@ -29,8 +29,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -138,6 +140,36 @@ func FileName(sessionID string) string {
 	return hex.EncodeToString(sum[:16]) + ".json"
 }
 
+// IsFileName reports whether name is a session's file name, as FileName
+// makes them: what else a state dir holds (the decision log, consent/,
+// results/) is not.
+func IsFileName(name string) bool {
+	hash, ok := strings.CutSuffix(name, ".json")
+	if !ok || len(hash) != 32 {
+		return false
+	}
+	_, err := hex.DecodeString(hash)
+	return err == nil && strings.ToLower(hash) == hash
+}
+
+// ReadFile reads the session record at path (a file FileName names in a
+// state dir) whole, under its lock, creating nothing: for a reader
+// outside the hooks that must not see a record half rewritten (closer's,
+// of the last event). A file that does not exist is an error that wraps
+// fs.ErrNotExist.
+func ReadFile(path string) (*Session, error) {
+	f, err := regular.OpenFile(path, os.O_RDONLY|regular.NoFollow, 0)
+	if err != nil {
+		return nil, fmt.Errorf("state: %w", err)
+	}
+	defer f.Close()
+	if err := flock(f); err != nil {
+		return nil, fmt.Errorf("state lock %s: %w", path, err)
+	}
+	sess, _, err := load(f)
+	return sess, err
+}
+
 // Update loads the session's state, lets fn change it and writes it back,
 // all under the session's lock.
 func (s Store) Update(sessionID string, fn func(*Session) error) error {
@@ -148,10 +180,17 @@ func (s Store) Update(sessionID string, fn func(*Session) error) error {
 		}
 		return fn(sess)
 	}
-	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
-		return fmt.Errorf("state dir: %w", err)
+	path := filepath.Join(s.Dir, FileName(sessionID))
+	f, err := open(path)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		// The dir is made only when it is missing (or says why it cannot
+		// be): a stat per update is a cost every stop would pay for the
+		// first one's sake.
+		if err = os.MkdirAll(s.Dir, 0o700); err != nil {
+			return fmt.Errorf("state dir: %w", err)
+		}
+		f, err = open(path)
 	}
-	f, err := open(filepath.Join(s.Dir, FileName(sessionID)))
 	if err != nil {
 		return err
 	}
