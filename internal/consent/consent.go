@@ -114,6 +114,13 @@ func resolvedPath(stateDir, resolved string) string {
 // ErrNone is wrapped by Load's error when the project has no record.
 var ErrNone = errors.New("no consent recorded")
 
+// noRecordError is the error for a project without a record, which most
+// stops of a project meet: its text is made when asked for, with no fmt.
+type noRecordError struct{ project string }
+
+func (e noRecordError) Error() string { return "consent for " + e.project + ": " + ErrNone.Error() }
+func (e noRecordError) Unwrap() error { return ErrNone }
+
 // Load reads project's record. A project nobody allowed gives an error
 // wrapping ErrNone; a record that cannot be read or does not belong to
 // project is an error too, and allows nothing.
@@ -127,7 +134,7 @@ func LoadResolved(stateDir, project string) (*Record, error) {
 	p := resolvedPath(stateDir, project)
 	f, err := regular.OpenFile(p, os.O_RDONLY|regular.NoFollow, 0)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-		return nil, fmt.Errorf("consent for %s: %w", project, ErrNone)
+		return nil, noRecordError{project}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("consent record %s: %w", p, err)

@@ -534,7 +534,7 @@ func (r *run) decide(c *config.Config, res checkers.Result, checkErr error) (hoo
 }
 
 func letGo(why, reason string) hookio.Verdict {
-	return hookio.Verdict{SystemMessage: fmt.Sprintf("donegate: %s; letting the agent stop: %s", why, reason)}
+	return hookio.Verdict{SystemMessage: "donegate: " + why + "; letting the agent stop: " + reason}
 }
 
 // reset clears the count of a gate once its work is done, so the next

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -14,7 +15,8 @@ func (rep Report) Why() string {
 	case KindComplete:
 		s = "complete"
 	case KindBlocked:
-		s = fmt.Sprintf("blocked: %d of %d continuations used", d.Blocks, d.MaxBlocks)
+		// Strings joined, not fmt: see limit.Open.
+		s = "blocked: " + strconv.Itoa(d.Blocks) + " of " + strconv.Itoa(d.MaxBlocks) + " continuations used"
 		switch {
 		case rep.ConfigErr != nil:
 			s = "config broken, on_error block; " + s
@@ -28,7 +30,7 @@ func (rep Report) Why() string {
 		case "no_progress":
 			s = fmt.Sprintf("let through: no progress (%s)", d.Why)
 		default:
-			s = fmt.Sprintf("let through: max_blocks (%d) spent (%s)", d.MaxBlocks, d.Why)
+			s = "let through: max_blocks (" + strconv.Itoa(d.MaxBlocks) + ") spent (" + d.Why + ")"
 		}
 	case KindNotGated:
 		s = "not gated: tool " + rep.Event.ToolName

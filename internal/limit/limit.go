@@ -16,6 +16,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -71,7 +72,9 @@ func Open(c Counter, prompt string, l Limits, now time.Time) (d Decision, next C
 	switch {
 	case c.Exhausted || c.Blocks >= l.MaxBlocks:
 		d.Limit = "max_blocks"
-		d.Why = fmt.Sprintf("still incomplete after %s", continuations(c.Blocks))
+		// Strings joined, not fmt: a stop's common path touches no fmt
+		// (its first use in a process costs a hook more than the text).
+		d.Why = "still incomplete after " + continuations(c.Blocks)
 	case l.Deadline > 0 && c.Blocks > 0 && now.Sub(c.FirstBlock) >= l.Deadline:
 		d.Limit = "deadline"
 		d.Why = fmt.Sprintf("still incomplete after %s and %s (limits.deadline %s)",
@@ -177,5 +180,5 @@ func continuations(n int) string {
 	if n == 1 {
 		return "1 continuation"
 	}
-	return fmt.Sprintf("%d continuations", n)
+	return strconv.Itoa(n) + " continuations"
 }
