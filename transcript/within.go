@@ -11,9 +11,12 @@ import (
 // The readers take the caller's context and read through within, so a
 // search ends no later than one block (blockSize) after the budget does.
 
-// within is r failing with ctx's error once ctx has ended.
+// within is r failing with ctx's error once ctx has ended. It asks ctx
+// for its error only, at each read: a context whose end nobody waits for
+// need not watch for it (the hooks' budget starts its timer when something
+// does, gate.budgetContext).
 func within(ctx context.Context, r io.ReaderAt) io.ReaderAt {
-	if ctx == nil || ctx.Done() == nil {
+	if ctx == nil || ctx == context.Background() || ctx == context.TODO() {
 		return r // a context that never ends
 	}
 	return ctxReader{ctx, r}

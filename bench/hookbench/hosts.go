@@ -42,9 +42,13 @@ func hostCases(work, bin string, env []string, project string) ([]hostRow, error
 			`{"uuid":"v","type":"assistant","message":{"role":"model","parts":[{"text":"I am done."}]}}`},
 		{qwenTodos, "",
 			`{"planId":"p","todos":[{"id":"1","content":"Write DONE.txt","status":"in_progress"},{"id":"2","content":"Report back","status":"pending"}]}`},
+		// A turn's records follow the record of its prompt, as Gemini CLI
+		// writes them (testdata/events/gemini/chat-write-todos.jsonl): the
+		// stop's search for its turn ends there.
 		{geminiChat,
 			`{"id":"m","timestamp":"2026-11-24T16:57:50.000Z","type":"gemini","content":"` + strings.Repeat("lorem ipsum ", 100) + `"}`,
-			`{"id":"t","timestamp":"2026-11-24T16:57:53.000Z","type":"gemini","content":"","toolCalls":[{"id":"write_todos-1","name":"write_todos","args":{"todos":[{"description":"Write DONE.txt","status":"in_progress"},{"description":"Report back","status":"pending"}]},"status":"success"}]}`},
+			`{"id":"u","timestamp":"2026-11-24T16:57:51.000Z","type":"user","content":[{"text":"Write DONE.txt"}]}` + "\n" +
+				`{"id":"t","timestamp":"2026-11-24T16:57:53.000Z","type":"gemini","content":"","toolCalls":[{"id":"write_todos-1","name":"write_todos","args":{"todos":[{"description":"Write DONE.txt","status":"in_progress"},{"description":"Report back","status":"pending"}]},"status":"success"}]}`},
 		{copilotEvents,
 			`{"type":"assistant.message","data":{"content":"` + strings.Repeat("lorem ipsum ", 100) + `"},"timestamp":"2026-11-24T17:00:00.000Z"}`,
 			`{"type":"assistant.message","data":{"content":"I am done."},"timestamp":"2026-11-24T17:00:09.000Z"}`},

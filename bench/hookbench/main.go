@@ -779,6 +779,10 @@ func generateGemini(path string, size int64) error {
 			"result": []any{map[string]any{"functionResponse": map[string]any{"response": map[string]string{"output": out}}}}, "status": "success"}}})
 		rec(map[string]any{"$set": map[string]string{"lastUpdated": "2026-11-24T16:57:41.000Z"}})
 	}
+	// The turn's prompt, as Gemini CLI records it before the turn's
+	// messages: the stop's search for its turn ends here, as in a real
+	// chat, and what is measured is the plan's.
+	rec(map[string]any{"id": "gu", "type": "user", "content": []any{map[string]string{"text": "Write it"}}})
 	rec(map[string]any{"id": "gp", "type": "gemini", "content": "", "toolCalls": []any{map[string]any{
 		"id": "write_todos-p", "name": "write_todos", "status": "success", "args": map[string]any{"todos": []any{
 			map[string]string{"description": "Write tests", "status": "completed"}, map[string]string{"description": "Implement feature", "status": "in_progress"}}}}}})

@@ -341,7 +341,8 @@ func (r *run) check(ctx context.Context, c *config.Config, reason checkers.StopR
 		fmt.Fprintf(r.stderr, "%s: %s waits %d s for a hook: limits.budget %s is cut to %s\n", r.name, r.event.Host.Title(), int(d/time.Second), budget, d-deadlineMargin)
 		budget = d - deadlineMargin
 	}
-	ctx, cancel := context.WithTimeout(ctx, budget)
+	// Its timer starts when a check first waits on it (see budgetContext).
+	ctx, cancel := withBudget(ctx, budget)
 	defer cancel()
 	cc.Budget, cc.Continued = budget, sync.OnceValues(r.continued)
 	if r.consent == nil {
