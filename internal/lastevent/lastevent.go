@@ -9,8 +9,9 @@
 // record at every stop anyway, under its lock, so keeping the event there
 // costs the stop no file of its own. A file of its own per session (the
 // state dir's last-event/, written until 2026-11-28, still read) cost a
-// blocking stop about 0.06 ms of its 3 (docs/performance.md). An event
-// is at most MaxBytes: larger events keep only the fields explain needs.
+// blocking stop a second file and a thread woken to write it
+// (docs/performance.md). An event is at most MaxBytes: larger events
+// keep only the fields explain needs.
 // It must not be kept for a tool call the hook does not gate: that path
 // stays as cheap as it is.
 package lastevent
