@@ -151,13 +151,17 @@ func Load(stateDir, sessionID string) (Record, error) {
 	return rec, err
 }
 
-// Latest reads the event kept last of any session in stateDir.
+// Latest reads the event kept last of any session in stateDir: of every
+// session's record, by the time each was kept (a record is written again
+// after, for its counts), and of an older version's files, by theirs. A
+// record that keeps no event (a session seen only at its start) or
+// cannot be read is passed over; the error of the newest such file is
+// returned when no event is found at all.
 func Latest(stateDir string) (Record, error) {
 	type candidate struct {
-		path    string
-		mod     time.Time
-		read    func(string) (Record, error)
-		skipErr bool
+		path string
+		mod  time.Time
+		read func(string) (Record, error)
 	}
 	var cands []candidate
 	entries, err := os.ReadDir(stateDir)
@@ -169,9 +173,7 @@ func Latest(stateDir string) (Record, error) {
 			continue
 		}
 		if info, err := e.Info(); err == nil {
-			// A record damaged or keeping no event (a session seen only
-			// at its start) is passed over: another may keep one.
-			cands = append(cands, candidate{filepath.Join(stateDir, e.Name()), info.ModTime(), read, true})
+			cands = append(cands, candidate{filepath.Join(stateDir, e.Name()), info.ModTime(), read})
 		}
 	}
 	legacy := filepath.Join(stateDir, LegacyDir)
@@ -181,37 +183,32 @@ func Latest(stateDir string) (Record, error) {
 				continue
 			}
 			if info, err := e.Info(); err == nil {
-				cands = append(cands, candidate{filepath.Join(legacy, e.Name()), info.ModTime(), readLegacy, false})
+				cands = append(cands, candidate{filepath.Join(legacy, e.Name()), info.ModTime(), readLegacy})
 			}
 		}
 	}
-	// A record is written when its event is kept and may be written
-	// after, never before: newest file first, the search ends at a file
-	// older than the best event found.
 	slices.SortFunc(cands, func(a, b candidate) int { return b.mod.Compare(a.mod) })
 	var best Record
+	var firstErr error
 	found := false
 	for _, c := range cands {
-		if found && c.mod.Before(best.At) {
-			break
-		}
 		rec, err := c.read(c.path)
 		switch {
-		case err != nil && c.skipErr:
-			continue
-		case err != nil && !found:
-			return Record{}, err
-		case err != nil:
-			continue
-		}
-		if !found || rec.At.After(best.At) {
-			best, found = rec, true
+		case err == nil:
+			if !found || rec.At.After(best.At) {
+				best, found = rec, true
+			}
+		case firstErr == nil && !errors.Is(err, ErrNone):
+			firstErr = err
 		}
 	}
-	if !found {
-		return Record{}, fmt.Errorf("%s: %w", stateDir, ErrNone)
+	switch {
+	case found:
+		return best, nil
+	case firstErr != nil:
+		return Record{}, firstErr
 	}
-	return best, nil
+	return Record{}, fmt.Errorf("%s: %w", stateDir, ErrNone)
 }
 
 // read reads the event kept in the session record at path.

@@ -265,10 +265,19 @@ func TestLegacyRecords(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, `{"session_id":"old","n":2}`, string(rec.Raw))
 
-	// A legacy file cut short by a hook killed while writing it says so.
+	// A legacy file cut short by a hook killed while writing it says so;
+	// the newest file of all, it does not hide the events kept.
 	require.NoError(t, os.WriteFile(filepath.Join(legacy, state.FileName("torn")), []byte(`{"session_id":"s`), 0o600))
 	_, err = lastevent.Load(dir, "torn")
 	require.ErrorContains(t, err, "not a whole event (a hook stopped while writing it?)")
+	rec, err = lastevent.Latest(dir)
+	require.NoError(t, err)
+	assert.Equal(t, `{"session_id":"old","n":2}`, string(rec.Raw))
+	only := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(only, lastevent.LegacyDir), 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(only, lastevent.LegacyDir, state.FileName("torn")), []byte(`{"session_id":"s`), 0o600))
+	_, err = lastevent.Latest(only)
+	require.ErrorContains(t, err, "not a whole event", "when it is all there is")
 }
 
 // BenchmarkKeep is what keeping the event costs a gated hook call on its
