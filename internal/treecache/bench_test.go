@@ -84,3 +84,35 @@ func BenchmarkStateSmallFiles(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkChangedSinceNothingChanged is what the rule for a session
+// whose agent changed nothing costs a stop of such a session, beside its
+// git status: no file listed changed, so every tracked one is looked at
+// (git ls-files and a stat each), here 10,000 of them in 100 dirs. A large
+// benchmark: DONEGATE_BENCH_LARGE=1.
+func BenchmarkChangedSinceNothingChanged(b *testing.B) {
+	if os.Getenv("DONEGATE_BENCH_LARGE") == "" {
+		b.Skip("set DONEGATE_BENCH_LARGE=1 to look at a tree of 10,000 tracked files")
+	}
+	needGit(b)
+	dir := b.TempDir()
+	files := map[string]string{}
+	for d := range 100 {
+		for f := range 100 {
+			files[fmt.Sprintf("d%d/f%d.txt", d, f)] = "x\n"
+		}
+	}
+	repo(b, dir, files)
+	ctx := context.Background()
+	st, err := treecache.ReadStatus(ctx, dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	since := time.Now()
+	b.ResetTimer()
+	for range b.N {
+		if changed, err := treecache.ChangedSince(ctx, st, since); err != nil || changed {
+			b.Fatal(changed, err)
+		}
+	}
+}

@@ -57,3 +57,39 @@ func TestNoRepoIsUnknown(t *testing.T) {
 	assert.ErrorIs(t, treecache.ErrNoRepo, treecache.ErrUnknown)
 	assert.Equal(t, "cannot tell what changed: no .git in the directory or any above it", treecache.ErrNoRepo.Error())
 }
+
+// TestChangedSinceSeesAnEditUndone: a file that differed from HEAD at t
+// and was made equal to it again after t (the agent undid a fix: sed, an
+// editor, a checkout) is no longer listed by git status; it is a change
+// all the same, as is a tracked file rewritten as it was. Found with the
+// real Claude Code: the stop let the agent go as one that had changed
+// nothing, its test failing.
+func TestChangedSinceSeesAnEditUndone(t *testing.T) {
+	needGit(t)
+	dir := t.TempDir()
+	repo(t, dir, map[string]string{"p.go": "package p // a - b\n", "q.go": "package p\n"})
+	write(t, dir, "p.go", "package p // a + b, not committed\n")
+	time.Sleep(50 * time.Millisecond)
+	since := time.Now()
+	changed := func() bool {
+		t.Helper()
+		st, err := treecache.ReadStatus(context.Background(), dir)
+		require.NoError(t, err)
+		ch, err := treecache.ChangedSince(context.Background(), st, since)
+		require.NoError(t, err)
+		return ch
+	}
+	assert.False(t, changed(), "nothing written since")
+	time.Sleep(50 * time.Millisecond)
+	write(t, dir, "p.go", "package p // a - b\n")
+	assert.True(t, changed(), "the fix undone: p.go is HEAD's again")
+
+	dir = t.TempDir()
+	repo(t, dir, map[string]string{"q.go": "package p\n"})
+	time.Sleep(50 * time.Millisecond)
+	since = time.Now()
+	assert.False(t, changed())
+	time.Sleep(50 * time.Millisecond)
+	write(t, dir, "q.go", "package p\n")
+	assert.True(t, changed(), "a tracked file written after t, as it was")
+}

@@ -2,7 +2,10 @@
 
 package treecache
 
-import "io/fs"
+import (
+	"io/fs"
+	"os"
+)
 
 // statOf is the metadata that says whether a file may have changed. Only
 // Linux is built and tested; elsewhere the portable fields stand in, and
@@ -11,4 +14,15 @@ func statOf(fi fs.FileInfo) stat {
 	s := stat{Size: fi.Size(), Mtime: fi.ModTime().UnixNano(), Mode: uint32(fi.Mode())}
 	s.Ctime = s.Mtime
 	return s
+}
+
+// lstatTimes is the modification and change times of path, not followed
+// if a link; ok is false when it cannot be had.
+func lstatTimes(path string) (mtime, ctime int64, ok bool) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return 0, 0, false
+	}
+	s := statOf(fi)
+	return s.Mtime, s.Ctime, true
 }
