@@ -104,19 +104,6 @@ func (e *Entry) appendJSON(b []byte) ([]byte, error) {
 	return o.End(), nil
 }
 
-// entryBytes is about what e's line takes: its texts, escaped at most
-// into twice their length in the common case, and the fixed fields.
-func entryBytes(e *Entry) int {
-	n := 512 + 2*(len(e.Project)+len(e.Session)+len(e.Turn)+len(e.Why)+len(e.Reason))
-	for _, c := range e.Checks {
-		n += 96 + 2*(len(c.Label)+len(c.Error))
-		for _, f := range c.Fresh {
-			n += 4 + 2*len(f)
-		}
-	}
-	return n
-}
-
 // appendJSON writes c as json.Marshal would.
 func (c *Check) appendJSON(b []byte) []byte {
 	o := jsonw.NewObject(b, true)
@@ -133,10 +120,11 @@ func (c *Check) appendJSON(b []byte) []byte {
 // Append adds e to the log in stateDir, rotating it when it is full.
 func Append(stateDir string, e Entry) error {
 	e.Why, e.Reason = cut(e.Why), cut(e.Reason)
-	// Sized once for the line: grown from nothing, the buffer passed
-	// through a size class per doubling, each new to a hook's process
-	// (a span and its pages faulted in), about 20 µs of a stop.
-	line, err := e.appendJSON(make([]byte, 0, entryBytes(&e)))
+	// Sized once for the line (the fixed fields, and room for the texts
+	// that vary): grown from nothing, the buffer passed through a size
+	// class per doubling, each new to a hook's process (a span and its
+	// pages faulted in), about 20 µs of a stop.
+	line, err := e.appendJSON(make([]byte, 0, 1024+len(e.Project)+len(e.Why)+len(e.Reason)))
 	if err != nil {
 		return fmt.Errorf("decision log: %w", err)
 	}

@@ -495,13 +495,9 @@ func (r *run) decide(c *config.Config, res checkers.Result, checkErr error) (hoo
 		for _, k := range limit.Prune(s.Counters, key, r.event.PromptID, now) {
 			delete(s.Counters, k)
 		}
-		var cur limit.Counter
-		if p := s.Counters[key]; p != nil {
-			cur = *p
-		}
 		var next limit.Counter
 		var keep bool
-		d, next, keep = limit.Open(cur, r.event.PromptID, lim, now)
+		d, next, keep = limit.Open(counter(s, key), r.event.PromptID, lim, now)
 		if d.Block {
 			if n := stalled(s, key, look, r.event); n > lim.MaxBlocks {
 				d = limit.Decision{Limit: "no_progress", Why: fmt.Sprintf("%d holds in a row changed nothing: the working tree, the plan and what is open are as they were, and no new prompt came", n-1)}

@@ -71,11 +71,7 @@ func (r *run) progressLook(ctx context.Context, key string, res checkers.Result,
 	if err != nil {
 		return look
 	}
-	var cur limit.Counter
-	if c := s.Counters[key]; c != nil {
-		cur = *c
-	}
-	if d, _, _ := limit.Open(cur, r.event.PromptID, lim, now); !d.Block {
+	if d, _, _ := limit.Open(counter(s, key), r.event.PromptID, lim, now); !d.Block {
 		return look
 	}
 	all := stalls{}
@@ -173,6 +169,14 @@ func stalled(s *state.Session, key string, look stall, ev *hookio.Event) int {
 	all[key] = look
 	_ = s.Put(progressSlot, all)
 	return look.Holds
+}
+
+// counter is the gate key's count in s, zero where there is none.
+func counter(s *state.Session, key string) limit.Counter {
+	if c := s.Counters[key]; c != nil {
+		return *c
+	}
+	return limit.Counter{}
 }
 
 // counts reports whether s holds anything of the gate key: a count, or

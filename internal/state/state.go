@@ -148,8 +148,12 @@ func IsFileName(name string) bool {
 	if !ok || len(hash) != 32 {
 		return false
 	}
-	_, err := hex.DecodeString(hash)
-	return err == nil && strings.ToLower(hash) == hash
+	for _, c := range []byte(hash) {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // ReadFile reads the session record at path (a file FileName names in a
@@ -157,18 +161,7 @@ func IsFileName(name string) bool {
 // outside the hooks that must not see a record half rewritten (closer's,
 // of the last event). A file that does not exist is an error that wraps
 // fs.ErrNotExist.
-func ReadFile(path string) (*Session, error) {
-	f, err := regular.OpenFile(path, os.O_RDONLY|regular.NoFollow, 0)
-	if err != nil {
-		return nil, fmt.Errorf("state: %w", err)
-	}
-	defer f.Close()
-	if err := flock(f); err != nil {
-		return nil, fmt.Errorf("state lock %s: %w", path, err)
-	}
-	sess, _, err := load(f)
-	return sess, err
-}
+func ReadFile(path string) (*Session, error) { return read(path, true) }
 
 // Update loads the session's state, lets fn change it and writes it back,
 // all under the session's lock.
@@ -220,20 +213,33 @@ func (s Store) Update(sessionID string, fn func(*Session) error) error {
 // line, so the reader then sees the old record, or the count starts over
 // as it would for a damaged one.
 func (s Store) Peek(sessionID string) (*Session, error) {
-	path := filepath.Join(s.Dir, FileName(sessionID))
-	f, err := regular.OpenFile(path, os.O_RDONLY|regular.NoFollow, 0)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
+	sess, err := read(filepath.Join(s.Dir, FileName(sessionID)), false)
+	if errors.Is(err, fs.ErrNotExist) {
 		return &Session{Counters: map[string]*limit.Counter{}}, nil
-	case errors.Is(err, syscall.ELOOP):
+	}
+	return sess, err
+}
+
+// read reads the record at path, under its lock if lock is set, creating
+// nothing; a session's counts are never nil. A file that does not exist
+// is an error that wraps fs.ErrNotExist; a link is refused, and said to
+// be one.
+func read(path string, lock bool) (*Session, error) {
+	f, err := regular.OpenFile(path, os.O_RDONLY|regular.NoFollow, 0)
+	if errors.Is(err, syscall.ELOOP) {
 		if st, lerr := os.Lstat(path); lerr == nil && st.Mode()&os.ModeSymlink != 0 {
 			return nil, fmt.Errorf("state file %s %w", path, errSymlink)
 		}
-		return nil, fmt.Errorf("state: %w", err)
-	case err != nil:
+	}
+	if err != nil {
 		return nil, fmt.Errorf("state: %w", err)
 	}
 	defer f.Close()
+	if lock {
+		if err := flock(f); err != nil {
+			return nil, fmt.Errorf("state lock %s: %w", path, err)
+		}
+	}
 	sess, _, err := load(f)
 	if err != nil {
 		return nil, err

@@ -34,14 +34,7 @@ func TestChangedSince(t *testing.T) {
 	time.Sleep(50 * time.Millisecond)
 	since := time.Now()
 
-	changed := func(dir string) bool {
-		t.Helper()
-		st, err := treecache.ReadStatus(context.Background(), dir)
-		require.NoError(t, err)
-		ch, err := treecache.ChangedSince(context.Background(), st, since)
-		require.NoError(t, err)
-		return ch
-	}
+	changed := func(dir string) bool { return changedSince(t, dir, since) }
 	for _, dir := range []string{inner, link} {
 		assert.False(t, changed(dir), "before the edit, from %s", dir)
 	}
@@ -50,6 +43,16 @@ func TestChangedSince(t *testing.T) {
 	for _, dir := range []string{inner, link} {
 		assert.True(t, changed(dir), "after the edit, from %s", dir)
 	}
+}
+
+// changedSince is ChangedSince with the status of dir read now.
+func changedSince(t *testing.T, dir string, since time.Time) bool {
+	t.Helper()
+	st, err := treecache.ReadStatus(context.Background(), dir)
+	require.NoError(t, err)
+	ch, err := treecache.ChangedSince(context.Background(), st, since)
+	require.NoError(t, err)
+	return ch
 }
 
 // errNoRepo says what fmt.Errorf("%w: ...", ErrUnknown) said, and is one.
@@ -71,14 +74,7 @@ func TestChangedSinceSeesAnEditUndone(t *testing.T) {
 	write(t, dir, "p.go", "package p // a + b, not committed\n")
 	time.Sleep(50 * time.Millisecond)
 	since := time.Now()
-	changed := func() bool {
-		t.Helper()
-		st, err := treecache.ReadStatus(context.Background(), dir)
-		require.NoError(t, err)
-		ch, err := treecache.ChangedSince(context.Background(), st, since)
-		require.NoError(t, err)
-		return ch
-	}
+	changed := func() bool { return changedSince(t, dir, since) }
 	assert.False(t, changed(), "nothing written since")
 	time.Sleep(50 * time.Millisecond)
 	write(t, dir, "p.go", "package p // a - b\n")
