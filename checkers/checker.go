@@ -40,8 +40,9 @@ type Result struct {
 	Params  map[string]any
 	// NotRun marks the result of a check that did not run for want of
 	// the person's consent (see Consent): Complete, so that it never
-	// holds the agent, and skipped by an "any" composite, so that it
-	// never passes one either.
+	// holds the agent, unless the Consent withholds it (a project the
+	// person allowed whose command changed since: open, saying why);
+	// skipped by an "any" composite, so that it never passes one either.
 	NotRun bool
 }
 

@@ -46,12 +46,15 @@ func (p ProjectCommand) String() string {
 // person runs themselves.
 type Consent interface {
 	MayRun(ProjectCommand) bool
+	// Withheld says why a command that may not run holds the agent all
+	// the same (its words to the agent); "" where it counts as not run.
+	Withheld(ProjectCommand) string
 }
 
 // mayRun asks c's Consent about cmd. When it may not run, it is recorded
-// for NotRun and the result to return instead says so: complete, and
-// NotRun, so that the chain neither passes nor holds on a check it did
-// not run.
+// for NotRun and the result to return instead says so: where the
+// Consent withholds it, open work naming why; else complete, and NotRun,
+// so that the chain neither passes nor holds on a check it did not run.
 func (c *Context) mayRun(cmd ProjectCommand) (Result, bool) {
 	if c.Consent == nil || c.Consent.MayRun(cmd) {
 		return Result{}, true
@@ -61,6 +64,9 @@ func (c *Context) mayRun(cmd ProjectCommand) (Result, bool) {
 		c.notRun = append(c.notRun, cmd)
 	}
 	c.notesMu.Unlock()
+	if why := c.Consent.Withheld(cmd); why != "" {
+		return Result{NotRun: true, Feedback: why}, false
+	}
 	return Result{Complete: true, NotRun: true,
 		Feedback: fmt.Sprintf("Not run: %s needs the person's consent in this project (closer allow).", cmd)}, false
 }

@@ -25,6 +25,8 @@ func (d *denyAll) MayRun(c checkers.ProjectCommand) bool {
 	return false
 }
 
+func (d *denyAll) Withheld(checkers.ProjectCommand) string { return "" }
+
 // projectWithEverySign is a project dir where every detection finds its
 // command: a Go module, a Makefile, package.json, ruff and mypy settings.
 func projectWithEverySign(t *testing.T) string {

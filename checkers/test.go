@@ -138,11 +138,11 @@ func (t Test) Check(ctx context.Context, c *Context) (Result, error) {
 	}
 	command := k.command
 	r, err := k.check(ctx, c)
-	if err != nil || !r.Complete || !k.weakening {
+	if err != nil || (!r.Complete && !r.NotRun) || !k.weakening {
 		return r, err
 	}
 	// It passed, or did not run for want of consent: either way a change
-	// that weakened the tests holds the agent.
+	// that weakened the tests holds the agent, and says so first.
 	found, base, werr := weakened(ctx, c)
 	switch {
 	case werr != nil && ctx.Err() == nil:
@@ -160,7 +160,12 @@ func (t Test) Check(ctx context.Context, c *Context) (Result, error) {
 	// passed); Baseline, the commit compared with, abbreviated;
 	// Weaknesses, each {File, Line (0: the whole file), Test ("" when
 	// unknown), What}; More, how many more were found.
-	return c.Fail("tests-weakened", map[string]any{"Command": command, "Ran": !r.NotRun, "Baseline": short(base), "Weaknesses": list, "More": more}), nil
+	w := c.Fail("tests-weakened", map[string]any{"Command": command, "Ran": !r.NotRun, "Baseline": short(base), "Weaknesses": list, "More": more})
+	if !r.Complete {
+		// Withheld for want of consent: that is open too.
+		w.Feedback += "\n" + r.Feedback
+	}
+	return w, nil
 }
 
 // detectedExamples names the commands a test checker without one may

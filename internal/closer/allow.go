@@ -47,7 +47,7 @@ type AllowReport struct {
 
 func runAllow(_ context.Context, r *runCtx) (verdict, error) {
 	if r.opts.revoke {
-		removed, err := consent.Revoke(r.stateDir(), r.dir)
+		removed, err := consent.Revoke(r.stateDir(), r.dir, "closer allow --revoke", r.env.Now())
 		if err != nil {
 			return incomplete, errorf(ErrEnv, "%w", err)
 		}

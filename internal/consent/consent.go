@@ -57,6 +57,12 @@ type Record struct {
 	// Commands are the commands detected from the project's files that
 	// the allowed config runs, each with what defines it.
 	Commands []Command `json:"commands,omitempty"`
+	// Revoked marks the record closer allow --revoke leaves: the person
+	// took consent back (at AllowedAt, by By), and nothing is allowed.
+	// It tells their revoke from a record that went missing, which
+	// allows nothing either but holds a session that had consent (see
+	// ErrRevoked).
+	Revoked bool `json:"revoked,omitempty"`
 }
 
 // Config is an allowed config file.
@@ -114,6 +120,10 @@ func resolvedPath(stateDir, resolved string) string {
 // ErrNone is wrapped by Load's error when the project has no record.
 var ErrNone = errors.New("no consent recorded")
 
+// ErrRevoked is wrapped by Load's error when the person revoked the
+// project's consent; it wraps ErrNone, since nothing is allowed.
+var ErrRevoked = fmt.Errorf("consent revoked by the person: %w", ErrNone)
+
 // noRecordError is the error for a project without a record, which most
 // stops of a project meet: its text is made when asked for, with no fmt.
 type noRecordError struct{ project string }
@@ -160,6 +170,8 @@ func LoadResolved(stateDir, project string) (*Record, error) {
 		return nil, fmt.Errorf("consent record %s is for %s, not %s", p, r.Project, project)
 	case r.Config != nil && Digest([]byte(r.Config.Content)) != r.Config.Digest:
 		return nil, fmt.Errorf("consent record %s: the allowed config's content does not match its digest", p)
+	case r.Revoked:
+		return nil, fmt.Errorf("consent for %s: %w", project, ErrRevoked)
 	}
 	return &r, nil
 }
@@ -204,15 +216,19 @@ func Save(stateDir string, r Record) error {
 	return nil
 }
 
-// Revoke removes project's record; removing none is no error, and
-// reports false.
-func Revoke(stateDir, project string) (bool, error) {
-	err := os.Remove(Path(stateDir, project))
-	if errors.Is(err, fs.ErrNotExist) {
+// Revoke takes project's consent back: its record is replaced by one
+// that says so (Revoked, at now, by by), so that a hook tells the
+// person's revoke from a record that went missing. It reports whether
+// there was consent to take back; with none (no record, or one revoked
+// already) nothing is written. A record that cannot be read is replaced.
+func Revoke(stateDir, project string, by string, now time.Time) (bool, error) {
+	_, err := Load(stateDir, project)
+	if errors.Is(err, ErrNone) {
 		return false, nil
 	}
-	if err != nil {
-		return false, fmt.Errorf("consent: %w", err)
+	r := Record{Project: project, AllowedAt: now.UTC(), By: by, Revoked: true}
+	if err := Save(stateDir, r); err != nil {
+		return false, err
 	}
 	return true, nil
 }

@@ -51,14 +51,26 @@ func TestSaveLoadRevoke(t *testing.T) {
 		assert.Equal(t, os.FileMode(0o700), dst.Mode().Perm())
 	}
 
-	removed, err := consent.Revoke(state, project)
+	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	removed, err := consent.Revoke(state, project, "closer allow --revoke", now)
 	require.NoError(t, err)
 	assert.True(t, removed)
-	removed, err = consent.Revoke(state, project)
-	require.NoError(t, err)
-	assert.False(t, removed)
+	// The revoke is kept, told apart from a record that went missing.
 	_, err = consent.Load(state, project)
 	require.ErrorIs(t, err, consent.ErrNone)
+	require.ErrorIs(t, err, consent.ErrRevoked)
+	removed, err = consent.Revoke(state, project, "closer allow --revoke", now)
+	require.NoError(t, err)
+	assert.False(t, removed, "revoked already")
+	require.NoError(t, os.Remove(consent.Path(state, project)))
+	_, err = consent.Load(state, project)
+	require.ErrorIs(t, err, consent.ErrNone)
+	require.NotErrorIs(t, err, consent.ErrRevoked)
+	removed, err = consent.Revoke(state, project, "closer allow --revoke", now)
+	require.NoError(t, err)
+	assert.False(t, removed, "no record")
+	_, err = os.Stat(consent.Path(state, project))
+	require.ErrorIs(t, err, os.ErrNotExist, "nothing written for nothing revoked")
 }
 
 // One project reached through a link has one record.

@@ -34,6 +34,10 @@ type Consent struct {
 	// NotRun are the commands the chain did not start for want of
 	// consent.
 	NotRun []checkers.ProjectCommand
+	// Revoked: the person took the project's consent back (closer allow
+	// --revoke). Lost: the session's stops had the project's consent
+	// and it is gone now, though nobody revoked it.
+	Revoked, Lost bool
 }
 
 // MayRun implements checkers.Consent: a command the config names runs
@@ -44,6 +48,61 @@ func (c *Consent) MayRun(cmd checkers.ProjectCommand) bool {
 		return c.ConfigAllowed
 	}
 	return c.ConfigAllowed && c.Record.Allows(consent.Command{Checker: cmd.Checker, Command: cmd.Command, From: cmd.From, Definition: cmd.Definition})
+}
+
+// Withheld implements checkers.Consent: why cmd, which may not run,
+// holds the agent all the same; "" where it counts as not run (a
+// project nobody allowed, or whose consent the person revoked). Once
+// the person allowed a project, a check that cannot run is never a pass:
+// what defines a detected command changed since (the agent edited the
+// Makefile, the test script, .npmrc, or added a file that detects
+// another command), the record cannot be read (corrupt, a link, a FIFO),
+// or it went missing during a session that had it.
+func (c *Consent) Withheld(cmd checkers.ProjectCommand) string {
+	var why string
+	switch {
+	case c.Revoked:
+		return ""
+	case c.RecordErr != nil:
+		why = "the consent recorded for this project cannot be read (" + c.RecordErr.Error() + ")"
+	case c.Record == nil && c.Lost:
+		why = "the consent this session had for this project is gone, and the person did not revoke it"
+	case c.Record == nil:
+		return ""
+	case !cmd.Detected():
+		// Not met: an allowed record keeps the allowed config in force.
+		why = "the config in force is not the one the person allowed"
+	default:
+		why = "it is new since the person allowed this project"
+		if _, ok := c.Record.AllowedCommand(cmd.Checker, cmd.Command, cmd.From); ok {
+			why = cmd.From + " changed since the person allowed this project"
+		}
+		why += ", and donegate runs only what they allowed"
+	}
+	return cmd.String() + " was not run: " + why + ". Your work cannot be checked until the person reviews this and runs `" + AllowCommand(c.Project) +
+		"` themselves (it is theirs to run, not yours): tell them what changed and why, or undo the change so that what they allowed runs again."
+}
+
+// consentSlot is the session record's slot of the project whose consent
+// the session's stops found (see lostIn).
+const consentSlot = "consent"
+
+// lostIn keeps in s, the session's record, that the session had the
+// project's consent (where keep), or, where the run found none, sets
+// Lost when the session had it and the person did not revoke it. c may
+// be nil (a run that did not resolve consent).
+func (c *Consent) lostIn(s *state.Session, keep bool) {
+	if c == nil {
+		return
+	}
+	var had string
+	s.Get(consentSlot, &had)
+	switch {
+	case c.Record != nil && had != c.Project && keep:
+		_ = s.Put(consentSlot, c.Project) // a string always encodes
+	case c.Record == nil && c.RecordErr == nil && !c.Revoked:
+		c.Lost = had == c.Project
+	}
 }
 
 // resolveConsent reads the project's consent and returns the config to
@@ -59,6 +118,7 @@ func resolveConsent(stateDir, projectDir string, c *config.Config, file config.F
 	rec, err := consent.LoadResolved(stateDir, cs.Project)
 	switch {
 	case errors.Is(err, consent.ErrNone):
+		cs.Revoked = errors.Is(err, consent.ErrRevoked)
 		return c, cs, loadErr
 	case err != nil:
 		cs.RecordErr = err
@@ -102,7 +162,7 @@ func (cs *Consent) notice() string {
 	}
 	allow := AllowCommand(cs.Project)
 	var parts []string
-	if cs.Record == nil && cs.RecordErr == nil && cs.File != "" {
+	if cs.Record == nil && cs.RecordErr == nil && !cs.Revoked && !cs.Lost && cs.File != "" {
 		// A project set up before consent existed: say what changed,
 		// once, rather than go quiet.
 		parts = append(parts, "donegate now runs a project's commands only where you allowed them, and "+cs.File+" was set up before that")
@@ -120,16 +180,21 @@ func (cs *Consent) notice() string {
 		}
 		parts = append(parts, fmt.Sprintf("%s: donegate keeps checking with the config you allowed until you review the new one and allow it", what))
 	}
+	// What was not run counts as checked, or holds the agent (Withheld).
+	so := [2]string{", so it checked nothing of that", ", so it checked nothing of them"}
+	if len(cs.NotRun) > 0 && cs.Withheld(cs.NotRun[0]) != "" {
+		so = [2]string{", and it holds the agent until you allow it or the change is undone", ", and they hold the agent until you allow them or the change is undone"}
+	}
 	switch n := cs.NotRun; len(n) {
 	case 0:
 	case 1:
-		parts = append(parts, fmt.Sprintf("donegate did not run %s in %s%s, so it checked nothing of that", n[0], cs.Project, cs.whyNotRun(n[0])))
+		parts = append(parts, fmt.Sprintf("donegate did not run %s in %s%s%s", n[0], cs.Project, cs.whyNotRun(n[0]), so[0]))
 	default:
 		var cmds []string
 		for _, c := range n {
 			cmds = append(cmds, c.String()+cs.whyNotRun(c))
 		}
-		parts = append(parts, fmt.Sprintf("donegate did not run these commands in %s, so it checked nothing of them: %s", cs.Project, strings.Join(cmds, "; ")))
+		parts = append(parts, fmt.Sprintf("donegate did not run these commands in %s%s: %s", cs.Project, so[1], strings.Join(cmds, "; ")))
 	}
 	if len(parts) == 0 {
 		return ""
@@ -140,6 +205,12 @@ func (cs *Consent) notice() string {
 // whyNotRun says why consent does not cover cmd, after its name.
 func (cs *Consent) whyNotRun(cmd checkers.ProjectCommand) string {
 	switch {
+	case cs.RecordErr != nil:
+		return ": its consent record cannot be read"
+	case cs.Lost:
+		return ": the consent this session had is gone, and you did not revoke it"
+	case cs.Revoked:
+		return ": you revoked this project's consent"
 	case cs.Record == nil:
 		return ": nobody has allowed this project's commands"
 	case !cmd.Detected():

@@ -487,12 +487,20 @@ func watch(chain checkers.Checker) (watched checkers.Checker, out []Outcome) {
 // record: it is told on stderr (once: the count's update meets it too),
 // and the hook answers as it decides.
 func (r *run) keepEvent() {
-	if r.opts.DryRun || r.event.SessionID == "" {
+	if r.event.SessionID == "" {
+		return
+	}
+	if r.opts.DryRun {
+		// What the stop would find of consent, nothing written.
+		if s, err := r.session(); err == nil {
+			r.consent.lostIn(s, false)
+		}
 		return
 	}
 	var found *state.Session
 	err := state.Store{Dir: r.stateDir()}.Update(r.event.SessionID, func(s *state.Session) error {
 		found = s
+		r.consent.lostIn(s, true)
 		return lastevent.Keep(s, r.raw, r.env.Now())
 	})
 	if err != nil {
