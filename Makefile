@@ -46,7 +46,7 @@ E2E_ENV         += DONEGATE_WINE=$$(scripts/install-wine | tail -n 1)
 # Every package with tests but the root one, whose tests drive the Linux
 # build: scripts/ (bash), the txtar scenarios (sh commands), FIFOs. The
 # Windows binaries' end-to-end tests are e2e/windows_test.go (in unit).
-WINDOWS_TEST_PKGS := ./checkers ./config ./hookio ./internal/cli ./internal/closer ./internal/consent \
+WINDOWS_TEST_PKGS := ./checkers ./config ./hookio ./internal/agentshell ./internal/cli ./internal/closer ./internal/consent \
                      ./internal/decisionlog ./internal/docgen ./internal/fakeapi ./internal/feedback \
                      ./internal/filelock ./internal/gate ./internal/jsondepth ./internal/jsonw ./internal/judge \
                      ./internal/lastevent ./internal/limit ./internal/paths ./internal/proc \

@@ -18,6 +18,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/donegate/donegate/internal/agentshell"
 	"github.com/donegate/donegate/internal/closer"
 	"github.com/donegate/donegate/internal/gate"
 )
@@ -33,7 +34,11 @@ func TestMain(m *testing.M) {
 			return gate.ToolHook(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, gate.OSEnv())
 		},
 		"closer": func() int {
-			return closer.Main(context.Background(), os.Args[1:], os.Stdout, os.Stderr, closer.OSEnv())
+			// The script's own environment alone says whether closer runs
+			// in an agent's shell: a developer may run the tests from one.
+			env := closer.OSEnv()
+			env.AgentShell = agentshell.OwnOnly
+			return closer.Main(context.Background(), os.Args[1:], os.Stdout, os.Stderr, env)
 		},
 	}))
 }

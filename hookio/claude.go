@@ -17,8 +17,16 @@ var claudeSpec = hostSpec{
 	title:     "Claude Code",
 	names:     EventNames{"Stop and SubagentStop", "SessionStart and UserPromptSubmit", "PreToolUse and PostToolUse"},
 	shellTool: ClaudeShellTool,
-	peekEvent: "hook_event_name",
-	read:      (*Event).readClaude,
+	// Measured on 2.1.332: every Bash call, and !cmd typed at the prompt.
+	shellMarkers: []string{"CLAUDECODE=1"},
+	// Measured on 2.1.332: "env" there reaches the hooks from the next
+	// session on.
+	projectEnvFiles: []string{".claude/settings.json", ".claude/settings.local.json"},
+	// Measured on 2.1.332 in tmux: UserPromptSubmit 0.04 s after Enter,
+	// mid-turn, with the turn's prompt_id.
+	promptMidTurn: true,
+	peekEvent:     "hook_event_name",
+	read:          (*Event).readClaude,
 	settle: func(ctx context.Context, ev *Event, d Dialect, v Verdict, wait transcript.Wait) {
 		// Which answer holds the agent depends on the CLI's version,
 		// which its transcript's lines carry: read at a hold only.
@@ -118,7 +126,9 @@ func (e *Event) claudeFields() []field {
 
 // readClaude reads Claude Code's wire format.
 func (e *Event) readClaude(root gjson.Result) error {
-	return e.readClaudeShaped(root, nil)
+	// UserPromptSubmit's prompt: the person's message (see gate's
+	// ReleasePhrase).
+	return e.readClaudeShaped(root, []field{{"prompt", &e.Prompt}})
 }
 
 // readClaudeShaped reads Claude Code's wire format and the fields more

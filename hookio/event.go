@@ -82,8 +82,9 @@ type Event struct {
 	StopHookActive       bool
 	LastAssistantMessage string
 	// Prompt is the person's prompt where the host sends it with the
-	// event (Gemini's AfterAgent and BeforeAgent, Copilot's and Cursor's
-	// prompt events, Qwen's submitted_prompt).
+	// event (Claude Code's UserPromptSubmit, Gemini's AfterAgent and
+	// BeforeAgent, Copilot's and Cursor's prompt events, Qwen's
+	// submitted_prompt).
 	Prompt string
 
 	// Cursor only: the generation (one run of the agent loop) and how

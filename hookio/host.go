@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -74,6 +75,46 @@ type EventNames struct {
 // not say how a command ended.
 func (h Host) ShellTool() string { return h.spec().shellTool }
 
+// AgentShellMarker reports which host's agent shell an environment
+// (getenv) belongs to, and the marker found ("CLAUDECODE=1"): a process
+// the agent runs through its shell tool inherits it. A marker proves
+// nothing of the person: a command the person runs through the host's
+// own shell escape (Claude Code's !cmd) carries it too.
+func AgentShellMarker(getenv func(string) string) (Host, string, bool) {
+	for _, h := range Hosts {
+		for _, m := range h.spec().shellMarkers {
+			name, value, _ := strings.Cut(m, "=")
+			if v := getenv(name); v != "" && v == value {
+				return h, m, true
+			}
+		}
+	}
+	return "", "", false
+}
+
+// PromptMidTurn reports whether a message the person types while the
+// agent works reaches stop-hook --criteria at once, with the running
+// turn's id: the person's way to release a held turn there (see gate's
+// ReleasePhrase).
+func (h Host) PromptMidTurn() bool { return h.spec().promptMidTurn }
+
+// ProjectEnvFiles are the settings files of a project, relative to its
+// dir, whose "env" object some host puts in its hooks' environment (Claude
+// Code's .claude/settings.json and .claude/settings.local.json, which VS
+// Code's agent loads too): a variable set there is the project's, and so
+// the agent's, not the person's.
+func ProjectEnvFiles() []string {
+	var out []string
+	for _, h := range Hosts {
+		for _, f := range h.spec().projectEnvFiles {
+			if !slices.Contains(out, f) {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
 // EventNames are the host's names of the events each hook answers.
 func (h Host) EventNames() EventNames { return h.spec().names }
 
@@ -85,6 +126,18 @@ type hostSpec struct {
 	names EventNames
 	// shellTool: see Host.ShellTool.
 	shellTool string
+	// promptMidTurn: a message the person types while the agent works
+	// fires the host's prompt event at once, with the running turn's id
+	// (see Host.PromptMidTurn).
+	promptMidTurn bool
+	// projectEnvFiles are the project's settings files, relative to its
+	// dir, whose "env" object the host puts in its hooks' environment:
+	// files the agent can write (see ProjectEnvFiles).
+	projectEnvFiles []string
+	// shellMarkers are the variables, NAME=VALUE, that the host sets in
+	// the environment of its agent's shell tool (and of what it runs),
+	// measured with the real client (see AgentShellMarker).
+	shellMarkers []string
 	// peekEvent names the top-level field that names the event, where
 	// tool_name and cwd are top-level too: Peek reads three fields and
 	// decodes nothing. "": Peek decodes the event.

@@ -22,9 +22,10 @@ func TestQwenResumesTurn(t *testing.T) {
 		{"qwen/userpromptsubmit-after-block.json", "", true},
 		{"qwen/stop.json", "", false},
 		{"qwen/sessionstart.json", "", false},
-		// Another host's prompt event without a prompt is the person's.
+		// Another host's prompt event is the person's, with or without
+		// its prompt read (Claude Code's is: see gate's ReleasePhrase).
 		{"codex/userpromptsubmit.json", "", false},
-		{"userpromptsubmit.json", "", false},
+		{"userpromptsubmit.json", "Build it", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

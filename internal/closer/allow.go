@@ -46,6 +46,13 @@ type AllowReport struct {
 }
 
 func runAllow(_ context.Context, r *runCtx) (verdict, error) {
+	what := "allow"
+	if r.opts.revoke {
+		what = "allow --revoke"
+	}
+	if err := r.personOnly(what); err != nil {
+		return incomplete, err
+	}
 	if r.opts.revoke {
 		removed, err := consent.Revoke(r.stateDir(), r.dir, "closer allow --revoke", r.env.Now())
 		if err != nil {

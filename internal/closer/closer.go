@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/donegate/donegate/config"
+	"github.com/donegate/donegate/internal/agentshell"
 	"github.com/donegate/donegate/internal/cli"
 	"github.com/donegate/donegate/internal/paths"
 	"github.com/donegate/donegate/internal/version"
@@ -96,11 +97,15 @@ type Env struct {
 	// Sleep waits d or until ctx ends (smart-check's probe interval).
 	Sleep func(ctx context.Context, d time.Duration) error
 	Stdin io.Reader // explain's event; nil reads as empty
+	// AgentShell tells whether closer runs inside an agent's shell, where
+	// the person's commands are refused (see personOnly); nil is
+	// agentshell.Look.
+	AgentShell func(getenv func(string) string) (agentshell.Found, bool)
 }
 
 // OSEnv is the real process environment.
 func OSEnv() Env {
-	return Env{Getenv: os.Getenv, IsTerminal: isTerminal, Now: time.Now, Sleep: sleep, Stdin: os.Stdin}
+	return Env{Getenv: os.Getenv, IsTerminal: isTerminal, Now: time.Now, Sleep: sleep, Stdin: os.Stdin, AgentShell: agentshell.Look}
 }
 
 func isTerminal(w io.Writer) bool {

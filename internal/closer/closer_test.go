@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/donegate/donegate/internal/agentshell"
 )
 
 func TestExitCode(t *testing.T) {
@@ -59,6 +61,9 @@ func testEnv(vars map[string]string, terminal bool) Env {
 		IsTerminal: func(io.Writer) bool { return terminal },
 		Now:        time.Now,
 		Sleep:      func(ctx context.Context, d time.Duration) error { return ctx.Err() },
+		// The test's own environment, not its ancestors': a developer may
+		// run the tests from inside an agent's shell.
+		AgentShell: agentshell.OwnOnly,
 	}
 }
 

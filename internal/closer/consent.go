@@ -46,7 +46,11 @@ func (r *runCtx) doctorConsent(rep *DoctorReport) {
 		rep.add("consent", statusFail, fix, "nobody allowed the hooks to run this project's commands: %s; until then the hooks run none of them and hold the agent on none", commandList(st.NotRun))
 	case len(st.NotRun) > 0:
 		for _, c := range st.NotRun {
-			rep.add("consent", statusFail, fix, "%s: %s; the hooks do not run it", c, st.WhyNotRun(c))
+			held := "the hooks do not run it"
+			if st.Withheld(c) != "" {
+				held += ", and hold the agent until you allow it or the change is undone"
+			}
+			rep.add("consent", statusFail, fix, "%s: %s; %s", c, st.WhyNotRun(c), held)
 		}
 	default:
 		rep.add("consent", statusOK, "", "the hooks may run %s (allowed by %s at %s)", commandList(st.Commands), st.Record.By, st.Record.AllowedAt.Format("2006-01-02 15:04 MST"))

@@ -723,12 +723,20 @@ func createIn(dir string) error {
 	return err
 }
 
-// doctorMode says in which mode the hooks run and how the person lets
-// the agent go from inside the host.
+// doctorMode says in which mode the hooks run, from the sources a stop
+// reads (see gate's envMode and settleMode), and how the person lets the
+// agent go.
 func (r *runCtx) doctorMode(rep *DoctorReport, cfg *config.Config) {
 	mode, from := config.ModeEnforce, "the default"
 	if cfg != nil && cfg.Mode != "" {
 		mode, from = cfg.Mode, `the config's "mode"`
+		if st, err := r.consentStatus(); mode != config.ModeEnforce && err == nil && !st.ConfigAllowed {
+			rep.add("mode", statusWarn, r.allowFix(), `the config's "mode": %q is ignored: nobody allowed this config, and an agent could have written it`, mode)
+			mode, from = config.ModeEnforce, "the default"
+		}
+	}
+	if file := gate.ProjectSetsMode(r.dir); file != "" {
+		rep.add("mode", statusFail, "remove "+gate.ModeEnv+" from "+r.display(file)+"'s \"env\"; set it where you start the host", "%s sets %s in the hooks' environment: the hooks ignore an observe or off from there, since the agent can write the project's settings", r.display(file), gate.ModeEnv)
 	}
 	switch env := r.env.Getenv(gate.ModeEnv); env {
 	case "":
@@ -742,7 +750,7 @@ func (r *runCtx) doctorMode(rep *DoctorReport, cfg *config.Config) {
 		status = statusWarn
 	}
 	rep.add("mode", status, "", "%s (%s): enforce holds the agent while work is open, observe reports without holding, off checks nothing; %s=observe|off where the host starts overrides the config", mode, from, gate.ModeEnv)
-	rep.add("mode", statusOK, "", "to let the agent go now from inside the host, without editing a file: type !closer release at the agent's prompt, where a line that starts with ! runs in a shell (or run closer release in a terminal); closer release --undo takes it back")
+	rep.add("mode", statusOK, "", "to let the agent go now: in Claude Code type %q as a message, even while the agent works; elsewhere run closer release in a terminal of your own (closer refuses it inside the agent's shell); closer release --undo takes it back", gate.ReleasePhrase)
 }
 
 // detectedTest says, for a test checker without a command, what it runs in

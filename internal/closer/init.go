@@ -193,6 +193,12 @@ func runInit(ctx context.Context, r *runCtx) (verdict, error) {
 	if o.portable && o.absolute {
 		return incomplete, errorf(ErrUsage, "--portable and --absolute: choose one (bare names are the default)")
 	}
+	if !o.dryRun {
+		// init registers the hooks and allows the project: the person's.
+		if err := r.personOnly("init"); err != nil {
+			return incomplete, err
+		}
+	}
 	rep := InitReport{DryRun: o.dryRun, Presets: []string{}, Files: []InitFile{}, Notes: []string{}}
 	hosts := o.hosts
 	if len(hosts) == 0 {

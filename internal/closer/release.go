@@ -12,12 +12,16 @@ var releaseCommand = command{
 	name:     "release",
 	noConfig: true,
 	summary: `Let the agent go now: release the current turn of the latest session the
-hooks saw (or --session ID), so that its stops are answered at once,
-unchecked. From inside Claude Code, type !closer release at the prompt.
-On hosts that name no turn (Copilot CLI, Cursor, Gemini CLI's events
-without a turn record) the release lasts the session. --undo takes it
-back. DONEGATE_MODE=off where the host starts turns the hooks off for a
-whole session; DONEGATE_MODE=observe makes them report without holding.`,
+hooks saw in the project (--dir, default the current directory's; or
+--session ID), so that its stops are answered at once, unchecked. Run it
+in a terminal of your own: closer refuses it from inside an agent's shell
+(Claude Code's Bash tool and !cmd alike), where the agent could release
+its own gate. In Claude Code, typing "donegate release" as a message
+releases the running turn at once, even while the agent works. On hosts
+that name no turn (Copilot CLI, Cursor, Gemini CLI's events without a turn
+record) the release lasts the session. --undo takes it back.
+DONEGATE_MODE=off where the host starts turns the hooks off for a whole
+session; DONEGATE_MODE=observe makes them report without holding.`,
 	flags: func(fs *flag.FlagSet, o *options) {
 		fs.StringVar(&o.session, "session", "", "the session `id` to release (default: the latest the hooks saw)")
 		fs.BoolVar(&o.undo, "undo", false, "take the release back: the turn's stops are checked again")
@@ -30,12 +34,15 @@ func runRelease(_ context.Context, r *runCtx) (verdict, error) {
 	if r.opts.configPath != "" {
 		return incomplete, errorf(ErrUsage, "--config: release reads no config")
 	}
-	rel, err := gate.Release(r.explainStateDir(), r.opts.session, r.opts.undo, r.env.Now())
+	if err := r.personOnly("release"); err != nil {
+		return incomplete, err
+	}
+	rel, err := gate.Release(r.explainStateDir(), r.dir, r.opts.session, r.opts.undo, r.env.Now(), "closer release")
 	if err != nil {
 		return incomplete, errorf(ErrEnv, "%w", err)
 	}
 	if r.opts.json {
-		return complete, writeJSON(r.stdout, map[string]any{"session": rel.Session, "prompt": rel.Prompt, "host": string(rel.Host), "undone": rel.Undone})
+		return complete, writeJSON(r.stdout, map[string]any{"project": rel.Project, "session": rel.Session, "prompt": rel.Prompt, "host": string(rel.Host), "undone": rel.Undone})
 	}
 	turn := "turn " + rel.Prompt
 	if rel.Prompt == "" {
@@ -43,9 +50,9 @@ func runRelease(_ context.Context, r *runCtx) (verdict, error) {
 	}
 	p := r.printer()
 	if rel.Undone {
-		p.line(fmt.Sprintf("Release taken back: session %s is checked again.", rel.Session))
+		p.line(fmt.Sprintf("Release taken back: session %s in %s is checked again.", rel.Session, rel.Project))
 	} else {
-		p.line(fmt.Sprintf("Released %s of session %s (%s): its stops are let go, unchecked. closer release --undo takes it back.", turn, rel.Session, rel.Host.Title()))
+		p.line(fmt.Sprintf("Released %s of session %s (%s) in %s: its stops are let go, unchecked. closer release --undo takes it back.", turn, rel.Session, rel.Host.Title(), rel.Project))
 	}
 	return complete, p.err
 }

@@ -83,6 +83,15 @@ func (c *Consent) Withheld(cmd checkers.ProjectCommand) string {
 		"` themselves (it is theirs to run, not yours): tell them what changed and why, or undo the change so that what they allowed runs again."
 }
 
+// project is the run's project dir as consent resolved it, else as the
+// run found it (c nil: consent was not resolved).
+func (c *Consent) project(r *run) string {
+	if c != nil && c.Project != "" {
+		return c.Project
+	}
+	return r.projectDir()
+}
+
 // consentSlot is the session record's slot of the project whose consent
 // the session's stops found (see lostIn).
 const consentSlot = "consent"

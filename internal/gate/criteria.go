@@ -18,6 +18,14 @@ import (
 // The one write is what it sees of the session (see noteSession).
 func criteria(hook string, opts Options, env Env, ev *hookio.Event, stderr io.Writer) (Report, error) {
 	r := newRun(hook, opts, env, ev, stderr)
+	if rep, ok := r.releaseByMessage(); ok {
+		// The person's message, whatever the config and the mode.
+		if err := rep.write(); err != nil {
+			return rep, err
+		}
+		r.logDecision(&rep)
+		return rep, nil
+	}
 	c, err := r.config()
 	rep := Report{Hook: hook, Event: r.event, ProjectDir: r.projectDir(), StateDir: r.stateDir(), ConfigErr: err, Dialect: r.dialect(c)}
 	if opts.Explain {

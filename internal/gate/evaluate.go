@@ -328,9 +328,9 @@ func (r *run) evaluate(ctx context.Context, reason checkers.StopReason, c *confi
 		fmt.Fprintf(r.stderr, "%s: not checking: the agent's background work is still running (%s); the stop after it ends is checked\n", r.name, strings.Join(r.event.BackgroundRunning, ", "))
 		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindWaiting, Why: strings.Join(r.event.BackgroundRunning, ", ")}
 	}
-	if r.released() {
-		return r.dialect(c), hookio.Verdict{SystemMessage: "donegate: this turn was released by the person (closer release); not checking it"},
-			checkers.Result{}, Decision{Kind: KindReleased}
+	if by, ok := r.released(); ok {
+		return r.dialect(c), hookio.Verdict{SystemMessage: "donegate: this turn was released by the person (" + by + "); not checking it"},
+			checkers.Result{}, Decision{Kind: KindReleased, Why: by}
 	}
 	r.hostTurn()
 	if err != nil {
@@ -363,6 +363,7 @@ func (r *run) evaluate(ctx context.Context, reason checkers.StopReason, c *confi
 	for _, n := range []struct{ topic, notice string }{
 		{"config", strings.Join(c.Warnings, "; ")},
 		{"consent", r.consent.notice()},
+		{"mode", r.modeNotice},
 	} {
 		if n.notice == "" {
 			continue
@@ -501,7 +502,7 @@ func (r *run) keepEvent() {
 	err := state.Store{Dir: r.stateDir()}.Update(r.event.SessionID, func(s *state.Session) error {
 		found = s
 		r.consent.lostIn(s, true)
-		return lastevent.Keep(s, r.raw, r.env.Now())
+		return lastevent.Keep(s, r.raw, r.env.Now(), r.consent.project(r))
 	})
 	if err != nil {
 		r.recordFailed(err)

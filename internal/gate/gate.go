@@ -195,8 +195,8 @@ type run struct {
 	// consent is what was found of the person's consent (see config).
 	consent *Consent
 	// modeEnv is $DONEGATE_MODE's mode ("" for none), mode the run's
-	// (see settleMode).
-	modeEnv, mode string
+	// (see settleMode); modeNotice tells the person of a mode ignored.
+	modeEnv, mode, modeNotice string
 	// setAside are the project's checks a session whose agent changed
 	// nothing did not run (see unchangedSince).
 	setAside []string
@@ -229,12 +229,13 @@ func (r *run) readOnly() bool { return r.opts.DryRun || r.mode == config.ModeObs
 // claude dir "~/.claude", the Task files were not found and an open plan
 // passed.
 func newRun(name string, opts Options, env Env, ev *hookio.Event, stderr io.Writer) *run {
-	r := &run{name: name, opts: opts, env: env, stderr: stderr, modeEnv: envMode(name, env, stderr)}
+	r := &run{name: name, opts: opts, env: env, stderr: stderr}
 	e := *ev
 	e.TranscriptPath = paths.Expand(r.env.Getenv, e.TranscriptPath)
 	e.AgentTranscriptPath = paths.Expand(r.env.Getenv, e.AgentTranscriptPath)
 	e.Cwd = paths.Expand(r.env.Getenv, e.Cwd)
 	r.event = &e
+	r.modeEnv = r.envMode()
 	if e.IsStop() && e.PromptID == "" {
 		id, err := e.Turn(peekedSlot{r, turnSlot})
 		if err != nil {

@@ -57,7 +57,11 @@ func (rep Report) Why() string {
 			s = "config broken, on_error block: the agent is told to fix it"
 		}
 	case KindReleased:
-		s = "released by the person (closer release): not checked"
+		by := d.Why
+		if by == "" {
+			by = "closer release"
+		}
+		s = "released by the person (" + by + "): not checked"
 	case KindOff:
 		s = "off: nothing checked (" + d.Why + ")"
 		if d.Why == "" {

@@ -52,19 +52,21 @@ const MaxBytes = 64 << 10
 
 // Keep records raw, an event as a hook read it (valid JSON), as the last
 // event of the session s, which the caller holds under its lock (within
-// state.Store.Update), kept at now.
-func Keep(s *state.Session, raw []byte, now time.Time) error {
+// state.Store.Update), kept at now, of the project dir project.
+func Keep(s *state.Session, raw []byte, now time.Time, project string) error {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) > MaxBytes {
 		raw = shrink(raw)
 	}
-	return s.Put(Slot, kept{at: now, event: raw})
+	return s.Put(Slot, kept{at: now, event: raw, project: project})
 }
 
-// kept is the slot's record: {"at": time, "event": the event}.
+// kept is the slot's record: {"at": time, "project": dir, "event": the
+// event}.
 type kept struct {
-	at    time.Time
-	event []byte
+	at      time.Time
+	event   []byte
+	project string
 }
 
 // AppendRecord writes k as the slot's JSON; the record's writer (package
@@ -76,6 +78,7 @@ func (k kept) AppendRecord(b []byte) []byte {
 		// record of no time, which Latest ranks last.
 		o.Raw("at", []byte("null"))
 	}
+	o.StringOmitEmpty("project", k.project)
 	o.Raw("event", k.event)
 	return o.End()
 }
@@ -134,6 +137,25 @@ type Record struct {
 	// At is when the hook kept it (a legacy file's modification time).
 	At  time.Time
 	Raw []byte
+	// Project is the hook's project dir, "" where a record of an older
+	// version keeps none (see InProject).
+	Project string
+}
+
+// InProject reports whether the record's session is one of the project
+// in dir or of a project dir that holds it: its project, else its event's
+// cwd. dir and the record's project are compared as given: resolve
+// both alike.
+func (r Record) InProject(dir string, resolve func(string) string) bool {
+	p := r.Project
+	if p == "" {
+		p = gjson.GetBytes(r.Raw, "cwd").Str
+	}
+	if p == "" {
+		return false
+	}
+	p, dir = resolve(p), resolve(dir)
+	return dir == p || strings.HasPrefix(dir, strings.TrimSuffix(p, string(filepath.Separator))+string(filepath.Separator))
 }
 
 // ErrNone is wrapped by Load's and Latest's error when there is no record.
@@ -157,7 +179,10 @@ func Load(stateDir, sessionID string) (Record, error) {
 // record that keeps no event (a session seen only at its start) or
 // cannot be read is passed over; the error of the newest such file is
 // returned when no event is found at all.
-func Latest(stateDir string) (Record, error) {
+func Latest(stateDir string) (Record, error) { return LatestWhere(stateDir, nil) }
+
+// LatestWhere is Latest among the records match accepts (nil: all).
+func LatestWhere(stateDir string, match func(Record) bool) (Record, error) {
 	type candidate struct {
 		path string
 		mod  time.Time
@@ -194,6 +219,7 @@ func Latest(stateDir string) (Record, error) {
 	for _, c := range cands {
 		rec, err := c.read(c.path)
 		switch {
+		case err == nil && match != nil && !match(rec):
 		case err == nil:
 			if !found || rec.At.After(best.At) {
 				best, found = rec, true
@@ -229,7 +255,7 @@ func read(path string) (Record, error) {
 	if !ev.IsObject() {
 		return Record{}, fmt.Errorf("%s: the last event kept is not an event", path)
 	}
-	rec := Record{Path: path, Raw: []byte(ev.Raw)}
+	rec := Record{Path: path, Raw: []byte(ev.Raw), Project: slot.Get("project").Str}
 	if at := slot.Get("at"); at.Type == gjson.String {
 		rec.At, _ = time.Parse(time.RFC3339Nano, at.Str)
 	}

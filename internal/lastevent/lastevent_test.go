@@ -22,10 +22,39 @@ import (
 )
 
 // keep keeps raw as session's last event in dir, as a hook does.
-func keep(dir, session string, raw []byte) error {
+func keep(dir, session string, raw []byte) error { return keepIn(dir, session, raw, "") }
+
+// keepIn is keep for a hook whose project dir is project.
+func keepIn(dir, session string, raw []byte, project string) error {
 	return state.Store{Dir: dir}.Update(session, func(s *state.Session) error {
-		return lastevent.Keep(s, raw, time.Now())
+		return lastevent.Keep(s, raw, time.Now(), project)
 	})
+}
+
+// The latest session of a project is the latest whose project dir is it,
+// or holds it (a person in a subdirectory); a record without a project
+// (an older version's) is placed by its event's cwd.
+func TestLatestOfAProject(t *testing.T) {
+	dir, root := t.TempDir(), t.TempDir()
+	r1, r2 := filepath.Join(root, "r1"), filepath.Join(root, "r12")
+	require.NoError(t, os.MkdirAll(filepath.Join(r1, "sub"), 0o755))
+	require.NoError(t, os.MkdirAll(r2, 0o755))
+	require.NoError(t, keepIn(dir, "s1", []byte(`{"session_id":"s1"}`), r1))
+	require.NoError(t, keepIn(dir, "s2", []byte(`{"session_id":"s2"}`), r2))
+	require.NoError(t, keep(dir, "s3", []byte(`{"session_id":"s3","cwd":"`+filepath.ToSlash(r2)+`"}`)))
+	resolve := func(p string) string { return filepath.Clean(p) }
+	for _, tt := range []struct{ in, want string }{
+		{r1, "s1"}, {filepath.Join(r1, "sub"), "s1"}, {r2, "s3"},
+	} {
+		rec, err := lastevent.LatestWhere(dir, func(r lastevent.Record) bool { return r.InProject(tt.in, resolve) })
+		require.NoError(t, err, tt.in)
+		assert.Contains(t, string(rec.Raw), `"`+tt.want+`"`, tt.in)
+	}
+	rec, err := lastevent.Load(dir, "s1")
+	require.NoError(t, err)
+	assert.Equal(t, r1, rec.Project)
+	_, err = lastevent.LatestWhere(dir, func(r lastevent.Record) bool { return r.InProject(root, resolve) })
+	assert.ErrorIs(t, err, lastevent.ErrNone, "a dir that holds projects is none of them")
 }
 
 func TestKeepLoadLatest(t *testing.T) {
