@@ -40,7 +40,7 @@ type standIn interface {
 // through the result cache, and returns their labels. It costs a look at
 // the tree only when a checker matches.
 func RecordAgentRun(ctx context.Context, c *Context, chain Checker, run AgentRunOf) ([]string, error) {
-	if c.CacheDir == "" || c.ReadOnly {
+	if c.CacheDir == "" || c.ReadOnly || !c.ReuseAgentRuns {
 		return nil, nil
 	}
 	command := strings.TrimSpace(run.Command)

@@ -108,6 +108,11 @@ type Context struct {
 	// show what a hook would decide without changing what the next hook
 	// sees.
 	ReadOnly bool
+	// ReuseAgentRuns lets the agent's own passing run of a check's
+	// command through its shell tool stand for the check while the tree
+	// is unchanged (the config's "reuse_agent_runs"; see RecordAgentRun
+	// and mayReuse). Off, such a run is neither remembered nor reused.
+	ReuseAgentRuns bool
 	// Templates word failures (see Fail); nil means the built-in ones.
 	Templates *feedback.Set
 	// RenderBy is when a user's template must have rendered: the end of

@@ -251,13 +251,16 @@ func cached(ctx context.Context, c *Context, own time.Duration, parts []string,
 // runs on its own.
 func (c *Context) runOnce(ctx context.Context, slot, key string, run func(context.Context) (Result, bool, error), keep func() bool) (r Result, reused *treecache.Entry, err error) {
 	cache := c.cache()
-	if e, ok := cache.Get(key); ok {
+	if e, ok := cache.Get(key); ok && c.mayReuse(e) {
 		return Result{}, &e, nil
 	}
 	e, hit, cl, err := cache.Claim(ctx, slot, key, c.Early)
 	switch {
-	case hit:
+	case hit && c.mayReuse(e):
 		return Result{}, &e, nil
+	case hit:
+		// The agent's own run, which may not stand for the check: run
+		// here, beside the runs the claim orders.
 	case err != nil && c.Early:
 		// Another run is in the way, or the runs cannot be ordered: the
 		// stop runs it.
@@ -287,6 +290,15 @@ func (c *Context) runOnce(ctx context.Context, slot, key string, run func(contex
 		_ = cache.Put(key, e)
 	}
 	return r, nil, nil
+}
+
+// mayReuse reports whether a remembered entry may stand for a run: an
+// entry of the agent's own run (treecache.ByAgent) only where the config
+// the person allowed says so (Context.ReuseAgentRuns). What the agent's
+// shell printed, it could have made up: a function or alias named like
+// the command, a shim on its PATH.
+func (c *Context) mayReuse(e treecache.Entry) bool {
+	return e.By != treecache.ByAgent || c.ReuseAgentRuns
 }
 
 // reuse is the result a remembered entry stands for, counted as reused.

@@ -79,6 +79,13 @@ type Config struct {
 	// changed nothing since donegate saw it begin. Left out: false, so a
 	// question answered is not held by a failing suite nobody touched.
 	HoldUnchanged bool `json:"hold_unchanged,omitempty"`
+	// ReuseAgentRuns lets the agent's own passing run of a check's
+	// command, through its shell tool, stand for the check at the next
+	// stop while the working tree is unchanged. What the agent's shell
+	// prints it can forge (a function or alias named like the command, a
+	// shim on its PATH), so only the config the person allowed turns it
+	// on. Left out: false, every check is run by donegate.
+	ReuseAgentRuns bool `json:"reuse_agent_runs,omitempty"`
 	// GateTools are the tools whose use posttooluse-hook gates. Left out:
 	// ["StructuredOutput"].
 	GateTools []string `json:"gate_tools" validate:"dive,required"`

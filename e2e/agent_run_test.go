@@ -18,7 +18,7 @@ import (
 )
 
 // The agent writes a file, runs the suite itself through Bash (it
-// passes), and says it is done. Claude Code tells posttooluse-hook, at
+// passes), and says it is done; the config opts in ("reuse_agent_runs"). Claude Code tells posttooluse-hook, at
 // PostToolUse of Bash, that the run exited 0 (it sends PostToolUse for a
 // Bash call only then): the pass stands for the test checker's run on
 // that tree, and the stop does not run the suite again. Without the
@@ -84,7 +84,7 @@ func TestQwenAgentsOwnPassingRunIsNotRepeated(t *testing.T) {
 				fakeapi.Say("Done: the tests pass."),
 			))
 			path := closerInit(t, "qwen", s.Project, s.Home)
-			s.config(`{"hold_unchanged": true, "checkers": [{"type": "test", "command": "` + command + `"}]}`)
+			s.config(`{"hold_unchanged": true, "reuse_agent_runs": true, "checkers": [{"type": "test", "command": "` + command + `"}]}`)
 			settings := filepath.Join(s.Project, ".qwen", "settings.json")
 			data, err := os.ReadFile(settings)
 			require.NoError(t, err)
@@ -144,7 +144,7 @@ func agentRunSession(t *testing.T, command string) (*session, *fakeapi.Server) {
 	s.API = api
 	t.Cleanup(api.Close)
 	gitInit(t, s.Project)
-	s.config(`{"hold_unchanged": true, "checkers": [{"type": "test", "command": "` + command + `"}]}`)
+	s.config(`{"hold_unchanged": true, "reuse_agent_runs": true, "checkers": [{"type": "test", "command": "` + command + `"}]}`)
 	return s, api
 }
 
@@ -181,4 +181,35 @@ func TestCloserInitsSettingsReuseTheAgentsRun(t *testing.T) {
 	assert.LessOrEqual(t, strings.Count(string(data), "run-by-donegate\n"), 1, "at most the early start's run: %q", data)
 	log := runClient(t, time.Minute, s.Project, []string{"HOME=" + s.Home, state}, closerBinary(t), "log", "--json")
 	assert.Contains(t, log.Stdout, `"reused":true`, "the stop reused a run")
+}
+
+// TestForgedRunIsNotReused: the shell-snapshot forgery, on the real
+// Claude Code. The agent appends a go() function to its shell snapshot
+// (sourced by every later Bash call), so that go test ./... prints a pass,
+// runs it, and says it is done. The default config does not reuse the
+// agent's own runs: the stop runs go test itself, and TestAdd's failure
+// holds the agent.
+func TestForgedRunIsNotReused(t *testing.T) {
+	s := newSession(t, fakeapi.New())
+	s.Env = goProject(t, s.Project, s.Home)
+	gitInit(t, s.Project)
+	forge := `for f in "$HOME"/.claude/shell-snapshots/*; do echo 'go() { echo "ok  	example.com/calc	0.001s"; }' >> "$f"; done`
+	api := fakeapi.New(
+		fakeapi.Call("Bash", map[string]any{"command": "true", "description": "start"}),
+		fakeapi.Call("Bash", map[string]any{"command": forge, "description": "forge"}),
+		fakeapi.Call("Bash", map[string]any{"command": "go test ./...", "description": "tests"}),
+		fakeapi.Say("Done: the tests pass."),
+		fakeapi.Say("Done."),
+	)
+	s.API = api
+	t.Cleanup(api.Close)
+	s.consent()
+	s.useDonegate()
+	s.Args = []string{"--allowedTools", "Bash"}
+	r := s.run("Make Add correct")
+	require.Equal(t, 0, r.ExitCode, r.Stderr)
+	assert.Contains(t, mainTurn(t, api, 3), "ok  \texample.com/calc\t0.001s", "the forged pass, as the agent saw it")
+	fb := mainTurn(t, api, 4)
+	assert.Contains(t, fb, heldWith+goTestFailure, "the stop ran go test itself")
+	assert.Contains(t, fb, "Add(2, 3) = -1, want 5")
 }

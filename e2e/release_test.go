@@ -4,39 +4,81 @@ package e2e
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/donegate/donegate/internal/agentshell"
 	"github.com/donegate/donegate/internal/fakeapi"
 )
 
-// TestReleaseLetsTheHeldTurnGo: closer release (typed as `!closer
-// release` at Claude Code's prompt; here a Bash call of the agent's
-// stands in for it, in the session's own environment) finds the held
-// turn from the stop the hook kept in the session's record, and the
-// stop after it is let go unchecked; closer explain --last says so.
-func TestReleaseLetsTheHeldTurnGo(t *testing.T) {
+// TestAgentCannotReleaseItsOwnGate: the real Claude Code's agent runs
+// closer release through its Bash tool, plainly and with the host's
+// marker cleared (env -u CLAUDECODE), and tries to revoke the project's
+// consent: each is refused (the marker in closer's own environment, then
+// in its shell's), the stop after them still holds, and the decision log
+// keeps the tries as the agent's.
+func TestAgentCannotReleaseItsOwnGate(t *testing.T) {
+	closer := closerBinary(t)
 	api := fakeapi.New(
 		fakeapi.Say("Done."),
-		fakeapi.Call("Bash", map[string]any{"command": closerBinary(t) + " release", "description": "release"}),
-		fakeapi.Say("Done, released."),
+		fakeapi.Call("Bash", map[string]any{"command": closer + " release", "description": "release"}),
+		fakeapi.Call("Bash", map[string]any{"command": "env -u CLAUDECODE " + closer + " release", "description": "release"}),
+		fakeapi.Call("Bash", map[string]any{"command": closer + " allow --revoke", "description": "revoke"}),
+		fakeapi.Say("Done."),
+		fakeapi.Say("Done."),
 	)
 	s := newSession(t, api)
-	s.config(`{"checkers":[{"type":"files","paths":["never.txt"]}]}`)
+	s.config(`{"checkers":[{"type":"files","paths":["never.txt"]}],"limits":{"max_blocks":2}}`)
 	s.useDonegate()
 	s.Args = []string{"--allowedTools", "Bash"}
 	r := s.run("Do it")
 	require.Equal(t, 0, r.ExitCode, r.Stderr)
 	assert.Contains(t, mainTurn(t, api, 1), heldWith+"Missing required files: never.txt")
-	assert.Contains(t, mainTurn(t, api, 2), "Released turn", "closer release's output, as the tool's result")
-	require.Len(t, api.Of("main"), 3, "released: the stop after the release holds nothing")
+	assert.Contains(t, mainTurn(t, api, 2), "closer release: refused: this runs inside Claude Code's agent shell: CLAUDECODE=1 in this process's environment")
+	assert.Contains(t, mainTurn(t, api, 2), `type "donegate release" as a message`)
+	assert.Regexp(t, `closer release: refused: this runs inside Claude Code's agent shell: CLAUDECODE=1 in the environment of its ancestor process \d+`, mainTurn(t, api, 3))
+	assert.Contains(t, mainTurn(t, api, 4), "closer allow: refused: ")
+	assert.Contains(t, mainTurn(t, api, 5), heldWith+"Missing required files: never.txt", "still held after the tries")
+	require.Len(t, api.Of("main"), 6, "held twice, then let go by max_blocks")
+
+	log := s.closer(time.Minute, "log", "--json")
+	assert.Contains(t, log.Stdout, `"hook":"closer release","event":"","decision":"refused","why":"the agent's try: closer release ran inside Claude Code's agent shell`)
+	assert.Contains(t, log.Stdout, `"hook":"closer allow --revoke","event":"","decision":"refused"`)
+	assert.NotContains(t, log.Stdout, `"decision":"released"`)
+}
+
+// TestPersonReleasesByMessage: a message of "donegate release" reaches
+// stop-hook --criteria through the real Claude Code's UserPromptSubmit
+// with the turn's prompt_id, and the turn's stop is let go unchecked
+// (here the message is the run's prompt; typed while the agent works it
+// is the same event, mid-turn: measured in tmux on 2.1.332). closer
+// release, run outside the agent, releases the project's latest session
+// and names it.
+func TestPersonReleasesByMessage(t *testing.T) {
+	api := fakeapi.New(fakeapi.Say("Done."))
+	s := newSession(t, api)
+	s.config(`{"checkers":[{"type":"files","paths":["never.txt"]}]}`)
+	s.useDonegate()
+	s.Hooks["UserPromptSubmit"] = append(s.Hooks["UserPromptSubmit"], hookEntry{Command: filepath.Join(hookBinaries(t), "stop-hook") + " --criteria"})
+	r := s.run("donegate release")
+	require.Equal(t, 0, r.ExitCode, r.Stderr)
+	assert.Contains(t, mainTurn(t, api, 0), "The person released this turn from donegate's checks")
+	require.Len(t, api.Of("main"), 1, "released: the stop holds nothing")
 
 	c := s.closer(time.Minute, "explain", "--last", "--json")
 	var rep struct{ Session, Why string }
 	require.NoError(t, json.Unmarshal([]byte(c.Stdout), &rep), c.Stdout+c.Stderr)
 	assert.Equal(t, r.SessionID, rep.Session)
-	assert.Equal(t, "released by the person (closer release): not checked", rep.Why)
+	assert.Equal(t, "released by the person (the person's message): not checked", rep.Why)
+
+	if f, inside := agentshell.Look(func(string) string { return "" }); inside {
+		t.Skipf("closer release from this test would run inside an agent's shell (%s), where it is refused", f)
+	}
+	rel := s.closer(time.Minute, "release", "--undo")
+	require.Equal(t, 0, rel.Code, rel.Stderr)
+	assert.Contains(t, rel.Stdout, "Release taken back: session "+r.SessionID+" in ")
 }

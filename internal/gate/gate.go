@@ -393,6 +393,10 @@ func (r *run) checkerContext(c *config.Config, reason checkers.StopReason) *chec
 		StateDir:   r.stateDir(),
 		ReadOnly:   r.opts.DryRun,
 		Templates:  c.Templates,
+		// The config in force at a stop is the allowed one; at the shell
+		// tool's PostToolUse it is the one on disk, whose runs are
+		// remembered but reused only where the stop's config says so.
+		ReuseAgentRuns: c.ReuseAgentRuns,
 	}
 	if r.consent != nil {
 		cc.Consent = r.consent
