@@ -16,9 +16,11 @@
 package agentshell
 
 import (
+	"os"
 	"strconv"
 
 	"github.com/donegate/donegate/hookio"
+	"github.com/donegate/donegate/internal/proc"
 )
 
 // maxAncestors bounds the walk up the process tree.
@@ -53,7 +55,7 @@ func Look(getenv func(string) string) (Found, bool) {
 	if h, m, ok := hookio.AgentShellMarker(getenv); ok {
 		return Found{Host: h, Marker: m}, true
 	}
-	return lookAncestors(parentOf(selfPID()))
+	return lookAncestors(proc.Parent(os.Getpid()))
 }
 
 // OwnOnly is Look without the ancestors: for the test binaries, which
@@ -70,14 +72,13 @@ func OwnOnly(getenv func(string) string) (Found, bool) {
 // environment.
 func lookAncestors(pid int) (Found, bool) {
 	for i := 0; i < maxAncestors && pid > 1; i++ {
-		env, ok := environOf(pid)
-		if ok {
+		if env, command, ok := proc.Environ(pid); ok {
 			getenv := func(name string) string { return env[name] }
 			if h, m, ok := hookio.AgentShellMarker(getenv); ok {
-				return Found{Host: h, Marker: m, PID: pid, Command: commandOf(pid)}, true
+				return Found{Host: h, Marker: m, PID: pid, Command: command}, true
 			}
 		}
-		pid = parentOf(pid)
+		pid = proc.Parent(pid)
 	}
 	return Found{}, false
 }
