@@ -59,12 +59,13 @@ func setupSpeed(work, bin string, baseEnv []string) (*speedCases, error) {
 		return nil, err
 	}
 	// The agent's own passing run, told by Claude Code at PostToolUse of
-	// Bash, in a copy of the same kind of tree: the stop reuses it.
+	// Bash, in a copy of the same kind of tree: the stop reuses it (the
+	// config opts in, as the person must).
 	agent := filepath.Join(work, "agentrun")
 	if err := setupBig(agent, 100, 100); err != nil {
 		return nil, err
 	}
-	if err := writeConfig(agent, `{"checkers":[{"type":"test","command":"sleep 5"}]}`); err != nil {
+	if err := writeConfig(agent, `{"reuse_agent_runs":true,"checkers":[{"type":"test","command":"sleep 5"}]}`); err != nil {
 		return nil, err
 	}
 	for _, a := range []struct{ name, dir string }{{"pycache", py}, {"agentrun", agent}, {"ws", ""}, {"ws-all", ""}} {
