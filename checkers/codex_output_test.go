@@ -23,6 +23,9 @@ func codexStop(t *testing.T, msg string) *hookio.Event {
 	ev, err := hookio.ParseEvent(raw)
 	require.NoError(t, err)
 	ev.Host = hookio.HostCodex // set by hookio's host layer
+	// What the hook tells from its parent's arguments (go test is this
+	// test's parent): the stop of a codex with --output-schema.
+	ev.SchemaTold = true
 	if msg != "" {
 		ev.LastAssistantMessage = msg
 	}
@@ -50,6 +53,7 @@ func TestCodexFinalOutput(t *testing.T) {
 			return ev
 		}, ""},
 		{"no event", func() *hookio.Event { return nil }, ""},
+		{"a Codex whose flags cannot be told: a message, not an answer", func() *hookio.Event { ev := codexStop(t, ""); ev.SchemaTold = false; return ev }, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.want, string(tc.ev().FinalOutput()))

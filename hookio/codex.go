@@ -83,14 +83,15 @@ func codexPlanItems(ctx context.Context, e *Event, q PlanQuery) ([]transcript.It
 // Claude Code session that never calls StructuredOutput, a Codex session
 // without an output schema hands in nothing.
 //
-// A Codex started without --output-schema sends a JSON message as any
-// other message: a stop (see codexWithoutSchema).
+// A Codex started without --output-schema, or one the hook cannot tell
+// it of, sends a JSON message as any other message: a stop (see
+// codexWithSchema).
 func codexFinalOutput(e *Event) []byte {
 	msg := bytes.TrimSpace([]byte(e.LastAssistantMessage))
 	// Bounded like every JSON donegate parses: gjson recurses per level.
 	// The process tree is read only for a JSON message, as it was in the
 	// gate: a prose message is none whatever the flags.
-	if !jsondepth.Within(msg, MaxEventDepth) || !gjson.ValidBytes(msg) || !gjson.ParseBytes(msg).IsObject() || codexWithoutSchema() {
+	if !jsondepth.Within(msg, MaxEventDepth) || !gjson.ValidBytes(msg) || !gjson.ParseBytes(msg).IsObject() || !(e.SchemaTold || codexWithSchema()) {
 		return nil
 	}
 	return msg
@@ -125,16 +126,17 @@ func codexRollout(transcript string, getenv func(string) string) bool {
 	return home != "" && strings.HasPrefix(transcript, strings.TrimSuffix(home, "/")+"/")
 }
 
-// codexWithoutSchema reports whether the Codex that runs the hook was
-// started without --output-schema, as far as can be told: Codex 0.169.0
-// says it nowhere a hook can read (the rollout, every hook event: the
-// same with and without it, measured 2026-11-27), but the hook's parent
-// is the codex binary, whose arguments name it. A final message that is
-// a JSON object is then a message, not a structured answer. false when it
-// cannot be told (no /proc, or no codex among the hook's nearest
-// ancestors): the message is taken for an answer, as before. Read once:
-// the hook's ancestors do not change while it runs.
-var codexWithoutSchema = sync.OnceValue(func() bool {
+// codexWithSchema reports whether the Codex that runs the hook was
+// started with --output-schema: Codex 0.169.0 says it nowhere a hook can
+// read (the rollout, every hook event: the same with and without it,
+// measured 2026-11-27), but the hook's parent is the codex binary, whose
+// arguments name it. Only then is a final message that is a JSON object a
+// structured answer. false when it cannot be told (no /proc, or no codex
+// among the hook's nearest ancestors): the message is a message and the
+// stop is checked as a stop, so that a JSON message is never a way
+// around the stop's checks. Read once: the hook's ancestors do not change
+// while it runs.
+var codexWithSchema = sync.OnceValue(func() bool {
 	for _, args := range proc.Ancestors(3) {
 		if len(args) == 0 {
 			continue
@@ -146,7 +148,7 @@ var codexWithoutSchema = sync.OnceValue(func() bool {
 		if prog != "codex" && prog != "codex.js" {
 			continue
 		}
-		return !hasOutputSchema(args[1:])
+		return hasOutputSchema(args[1:])
 	}
 	return false
 })

@@ -81,6 +81,11 @@ type Event struct {
 	PermissionMode       string
 	StopHookActive       bool
 	LastAssistantMessage string
+	// SchemaTold: the hook that kept this event found that its host ran
+	// with an output schema (Codex's --output-schema, told from the
+	// hook's parent), so that closer explain, replaying it elsewhere,
+	// reads its final message as the hook did (see FinalOutput).
+	SchemaTold bool
 	// Prompt is the person's prompt where the host sends it with the
 	// event (Claude Code's UserPromptSubmit, Gemini's AfterAgent and
 	// BeforeAgent, Copilot's and Cursor's prompt events, Qwen's

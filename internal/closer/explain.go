@@ -77,7 +77,7 @@ func runExplain(ctx context.Context, r *runCtx) (verdict, error) {
 			return incomplete, errorf(ErrUsage, "--dialect: %w", err)
 		}
 	}
-	raw, err := r.readEvent()
+	raw, found, err := r.readEvent()
 	if err != nil {
 		return incomplete, err
 	}
@@ -95,7 +95,7 @@ func runExplain(ctx context.Context, r *runCtx) (verdict, error) {
 	default:
 		return incomplete, errorf(ErrUsage, "--hook %q: want %s or %s", hook, gate.StopHookName, gate.ToolHookName)
 	}
-	opts := gate.Options{ConfigPath: r.opts.configPath, Dialect: o.dialect, StateDir: o.stateDir, DryRun: true, Explain: true}
+	opts := gate.Options{ConfigPath: r.opts.configPath, Dialect: o.dialect, StateDir: o.stateDir, DryRun: true, Explain: true, SchemaTold: found.FinalOutput}
 	// stop-hook answers these events only as stop-hook --criteria, which
 	// is how settings.example.json registers it there.
 	opts.Criteria = hook == gate.StopHookName && gate.CriteriaEvent(hookio.Peek(raw).Event)
@@ -154,11 +154,12 @@ func missingFiles(rep gate.Report) []string {
 }
 
 // readEvent reads the event from --event or stdin, bounded as the hooks
-// bound theirs.
-func (r *runCtx) readEvent() ([]byte, error) {
+// bound theirs, or the one the hooks kept, with what they found beside
+// it.
+func (r *runCtx) readEvent() ([]byte, lastevent.Found, error) {
 	o := r.opts.explain
 	if n := btoi(o.event != "") + btoi(o.last) + btoi(o.session != ""); n > 1 {
-		return nil, errorf(ErrUsage, "--event, --last and --session each name the event: give one")
+		return nil, lastevent.Found{}, errorf(ErrUsage, "--event, --last and --session each name the event: give one")
 	}
 	if o.last || o.session != "" {
 		var rec lastevent.Record
@@ -169,18 +170,18 @@ func (r *runCtx) readEvent() ([]byte, error) {
 			rec, err = lastevent.Load(r.explainStateDir(), o.session)
 		}
 		if errors.Is(err, lastevent.ErrNone) {
-			return nil, errorf(ErrUsage, "%w: the hooks record a session's last Stop, SubagentStop and gated tool call when they run; is --state-dir (or DONEGATE_STATE_DIR) the hooks' own?", err)
+			return nil, lastevent.Found{}, errorf(ErrUsage, "%w: the hooks record a session's last Stop, SubagentStop and gated tool call when they run; is --state-dir (or DONEGATE_STATE_DIR) the hooks' own?", err)
 		}
 		if err != nil {
-			return nil, errorf(ErrEnv, "recorded event: %w", err)
+			return nil, lastevent.Found{}, errorf(ErrEnv, "recorded event: %w", err)
 		}
-		return rec.Raw, nil
+		return rec.Raw, rec.Found, nil
 	}
 	in := r.env.Stdin
 	if f := r.opts.explain.event; f != "" {
 		file, err := os.Open(f)
 		if err != nil {
-			return nil, errorf(ErrUsage, "--event: %w", err)
+			return nil, lastevent.Found{}, errorf(ErrUsage, "--event: %w", err)
 		}
 		defer file.Close()
 		in = file
@@ -190,9 +191,9 @@ func (r *runCtx) readEvent() ([]byte, error) {
 	}
 	raw, err := hookio.ReadAll(in)
 	if err != nil {
-		return nil, errorf(ErrUsage, "event: %w", err)
+		return nil, lastevent.Found{}, errorf(ErrUsage, "event: %w", err)
 	}
-	return raw, nil
+	return raw, lastevent.Found{}, nil
 }
 
 func (r *runCtx) printExplain(rep gate.Report, stderr, warnings []string) error {

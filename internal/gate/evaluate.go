@@ -14,6 +14,7 @@ import (
 	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/hookio"
 	"github.com/donegate/donegate/internal/lastevent"
+	"github.com/donegate/donegate/internal/proc"
 	"github.com/donegate/donegate/internal/state"
 	"github.com/donegate/donegate/transcript"
 )
@@ -67,6 +68,7 @@ const (
 	KindOff          Kind = "off"           // mode off: nothing checked
 	KindReleased     Kind = "released"      // the person released the turn (closer release)
 	KindObserved     Kind = "observed"      // observe mode: open work found, the agent let go all the same
+	KindSignalled    Kind = "signalled"     // a signal stopped the hook while a check ran: nothing held
 )
 
 // Decision says why a run answered as it did.
@@ -153,6 +155,7 @@ func Evaluate(ctx context.Context, hook string, opts Options, env Env, raw []byt
 	if err != nil {
 		return Report{}, err
 	}
+	ev.SchemaTold = opts.SchemaTold
 	var reason checkers.StopReason
 	names := ev.Host.EventNames()
 	switch {
@@ -346,6 +349,13 @@ func (r *run) evaluate(ctx context.Context, reason checkers.StopReason, c *confi
 		return r.dialect(nil), v, checkers.Result{}, d
 	}
 	res, err := r.check(ctx, c, reason)
+	if proc.Stopped() {
+		// The host stopped the hook (its hook timeout) or the person
+		// pressed ^C while a check ran: nothing found since is the
+		// work's, and a stop the person ends holds nobody.
+		fmt.Fprintf(r.stderr, "%s: stopped by a signal (the host's hook timeout, or ^C) while a check ran: holding nothing, counting nothing\n", r.name)
+		return r.dialect(c), hookio.Verdict{SystemMessage: "donegate was stopped by a signal before its checks ended, so it holds nothing"}, res, Decision{Kind: KindSignalled}
+	}
 	v, d := r.decide(c, res, err)
 	if r.mode == config.ModeObserve {
 		v, d = observed(v, d)
@@ -502,7 +512,7 @@ func (r *run) keepEvent() {
 	err := state.Store{Dir: r.stateDir()}.Update(r.event.SessionID, func(s *state.Session) error {
 		found = s
 		r.consent.lostIn(s, true)
-		return lastevent.Keep(s, r.raw, r.env.Now(), r.consent.project(r))
+		return lastevent.Keep(s, r.raw, r.env.Now(), lastevent.Found{Project: r.consent.project(r), FinalOutput: r.event.FinalOutput() != nil})
 	})
 	if err != nil {
 		r.recordFailed(err)

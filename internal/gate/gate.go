@@ -82,6 +82,9 @@ type Options struct {
 	// Criteria (stop-hook --criteria) answers SessionStart and
 	// UserPromptSubmit with what will be checked, instead of checking.
 	Criteria bool
+	// SchemaTold replays a kept event whose hook found its host ran with
+	// an output schema (see hookio.Event.SchemaTold): closer explain.
+	SchemaTold bool
 	// Start (stop-hook --start), registered to run in the background
 	// after the agent's edits, starts the stop's cached command checks
 	// for the tree as it is, so that the stop finds their results (see

@@ -69,6 +69,8 @@ func (rep Report) Why() string {
 		}
 	case KindObserved:
 		s = fmt.Sprintf("observe mode: would have held the agent (%d of %d continuations), let it go", d.Blocks, d.MaxBlocks)
+	case KindSignalled:
+		s = "stopped by a signal while a check ran: nothing held"
 	case KindWaiting:
 		s = "not checked: the agent's background work is still running (" + d.Why + "); the stop after it ends is checked"
 	default:

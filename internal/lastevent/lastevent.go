@@ -50,23 +50,32 @@ const LegacyDir = "last-event"
 // unbounded.
 const MaxBytes = 64 << 10
 
+// Found is what the hook found beside the event, kept with it.
+type Found struct {
+	// Project is the hook's project dir.
+	Project string
+	// FinalOutput: the event's final message was the agent's structured
+	// answer (see hookio.Event.SchemaTold).
+	FinalOutput bool
+}
+
 // Keep records raw, an event as a hook read it (valid JSON), as the last
 // event of the session s, which the caller holds under its lock (within
-// state.Store.Update), kept at now, of the project dir project.
-func Keep(s *state.Session, raw []byte, now time.Time, project string) error {
+// state.Store.Update), kept at now with what the hook found.
+func Keep(s *state.Session, raw []byte, now time.Time, found Found) error {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) > MaxBytes {
 		raw = shrink(raw)
 	}
-	return s.Put(Slot, kept{at: now, event: raw, project: project})
+	return s.Put(Slot, kept{at: now, event: raw, found: found})
 }
 
-// kept is the slot's record: {"at": time, "project": dir, "event": the
-// event}.
+// kept is the slot's record: {"at": time, "project": dir, "final_output":
+// true, "event": the event}.
 type kept struct {
-	at      time.Time
-	event   []byte
-	project string
+	at    time.Time
+	event []byte
+	found Found
 }
 
 // AppendRecord writes k as the slot's JSON; the record's writer (package
@@ -78,7 +87,8 @@ func (k kept) AppendRecord(b []byte) []byte {
 		// record of no time, which Latest ranks last.
 		o.Raw("at", []byte("null"))
 	}
-	o.StringOmitEmpty("project", k.project)
+	o.StringOmitEmpty("project", k.found.Project)
+	o.BoolOmitEmpty("final_output", k.found.FinalOutput)
 	o.Raw("event", k.event)
 	return o.End()
 }
@@ -137,9 +147,9 @@ type Record struct {
 	// At is when the hook kept it (a legacy file's modification time).
 	At  time.Time
 	Raw []byte
-	// Project is the hook's project dir, "" where a record of an older
-	// version keeps none (see InProject).
-	Project string
+	// Found is what the hook found beside it; its Project is "" where a
+	// record of an older version keeps none (see InProject).
+	Found
 }
 
 // InProject reports whether the record's session is one of the project
@@ -147,7 +157,7 @@ type Record struct {
 // cwd. dir and the record's project are compared as given: resolve
 // both alike.
 func (r Record) InProject(dir string, resolve func(string) string) bool {
-	p := r.Project
+	p := r.Found.Project
 	if p == "" {
 		p = gjson.GetBytes(r.Raw, "cwd").Str
 	}
@@ -255,7 +265,7 @@ func read(path string) (Record, error) {
 	if !ev.IsObject() {
 		return Record{}, fmt.Errorf("%s: the last event kept is not an event", path)
 	}
-	rec := Record{Path: path, Raw: []byte(ev.Raw), Project: slot.Get("project").Str}
+	rec := Record{Path: path, Raw: []byte(ev.Raw), Found: Found{Project: slot.Get("project").Str, FinalOutput: slot.Get("final_output").Bool()}}
 	if at := slot.Get("at"); at.Type == gjson.String {
 		rec.At, _ = time.Parse(time.RFC3339Nano, at.Str)
 	}

@@ -27,7 +27,7 @@ func keep(dir, session string, raw []byte) error { return keepIn(dir, session, r
 // keepIn is keep for a hook whose project dir is project.
 func keepIn(dir, session string, raw []byte, project string) error {
 	return state.Store{Dir: dir}.Update(session, func(s *state.Session) error {
-		return lastevent.Keep(s, raw, time.Now(), project)
+		return lastevent.Keep(s, raw, time.Now(), lastevent.Found{Project: project})
 	})
 }
 

@@ -21,6 +21,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -106,6 +107,15 @@ type Outcome struct {
 func EndOnSignal(ctx context.Context) (_ context.Context, stop context.CancelFunc) {
 	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 }
+
+// stopped is set once a signal ended a command Run ran (see Stopped).
+var stopped atomic.Bool
+
+// Stopped reports whether a SIGTERM or SIGINT to this process ended a
+// command Run ran (Outcome.HookStopped): the host stopped the hook (its
+// own hook timeout) or the person pressed ^C, and what the checks found
+// since says nothing of the work.
+func Stopped() bool { return stopped.Load() }
 
 // Run runs cmd until it exits or ctx ends. The error is non-nil only when
 // the command could not be started.
@@ -205,6 +215,9 @@ func Run(ctx context.Context, cmd Command) (Outcome, error) {
 
 	// The signal context ended while its parent did not: a signal did it.
 	o := Outcome{Output: out.bytes(), Elapsed: time.Since(start), Ended: ended, HookStopped: ended && parent.Err() == nil}
+	if o.HookStopped {
+		stopped.Store(true)
+	}
 	if stdout != nil {
 		o.Stdout, o.StdoutCut = stdout.bytes()
 	}
