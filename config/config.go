@@ -123,6 +123,21 @@ type Limits struct {
 	// the settings (600 s when unset), or Claude Code kills the hook and
 	// nothing is decided. Left out: 540s.
 	Budget Duration `json:"budget" validate:"gt=0"`
+	// MaxHoldsPerPrompt bounds the holds of one gate since the person's
+	// last prompt, whatever the host's turns and the working tree do (a
+	// host that begins turns of its own, a file rewritten every turn):
+	// past it the agent is let go and the person told. Left out: three
+	// times max_blocks.
+	MaxHoldsPerPrompt int `json:"max_holds_per_prompt,omitempty" validate:"omitempty,gte=1"`
+}
+
+// HoldsPerPrompt is MaxHoldsPerPrompt, or its default: three times
+// MaxBlocks.
+func (l Limits) HoldsPerPrompt() int {
+	if l.MaxHoldsPerPrompt > 0 {
+		return l.MaxHoldsPerPrompt
+	}
+	return 3 * l.MaxBlocks
 }
 
 // Checker is one configured checker: the keys every checker has, and the

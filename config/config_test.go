@@ -533,7 +533,7 @@ func TestKeyTablesMatchTypes(t *testing.T) {
 		keys map[string]string
 	}{
 		{reflect.TypeFor[config.Config](), map[string]string{"$schema": "a string", "dialect": "a string", "checkers": "an array of checkers", "limits": "an object", "on_error": "a string", "mode": "a string", "hold_unchanged": "true or false", "reuse_agent_runs": "true or false", "gate_tools": "an array of strings", "completion_signal": "an array of objects", "retry_templates": "a string"}},
-		{reflect.TypeFor[config.Limits](), map[string]string{"max_blocks": "a whole number", "deadline": `a duration string such as "90s"`, "budget": `a duration string such as "90s"`}},
+		{reflect.TypeFor[config.Limits](), map[string]string{"max_blocks": "a whole number", "deadline": `a duration string such as "90s"`, "budget": `a duration string such as "90s"`, "max_holds_per_prompt": "a whole number"}},
 		{reflect.TypeFor[config.Checker](), map[string]string{"type": "a string", "name": "a string", "on": "an array of strings"}},
 		{reflect.TypeFor[checkers.PlanOptions](), map[string]string{}},
 		{reflect.TypeFor[checkers.FilesOptions](), map[string]string{"paths": "an array of strings"}},

@@ -507,8 +507,12 @@ func (r *run) decide(c *config.Config, res checkers.Result, checkErr error) (hoo
 		var keep bool
 		d, next, keep = limit.Open(counter(s, key), r.event.PromptID, lim, now)
 		if d.Block {
-			if n := stalled(s, key, look, r.event); n > lim.MaxBlocks {
-				d = limit.Decision{Limit: "no_progress", Why: fmt.Sprintf("%d holds in a row changed nothing: the working tree, the plan and what is open are as they were, and no new prompt came", n-1)}
+			inRow, since := stalled(s, key, look, r.event)
+			switch most := c.Limits.HoldsPerPrompt(); {
+			case inRow > lim.MaxBlocks:
+				d = limit.Decision{Limit: "no_progress", Why: fmt.Sprintf("%d holds in a row changed nothing: the working tree, the plan and what is open are as they were, and no new prompt came", inRow-1)}
+			case since > most:
+				d = limit.Decision{Limit: "max_holds_per_prompt", Why: fmt.Sprintf("%d holds since your last prompt (limits.max_holds_per_prompt %d), over the host's own turns", since-1, most)}
 			}
 		}
 		why.Blocks = next.Blocks

@@ -25,7 +25,10 @@ import (
 // So each gate also counts its holds in a row in which nothing moved —
 // the working tree, the plan and what is open, as the feedback tells it —
 // and no new prompt of the person came; past limits.max_blocks of them
-// the agent is let go, and told why.
+// the agent is let go, and told why. A tree that moves every turn (a log,
+// a timestamp) is no progress to the person: past
+// limits.max_holds_per_prompt holds since their last prompt, moving or
+// not, the agent is let go all the same.
 
 // progressSlot is the session record's slot of the counts, by gate.
 const progressSlot = "progress"
@@ -38,6 +41,9 @@ type stall struct {
 	Open  string `json:"open"`
 	Tree  string `json:"tree,omitempty"`
 	Holds int    `json:"holds"`
+	// Since counts the gate's holds since the person's last prompt,
+	// moving or not (see Limits.MaxHoldsPerPrompt).
+	Since int `json:"since,omitempty"`
 	// Prompt is the turn of the last hold, for hosts whose turn id is
 	// the person's prompt (Gemini's chat record).
 	Prompt string `json:"prompt,omitempty"`
@@ -155,20 +161,25 @@ func sessionPrompts(s *state.Session) []string {
 
 // stalled counts a hold of the gate key in the session s that saw look,
 // and reports how many holds in a row saw nothing move, this one
-// included. A tree not looked at before (the findings changed then) is
-// taken as unchanged, so the count is at most one hold too high.
-func stalled(s *state.Session, key string, look stall, ev *hookio.Event) int {
+// included, and how many holds there were since the person's last prompt
+// whatever moved. A tree not looked at before (the findings changed then)
+// is taken as unchanged, so the first count is at most one hold too high.
+func stalled(s *state.Session, key string, look stall, ev *hookio.Event) (inRow, since int) {
 	all := stalls{}
 	s.Get(progressSlot, &all)
 	last := all[key]
-	look.Holds = 1
-	if last.Holds > 0 && last.Open == look.Open && !personsPrompt(ev, last, sessionPrompts(s)) &&
+	person := personsPrompt(ev, last, sessionPrompts(s))
+	look.Holds, look.Since = 1, 1
+	if last.Holds > 0 && last.Open == look.Open && !person &&
 		(last.Tree == "" || look.Tree == "" || last.Tree == look.Tree) {
 		look.Holds = last.Holds + 1
 	}
+	if last.Holds > 0 && !person {
+		look.Since = max(last.Since, last.Holds) + 1
+	}
 	all[key] = look
 	_ = s.Put(progressSlot, all)
-	return look.Holds
+	return look.Holds, look.Since
 }
 
 // counter is the gate key's count in s, zero where there is none.

@@ -54,6 +54,8 @@ func (m *stalls) DecodeRecord(data []byte) error {
 				return jsonw.ReadString(fv, &st.Prompt)
 			case "holds":
 				return jsonw.ReadInt(fv, &st.Holds)
+			case "since":
+				return jsonw.ReadInt(fv, &st.Since)
 			}
 			return true
 		})
@@ -67,6 +69,7 @@ func (m stalls) AppendRecord(b []byte) []byte {
 			so.String("open", st.Open)
 			so.StringOmitEmpty("tree", st.Tree)
 			so.Int("holds", int64(st.Holds))
+			so.IntOmitEmpty("since", int64(st.Since))
 			so.StringOmitEmpty("prompt", st.Prompt)
 			return nil
 		})

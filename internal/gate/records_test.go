@@ -17,12 +17,12 @@ import (
 // where it refused them).
 func TestRecordsAsEncodingJSON(t *testing.T) {
 	// A field added to stall must be read and written by the codec.
-	require.Equal(t, 4, reflect.TypeFor[stall]().NumField(), "stall's fields")
+	require.Equal(t, 5, reflect.TypeFor[stall]().NumField(), "stall's fields")
 	rng := rand.New(rand.NewPCG(9, 10))
 	texts := []string{"", "stop", "<&> \"q\"\n", "\u2028\xff", "日本"}
 	text := func() string { return texts[rng.IntN(len(texts))] }
 	damages := []struct{ from, to string }{
-		{`"holds":`, `"holds":"1",`}, {`"holds":`, `"holds":1.5,"x":`}, {`"holds":`, `"holds":null,"x":`},
+		{`"holds":`, `"holds":"1",`}, {`"holds":`, `"holds":1.5,"x":`}, {`"holds":`, `"holds":null,"x":`}, {`"since":`, `"since":"2",`},
 		{`"open":`, `"open":1,"x":`}, {`"open":`, `"open":null,"x":`}, {`{"`, `["`}, {`:{`, `:[],"x":{`}, {`:{`, `:null,"x":{`},
 		{`"`, `'`}, {`["`, `[1,"`}, {`["`, `[null,"`}, {`]`, `}`},
 	}
@@ -35,7 +35,7 @@ func TestRecordsAsEncodingJSON(t *testing.T) {
 		if rng.IntN(6) > 0 {
 			m = stalls{}
 			for range rng.IntN(4) {
-				m[text()] = stall{Open: text(), Tree: text(), Holds: rng.IntN(5) - 1, Prompt: text()}
+				m[text()] = stall{Open: text(), Tree: text(), Holds: rng.IntN(5) - 1, Since: rng.IntN(5) - 1, Prompt: text()}
 			}
 		}
 		var l promptList
