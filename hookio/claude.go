@@ -25,8 +25,19 @@ var claudeSpec = hostSpec{
 	// Measured on 2.1.332 in tmux: UserPromptSubmit 0.04 s after Enter,
 	// mid-turn, with the turn's prompt_id.
 	promptMidTurn: true,
-	peekEvent:     "hook_event_name",
-	read:          (*Event).readClaude,
+	// Write, Edit and MultiEdit take file_path, NotebookEdit
+	// notebook_path.
+	editedPath: func(e *Event) string {
+		switch e.ToolName {
+		case "Write", "Edit", "MultiEdit":
+			return gjson.GetBytes(e.ToolInput, "file_path").Str
+		case "NotebookEdit":
+			return gjson.GetBytes(e.ToolInput, "notebook_path").Str
+		}
+		return ""
+	},
+	peekEvent: "hook_event_name",
+	read:      (*Event).readClaude,
 	settle: func(ctx context.Context, ev *Event, d Dialect, v Verdict, wait transcript.Wait) {
 		// Which answer holds the agent depends on the CLI's version,
 		// which its transcript's lines carry: read at a hold only.

@@ -92,6 +92,16 @@ func AgentShellMarker(getenv func(string) string) (Host, string, bool) {
 	return "", "", false
 }
 
+// EditedPath names the file the event's edit tool call wrote, as its
+// input gives it (absolute, or relative to the event's cwd); "" for
+// another event or tool, or a host whose edit tools are not read.
+func (e *Event) EditedPath() string {
+	if e == nil || e.HookEventName != EventPostToolUse || e.Host.spec().editedPath == nil {
+		return ""
+	}
+	return e.Host.spec().editedPath(e)
+}
+
 // PromptMidTurn reports whether a message the person types while the
 // agent works reaches stop-hook --criteria at once, with the running
 // turn's id: the person's way to release a held turn there (see gate's
@@ -126,6 +136,9 @@ type hostSpec struct {
 	names EventNames
 	// shellTool: see Host.ShellTool.
 	shellTool string
+	// editedPath names the file an edit tool's call wrote (see
+	// Event.EditedPath); nil where the host's edit tools are not read.
+	editedPath func(e *Event) string
 	// promptMidTurn: a message the person types while the agent works
 	// fires the host's prompt event at once, with the running turn's id
 	// (see Host.PromptMidTurn).

@@ -113,6 +113,8 @@ func (sn *seen) DecodeRecord(data []byte) error {
 			return jsonw.ReadTime(v, &sn.Start)
 		case "changed":
 			return jsonw.ReadBool(v, &sn.Changed)
+		case "head":
+			return jsonw.ReadString(v, &sn.Head)
 		}
 		return true
 	})
@@ -127,6 +129,7 @@ func (sn seen) AppendRecord(b []byte) []byte {
 		o.String("start", "")
 	}
 	o.BoolOmitEmpty("changed", sn.Changed)
+	o.StringOmitEmpty("head", sn.Head)
 	return o.End()
 }
 

@@ -38,6 +38,7 @@ func start(ctx context.Context, hook string, opts Options, env Env, ev *hookio.E
 		rep.Decision = Decision{Kind: KindOff, Why: ModeEnv + "=off"}
 		return rep, rep.write()
 	}
+	r.noteEdit()
 	c, file, err := r.loadConfig()
 	c, r.consent, err = r.resolveConsent(c, file, err)
 	rep.ConfigErr, rep.Consent, rep.Dialect = err, r.consent, r.dialect(c)

@@ -3,6 +3,8 @@ package gate
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/donegate/donegate/checkers"
@@ -31,6 +33,23 @@ const sessionSlot = "session"
 type seen struct {
 	Start   time.Time `json:"start"`
 	Changed bool      `json:"changed,omitempty"`
+	// Head is the commit HEAD was at then (treecache.Head; noCommit for
+	// a branch with none), "" where it could not be read: a commit that
+	// moves it is a change, whatever the reflog (which the agent can
+	// delete) and the files' times say.
+	Head string `json:"head,omitempty"`
+}
+
+// noCommit is seen.Head for a repository with no commit yet.
+const noCommit = "-"
+
+// headNow is seen.Head for the work tree at dir now.
+func headNow(dir string) (string, error) {
+	h, err := treecache.Head(dir)
+	if h == "" && err == nil {
+		h = noCommit
+	}
+	return h, err
 }
 
 // noteSession records, in one write, what stop-hook --criteria sees of
@@ -60,7 +79,8 @@ func (r *run) noteSession(start bool) {
 		if !start || s.Get(sessionSlot, &sn) {
 			return nil
 		}
-		return s.Put(sessionSlot, seen{Start: r.env.Now()})
+		head, _ := headNow(r.projectDir()) // "" outside git: as always
+		return s.Put(sessionSlot, seen{Start: r.env.Now(), Head: head})
 	})
 	if err != nil {
 		fmt.Fprintf(r.stderr, "%s: %v\n", r.name, err)
@@ -90,6 +110,11 @@ func (r *run) unchangedSince(ctx context.Context, cc *checkers.Context) (bool, t
 	if err != nil {
 		return false, time.Time{} // outside git: as always
 	}
+	if sn.Head != "" && !changed {
+		// HEAD moved, or cannot be read now: a change.
+		now, err := headNow(r.projectDir())
+		changed = err != nil || now != sn.Head
+	}
 	if changed {
 		if !r.readOnly() {
 			_ = state.Store{Dir: r.stateDir()}.Update(r.event.SessionID, func(s *state.Session) error {
@@ -99,4 +124,41 @@ func (r *run) unchangedSince(ctx context.Context, cc *checkers.Context) (bool, t
 		return false, time.Time{}
 	}
 	return true, sn.Start
+}
+
+// noteEdit records, at the PostToolUse of an edit tool (stop-hook
+// --start), that the session's agent changed the project: a file it
+// wrote through its edit tools inside the project dir, git-ignored or
+// not, is the agent's change, though the tree's look at the stop cannot
+// see an ignored file. Once changed, the session is held as always.
+func (r *run) noteEdit() {
+	ev := r.event
+	path := ev.EditedPath()
+	if path == "" || ev.SessionID == "" || r.readOnly() {
+		return
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(ev.Cwd, path)
+	}
+	rel, err := filepath.Rel(r.projectDir(), path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return
+	}
+	if s, err := r.session(); err == nil {
+		var sn seen
+		if !s.Get(sessionSlot, &sn) || sn.Changed {
+			return
+		}
+	}
+	err = state.Store{Dir: r.stateDir()}.Update(ev.SessionID, func(s *state.Session) error {
+		var sn seen
+		if !s.Get(sessionSlot, &sn) || sn.Changed {
+			return nil
+		}
+		sn.Changed = true
+		return s.Put(sessionSlot, sn)
+	})
+	if err != nil {
+		fmt.Fprintf(r.stderr, "%s: %v\n", r.name, err)
+	}
 }
