@@ -325,7 +325,7 @@ func TestPluginValidates(t *testing.T) {
 	assert.Equal(t, []string{
 		`PostToolUse "StructuredOutput|Bash" posttooluse-hook 600`,
 		`PostToolUse "Write|Edit|MultiEdit|NotebookEdit" stop-hook --start 600 async`,
-		`PreToolUse "StructuredOutput" posttooluse-hook 600`,
+		`PreToolUse "StructuredOutput|Bash|Write|Edit|MultiEdit|NotebookEdit" posttooluse-hook 600`,
 		`SessionStart "" stop-hook --criteria 600`,
 		`Stop "" stop-hook 600`,
 		`SubagentStop "" stop-hook 600`,

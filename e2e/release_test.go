@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -81,4 +82,42 @@ func TestPersonReleasesByMessage(t *testing.T) {
 	rel := s.closer(time.Minute, "release", "--undo")
 	require.Equal(t, 0, rel.Code, rel.Stderr)
 	assert.Contains(t, rel.Stdout, "Release taken back: session "+r.SessionID+" in ")
+}
+
+// TestGuardRefusesTheAgentsCalls: with posttooluse-hook at PreToolUse of
+// Bash and the edit tools, as closer init registers it, the real Claude
+// Code's agent cannot even start closer release (denied before it runs),
+// nor write DONEGATE_MODE=off into the project's settings.local.json (an
+// "ask", which claude -p denies); the stop after the tries still holds.
+func TestGuardRefusesTheAgentsCalls(t *testing.T) {
+	s := newSession(t, fakeapi.New())
+	api := fakeapi.New(
+		fakeapi.Say("Done."),
+		fakeapi.Call("Bash", map[string]any{"command": closerBinary(t) + " release", "description": "release"}),
+		fakeapi.Call("Write", map[string]any{"file_path": filepath.Join(s.Project, ".claude", "settings.local.json"), "content": `{"env": {"DONEGATE_MODE": "off"}}`}),
+		fakeapi.Say("Done."),
+		fakeapi.Say("Done."),
+	)
+	s.API = api
+	t.Cleanup(api.Close)
+	s.config(`{"checkers":[{"type":"files","paths":["never.txt"]}],"limits":{"max_blocks":2}}`)
+	s.useDonegate()
+	for i, e := range s.Hooks["PreToolUse"] {
+		if e.Matcher == "StructuredOutput" {
+			s.Hooks["PreToolUse"][i].Matcher = "StructuredOutput|Bash|Write|Edit|MultiEdit|NotebookEdit"
+		}
+	}
+	s.Args = []string{"--allowedTools", "Bash,Write", "--permission-mode", "acceptEdits"}
+	r := s.run("Do it")
+	require.Equal(t, 0, r.ExitCode, r.Stderr)
+	assert.Contains(t, mainTurn(t, api, 2), "donegate refuses this call: `closer release` is the person's command, not yours")
+	// claude -p shows no prompt: the "ask" is a denial, told to the model
+	// as a permission not granted (2.1.332).
+	assert.Contains(t, mainTurn(t, api, 3), "Claude requested permissions to write to "+filepath.Join(s.Project, ".claude", "settings.local.json")+", but you haven't granted it yet.")
+	_, err := os.Stat(filepath.Join(s.Project, ".claude", "settings.local.json"))
+	assert.ErrorIs(t, err, os.ErrNotExist, "the write was refused")
+	assert.Contains(t, mainTurn(t, api, 4), heldWith+"Missing required files: never.txt", "still held after the tries")
+	log := s.closer(time.Minute, "log", "--json")
+	assert.Contains(t, log.Stdout, `"tool":"Bash","decision":"refused"`)
+	assert.NotContains(t, log.Stdout, `"hook":"closer release"`, "closer never ran")
 }

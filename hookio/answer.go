@@ -41,6 +41,10 @@ const MaxFeedbackRunes = 8000
 type Verdict struct {
 	// Block is true when work is open and the agent must go on.
 	Block bool
+	// Ask, with Block at a PreToolUse, asks the person to confirm the
+	// tool call instead of denying it (Claude Code's "ask": a prompt
+	// showing Reason in an interactive session, a denial in claude -p).
+	Ask bool
 	// Reason is the feedback for the model; used only when Block is set.
 	Reason string
 	// SystemMessage is shown to the person, never to the model.
@@ -104,6 +108,9 @@ func writeAnswer(w io.Writer, eventName string, d Dialect, v Verdict, stopContex
 				HookEventName:            EventPreToolUse,
 				PermissionDecision:       "deny",
 				PermissionDecisionReason: reason,
+			}
+			if v.Ask {
+				a.HookSpecificOutput.PermissionDecision = "ask"
 			}
 		case EventPostToolUse:
 			a.HookSpecificOutput = &hookSpecific{HookEventName: EventPostToolUse, AdditionalContext: reason}

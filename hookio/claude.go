@@ -25,8 +25,13 @@ var claudeSpec = hostSpec{
 	// Measured on 2.1.332 in tmux: UserPromptSubmit 0.04 s after Enter,
 	// mid-turn, with the turn's prompt_id.
 	promptMidTurn: true,
+	// Measured on 2.1.332: a PreToolUse deny stops any tool's call, and
+	// "ask" prompts the person even for a tool the settings allow (in
+	// claude -p it is a denial).
+	guardsTools: true,
 	// Write, Edit and MultiEdit take file_path, NotebookEdit
 	// notebook_path.
+	editTools: []string{"Write", "Edit", "MultiEdit", "NotebookEdit"},
 	editedPath: func(e *Event) string {
 		switch e.ToolName {
 		case "Write", "Edit", "MultiEdit":

@@ -402,6 +402,16 @@ func preview(b []byte) string {
 //
 // So only Claude Code's and Qwen Code's runs are read; the other hosts'
 // stops run the check.
+// ShellCommand is the command a call of the host's shell tool runs (at
+// PreToolUse: will run), "" for another tool or event.
+func (e *Event) ShellCommand() string {
+	tool := e.Host.ShellTool()
+	if tool == "" || e.ToolName != tool || (e.HookEventName != EventPreToolUse && e.HookEventName != EventPostToolUse) {
+		return ""
+	}
+	return gjson.GetBytes(e.ToolInput, "command").Str
+}
+
 func (e *Event) ShellRunPassed() (string, bool) {
 	tool := e.Host.ShellTool()
 	if tool == "" || e.HookEventName != EventPostToolUse || e.ToolName != tool {

@@ -92,15 +92,28 @@ func AgentShellMarker(getenv func(string) string) (Host, string, bool) {
 	return "", "", false
 }
 
-// EditedPath names the file the event's edit tool call wrote, as its
-// input gives it (absolute, or relative to the event's cwd); "" for
-// another event or tool, or a host whose edit tools are not read.
+// EditedPath names the file the event's edit tool call writes (at
+// PreToolUse) or wrote (at PostToolUse), as its input gives it
+// (absolute, or relative to the event's cwd); "" for another event or
+// tool, or a host whose edit tools are not read.
 func (e *Event) EditedPath() string {
-	if e == nil || e.HookEventName != EventPostToolUse || e.Host.spec().editedPath == nil {
+	if e == nil || (e.HookEventName != EventPreToolUse && e.HookEventName != EventPostToolUse) || e.Host.spec().editedPath == nil {
 		return ""
 	}
 	return e.Host.spec().editedPath(e)
 }
+
+// GuardedTool reports whether the guard reads calls of tool: the host's
+// shell tool and its edit tools, where it GuardsTools.
+func (h Host) GuardedTool(tool string) bool {
+	s := h.spec()
+	return s.guardsTools && tool != "" && (tool == s.shellTool || slices.Contains(s.editTools, tool))
+}
+
+// GuardsTools reports whether the host lets posttooluse-hook refuse, at
+// PreToolUse, a call of the agent's shell or edit tools (see gate's
+// guard): its deny stops the call, and its tools' inputs are read.
+func (h Host) GuardsTools() bool { return h.spec().guardsTools }
 
 // PromptMidTurn reports whether a message the person types while the
 // agent works reaches stop-hook --criteria at once, with the running
@@ -136,9 +149,14 @@ type hostSpec struct {
 	names EventNames
 	// shellTool: see Host.ShellTool.
 	shellTool string
-	// editedPath names the file an edit tool's call wrote (see
-	// Event.EditedPath); nil where the host's edit tools are not read.
+	// editTools are the host's tools that write files, and editedPath
+	// names the file a call of one writes (see Event.EditedPath); nil
+	// where the host's edit tools are not read.
+	editTools  []string
 	editedPath func(e *Event) string
+	// guardsTools: a PreToolUse deny (and "ask") stops the call, and its
+	// shell and edit tools are read (see Host.GuardsTools).
+	guardsTools bool
 	// promptMidTurn: a message the person types while the agent works
 	// fires the host's prompt event at once, with the running turn's id
 	// (see Host.PromptMidTurn).

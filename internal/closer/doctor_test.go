@@ -37,7 +37,7 @@ type doctorSetup struct {
 const exampleSettings = `{"hooks": {
   "Stop":         [{"hooks": [{"type": "command", "command": "stop-hook", "timeout": 600}]}],
   "SubagentStop": [{"hooks": [{"type": "command", "command": "stop-hook", "timeout": 600}]}],
-  "PreToolUse":   [{"matcher": "StructuredOutput", "hooks": [{"type": "command", "command": "posttooluse-hook", "timeout": 600}]}],
+  "PreToolUse":   [{"matcher": "StructuredOutput|Bash|Write|Edit|MultiEdit|NotebookEdit", "hooks": [{"type": "command", "command": "posttooluse-hook", "timeout": 600}]}],
   "PostToolUse":  [{"matcher": "StructuredOutput", "hooks": [{"type": "command", "command": "posttooluse-hook", "timeout": 600}]}]
 }}`
 
@@ -125,7 +125,7 @@ func TestDoctor(t *testing.T) {
 				`^✓ binaries: .*/bin/stop-hook, version `,
 				`^✓ binaries: .*/bin/posttooluse-hook, version `,
 				`^✓ settings: stop-hook at Stop in project settings .*/proj/\.claude/settings\.json$`,
-				`^✓ settings: posttooluse-hook at PreToolUse \(matcher "StructuredOutput"\) in project settings `,
+				`^✓ settings: posttooluse-hook at PreToolUse \(matcher "StructuredOutput\|Bash\|Write\|Edit\|MultiEdit\|NotebookEdit"\) in project settings .*: the agent's shell and edit calls that would loosen its gate are refused before they run$`,
 				`^✓ vscode: VS Code's agent \(GitHub Copilot\) runs the hooks of project settings .*/proj/\.claude/settings\.json too, ignoring matchers and "async": donegate answers its events in VS Code's own shape`,
 				`^✓ config: embedded default \(no .*/proj/\.claude/donegate\.json nor .*/proj/\.donegate\.json\) is valid: dialect claude-code, limits\.budget 9m0s, limits\.max_blocks 5; its checkers, not run here \(closer check runs them\):$`,
 				`^✓ config: checker 1: plan: every item of the agent's plan is completed$`,
@@ -369,10 +369,11 @@ func TestDoctor(t *testing.T) {
 			name: "a gate whose matcher matches no gated tool",
 			setup: func(t *testing.T, s *doctorSetup) {
 				s.write(t, settings(s), `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "stop-hook"}]}],
-				  "PreToolUse": [{"matcher": "Write|Edit", "hooks": [{"type": "command", "command": "posttooluse-hook"}]}]}}`)
+				  "PreToolUse": [{"matcher": "Glob|Grep", "hooks": [{"type": "command", "command": "posttooluse-hook"}]}]}}`)
 			},
 			code: ExitComplete,
-			want: []string{`^! settings: posttooluse-hook at PreToolUse \(matcher "Write\|Edit"\) .*: the matcher matches none of the gated tools \(StructuredOutput\)`},
+			want: []string{`^! settings: posttooluse-hook at PreToolUse \(matcher "Glob\|Grep"\) .*: the matcher matches none of the gated tools \(StructuredOutput\)`,
+				`^! settings: posttooluse-hook is not registered at PreToolUse of Bash and the edit tools: the agent's calls that would loosen its own gate`},
 		},
 		{
 			name: "the plugin alone, binaries on PATH",
@@ -383,7 +384,7 @@ func TestDoctor(t *testing.T) {
 			code: ExitComplete,
 			want: []string{
 				`^✓ settings: stop-hook at Stop in plugin donegate@donegate \(.*/plugins/cache/donegate/donegate/0\.1\.0\)$`,
-				`^✓ settings: posttooluse-hook at PreToolUse \(matcher "StructuredOutput"\) in plugin donegate@donegate `,
+				`^✓ settings: posttooluse-hook at PreToolUse \(matcher "StructuredOutput\|Bash\|Write\|Edit\|MultiEdit\|NotebookEdit"\) in plugin donegate@donegate `,
 				`^✓ binaries: .*/bin/stop-hook, version `,
 			},
 			not: []string{`^[!✗]`},
@@ -424,7 +425,7 @@ func TestDoctor(t *testing.T) {
 				`^! binaries: .*/plugins/cache/donegate/donegate/0\.1\.0/bin/stop-hook is version 9\.9\.9, closer is `,
 				`^! binaries: .*/plugins/cache/donegate/donegate/0\.1\.0/bin/posttooluse-hook is version 9\.9\.9, closer is `,
 				`^✓ settings: stop-hook --criteria at SessionStart in plugin donegate@donegate `,
-				`^✓ settings: posttooluse-hook at PreToolUse \(matcher "StructuredOutput"\) in plugin donegate@donegate `,
+				`^✓ settings: posttooluse-hook at PreToolUse \(matcher "StructuredOutput\|Bash\|Write\|Edit\|MultiEdit\|NotebookEdit"\) in plugin donegate@donegate `,
 			},
 		},
 		{

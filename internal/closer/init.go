@@ -87,6 +87,10 @@ var registrations = []hookReg{
 	{"Stop", "", "stop-hook", ""},
 	{"SubagentStop", "", "stop-hook", ""},
 	{"PreToolUse", "StructuredOutput", "posttooluse-hook", ""},
+	// The agent's calls of its shell and edit tools that would loosen its
+	// own gate are refused before they run (see gate's guard).
+	{"PreToolUse", hookio.ClaudeShellTool, "posttooluse-hook", ""},
+	{"PreToolUse", editTools, "posttooluse-hook", ""},
 	{"PostToolUse", "StructuredOutput", "posttooluse-hook", ""},
 	// The agent's own passing run of a checked command stands for the
 	// check's run (see gate's recordAgentRun).
@@ -109,6 +113,10 @@ const (
 // editTools are Claude Code's tools that write files: the matcher of
 // stop-hook --start.
 const editTools = "Write|Edit|MultiEdit|NotebookEdit"
+
+// guardedTools are the tools whose calls posttooluse-hook looks at, at
+// PreToolUse, before they run (see gate's guard).
+var guardedTools = append([]string{hookio.ClaudeShellTool}, strings.Split(editTools, "|")...)
 
 // background reports whether the host runs reg without waiting for it
 // (Claude Code's "async": true).
@@ -352,7 +360,9 @@ func (r *runCtx) notAgain(s hostSetup, found []registration, isTarget func(file 
 			if _, seen := bySource[reg.source]; !seen {
 				sources = append(sources, reg.source)
 			}
-			bySource[reg.source] = append(bySource[reg.source], regCommand(e.program, e.flags)+" at "+e.event)
+			if what := regCommand(e.program, e.flags) + " at " + e.event; !slices.Contains(bySource[reg.source], what) {
+				bySource[reg.source] = append(bySource[reg.source], what)
+			}
 			break
 		}
 	}

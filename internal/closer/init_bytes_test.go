@@ -54,14 +54,15 @@ func TestInitKeepsTheFilesBytes(t *testing.T) {
 
 // TestInitRegisteredAlreadyMeansTheSameHook: an entry counts as ours
 // only at our event, under a matcher that selects ours, of type
-// "command". Issue 18: a PreToolUse entry with matcher "Bash", or a
-// "prompt" entry, counted, and the gate was never registered.
+// "command". Issue 18: a PreToolUse entry with matcher "Bash" (then no
+// tool of ours there), or a "prompt" entry, counted, and the gate was
+// never registered.
 func TestInitRegisteredAlreadyMeansTheSameHook(t *testing.T) {
 	for _, tt := range []struct {
 		name, settings string
 		event, matcher string // the registration that must be added
 	}{
-		{"posttooluse-hook under matcher Bash", `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "posttooluse-hook"}]}]}}`, "PreToolUse", "StructuredOutput"},
+		{"posttooluse-hook under matcher Glob", `{"hooks": {"PreToolUse": [{"matcher": "Glob", "hooks": [{"type": "command", "command": "posttooluse-hook"}]}]}}`, "PreToolUse", "StructuredOutput|Bash|Write|Edit|MultiEdit|NotebookEdit"},
 		{"a prompt entry naming stop-hook", `{"hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": "x", "command": "stop-hook"}]}]}}`, "Stop", ""},
 		{"an entry without a type", `{"hooks": {"Stop": [{"hooks": [{"command": "stop-hook"}]}]}}`, "Stop", ""},
 		{"SessionStart only at startup", `{"hooks": {"SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "stop-hook --criteria"}]}]}}`, "SessionStart", ""},
@@ -73,12 +74,15 @@ func TestInitRegisteredAlreadyMeansTheSameHook(t *testing.T) {
 			require.Equal(t, ExitComplete, code, errOut)
 			got := mustRead(t, filepath.Join(dir, ".claude", "settings.json"))
 			groups := gjson.GetBytes(got, "hooks."+tt.event).Array()
-			ours := 0 // our groups at the event: PostToolUse has two (StructuredOutput|Bash, the edit tools)
+			// Our groups at the event, one per command: PostToolUse has two
+			// (StructuredOutput|Bash, the edit tools' stop-hook --start).
+			commands := map[string]bool{}
 			for _, reg := range registrations {
-				if reg.event == tt.event && reg.matcher != "Bash" {
-					ours++
+				if reg.event == tt.event {
+					commands[regCommand(reg.program, reg.flags)] = true
 				}
 			}
+			ours := len(commands)
 			require.Len(t, groups, 1+ours, "the user's entry is kept, ours added: %s", got)
 			added := groups[1]
 			assert.Equal(t, tt.matcher, added.Get("matcher").Str, "%s", got)
@@ -88,9 +92,9 @@ func TestInitRegisteredAlreadyMeansTheSameHook(t *testing.T) {
 	// And these count: a matcher that selects ours among others, and
 	// "*".
 	for _, settings := range []string{
-		`{"hooks": {"PreToolUse": [{"matcher": "Bash|StructuredOutput", "hooks": [{"type": "command", "command": "posttooluse-hook"}]}]}}`,
+		`{"hooks": {"PreToolUse": [{"matcher": "Glob|StructuredOutput|Bash|Write|Edit|MultiEdit|NotebookEdit", "hooks": [{"type": "command", "command": "posttooluse-hook"}]}]}}`,
 		`{"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "posttooluse-hook"}]}]}}`,
-		`{"hooks": {"PreToolUse": [{"matcher": "Struct.*", "hooks": [{"type": "command", "command": "posttooluse-hook"}]}]}}`,
+		`{"hooks": {"PreToolUse": [{"matcher": "Struct.*|Bash|Write|.*Edit", "hooks": [{"type": "command", "command": "posttooluse-hook"}]}]}}`,
 	} {
 		dir := projectWith(t, map[string]string{".claude/settings.json": settings})
 		code, _, errOut := initRun(t, t.TempDir(), "", "--dir", dir, "--portable")

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -127,22 +128,31 @@ func checkMerge(in []byte, commands map[string]string) string {
 // matcher one naming it; type "command"; the program as a word or a
 // path's last element; --criteria and --start exactly when flags has it.
 func countOurs(groups []gjson.Result, matcher, program, flags string) int {
-	selects := map[string]bool{"": true, "*": true}
-	switch matcher {
-	case "StructuredOutput":
-		for _, m := range []string{matcher, "Bash|StructuredOutput", "StructuredOutput|Bash", "Struct.*"} {
-			selects[m] = true
+	// A matcher selects a tool as Claude Code reads it: absent, "" or
+	// "*" every tool, else a regular expression of the whole name; a
+	// registration's tools ("Write|Edit|...") are selected when one is.
+	// At an event without tools only absent, "" or "*" count.
+	selects := func(groupMatcher string) bool {
+		if groupMatcher == "" || groupMatcher == "*" {
+			return true
 		}
-	case "Bash":
-		for _, m := range []string{matcher, "Bash|StructuredOutput", "StructuredOutput|Bash"} {
-			selects[m] = true
+		if matcher == "" {
+			return false // an event without tools: only those count
 		}
-	case editTools:
-		selects[matcher] = true
+		re, err := regexp.Compile("^(?:" + groupMatcher + ")$")
+		if err != nil {
+			return false
+		}
+		for _, tool := range strings.Split(matcher, "|") {
+			if re.MatchString(tool) {
+				return true
+			}
+		}
+		return false
 	}
 	n := 0
 	for _, g := range groups {
-		if !selects[g.Get("matcher").Str] {
+		if !selects(g.Get("matcher").Str) {
 			continue
 		}
 		for _, h := range g.Get("hooks").Array() {

@@ -173,7 +173,7 @@ func installPath(file, name string) string {
 // doctorRegistrations judges the registrations against what Claude Code
 // honours.
 func (r *runCtx) doctorRegistrations(rep *DoctorReport, regs []registration, cfg *config.Config) {
-	stop, preGate, postGate := 0, 0, 0
+	stop, preGate, postGate, guarded := 0, 0, 0, 0
 	count := map[string][]string{} // hook and event → sources
 	// hook and event → distinct commands: Claude Code runs a command
 	// string once however many settings files hold it (measured on
@@ -218,6 +218,9 @@ func (r *runCtx) doctorRegistrations(rep *DoctorReport, regs []registration, cfg
 		// the gate's registration twice.
 		gates := matchesAny(reg.matcher, gateTools)
 		agentRuns := reg.hook == "posttooluse-hook" && reg.event == "PostToolUse" && matchesAny(reg.matcher, []string{hookio.ClaudeShellTool})
+		// posttooluse-hook at PreToolUse of Bash and the edit tools refuses
+		// the agent's calls that would loosen its gate (see gate's guard).
+		guards := reg.hook == "posttooluse-hook" && reg.event == "PreToolUse" && matchesAny(reg.matcher, guardedTools)
 		bad := false
 		switch {
 		case start && reg.event != "PostToolUse":
@@ -249,7 +252,7 @@ func (r *runCtx) doctorRegistrations(rep *DoctorReport, regs []registration, cfg
 			rep.add("settings", statusFail, "register stop-hook at Stop and SubagentStop, posttooluse-hook at PreToolUse (and PostToolUse) with the matcher StructuredOutput; see settings.example.json",
 				"%s: the hook does not answer that event", where)
 			bad = true
-		case reg.hook == "posttooluse-hook" && !gates && !agentRuns:
+		case reg.hook == "posttooluse-hook" && !gates && !agentRuns && !guards:
 			rep.add("settings", statusWarn, `set "matcher": "`+strings.Join(gateTools, "|")+`"`,
 				"%s: the matcher matches none of the gated tools (%s), so this hook gates nothing", where, strings.Join(gateTools, ", "))
 			bad = true
@@ -273,6 +276,8 @@ func (r *runCtx) doctorRegistrations(rep *DoctorReport, regs []registration, cfg
 			rep.add("settings", statusOK, "", "%s: the stop's checks start in the background after the agent's edits, so the stop finds their results", where)
 		case !bad && agentRuns:
 			rep.add("settings", statusOK, "", "%s: the agent's own passing runs of a checked command stand for the check's run", where)
+		case !bad && guards:
+			rep.add("settings", statusOK, "", "%s: the agent's shell and edit calls that would loosen its gate are refused before they run", where)
 		case !bad:
 			rep.add("settings", statusOK, "", "%s", where)
 		}
@@ -280,7 +285,12 @@ func (r *runCtx) doctorRegistrations(rep *DoctorReport, regs []registration, cfg
 		case reg.hook == "stop-hook" && reg.event == "Stop" && !criteria && !start:
 			stop++
 		case reg.hook == "posttooluse-hook" && reg.event == "PreToolUse":
-			preGate++
+			if gates {
+				preGate++
+			}
+			if guards {
+				guarded++
+			}
 		case reg.hook == "posttooluse-hook" && reg.event == "PostToolUse" && gates:
 			postGate++
 		}
@@ -322,6 +332,10 @@ func (r *runCtx) doctorRegistrations(rep *DoctorReport, regs []registration, cfg
 	case stop == 0:
 		rep.add("settings", statusFail, "install the plugin (/plugin install donegate@donegate) or merge settings.example.json into .claude/settings.json",
 			"stop-hook is not registered at Stop in the user, project or local settings nor in an enabled plugin: donegate does not hold the agent")
+	}
+	if stop > 0 && guarded == 0 {
+		rep.add("settings", statusWarn, `add "`+strings.Join(guardedTools, "|")+`" to the matcher of posttooluse-hook at PreToolUse (closer init does)`,
+			"posttooluse-hook is not registered at PreToolUse of Bash and the edit tools: the agent's calls that would loosen its own gate (closer release, a DONEGATE_MODE in settings, its shell's snapshot) are not refused before they run")
 	}
 	if postGate > 0 && preGate == 0 {
 		rep.add("settings", statusFail, `register posttooluse-hook at PreToolUse too, with "matcher": "StructuredOutput"`,

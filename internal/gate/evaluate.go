@@ -69,6 +69,7 @@ const (
 	KindReleased     Kind = "released"      // the person released the turn (closer release)
 	KindObserved     Kind = "observed"      // observe mode: open work found, the agent let go all the same
 	KindSignalled    Kind = "signalled"     // a signal stopped the hook while a check ran: nothing held
+	KindRefused      Kind = "refused"       // the agent's shell or edit call would loosen its gate: denied, or asked of the person
 )
 
 // Decision says why a run answered as it did.
@@ -198,6 +199,11 @@ func Evaluate(ctx context.Context, hook string, opts Options, env Env, raw []byt
 		// The person's switch: answered at once, nothing read.
 		rep := Report{Hook: hook, Event: r.event, ProjectDir: r.projectDir(), StateDir: r.stateDir(), Dialect: r.dialect(nil), Decision: Decision{Kind: KindOff, Why: ModeEnv + "=off"}}
 		return rep, rep.write()
+	}
+	if hook == ToolHookName {
+		if rep, refused, err := r.refuse(); refused {
+			return rep, err
+		}
 	}
 	c, file, err := r.loadConfig()
 	rep := Report{Hook: hook, Event: r.event, ProjectDir: r.projectDir(), StateDir: r.stateDir()}

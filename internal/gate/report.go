@@ -69,6 +69,8 @@ func (rep Report) Why() string {
 		}
 	case KindObserved:
 		s = fmt.Sprintf("observe mode: would have held the agent (%d of %d continuations), let it go", d.Blocks, d.MaxBlocks)
+	case KindRefused:
+		s = "the agent's call would loosen its gate: " + d.Why
 	case KindSignalled:
 		s = "stopped by a signal while a check ran: nothing held"
 	case KindWaiting:

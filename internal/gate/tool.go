@@ -34,12 +34,18 @@ func ToolHook(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	// cwd (expanded as Evaluate expands it). Evaluate gives the same answer
 	// the long way (closer explain takes it).
 	// A run of the agent's shell tool may stand for a check's own run
-	// (see recordAgentRun), with the embedded default config too.
+	// (see recordAgentRun), with the embedded default config too; a call
+	// of its shell or edit tools is looked at before it runs (see guard).
 	host := detectHost(opts, env, raw)
 	if p := hookio.PeekHost(raw, host); (p.Event == hookio.EventPreToolUse || p.Event == hookio.EventPostToolUse) &&
 		p.Tool != "" && !slices.Contains(config.DefaultGateTools, p.Tool) && !(p.Event == hookio.EventPostToolUse && p.Tool == host.ShellTool()) {
 		path, err := config.Find(lookup(opts, env, paths.Expand(env.Getenv, p.Cwd)))
 		if err == nil && path == "" {
+			if p.Event == hookio.EventPreToolUse && host.GuardedTool(p.Tool) {
+				if rep, refused, err := guardOnly(name, opts, env, raw, stderr); refused {
+					return answer(name, stdout, stderr, rep, err)
+				}
+			}
 			return answer(name, stdout, stderr, Report{Answer: []byte("{}\n")}, nil)
 		}
 	}

@@ -1,0 +1,176 @@
+package gate
+
+import (
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/donegate/donegate/config"
+	"github.com/donegate/donegate/hookio"
+	"github.com/donegate/donegate/internal/paths"
+)
+
+// The agent's tool calls that would loosen its own gate are refused
+// before they run, where the host lets a PreToolUse hook refuse a call
+// (hookio.Host.GuardsTools): posttooluse-hook, registered at PreToolUse
+// of the shell and edit tools too, looks at the command or the path and
+// nothing else — no config, no record, no consent — so that the call it
+// lets pass costs what any ungated call costs. It catches the plain
+// forms: a shell command can be written in ways no look at its text
+// sees (a script it wrote, a variable, an encoding), and what stops a
+// determined agent is closer's own refusal inside the agent's shell and,
+// for what remains, the host's sandbox (docs/security.md).
+
+// refuse answers the event when the guard stops it (refused true): the
+// agent's call would loosen its own gate, and is denied or asked of the
+// person before anything else is read. The refusal is logged.
+func (r *run) refuse() (rep Report, refused bool, err error) {
+	g, ok := r.guard()
+	if !ok {
+		return Report{}, false, nil
+	}
+	rep = Report{Hook: r.name, Event: r.event, ProjectDir: r.projectDir(), StateDir: r.stateDir(), Dialect: r.dialect(nil),
+		Verdict: hookio.Verdict{Block: true, Ask: g.ask, Reason: g.reason}, Decision: Decision{Kind: KindRefused, Why: "denied"}}
+	if g.ask {
+		rep.Decision.Why = "asked of the person"
+	}
+	if err := rep.write(); err != nil {
+		return rep, true, err
+	}
+	r.logDecision(&rep)
+	return rep, true, nil
+}
+
+// guardOnly is the guard alone, for posttooluse-hook's answer to a
+// guarded call in a project with no config file, which nothing else
+// gates: refused false lets it pass.
+func guardOnly(name string, opts Options, env Env, raw []byte, stderr io.Writer) (Report, bool, error) {
+	ev, err := hookio.Parse(raw, detectHost(opts, env, raw))
+	if err != nil {
+		return Report{}, true, err
+	}
+	r := newRun(name, opts, env, ev, stderr)
+	if r.modeEnv == config.ModeOff {
+		return Report{}, false, nil
+	}
+	return r.refuse()
+}
+
+// guardVerdict is what the guard answers a call it stops: denied, or
+// asked of the person (Verdict.Ask), with the reason.
+type guardVerdict struct {
+	ask    bool
+	reason string
+}
+
+// guard looks at a PreToolUse of the agent's shell or edit tools; ok is
+// false for a call it lets pass.
+func (r *run) guard() (guardVerdict, bool) {
+	ev := r.event
+	if ev.HookEventName != hookio.EventPreToolUse || !ev.Host.GuardsTools() {
+		return guardVerdict{}, false
+	}
+	if cmd := ev.ShellCommand(); cmd != "" {
+		return r.guardCommand(cmd)
+	}
+	if p := ev.EditedPath(); p != "" {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(ev.Cwd, p)
+		}
+		return r.guardPath(filepath.Clean(p))
+	}
+	return guardVerdict{}, false
+}
+
+// personsCommands are closer's commands that are the person's alone.
+var personsCommands = []string{"release", "allow", "init"}
+
+// guardCommand looks at a shell command's text.
+func (r *run) guardCommand(cmd string) (guardVerdict, bool) {
+	if what := closerPersonsCommand(cmd); what != "" {
+		return guardVerdict{reason: "donegate refuses this call: `closer " + what + "` is the person's command, not yours, and closer refuses it from your shell. If your work is done, say so and stop; if something blocks you, say what it is, and the person decides."}, true
+	}
+	if strings.Contains(cmd, "shell-snapshots") {
+		return guardVerdict{reason: "donegate refuses this call: your shell's snapshot (shell-snapshots) is not yours to change; a function or alias there would make a command print what it did not do."}, true
+	}
+	if strings.Contains(cmd, "DONEGATE_") && strings.Contains(cmd, "settings") {
+		return guardVerdict{reason: "donegate refuses this call: a DONEGATE_ variable in the host's settings is the person's to set, not yours."}, true
+	}
+	for _, dir := range r.stateDirForms() {
+		if strings.Contains(cmd, dir) {
+			return guardVerdict{ask: true, reason: "This command names donegate's state dir (" + dir + "), where the person's consent and donegate's records are kept: the person confirms it."}, true
+		}
+	}
+	return guardVerdict{}, false
+}
+
+// closerPersonsCommand returns the person's command a shell command runs
+// closer with ("release"), "" for none: a word whose base name is closer,
+// followed in the same simple command by one of personsCommands.
+func closerPersonsCommand(cmd string) string {
+	words := strings.FieldsFunc(cmd, func(c rune) bool {
+		return c == ' ' || c == '\t' || c == '\n' || c == '\'' || c == '"' || c == '`' || c == '(' || c == ')'
+	})
+	closer := false
+	for _, w := range words {
+		switch {
+		case strings.ContainsAny(w, ";&|"):
+			closer = false
+			base := strings.TrimRight(filepath.Base(strings.Trim(w, ";&|")), ";&|")
+			if base == "closer" || base == "closer.exe" {
+				closer = true
+			}
+		case filepath.Base(w) == "closer" || filepath.Base(w) == "closer.exe":
+			closer = true
+		case closer:
+			for _, p := range personsCommands {
+				if w == p {
+					return p
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// guardPath looks at the file an edit tool would write.
+func (r *run) guardPath(p string) (guardVerdict, bool) {
+	for _, dir := range r.stateDirForms() {
+		if filepath.IsAbs(dir) && within(p, dir) {
+			return guardVerdict{reason: "donegate refuses this call: " + p + " is in donegate's state dir, where the person's consent and donegate's records are kept; it is not yours to write."}, true
+		}
+	}
+	claudeDir := paths.ClaudeDir(r.env.Getenv, r.event.TranscriptPath)
+	if within(p, filepath.Join(claudeDir, "shell-snapshots")) {
+		return guardVerdict{reason: "donegate refuses this call: your shell's snapshot is not yours to change; a function or alias there would make a command print what it did not do."}, true
+	}
+	// donegate's own config is not guarded: an edit of it is not used
+	// until the person allows it (consent keeps the allowed one in
+	// force), and a broken one asks the agent to fix it.
+	project := r.projectDir()
+	if p == filepath.Join(claudeDir, "settings.json") {
+		return guardVerdict{ask: true, reason: "This call changes the host's user settings (" + p + "), where donegate's hooks and the sandbox are registered: the person confirms it."}, true
+	}
+	for _, f := range hookio.ProjectEnvFiles() {
+		if p == filepath.Join(project, filepath.FromSlash(f)) {
+			return guardVerdict{ask: true, reason: "This call changes the project's host settings (" + p + "), where donegate's hooks are registered and an \"env\" reaches the hooks: the person confirms it."}, true
+		}
+	}
+	return guardVerdict{}, false
+}
+
+// stateDirForms are the ways a command may name donegate's state dir:
+// as the hooks resolve it, and its default's common spellings.
+func (r *run) stateDirForms() []string {
+	forms := []string{filepath.Clean(r.stateDir()), ".local/state/donegate", "DONEGATE_STATE_DIR"}
+	if x := r.env.Getenv("XDG_STATE_HOME"); x != "" {
+		forms = append(forms, filepath.Join(x, "donegate"))
+	}
+	return forms
+}
+
+// within reports whether path is dir or inside it.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
