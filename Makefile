@@ -38,6 +38,9 @@ E2E_ENV         += DONEGATE_OPENCODE=$$(scripts/install-opencode | tail -n 1)
 E2E_CLIENTS     += pnpm yarn
 E2E_ENV         += DONEGATE_PNPM=$$(scripts/install-pnpm | tail -n 1)
 E2E_ENV         += DONEGATE_YARN=$$(scripts/install-yarn | tail -n 1)
+# Not a client: bubblewrap and socat (scripts/install-sandbox), which Claude
+# Code's sandbox runs the agent's Bash under in e2e/sandbox_test.go.
+E2E_CLIENTS     += sandbox
 # Not a client: Wine 8 and its prefix (scripts/install-wine), which the
 # Windows binaries' end-to-end tests (e2e/windows_test.go) and the
 # windows target run under.
@@ -115,10 +118,11 @@ claude:
 copilot:
 	@scripts/install-copilot >/dev/null
 
-## codex, qwen, agent-sdk, opencode, pnpm, yarn, wine: install the pinned
-## Codex CLI, Qwen Code, Claude Agent SDK, OpenCode, pnpm and Yarn (npm),
-## and Wine 8 with its test prefix, for the end-to-end tests.
-codex qwen agent-sdk opencode pnpm yarn wine:
+## codex, qwen, agent-sdk, opencode, pnpm, yarn, sandbox, wine: install the
+## pinned Codex CLI, Qwen Code, Claude Agent SDK, OpenCode, pnpm and Yarn
+## (npm), bubblewrap and socat (Debian), and Wine 8 with its test prefix,
+## for the end-to-end tests.
+codex qwen agent-sdk opencode pnpm yarn sandbox wine:
 	@scripts/install-$@ >/dev/null
 
 ## gemini: install the pinned Gemini CLI (npm) for the end-to-end tests.

@@ -81,7 +81,14 @@ type session struct {
 	// NoConsent leaves the project as nobody allowed it: by default each
 	// run starts with the person's consent (see allowProject).
 	NoConsent bool
+	// Sandbox turns on Claude Code's sandbox for the agent's Bash calls,
+	// with no way out of it (see sandboxSettings).
+	Sandbox bool
 }
+
+// sandboxSettings are the sandbox settings docs/security.md proposes:
+// every Bash call sandboxed, none let out, and no run without it.
+var sandboxSettings = map[string]any{"enabled": true, "failIfUnavailable": true, "autoAllowBashIfSandboxed": true, "allowUnsandboxedCommands": false}
 
 // consent allows the project before a run, unless NoConsent is set.
 func (s *session) consent() {
@@ -156,7 +163,11 @@ func (s *session) settingsFile() string {
 		}
 		hooks[event] = list
 	}
-	data, err := json.MarshalIndent(map[string]any{"hooks": hooks}, "", "  ")
+	settings := map[string]any{"hooks": hooks}
+	if s.Sandbox {
+		settings["sandbox"] = sandboxSettings
+	}
+	data, err := json.MarshalIndent(settings, "", "  ")
 	require.NoError(s.t, err)
 	path := filepath.Join(s.t.TempDir(), "settings.json")
 	require.NoError(s.t, os.WriteFile(path, data, 0o644))

@@ -636,7 +636,7 @@ func TestDoctorJSON(t *testing.T) {
 	var fail *Finding
 	for i, f := range rep.Findings {
 		assert.Contains(t, []string{statusOK, statusWarn, statusFail}, f.Status)
-		assert.Contains(t, []string{"binaries", "settings", "vscode", "config", "consent", "mode", "state", "claude"}, f.Area)
+		assert.Contains(t, []string{"binaries", "settings", "vscode", "config", "consent", "mode", "state", "claude", "sandbox"}, f.Area)
 		assert.NotEmpty(t, f.Message)
 		if f.Status == statusFail {
 			assert.NotEmpty(t, f.Fix, "every fail has its fix: %s", f.Message)
@@ -787,5 +787,48 @@ func TestOlder(t *testing.T) {
 		{[3]int{3, 0, 0}, [3]int{2, 1, 163}, false},
 	} {
 		assert.Equal(t, tt.want, older(tt.v, tt.than), "%v < %v", tt.v, tt.than)
+	}
+}
+
+// TestDoctorSandbox: doctor says whether Claude Code's sandbox keeps the
+// agent's Bash out of donegate's state dir and the settings, reading the
+// user, project and local settings as Claude Code does (the later file
+// winning), and that bubblewrap and socat are on PATH where it runs.
+func TestDoctorSandbox(t *testing.T) {
+	for _, tt := range []struct {
+		name, user, local string
+		want              []string
+	}{
+		{name: "none", want: []string{`^✓ sandbox: Claude Code's sandbox is not on \(optional\): .* add "sandbox": \{"enabled": true, "failIfUnavailable": true, "autoAllowBashIfSandboxed": true, "allowUnsandboxedCommands": false\} to .*/home/\.claude/settings\.json$`}},
+		{
+			name: "on, with a way out", user: `{"sandbox": {"enabled": true}}`,
+			want: []string{`^! sandbox: Claude Code's sandbox is on \(.*/home/\.claude/settings\.json\), but a call with dangerouslyDisableSandbox may leave it`},
+		},
+		{
+			name: "on, no way out, its programs missing", user: `{"sandbox": {"enabled": true, "allowUnsandboxedCommands": false}}`,
+			want: []string{`^✓ sandbox: Claude Code's sandbox is on \(.*/home/\.claude/settings\.json\), with no way out`, `^✗ sandbox: bwrap is not on PATH`, `^✗ sandbox: socat is not on PATH`},
+		},
+		{
+			name: "turned off by the local settings", user: `{"sandbox": {"enabled": true, "allowUnsandboxedCommands": false}}`, local: `{"sandbox": {"enabled": false}}`,
+			want: []string{`^✓ sandbox: Claude Code's sandbox is not on`},
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if runtime.GOOS != "linux" && strings.Contains(tt.name, "missing") {
+				t.Skip("bubblewrap and socat are the sandbox's programs on Linux")
+			}
+			s := newDoctorSetup(t)
+			s.write(t, filepath.Join(s.proj, ".claude", "settings.json"), exampleSettings)
+			if tt.user != "" {
+				s.write(t, filepath.Join(s.home, ".claude", "settings.json"), tt.user)
+			}
+			if tt.local != "" {
+				s.write(t, filepath.Join(s.proj, ".claude", "settings.local.json"), tt.local)
+			}
+			_, out, _ := s.run(t)
+			for _, w := range tt.want {
+				assert.Regexp(t, "(?m)"+w, out)
+			}
+		})
 	}
 }

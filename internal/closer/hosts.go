@@ -63,7 +63,7 @@ type hostSetup struct {
 	doctor func(r *runCtx, rep *DoctorReport, s hostSetup, found []registration)
 	// notes is what a person must still do once init set the host up
 	// with o.
-	notes func(o initOptions) []string
+	notes func(r *runCtx, o initOptions) []string
 	// installed, for a plugin host, reports whether its plugin is
 	// where the host loads it (doctor then checks it, marker or not).
 	installed func(r *runCtx) bool

@@ -301,7 +301,7 @@ func runInit(ctx context.Context, r *runCtx) (verdict, error) {
 		rep.Allowed = &allowed
 	}
 	if !o.noHooks {
-		rep.Notes = append(rep.Notes, hostNotes(hosts, o)...)
+		rep.Notes = append(rep.Notes, r.hostNotes(hosts, o)...)
 	}
 	if r.opts.json {
 		return complete, writeJSON(r.stdout, rep)

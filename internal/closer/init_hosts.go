@@ -134,11 +134,11 @@ func copilotRegistered(entries *jnode, program, flags string) bool {
 
 // hostNotes is what a person must still do for each host init set up:
 // what no file init writes can do for them.
-func hostNotes(hosts hostList, o initOptions) []string {
+func (r *runCtx) hostNotes(hosts hostList, o initOptions) []string {
 	var notes []string
 	for _, h := range hosts {
 		if s, _ := setupOf(h); s.notes != nil {
-			notes = append(notes, s.notes(o)...)
+			notes = append(notes, s.notes(r, o)...)
 		}
 	}
 	return notes

@@ -634,8 +634,10 @@ func TestReadmeInitExample(t *testing.T) {
 	bin := hookBins(t, filepath.Join(t.TempDir(), "bin"))
 	writeExecutable(t, filepath.Join(bin, "claude"), "")
 	dir := projectWith(t, map[string]string{"go.mod": "module x\n\ngo 1.22\n"})
-	code, out, errOut := initRun(t, t.TempDir(), bin, "--dir", dir)
+	home := t.TempDir()
+	code, out, errOut := initRun(t, home, bin, "--dir", dir)
 	require.Equal(t, ExitComplete, code, errOut)
+	out = strings.ReplaceAll(out, home+string(filepath.Separator), "~/")
 	assert.Equal(t, strings.Join(want, "\n"), strings.TrimRight(out, "\n"))
 }
 

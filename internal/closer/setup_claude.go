@@ -32,7 +32,16 @@ var claudeSetup = hostSetup{
 		r.doctorPlanOnly(rep, cfg)
 		r.doctorRegistrations(rep, regs, cfg)
 	},
-	client: func(ctx context.Context, r *runCtx, rep *DoctorReport) { r.doctorClaude(ctx, rep) },
+	client: func(ctx context.Context, r *runCtx, rep *DoctorReport) {
+		r.doctorSandbox(rep)
+		r.doctorClaude(ctx, rep)
+	},
+	notes: func(r *runCtx, _ initOptions) []string {
+		if r.sandboxOf().enabled {
+			return nil
+		}
+		return []string{"Claude Code's sandbox is not on: with it, the agent's Bash cannot write donegate's state dir or the settings, which closes what a command hiding what it runs could still do; to turn it on, add " + sandboxJSON + " to " + filepath.Join(r.claudeDir(""), "settings.json") + " (closer doctor reports it)"}
+	},
 	userFile: func(r *runCtx) string {
 		// $CLAUDE_CONFIG_DIR's settings, else ~/.claude's.
 		dir := r.claudeDir("")

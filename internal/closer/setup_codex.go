@@ -47,7 +47,7 @@ var codexSetup = hostSetup{
 	},
 	files:   codexFiles,
 	plugins: (*runCtx).codexPlugins,
-	notes: func(o initOptions) []string {
+	notes: func(_ *runCtx, o initOptions) []string {
 		trust := "Codex runs a hook only once you trust it, and skips an untrusted one silently: open /hooks in Codex and review donegate's hooks (init never writes Codex's trusted_hash: that consent is yours to give); `codex exec` reads a project's .codex/ only with --trust"
 		if o.managed {
 			trust = "Codex runs the hooks of its managed requirements without review: no /hooks trust, no --trust, for every user of this machine"

@@ -23,7 +23,7 @@ var copilotSetup = hostSetup{
 	files:    copilotFiles,
 	userFile: func(r *runCtx) string { return homeFile(r, ".copilot", "hooks", "donegate.json") },
 	doctor:   (*runCtx).doctorCopilot,
-	notes: func(o initOptions) []string {
+	notes: func(_ *runCtx, o initOptions) []string {
 		if o.user {
 			return nil
 		}

@@ -27,7 +27,7 @@ var geminiSetup = hostSetup{
 	userFile: func(r *runCtx) string { return homeFile(r, ".gemini", "settings.json") },
 	doctor:   (*runCtx).doctorGemini,
 	plugins:  (*runCtx).geminiExtensions,
-	notes: func(o initOptions) []string {
+	notes: func(_ *runCtx, o initOptions) []string {
 		if o.user {
 			return nil
 		}

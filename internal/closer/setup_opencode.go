@@ -25,7 +25,7 @@ var openCodeSetup = hostSetup{
 		return r.openCodeChange(s, o, rep)
 	},
 	doctor: (*runCtx).doctorOpenCode,
-	notes: func(initOptions) []string {
+	notes: func(*runCtx, initOptions) []string {
 		return []string{"OpenCode loads donegate's plugin when it starts; under `opencode run` the checks run while OpenCode waits, elsewhere (the TUI, `opencode serve`) in the background once the agent is idle (docs/hosts.md, OpenCode)"}
 	},
 }

@@ -31,7 +31,7 @@ var qwenSetup = hostSetup{
 	timeout: hookTimeout * 1000, unit: time.Second, millisFrom: 1000,
 	userFile: func(r *runCtx) string { return homeFile(r, ".qwen", "settings.json") },
 	doctor:   (*runCtx).doctorQwen,
-	notes: func(initOptions) []string {
+	notes: func(*runCtx, initOptions) []string {
 		return []string{"Qwen Code asks you to approve a project's hooks the first time they run; its todo_write tool is off unless `\"tools\": {\"todoWrite\": {\"enabled\": true}}` is in its settings.json"}
 	},
 }
