@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"bytes"
 	"io"
 	"path/filepath"
 	"strings"
@@ -55,6 +56,26 @@ func guardOnly(name string, opts Options, env Env, raw []byte, stderr io.Writer)
 	}
 	return r.refuse()
 }
+
+// guardMayStop reports whether the guard could stop the call in raw, the
+// event as read: whether it holds any word a rule of the guard looks
+// for. Most calls hold none, and pass without the event being decoded
+// (0.1 ms of every shell and edit call, measured against the build
+// before the guard).
+func guardMayStop(raw []byte, env Env) bool {
+	for _, w := range guardWords {
+		if bytes.Contains(raw, []byte(w)) {
+			return true
+		}
+	}
+	sd := filepath.Clean(paths.StateDir(env.Getenv))
+	return sd != "." && bytes.Contains(raw, []byte(filepath.ToSlash(sd)))
+}
+
+// guardWords are the words the guard's rules look for: closer's name,
+// the snapshots' dir, the variables' prefix, the settings files, the
+// state dir's default and its variable.
+var guardWords = []string{"closer", "shell-snapshots", "DONEGATE_", "settings", "state/donegate", "XDG_STATE_HOME"}
 
 // guardVerdict is what the guard answers a call it stops: denied, or
 // asked of the person (Verdict.Ask), with the reason.
