@@ -121,3 +121,24 @@ func TestGuardRefusesTheAgentsCalls(t *testing.T) {
 	assert.Contains(t, log.Stdout, `"tool":"Bash","decision":"refused"`)
 	assert.NotContains(t, log.Stdout, `"hook":"closer release"`, "closer never ran")
 }
+
+// TestCodexAgentCannotReleaseItsOwnGate: the real Codex CLI's agent runs
+// closer release through exec_command: closer sees Codex's marker
+// (CODEX_TOOL_CALL_ID, measured on 0.171.0) and refuses, and the stop
+// after the try still holds.
+func TestCodexAgentCannotReleaseItsOwnGate(t *testing.T) {
+	s := newCodexSession(t)
+	api := fakeapi.NewResponses(
+		fakeapi.Say("Done."),
+		fakeapi.Call("exec_command", map[string]any{"cmd": closerBinary(t) + " release"}),
+		fakeapi.Say("Done."),
+		fakeapi.Say("Done."),
+	)
+	t.Cleanup(api.Close)
+	s.useAPI(api)
+	s.config(`{"checkers":[{"type":"files","paths":["never.txt"]}],"limits":{"max_blocks":2}}`)
+	s.run("Do it")
+	assert.Contains(t, s.told(1), "Missing required files: never.txt")
+	assert.Contains(t, s.told(2), "closer release: refused: this runs inside Codex CLI's agent shell: CODEX_TOOL_CALL_ID=")
+	assert.Contains(t, s.told(3), "Missing required files: never.txt", "still held after the try")
+}

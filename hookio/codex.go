@@ -19,11 +19,13 @@ import (
 // Codex's app-server, so its TUI, shows a Stop's systemMessage as a
 // warning, codex exec nowhere.
 var codexSpec = hostSpec{
-	title:     "Codex CLI",
-	names:     claudeSpec.names,
-	peekEvent: "hook_event_name",
-	read:      (*Event).readCodex,
-	write:     writeClaudeShaped(true),
+	title: "Codex CLI",
+	// Measured on 0.171.0 (exec_command): each call's own id.
+	shellMarkers: []string{"CODEX_TOOL_CALL_ID"},
+	names:        claudeSpec.names,
+	peekEvent:    "hook_event_name",
+	read:         (*Event).readCodex,
+	write:        writeClaudeShaped(true),
 	// codex exec --output-schema makes the agent's final message, the
 	// Stop's last_assistant_message, a JSON object.
 	finalOutput: codexFinalOutput,

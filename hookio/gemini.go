@@ -17,7 +17,9 @@ import (
 // new prompt; allow is {}; the person sees systemMessage; context goes in
 // hookSpecificOutput.additionalContext at SessionStart and BeforeAgent.
 var geminiSpec = hostSpec{
-	title:              "Gemini CLI",
+	title: "Gemini CLI",
+	// Measured on the pinned Gemini CLI (run_shell_command).
+	shellMarkers:       []string{"GEMINI_CLI=1"},
 	names:              EventNames{"AfterAgent", "SessionStart and BeforeAgent", "BeforeTool and AfterTool"},
 	read:               (*Event).readGemini,
 	shape:              geminiShape,

@@ -83,9 +83,9 @@ func (h Host) ShellTool() string { return h.spec().shellTool }
 func AgentShellMarker(getenv func(string) string) (Host, string, bool) {
 	for _, h := range Hosts {
 		for _, m := range h.spec().shellMarkers {
-			name, value, _ := strings.Cut(m, "=")
-			if v := getenv(name); v != "" && v == value {
-				return h, m, true
+			name, value, exact := strings.Cut(m, "=")
+			if v := getenv(name); v != "" && (!exact || v == value) {
+				return h, name + "=" + v, true
 			}
 		}
 	}
@@ -165,9 +165,10 @@ type hostSpec struct {
 	// dir, whose "env" object the host puts in its hooks' environment:
 	// files the agent can write (see ProjectEnvFiles).
 	projectEnvFiles []string
-	// shellMarkers are the variables, NAME=VALUE, that the host sets in
-	// the environment of its agent's shell tool (and of what it runs),
-	// measured with the real client (see AgentShellMarker).
+	// shellMarkers are the variables that the host sets in the
+	// environment of its agent's shell tool (and of what it runs),
+	// measured with the real client (see AgentShellMarker): NAME=VALUE,
+	// or NAME alone for one set to any value.
 	shellMarkers []string
 	// peekEvent names the top-level field that names the event, where
 	// tool_name and cwd are top-level too: Peek reads three fields and

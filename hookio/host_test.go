@@ -347,3 +347,28 @@ func TestWriteHostAnswerRefuses(t *testing.T) {
 		})
 	}
 }
+
+// TestAgentShellMarker: each host's marker, as measured in its agent's
+// shell tool, names the host; another value, or none, names none.
+func TestAgentShellMarker(t *testing.T) {
+	for _, tt := range []struct {
+		env        map[string]string
+		host       Host
+		marker     string
+		isAgentEnv bool
+	}{
+		{map[string]string{"CLAUDECODE": "1"}, HostClaude, "CLAUDECODE=1", true},
+		{map[string]string{"CODEX_TOOL_CALL_ID": "call_7"}, HostCodex, "CODEX_TOOL_CALL_ID=call_7", true},
+		{map[string]string{"QWEN_CODE": "1"}, HostQwen, "QWEN_CODE=1", true},
+		{map[string]string{"GEMINI_CLI": "1"}, HostGemini, "GEMINI_CLI=1", true},
+		{map[string]string{"OPENCODE": "1"}, HostOpenCode, "OPENCODE=1", true},
+		{map[string]string{"CLAUDECODE": "0"}, "", "", false},
+		{map[string]string{"CODEX_TOOL_CALL_ID": ""}, "", "", false},
+		{nil, "", "", false},
+	} {
+		h, m, ok := AgentShellMarker(func(k string) string { return tt.env[k] })
+		assert.Equal(t, tt.isAgentEnv, ok, "%v", tt.env)
+		assert.Equal(t, tt.host, h, "%v", tt.env)
+		assert.Equal(t, tt.marker, m, "%v", tt.env)
+	}
+}

@@ -30,13 +30,15 @@ import (
 // openCodeSpec: Claude Code's Stop answer, a block never without a
 // reason (the plugin sends it to the agent).
 var openCodeSpec = hostSpec{
-	title:     "OpenCode",
-	names:     EventNames{"the end of a turn (donegate's OpenCode plugin)", "nothing (the OpenCode plugin sends stops only)", "nothing (the OpenCode plugin sends stops only)"},
-	peekEvent: "hook_event_name",
-	read:      (*Event).readOpenCode,
-	write:     writeClaudeShaped(true),
-	planTool:  "todowrite",
-	plan:      openCodePlan,
+	title: "OpenCode",
+	// Measured on the pinned OpenCode (bash).
+	shellMarkers: []string{"OPENCODE=1"},
+	names:        EventNames{"the end of a turn (donegate's OpenCode plugin)", "nothing (the OpenCode plugin sends stops only)", "nothing (the OpenCode plugin sends stops only)"},
+	peekEvent:    "hook_event_name",
+	read:         (*Event).readOpenCode,
+	write:        writeClaudeShaped(true),
+	planTool:     "todowrite",
+	plan:         openCodePlan,
 }
 
 // openCodeKey is the field only the OpenCode plugin's events carry.

@@ -14,10 +14,12 @@ import (
 // submitted_prompt (see ResumesTurn). Its PostToolUse of
 // run_shell_command tells a passing run (see ShellRunPassed).
 var qwenSpec = hostSpec{
-	title:     "Qwen Code",
-	names:     claudeSpec.names,
-	shellTool: "run_shell_command",
-	peekEvent: "hook_event_name",
+	title: "Qwen Code",
+	// Measured on 0.24.4 (run_shell_command).
+	shellMarkers: []string{"QWEN_CODE=1"},
+	names:        claudeSpec.names,
+	shellTool:    "run_shell_command",
+	peekEvent:    "hook_event_name",
 	read: func(e *Event, root gjson.Result) error {
 		return e.readClaudeShaped(root, []field{{"submitted_prompt", &e.Prompt}})
 	},
