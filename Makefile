@@ -38,9 +38,10 @@ E2E_ENV         += DONEGATE_OPENCODE=$$(scripts/install-opencode | tail -n 1)
 E2E_CLIENTS     += pnpm yarn
 E2E_ENV         += DONEGATE_PNPM=$$(scripts/install-pnpm | tail -n 1)
 E2E_ENV         += DONEGATE_YARN=$$(scripts/install-yarn | tail -n 1)
-# Not a client: bubblewrap and socat (scripts/install-sandbox), which Claude
-# Code's sandbox runs the agent's Bash under in e2e/sandbox_test.go.
-E2E_CLIENTS     += sandbox
+# Not clients: bubblewrap and socat, which Claude Code's sandbox runs the
+# agent's Bash under (e2e/sandbox_test.go), and tmux, the interactive
+# CLI's terminal (e2e/terminal_test.go): scripts/install-debian-tools.
+E2E_CLIENTS     += debian-tools
 # Not a client: Wine 8 and its prefix (scripts/install-wine), which the
 # Windows binaries' end-to-end tests (e2e/windows_test.go) and the
 # windows target run under.
@@ -118,11 +119,11 @@ claude:
 copilot:
 	@scripts/install-copilot >/dev/null
 
-## codex, qwen, agent-sdk, opencode, pnpm, yarn, sandbox, wine: install the
-## pinned Codex CLI, Qwen Code, Claude Agent SDK, OpenCode, pnpm and Yarn
-## (npm), bubblewrap and socat (Debian), and Wine 8 with its test prefix,
-## for the end-to-end tests.
-codex qwen agent-sdk opencode pnpm yarn sandbox wine:
+## codex, qwen, agent-sdk, opencode, pnpm, yarn, debian-tools, wine: install
+## the pinned Codex CLI, Qwen Code, Claude Agent SDK, OpenCode, pnpm and
+## Yarn (npm), bubblewrap, socat and tmux (Debian), and Wine 8 with its
+## test prefix, for the end-to-end tests.
+codex qwen agent-sdk opencode pnpm yarn debian-tools wine:
 	@scripts/install-$@ >/dev/null
 
 ## gemini: install the pinned Gemini CLI (npm) for the end-to-end tests.

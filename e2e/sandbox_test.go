@@ -15,7 +15,7 @@ import (
 )
 
 // TestSandboxKeepsTheAgentOut: with Claude Code's sandbox on (bubblewrap
-// and socat, from Debian's packages: scripts/install-sandbox), the agent's
+// and socat, from Debian's packages: scripts/install-debian-tools), the agent's
 // Bash cannot write donegate's state dir, its own shell snapshots, or the
 // project's .claude/settings.local.json — what a determined agent could
 // otherwise do with the person's rights (docs/security.md) — while the
@@ -24,7 +24,7 @@ import (
 func TestSandboxKeepsTheAgentOut(t *testing.T) {
 	for _, p := range []string{"bwrap", "socat"} {
 		if _, err := exec.LookPath(p); err != nil {
-			t.Fatalf("%s is not on PATH: make test installs it (scripts/install-sandbox)", p)
+			t.Fatalf("%s is not on PATH: make test installs it (scripts/install-debian-tools)", p)
 		}
 	}
 	s := newSession(t, fakeapi.New())

@@ -1,0 +1,109 @@
+//go:build e2e && !windows
+
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/donegate/donegate/internal/fakeapi"
+)
+
+// TestPersonReleasesMidTurnInTheTerminal: the person's route, in the real
+// Claude Code's interactive terminal (tmux). While the agent runs a slow
+// Bash call, the person types "donegate release" and Enter: Claude Code
+// queues it for the model but hands it to stop-hook --criteria at once
+// (UserPromptSubmit, with the running turn's prompt_id), and the turn's
+// stop, which the failing check would hold, is let go.
+func TestPersonReleasesMidTurnInTheTerminal(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Fatal("tmux is not on PATH: make test installs it (scripts/install-debian-tools)")
+	}
+	s := newSession(t, fakeapi.New())
+	api := fakeapi.New(
+		fakeapi.Call("Bash", map[string]any{"command": "sleep 6; echo slow job done", "description": "slow job"}),
+		fakeapi.Say("Done."),
+		fakeapi.Say("Done."),
+	)
+	s.API = api
+	t.Cleanup(api.Close)
+	s.config(`{"checkers":[{"type":"files","paths":["never.txt"]}]}`)
+	s.useDonegate()
+	s.Hooks["UserPromptSubmit"] = append(s.Hooks["UserPromptSubmit"], hookEntry{Command: filepath.Join(hookBinaries(t), "stop-hook") + " --criteria"})
+	s.consent()
+
+	// The interactive CLI's first-run questions answered as a person
+	// who set it up before would have: onboarding done, the key approved,
+	// the folder trusted.
+	key := "sk-ant-fake-key-for-tests"
+	state := map[string]any{
+		"hasCompletedOnboarding": true,
+		"customApiKeyResponses":  map[string]any{"approved": []string{key[len(key)-20:]}, "rejected": []string{}},
+		"projects":               map[string]any{s.Project: map[string]any{"hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true}},
+	}
+	data, err := json.Marshal(state)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(s.Home, ".claude.json"), data, 0o600))
+
+	name := "donegate-" + filepath.Base(s.Home)
+	socket := filepath.Join(t.TempDir(), "tmux.sock")
+	tmux := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command("tmux", append([]string{"-S", socket}, args...)...).CombinedOutput()
+		require.NoError(t, err, "tmux %v: %s", args, out)
+		return string(out)
+	}
+	env := []string{
+		"PATH=" + os.Getenv("PATH"), "HOME=" + s.Home, "TMPDIR=" + t.TempDir(), "LANG=C.UTF-8", "TERM=xterm-256color",
+		"ANTHROPIC_BASE_URL=" + api.URL(), "ANTHROPIC_API_KEY=" + key,
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1",
+		"DONEGATE_STATE_DIR=" + filepath.Join(s.Home, "donegate-state"),
+	}
+	command := "env -i " + strings.Join(quoteAll(env), " ") + " " + shellQuote(claudeBinary(t)) + " --settings " + shellQuote(s.settingsFile()) + " --allowedTools Bash --permission-mode default"
+	tmux("new-session", "-d", "-s", name, "-x", "160", "-y", "50", "-c", s.Project, command)
+	t.Cleanup(func() { _ = exec.Command("tmux", "-S", socket, "kill-server").Run() })
+	screen := func() string { return tmux("capture-pane", "-p", "-t", name) }
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(60 * time.Second)
+		for !ok() {
+			if time.Now().After(deadline) {
+				t.Fatalf("waited 60 s for %s; the screen:\n%s", what, screen())
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	waitFor("the prompt", func() bool { return strings.Contains(screen(), "❯") })
+	tmux("send-keys", "-t", name, "-l", "Run the slow job")
+	tmux("send-keys", "-t", name, "Enter")
+	waitFor("the slow Bash call", func() bool { return len(api.Of("main")) >= 1 && strings.Contains(screen(), "slow job") })
+	time.Sleep(time.Second)
+	tmux("send-keys", "-t", name, "-l", "donegate release")
+	tmux("send-keys", "-t", name, "Enter")
+	waitFor("the turn's end", func() bool { return len(api.Of("main")) >= 2 && !strings.Contains(screen(), "esc to interrupt") })
+	time.Sleep(2 * time.Second)
+
+	c := s.closer(time.Minute, "explain", "--last", "--json")
+	var rep struct{ Why string }
+	require.NoError(t, json.Unmarshal([]byte(c.Stdout), &rep), c.Stdout+c.Stderr)
+	assert.Equal(t, "released by the person (the person's message): not checked", rep.Why, "the screen:\n%s", screen())
+	assert.NotContains(t, mainTurn(t, api, len(api.Of("main"))-1), heldWith, "never held")
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = shellQuote(s)
+	}
+	return out
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
