@@ -127,6 +127,17 @@ func (s *session) useDonegate(flags ...string) {
 	s.Hooks["PostToolUse"] = append(s.Hooks["PostToolUse"], hookEntry{Matcher: "StructuredOutput|Bash", Command: tool})
 }
 
+// guardTools widens posttooluse-hook's PreToolUse entry to Bash and the
+// edit tools, as closer init registers it: the agent's calls that would
+// loosen its gate are refused before they run.
+func (s *session) guardTools() {
+	for i, e := range s.Hooks["PreToolUse"] {
+		if e.Matcher == "StructuredOutput" {
+			s.Hooks["PreToolUse"][i].Matcher = "StructuredOutput|Bash|Write|Edit|MultiEdit|NotebookEdit"
+		}
+	}
+}
+
 // startChecksEarly registers stop-hook --start at PostToolUse of the edit
 // tools, in the background, as settings.example.json does. useDonegate
 // leaves it out: with it every edit of a scenario would start its checks,

@@ -102,11 +102,7 @@ func TestGuardRefusesTheAgentsCalls(t *testing.T) {
 	t.Cleanup(api.Close)
 	s.config(`{"checkers":[{"type":"files","paths":["never.txt"]}],"limits":{"max_blocks":2}}`)
 	s.useDonegate()
-	for i, e := range s.Hooks["PreToolUse"] {
-		if e.Matcher == "StructuredOutput" {
-			s.Hooks["PreToolUse"][i].Matcher = "StructuredOutput|Bash|Write|Edit|MultiEdit|NotebookEdit"
-		}
-	}
+	s.guardTools()
 	s.Args = []string{"--allowedTools", "Bash,Write", "--permission-mode", "acceptEdits"}
 	r := s.run("Do it")
 	require.Equal(t, 0, r.ExitCode, r.Stderr)
@@ -169,11 +165,7 @@ func TestEscapesHeldToMaxBlocks(t *testing.T) {
 	t.Cleanup(api.Close)
 	s.config(`{"checkers":[{"type":"test"}],"limits":{"max_blocks":3}}`)
 	s.useDonegate()
-	for i, e := range s.Hooks["PreToolUse"] {
-		if e.Matcher == "StructuredOutput" {
-			s.Hooks["PreToolUse"][i].Matcher = "StructuredOutput|Bash|Write|Edit|MultiEdit|NotebookEdit"
-		}
-	}
+	s.guardTools()
 	s.Args = []string{"--allowedTools", "Bash"}
 	r := s.run("Make the tests pass")
 	require.Equal(t, 0, r.ExitCode, r.Stderr)

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/donegate/donegate/internal/cli"
 	"github.com/donegate/donegate/internal/fakeapi"
 )
 
@@ -67,7 +68,11 @@ func TestPersonReleasesMidTurnInTheTerminal(t *testing.T) {
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1",
 		"DONEGATE_STATE_DIR=" + filepath.Join(s.Home, "donegate-state"),
 	}
-	command := "env -i " + strings.Join(quoteAll(env), " ") + " " + shellQuote(claudeBinary(t)) + " --settings " + shellQuote(s.settingsFile()) + " --allowedTools Bash --permission-mode default"
+	command := "env -i"
+	for _, kv := range env {
+		command += " " + cli.ShellQuote(kv)
+	}
+	command += " " + cli.ShellQuote(claudeBinary(t)) + " --settings " + cli.ShellQuote(s.settingsFile()) + " --allowedTools Bash --permission-mode default"
 	tmux("new-session", "-d", "-s", name, "-x", "160", "-y", "50", "-c", s.Project, command)
 	t.Cleanup(func() { _ = exec.Command("tmux", "-S", socket, "kill-server").Run() })
 	screen := func() string { return tmux("capture-pane", "-p", "-t", name) }
@@ -97,13 +102,3 @@ func TestPersonReleasesMidTurnInTheTerminal(t *testing.T) {
 	assert.Equal(t, "released by the person (the person's message): not checked", rep.Why, "the screen:\n%s", screen())
 	assert.NotContains(t, mainTurn(t, api, len(api.Of("main"))-1), heldWith, "never held")
 }
-
-func quoteAll(ss []string) []string {
-	out := make([]string, len(ss))
-	for i, s := range ss {
-		out[i] = shellQuote(s)
-	}
-	return out
-}
-
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

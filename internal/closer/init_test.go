@@ -637,7 +637,9 @@ func TestReadmeInitExample(t *testing.T) {
 	home := t.TempDir()
 	code, out, errOut := initRun(t, home, bin, "--dir", dir)
 	require.Equal(t, ExitComplete, code, errOut)
-	out = strings.ReplaceAll(out, home+string(filepath.Separator), "~/")
+	for _, h := range []string{home + string(filepath.Separator), filepath.ToSlash(home) + "/"} {
+		out = strings.ReplaceAll(out, h, "~/")
+	}
 	assert.Equal(t, strings.Join(want, "\n"), strings.TrimRight(out, "\n"))
 }
 
