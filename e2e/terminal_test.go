@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -16,6 +18,7 @@ import (
 
 	"github.com/donegate/donegate/internal/cli"
 	"github.com/donegate/donegate/internal/fakeapi"
+	"github.com/donegate/donegate/internal/proctest"
 )
 
 // TestPersonReleasesMidTurnInTheTerminal: the person's route, in the real
@@ -74,7 +77,16 @@ func TestPersonReleasesMidTurnInTheTerminal(t *testing.T) {
 	}
 	command += " " + cli.ShellQuote(claudeBinary(t)) + " --settings " + cli.ShellQuote(s.settingsFile()) + " --allowedTools Bash --permission-mode default"
 	tmux("new-session", "-d", "-s", name, "-x", "160", "-y", "50", "-c", s.Project, command)
-	t.Cleanup(func() { _ = exec.Command("tmux", "-S", socket, "kill-server").Run() })
+	pid, err := strconv.Atoi(strings.TrimSpace(tmux("display-message", "-p", "-t", name, "#{pane_pid}")))
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		// The CLI (env execs it: the pane's process, leading its own
+		// group) and what it started are killed and waited for before the
+		// temporary dirs they write in are removed.
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		_ = exec.Command("tmux", "-S", socket, "kill-server").Run()
+		assert.Eventually(t, func() bool { return proctest.Gone(pid) }, 10*time.Second, 50*time.Millisecond, "the CLI must end")
+	})
 	screen := func() string { return tmux("capture-pane", "-p", "-t", name) }
 	waitFor := func(what string, ok func() bool) {
 		t.Helper()
