@@ -735,8 +735,8 @@ func (r *runCtx) doctorMode(rep *DoctorReport, cfg *config.Config) {
 			mode, from = config.ModeEnforce, "the default"
 		}
 	}
-	if file := gate.ProjectSetsMode(r.dir); file != "" {
-		rep.add("mode", statusFail, "remove "+gate.ModeEnv+" from "+r.display(file)+"'s \"env\"; set it where you start the host", "%s sets %s in the hooks' environment: the hooks ignore an observe or off from there, since the agent can write the project's settings", r.display(file), gate.ModeEnv)
+	if file, names := gate.ProjectSetsVars(r.dir); file != "" {
+		rep.add("mode", statusFail, "remove "+strings.Join(names, ", ")+" from the project's settings' \"env\"; set it where you start the host", "%s sets %s in the hooks' environment: the hooks ignore it, since the agent can write the project's settings", r.display(file), strings.Join(names, ", "))
 	}
 	switch env := r.env.Getenv(gate.ModeEnv); env {
 	case "":

@@ -238,6 +238,12 @@ func newRun(name string, opts Options, env Env, ev *hookio.Event, stderr io.Writ
 	e.AgentTranscriptPath = paths.Expand(r.env.Getenv, e.AgentTranscriptPath)
 	e.Cwd = paths.Expand(r.env.Getenv, e.Cwd)
 	r.event = &e
+	// Every later read of the environment sees the person's variables
+	// only (see personsEnv), the mode's first.
+	r.env, r.modeNotice = personsEnv(r.env, r.projectDir)
+	if r.modeNotice != "" {
+		fmt.Fprintf(r.stderr, "%s: %s\n", r.name, r.modeNotice)
+	}
 	r.modeEnv = r.envMode()
 	if e.IsStop() && e.PromptID == "" {
 		id, err := e.Turn(peekedSlot{r, turnSlot})

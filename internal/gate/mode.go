@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/tidwall/gjson"
 
@@ -18,41 +20,72 @@ import (
 const ModeEnv = "DONEGATE_MODE"
 
 // envMode is the mode $DONEGATE_MODE sets, "" for none; a value that is
-// no mode is said on stderr and ignored. So is a loosening value that a
-// project's host settings put in the hooks' environment (see
-// projectSetsMode): the agent can write those files, and its own gate is
-// not its to turn off; the person is told (modeNotice). newRun reads it
-// once a run; the files are read only when the variable is set.
+// no mode is said on stderr and ignored. newRun reads it once a run, from
+// the person's environment (see personsEnv).
 func (r *run) envMode() string {
 	m := r.env.Getenv(ModeEnv)
 	switch m {
-	case "", config.ModeEnforce:
+	case "", config.ModeEnforce, config.ModeObserve, config.ModeOff:
 		return m
-	case config.ModeObserve, config.ModeOff:
-	default:
-		fmt.Fprintf(r.stderr, "%s: %s=%q is no mode (enforce, observe or off); ignored\n", r.name, ModeEnv, m)
-		return ""
 	}
-	if file := projectSetsMode(r.projectDir()); file != "" {
-		r.modeNotice = "donegate ignores " + ModeEnv + "=" + m + ": " + file + " sets it in the hooks' environment, and the project's settings are the agent's to write. Set it where you start the host (" + ModeEnv + "=" + m + " claude), or in your user settings"
-		fmt.Fprintf(r.stderr, "%s: %s\n", r.name, r.modeNotice)
-		return ""
-	}
-	return m
+	fmt.Fprintf(r.stderr, "%s: %s=%q is no mode (enforce, observe or off); ignored\n", r.name, ModeEnv, m)
+	return ""
 }
 
-// ProjectSetsMode names the project's host settings file whose "env"
-// sets $DONEGATE_MODE, which the hooks ignore (see envMode); "" for none.
-func ProjectSetsMode(projectDir string) string { return projectSetsMode(projectDir) }
+// personsVars are the variables that loosen or move the gate: its mode,
+// where its records and the person's consent are kept, which config it
+// reads. They are the person's: one that a project's host settings put in
+// the hooks' environment (Claude Code's "env" in .claude/settings.json
+// and settings.local.json, files the agent can write) is ignored. Set to
+// an empty dir, DONEGATE_STATE_DIR alone would make an allowed project
+// one nobody allowed, whose commands run nowhere and hold nobody.
+var personsVars = []string{ModeEnv, "DONEGATE_STATE_DIR", "DONEGATE_CONFIG"}
+
+// personsEnv is env less the personsVars that the settings of the
+// project in projectDir set (read only when one of them is set), and the
+// notice that tells the person so ("" when none is ignored).
+func personsEnv(env Env, projectDir func() string) (Env, string) {
+	set := false
+	for _, v := range personsVars {
+		set = set || env.Getenv(v) != ""
+	}
+	if !set {
+		return env, ""
+	}
+	file, names := projectSetsVars(projectDir())
+	var ignored []string
+	for _, n := range names {
+		if env.Getenv(n) != "" {
+			ignored = append(ignored, n)
+		}
+	}
+	if len(ignored) == 0 {
+		return env, ""
+	}
+	getenv := env.Getenv
+	env.Getenv = func(name string) string {
+		if slices.Contains(ignored, name) {
+			return ""
+		}
+		return getenv(name)
+	}
+	return env, "donegate ignores " + strings.Join(ignored, ", ") + ": " + file + " sets it in the hooks' environment, and the project's settings are the agent's to write. Set it where you start the host (" + ModeEnv + "=observe claude), or in your user settings"
+}
+
+// ProjectSetsVars names the project's host settings file whose "env"
+// sets one of donegate's person's variables, which the hooks ignore, and
+// which it sets (see personsEnv); "" for none.
+func ProjectSetsVars(projectDir string) (string, []string) { return projectSetsVars(projectDir) }
 
 // maxSettingsBytes bounds a host settings file read for its "env".
 const maxSettingsBytes = 1 << 20
 
-// projectSetsMode names the project's host settings file (see
-// hookio.ProjectEnvFiles) whose "env" sets $DONEGATE_MODE, "" for none.
-// A file that cannot be read, is no regular file or is over
-// maxSettingsBytes sets nothing the host could read either.
-func projectSetsMode(projectDir string) string {
+// projectSetsVars names the first of the project's host settings files
+// (see hookio.ProjectEnvFiles) whose "env" sets any of personsVars, and
+// those it sets in all of them. A file that cannot be read, is no regular
+// file or is over maxSettingsBytes sets nothing the host could read
+// either.
+func projectSetsVars(projectDir string) (file string, names []string) {
 	for _, rel := range hookio.ProjectEnvFiles() {
 		path := filepath.Join(projectDir, filepath.FromSlash(rel))
 		f, err := regular.Open(path)
@@ -61,11 +94,19 @@ func projectSetsMode(projectDir string) string {
 		}
 		data, err := io.ReadAll(io.LimitReader(f, maxSettingsBytes))
 		f.Close()
-		if err == nil && gjson.GetBytes(data, "env."+ModeEnv).Exists() {
-			return path
+		if err != nil {
+			continue
+		}
+		for _, v := range personsVars {
+			if gjson.GetBytes(data, "env."+v).Exists() && !slices.Contains(names, v) {
+				if file == "" {
+					file = path
+				}
+				names = append(names, v)
+			}
 		}
 	}
-	return ""
+	return file, names
 }
 
 // settleMode sets the run's mode from the config in force (c may be nil:
