@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/donegate/donegate/config"
@@ -126,32 +127,58 @@ func (r *run) guardCommand(cmd string) (guardVerdict, bool) {
 }
 
 // closerPersonsCommand returns the person's command a shell command runs
-// closer with ("release"), "" for none: a word whose base name is closer,
-// followed in the same simple command by one of personsCommands.
+// closer with ("release"), "" for none: a simple command (split at ; & |
+// newlines, parentheses, backquotes and $() whose program's base name
+// is closer, past variable assignments and the wrappers that run their
+// arguments (env and its flags, sudo, exec, command, nohup, time), and
+// whose first argument that is no flag is one of personsCommands. Words
+// in quotes are arguments of another program (git commit -m "closer
+// release"), and not looked into.
 func closerPersonsCommand(cmd string) string {
-	words := strings.FieldsFunc(cmd, func(c rune) bool {
-		return c == ' ' || c == '\t' || c == '\n' || c == '\'' || c == '"' || c == '`' || c == '(' || c == ')'
+	segments := strings.FieldsFunc(cmd, func(c rune) bool {
+		return c == ';' || c == '&' || c == '|' || c == '\n' || c == '(' || c == ')' || c == '`'
 	})
-	closer := false
-	for _, w := range words {
-		switch {
-		case strings.ContainsAny(w, ";&|"):
-			closer = false
-			base := strings.TrimRight(filepath.Base(strings.Trim(w, ";&|")), ";&|")
-			if base == "closer" || base == "closer.exe" {
-				closer = true
+	for _, seg := range segments {
+		words := strings.Fields(strings.ReplaceAll(seg, "$", " "))
+		i := programAt(words)
+		if i < 0 || (filepath.Base(words[i]) != "closer" && filepath.Base(words[i]) != "closer.exe") {
+			continue
+		}
+		for _, arg := range words[i+1:] {
+			if strings.HasPrefix(arg, "-") {
+				continue
 			}
-		case filepath.Base(w) == "closer" || filepath.Base(w) == "closer.exe":
-			closer = true
-		case closer:
-			for _, p := range personsCommands {
-				if w == p {
-					return p
-				}
+			if slices.Contains(personsCommands, arg) {
+				return arg
 			}
+			break
 		}
 	}
 	return ""
+}
+
+// wrappers are the programs that run the command in their arguments.
+var wrappers = []string{"env", "sudo", "exec", "command", "nohup", "time"}
+
+// programAt is the index of the program a simple command's words run:
+// past variable assignments, wrappers and their flags (env -u takes a
+// name); -1 for none.
+func programAt(words []string) int {
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		name, _, assigns := strings.Cut(w, "=")
+		switch {
+		case assigns && name != "" && !strings.ContainsAny(name, "/\"'"):
+		case slices.Contains(wrappers, w):
+		case strings.HasPrefix(w, "-") && i > 0:
+			if w == "-u" || w == "--unset" {
+				i++
+			}
+		default:
+			return i
+		}
+	}
+	return -1
 }
 
 // guardPath looks at the file an edit tool would write.
