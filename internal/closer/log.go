@@ -51,10 +51,12 @@ func runLog(ctx context.Context, r *runCtx) (verdict, error) {
 	print := r.logPrinter()
 	files := decisionlog.Files(r.explainStateDir())
 	var offset int64
+	shown := 0
 	for i, f := range files {
 		n, err := decisionlog.Read(f, 0, func(e decisionlog.Entry) {
 			if keep(e) {
 				print(e)
+				shown++
 			}
 		})
 		if err != nil {
@@ -62,6 +64,16 @@ func runLog(ctx context.Context, r *runCtx) (verdict, error) {
 		}
 		if i == len(files)-1 {
 			offset = n
+		}
+	}
+	if shown == 0 && !r.opts.json {
+		// A table with no line said nothing at all: say so.
+		what := "No decision is recorded in " + r.explainStateDir() + " yet: the hooks record each stop and gated tool call they answer."
+		if r.opts.session != "" || r.opts.log.since != "" || r.opts.log.project != "" {
+			what = "No recorded decision matches --session, --since or --project (the log is in " + r.explainStateDir() + ")."
+		}
+		if _, err := fmt.Fprintln(r.stdout, what); err != nil {
+			return incomplete, errorf(ErrEnv, "%w", err)
 		}
 	}
 	for r.opts.log.follow {
@@ -118,10 +130,13 @@ func (r *runCtx) logPrinter() func(decisionlog.Entry) {
 	header := false
 	return func(e decisionlog.Entry) {
 		if !header {
-			fmt.Fprintf(r.stdout, "%-19s  %-16s  %-7s  %-8s  %-16s  %-13s  %s\n", "TIME", "PROJECT", "HOST", "SESSION", "EVENT", "DECISION", "WHY")
+			fmt.Fprintf(r.stdout, "%-19s  %-16s  %-8s  %-8s  %-16s  %-13s  %s\n", "TIME", "PROJECT", "HOST", "SESSION", "EVENT", "DECISION", "WHY")
 			header = true
 		}
 		event := e.Event
+		if event == "" {
+			event = e.Hook // closer's own entries: "closer release", refused
+		}
 		if e.Tool != "" {
 			event += " " + e.Tool
 		}
@@ -142,7 +157,7 @@ func (r *runCtx) logPrinter() func(decisionlog.Entry) {
 				why += " [" + note + "]"
 			}
 		}
-		fmt.Fprintf(r.stdout, "%-19s  %-16s  %-7s  %-8s  %-16s  %-13s  %s\n",
+		fmt.Fprintf(r.stdout, "%-19s  %-16s  %-8s  %-8s  %-16s  %-13s  %s\n",
 			e.Time.Local().Format("2006-01-02 15:04:05"), clip(filepath.Base(e.Project), 16), e.Host, clip(e.Session, 8),
 			clip(event, 16), clip(decision, 13), clip(oneLine(why), 160))
 	}
