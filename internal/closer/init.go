@@ -231,6 +231,10 @@ func runInit(ctx context.Context, r *runCtx) (verdict, error) {
 		return incomplete, errorf(ErrEnv, "%w", err)
 	}
 	cfgNew := proj.config()
+	if proj.noTest != "" && (cfgOld == nil || o.force) {
+		// Of the config init writes; one it keeps says what it says.
+		rep.Notes = append(rep.Notes, proj.noTest)
+	}
 	switch {
 	case cfgOld != nil && !o.force:
 		rep.Files = append(rep.Files, InitFile{Path: r.display(cfgPath), Action: "kept"})
@@ -472,6 +476,9 @@ type project struct {
 	test, testFrom string
 	presets        []string
 	notes          []string
+	// noTest is the note that the config init writes has no test checker:
+	// said only where init writes one.
+	noTest string
 }
 
 // detectProject looks at dir's files, never at which tools are installed:
@@ -484,8 +491,8 @@ func detectProject(dir string) (project, error) {
 	}
 	p.test, p.testFrom, p.notes = test.Command, test.From, test.Notes
 	if p.test == "" {
-		p.notes = append(p.notes, "no test command detected (looked for "+checkers.TestSigns()+
-			"): the config has the plan checker only; add a test checker to it by hand")
+		p.noTest = "no test command detected (looked for " + checkers.TestSigns() +
+			"): the config has the plan checker only; add a test checker to it by hand"
 	}
 	p.presets = []string{}
 	for _, kind := range []string{"type-check", "lint", "format"} {

@@ -656,3 +656,20 @@ func selects(matcher, want string) bool {
 	}
 	return true
 }
+
+// TestInitNoTestNoteOnlyForItsOwnConfig: "the config has the plan checker
+// only" speaks of the config init writes: not said when init keeps the
+// project's own (issue 45: it was said, then "exists: left as it is").
+func TestInitNoTestNoteOnlyForItsOwnConfig(t *testing.T) {
+	const noTest = "the config has the plan checker only"
+	dir := projectWith(t, map[string]string{".claude/donegate.json": `{"checkers": [{"type": "test", "command": "sh check.sh"}]}`})
+	code, out, errOut := initRun(t, t.TempDir(), "", "--dir", dir)
+	require.Equal(t, ExitComplete, code, errOut)
+	assert.NotContains(t, out, noTest)
+	assert.Contains(t, out, "exists: left as it is")
+
+	dir = projectWith(t, map[string]string{})
+	code, out, errOut = initRun(t, t.TempDir(), "", "--dir", dir)
+	require.Equal(t, ExitComplete, code, errOut)
+	assert.Contains(t, out, noTest)
+}
