@@ -482,7 +482,18 @@ func noOpCommands(ctx context.Context, c *Context, d diff, base string) []weakne
 	return out
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// oneLine is a command for a message's one line: each of its lines (a
+// recipe's, which make runs one after the other) with its space folded,
+// joined by "; ", so that two lines do not read as one command.
+func oneLine(s string) string {
+	var lines []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.Join(strings.Fields(l), " "); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return strings.Join(lines, "; ")
+}
 
 // makeRecipe returns the recipe of target in a makefile, its lines
 // joined, and whether it has a rule.
