@@ -20,9 +20,11 @@ const copilotTitle = "Copilot CLI"
 
 var copilotSpec = hostSpec{
 	title: copilotTitle,
-	names: EventNames{"agentStop and subagentStop", "nothing (Copilot CLI ignores what those hooks answer)", "preToolUse"},
-	read:  (*Event).readCopilot,
-	shape: copilotShape,
+	// Measured on 1.0.102 (bash).
+	shellMarkers: []string{"COPILOT_CLI=1"},
+	names:        EventNames{"agentStop and subagentStop", "nothing (Copilot CLI ignores what those hooks answer)", "preToolUse"},
+	read:         (*Event).readCopilot,
+	shape:        copilotShape,
 	// stop_hook_active false at the first stop of a prompt (1.0.102).
 	turnFromStart: true,
 	planTool:      "sql",

@@ -362,6 +362,7 @@ func TestAgentShellMarker(t *testing.T) {
 		{map[string]string{"QWEN_CODE": "1"}, HostQwen, "QWEN_CODE=1", true},
 		{map[string]string{"GEMINI_CLI": "1"}, HostGemini, "GEMINI_CLI=1", true},
 		{map[string]string{"OPENCODE": "1"}, HostOpenCode, "OPENCODE=1", true},
+		{map[string]string{"COPILOT_CLI": "1"}, HostCopilot, "COPILOT_CLI=1", true},
 		{map[string]string{"CLAUDECODE": "0"}, "", "", false},
 		{map[string]string{"CODEX_TOOL_CALL_ID": ""}, "", "", false},
 		{nil, "", "", false},
