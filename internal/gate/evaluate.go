@@ -338,7 +338,7 @@ func (r *run) evaluate(ctx context.Context, reason checkers.StopReason, c *confi
 		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindWaiting, Why: strings.Join(r.event.BackgroundRunning, ", ")}
 	}
 	if by, ok := r.released(); ok {
-		return r.dialect(c), hookio.Verdict{SystemMessage: "donegate: this turn was released by the person (" + by + "); not checking it"},
+		return r.dialect(c), hookio.Verdict{SystemMessage: "donegate: this turn was " + releasedHow(by) + "; not checking it"},
 			checkers.Result{}, Decision{Kind: KindReleased, Why: by}
 	}
 	r.hostTurn()

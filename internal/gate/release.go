@@ -64,6 +64,19 @@ func (r *run) releaseByMessage() (Report, bool) {
 // releasedByMessage is the release's By for the person's message.
 const releasedByMessage = "the person's message"
 
+// releasedHow says who released a turn, from its record's By, as the
+// answer, explain and the log say it: the person only for their message,
+// which no agent can send. closer release refuses inside an agent's
+// shell where it can tell, but a process whose ancestry was cut and
+// whose environment was cleared can run it unseen (docs/security.md):
+// that release is told as what it is.
+func releasedHow(by string) string {
+	if by == releasedByMessage {
+		return "released by the person (" + by + ")"
+	}
+	return "released with " + by + ", run in no agent shell donegate could see"
+}
+
 // releaseSlot is the session record's slot of the release.
 const releaseSlot = "released"
 

@@ -61,7 +61,7 @@ func (rep Report) Why() string {
 		if by == "" {
 			by = "closer release"
 		}
-		s = "released by the person (" + by + "): not checked"
+		s = releasedHow(by) + ": not checked"
 	case KindOff:
 		s = "off: nothing checked (" + d.Why + ")"
 		if d.Why == "" {
