@@ -52,8 +52,8 @@ func (f Found) String() string {
 // Look reports whether the process runs inside an agent's shell: its
 // own environment (getenv), then its ancestors' (see package doc).
 func Look(getenv func(string) string) (Found, bool) {
-	if h, m, ok := hookio.AgentShellMarker(getenv); ok {
-		return Found{Host: h, Marker: m}, true
+	if f, ok := OwnOnly(getenv); ok {
+		return f, true
 	}
 	return lookAncestors(proc.Parent(os.Getpid()))
 }

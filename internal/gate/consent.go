@@ -60,27 +60,57 @@ func (c *Consent) MayRun(cmd checkers.ProjectCommand) bool {
 // or it went missing during a session that had it.
 func (c *Consent) Withheld(cmd checkers.ProjectCommand) string {
 	var why string
-	switch {
-	case c.Revoked:
+	switch r := c.notRunReason(cmd); r {
+	case notAllowed, revoked:
 		return ""
-	case c.RecordErr != nil:
+	case unreadable:
 		why = "the consent recorded for this project cannot be read (" + c.RecordErr.Error() + ")"
-	case c.Record == nil && c.Lost:
+	case lost:
 		why = "the consent this session had for this project is gone, and the person did not revoke it"
-	case c.Record == nil:
-		return ""
-	case !cmd.Detected():
+	case otherConfig:
 		// Not met: an allowed record keeps the allowed config in force.
 		why = "the config in force is not the one the person allowed"
+	case changed:
+		why = cmd.From + " changed since the person allowed this project, and donegate runs only what they allowed"
 	default:
-		why = "it is new since the person allowed this project"
-		if _, ok := c.Record.AllowedCommand(cmd.Checker, cmd.Command, cmd.From); ok {
-			why = cmd.From + " changed since the person allowed this project"
-		}
-		why += ", and donegate runs only what they allowed"
+		why = "it is new since the person allowed this project, and donegate runs only what they allowed"
 	}
 	return cmd.String() + " was not run: " + why + ". Your work cannot be checked until the person reviews this and runs `" + AllowCommand(c.Project) +
 		"` themselves (it is theirs to run, not yours): tell them what changed and why, or undo the change so that what they allowed runs again."
+}
+
+// notRun is why a command may not run, as Withheld tells the agent and
+// whyNotRun the person.
+type notRun int
+
+const (
+	newCommand  notRun = iota // detected, and not in the record
+	unreadable                // the record cannot be read
+	lost                      // the session had consent, and it is gone
+	revoked                   // the person revoked it
+	notAllowed                // nobody allowed the project
+	otherConfig               // a config's command, the config not the allowed one
+	changed                   // detected, and what defines it changed
+)
+
+// notRunReason says why cmd, which may not run, may not.
+func (c *Consent) notRunReason(cmd checkers.ProjectCommand) notRun {
+	switch {
+	case c.RecordErr != nil:
+		return unreadable
+	case c.Lost:
+		return lost
+	case c.Revoked:
+		return revoked
+	case c.Record == nil:
+		return notAllowed
+	case !cmd.Detected():
+		return otherConfig
+	}
+	if _, ok := c.Record.AllowedCommand(cmd.Checker, cmd.Command, cmd.From); ok {
+		return changed
+	}
+	return newCommand
 }
 
 // project is the run's project dir as consent resolved it, else as the
@@ -213,19 +243,18 @@ func (cs *Consent) notice() string {
 
 // whyNotRun says why consent does not cover cmd, after its name.
 func (cs *Consent) whyNotRun(cmd checkers.ProjectCommand) string {
-	switch {
-	case cs.RecordErr != nil:
+	switch cs.notRunReason(cmd) {
+	case unreadable:
 		return ": its consent record cannot be read"
-	case cs.Lost:
+	case lost:
 		return ": the consent this session had is gone, and you did not revoke it"
-	case cs.Revoked:
+	case revoked:
 		return ": you revoked this project's consent"
-	case cs.Record == nil:
+	case notAllowed:
 		return ": nobody has allowed this project's commands"
-	case !cmd.Detected():
+	case otherConfig:
 		return ": the config in force is not the one you allowed"
-	}
-	if _, ok := cs.Record.AllowedCommand(cmd.Checker, cmd.Command, cmd.From); ok {
+	case changed:
 		return ": " + cmd.From + " changed since you allowed it"
 	}
 	return ": new since you allowed this project"
