@@ -12,6 +12,7 @@ package checkers
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -44,6 +45,10 @@ type Result struct {
 	// person allowed whose command changed since: open, saying why);
 	// skipped by an "any" composite, so that it never passes one either.
 	NotRun bool
+	// ran is the runner's report of the tests a passing run ran (see
+	// goReport), kept with the result in the cache; nil where there is
+	// none.
+	ran json.RawMessage
 }
 
 // OK returns a complete result.

@@ -2,6 +2,7 @@ package checkers
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -146,6 +147,11 @@ type commandCheck struct {
 	// weakening: a pass is followed by the look for weakened tests (the
 	// test checker's, see weakened).
 	weakening bool
+	// jsonCommand is the command's go test -json form, run in its place
+	// for the runner's report of the tests of goRoots (see goReport); ""
+	// for a command that is no detected Go test command.
+	jsonCommand string
+	goRoots     []string
 }
 
 // A voice is how a command checker's type speaks: the noun that names its
@@ -195,10 +201,22 @@ func (k commandCheck) run(ctx context.Context, c *Context, own time.Duration, fp
 	}
 	runCtx, cancel, ownFirst := within(ctx, own)
 	defer cancel()
-	env := c.Env
-	out, err := c.runner().Run(runCtx, proc.Command{Shell: k.command, Dir: c.ProjectDir, Env: env, Background: c.Early})
+	cmd := proc.Command{Shell: k.command, Dir: c.ProjectDir, Env: c.Env, Background: c.Early}
+	if k.jsonCommand != "" {
+		cmd.Shell, cmd.SplitStdout, cmd.MaxStdout = k.jsonCommand, true, maxGoJSONBytes
+	}
+	out, err := c.runner().Run(runCtx, cmd)
 	if err != nil {
 		return Result{}, false, fmt.Errorf("%s %q: %w", k.voice.noun, k.command, err)
+	}
+	var report []byte
+	if k.jsonCommand != "" {
+		// The agent reads what go test prints, not its events.
+		text, rep := readGoTestJSON(out.Stdout)
+		out.Output = append(text, out.Output...)
+		if !out.StdoutCut {
+			report, _ = json.Marshal(rep)
+		}
 	}
 	switch {
 	case out.Ended && errors.Is(context.Cause(ctx), treecache.ErrSuperseded):
@@ -218,7 +236,9 @@ func (k commandCheck) run(ctx context.Context, c *Context, own time.Duration, fp
 		// empty or matching.
 		return k.fail(c, own, out, "signal", ""), false, nil
 	case k.when.met(out):
-		return OK(k.voice.passed(k)), false, nil
+		r := OK(k.voice.passed(k))
+		r.ran = report
+		return r, false, nil
 	}
 	if r, ok := k.flaky(ctx, c, own, out); ok {
 		return r, false, nil

@@ -3,6 +3,7 @@ package checkers
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -124,6 +125,9 @@ func (t Test) commandCheck(c *Context) (k commandCheck, ok bool, err error) {
 			return k, false, fmt.Errorf("detecting the project's test command: %w", err)
 		}
 		k.command, k.from, k.definition = d.Command, d.From, d.Definition
+		if j, roots, ok := goJSONCommand(d.Command, d.From); ok {
+			k.jsonCommand, k.goRoots = j, roots
+		}
 	}
 	return k, k.command != "", nil
 }
@@ -144,6 +148,19 @@ func (t Test) Check(ctx context.Context, c *Context) (Result, error) {
 	// It passed, or did not run for want of consent: either way a change
 	// that weakened the tests holds the agent, and says so first.
 	found, base, werr := weakened(ctx, c)
+	if werr == nil && base != "" && r.Complete && !r.NotRun && r.ran != nil {
+		var rep goReport
+		if err := json.Unmarshal(r.ran, &rep); err == nil {
+			more, note, err := goWeaknesses(ctx, c, base, k.goRoots, rep)
+			switch {
+			case err != nil && ctx.Err() == nil:
+				r.Feedback += fmt.Sprintf("\n(donegate could not compare the tests that ran with those of the session's start: %v)", err)
+			case note != "":
+				r.Feedback += "\n(" + note + ")"
+			}
+			found = appendUntold(found, more)
+		}
+	}
 	switch {
 	case werr != nil && ctx.Err() == nil:
 		r.Feedback += fmt.Sprintf("\n(donegate could not compare the tests with the session's baseline: %v)", werr)
@@ -166,6 +183,24 @@ func (t Test) Check(ctx context.Context, c *Context) (Result, error) {
 		w.Feedback += "\n" + r.Feedback
 	}
 	return w, nil
+}
+
+// appendUntold appends to found the weaknesses of more whose test found
+// does not name already: a deleted test is told once, as the diff rules
+// tell it.
+func appendUntold(found, more []weakness) []weakness {
+	told := map[string]bool{}
+	for _, w := range found {
+		if w.Test != "" {
+			told[w.Test] = true
+		}
+	}
+	for _, w := range more {
+		if !told[w.Test] {
+			found = append(found, w)
+		}
+	}
+	return found
 }
 
 // detectedExamples names the commands a test checker without one may
@@ -309,12 +344,12 @@ func (c *Context) reuse(e treecache.Entry) Result {
 	if !e.Complete && e.Pattern != "" {
 		return c.Fail(e.Pattern, feedback.Normalize(e.Params))
 	}
-	return Result{Complete: e.Complete, Feedback: e.Feedback}
+	return Result{Complete: e.Complete, Feedback: e.Feedback, ran: e.Ran}
 }
 
 // entryOf is what the result cache keeps of a run's result.
 func entryOf(r Result) treecache.Entry {
-	return treecache.Entry{Complete: r.Complete, Feedback: r.Feedback, Pattern: r.Pattern, Params: r.Params, At: time.Now()}
+	return treecache.Entry{Complete: r.Complete, Feedback: r.Feedback, Pattern: r.Pattern, Params: r.Params, Ran: r.ran, At: time.Now()}
 }
 
 // note tells, in a budget message, what fingerprinting the tree took of

@@ -36,7 +36,10 @@ type Entry struct {
 	Feedback string         `json:"feedback"`
 	Pattern  string         `json:"pattern,omitempty"`
 	Params   map[string]any `json:"params,omitempty"`
-	At       time.Time      `json:"at"`
+	// Ran is the runner's report of the tests a passing run ran, where
+	// the check reads one (checkers' goReport).
+	Ran json.RawMessage `json:"ran,omitempty"`
+	At  time.Time       `json:"at"`
 	// By is who ran the command: "" donegate, ByAgent the agent itself,
 	// through its host's shell tool (see checkers.RecordAgentRun).
 	By string `json:"by,omitempty"`

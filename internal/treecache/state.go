@@ -605,7 +605,13 @@ func writeField(h hash.Hash, s string) {
 // Git runs a read-only git command in dir under a timeout (gitTimeout),
 // for the checkers that ask git more than ReadStatus does.
 func Git(ctx context.Context, dir string, args ...string) ([]byte, error) {
-	return git(ctx, dir, args...)
+	return gitWith(ctx, dir, nil, args...)
+}
+
+// GitInput is Git with stdin: `git cat-file --batch` reads the objects it
+// prints from it.
+func GitInput(ctx context.Context, dir string, stdin []byte, args ...string) ([]byte, error) {
+	return gitWith(ctx, dir, stdin, args...)
 }
 
 // git runs a read-only git command in dir. At ctx's end, or when the hook
@@ -613,6 +619,11 @@ func Git(ctx context.Context, dir string, args ...string) ([]byte, error) {
 // status runs git in each submodule, and a core.fsmonitor hook may start
 // more.
 func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	return gitWith(ctx, dir, nil, args...)
+}
+
+// gitWith is git with stdin, when it is not nil.
+func gitWith(ctx context.Context, dir string, stdin []byte, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
 	// core.fsmonitor names a program git runs at every status: one the
@@ -627,6 +638,9 @@ func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	cmd.WaitDelay = time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
 	done, err := proc.StartOwn(cmd)
 	if err == nil {
 		// Catching signals is set up once git runs, not before: the first
