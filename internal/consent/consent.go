@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/donegate/donegate/internal/regular"
+	"github.com/donegate/donegate/internal/safewrite"
 )
 
 // Dir is the directory of the records, under the state dir.
@@ -207,7 +208,7 @@ func Save(stateDir string, r Record) error {
 	}
 	if err == nil {
 		// rename(2) replaces a link at dest, never what it points to.
-		err = os.Rename(tmp.Name(), dest)
+		err = safewrite.Rename(tmp.Name(), dest)
 	}
 	if err != nil {
 		os.Remove(tmp.Name())

@@ -29,6 +29,7 @@ import (
 	"github.com/donegate/donegate/internal/filelock"
 	"github.com/donegate/donegate/internal/jsonw"
 	"github.com/donegate/donegate/internal/regular"
+	"github.com/donegate/donegate/internal/safewrite"
 )
 
 // FileName is the log's file in the state dir.
@@ -143,7 +144,7 @@ func Append(stateDir string, e Entry) error {
 		f.Close()
 		// Two hooks may rotate at once: the loser's rename finds the new
 		// file, or none, and a line lands in either; none is lost.
-		_ = os.Rename(path, path+".1")
+		_ = safewrite.Rename(path, path+".1")
 		if f, err = open(path); err != nil {
 			return fmt.Errorf("decision log: %w", err)
 		}

@@ -132,7 +132,7 @@ func Replace(root, path string, data []byte, perm fs.FileMode) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), path)
+		err = Rename(tmp.Name(), path)
 	}
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)

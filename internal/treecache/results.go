@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/donegate/donegate/internal/regular"
+	"github.com/donegate/donegate/internal/safewrite"
 )
 
 // Key combines what a result depends on into a cache key.
@@ -144,7 +145,7 @@ func writeAtomic(dir, name string, data []byte) error {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("write %s: %w", tmp.Name(), err)
 	}
-	if err := os.Rename(tmp.Name(), filepath.Join(dir, name)); err != nil {
+	if err := safewrite.Rename(tmp.Name(), filepath.Join(dir, name)); err != nil {
 		os.Remove(tmp.Name())
 		return err
 	}
