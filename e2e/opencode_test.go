@@ -248,6 +248,9 @@ func TestOpenCodeNeverFinishingAgentIsLetGoAfterMaxBlocks(t *testing.T) {
 			if mode == "run" {
 				// opencode serve logs it, and shows it in the TUI.
 				assert.Contains(t, stderr, "donegate: still incomplete after 3 continuations; letting the agent stop", "the person is told why the agent was let go")
+				// opencode run prints the agent's messages only: each hold
+				// is told on stderr (issue 45).
+				assert.Equal(t, 3, strings.Count(stderr, "donegate: holding the agent: Missing required files: never.txt"), stderr)
 			}
 			stops := ofEvent(clientEvents(t, s.Events), "Stop")
 			require.Len(t, stops, 4, "three holds, then the agent was let go")

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -83,7 +84,19 @@ const defaultHookTimeout = 600 * time.Second
 // would hang a hook too, and is reported, not waited for.
 const versionTimeout = 5 * time.Second
 
-const installFix = "install the binaries: CGO_ENABLED=0 go install github.com/donegate/donegate/cmd/...@latest (or copy a release archive's plugin/bin/ to a directory on PATH)"
+// installFix says how to install the binaries, in the words of this
+// system's shell: cmd.exe and PowerShell take no VAR=value prefix.
+var installFix = "install the binaries: " + installCommand(runtime.GOOS) + " (or copy a release archive's plugin/bin/ to a directory on PATH)"
+
+// installCommand is the go install of the three binaries, static, as a
+// person types it on goos.
+func installCommand(goos string) string {
+	const install = "go install github.com/donegate/donegate/cmd/...@latest"
+	if goos == "windows" {
+		return `$env:CGO_ENABLED="0"; ` + install + " (PowerShell; in cmd.exe: set \"CGO_ENABLED=0\" && " + install + ")"
+	}
+	return "CGO_ENABLED=0 " + install
+}
 
 func runDoctor(ctx context.Context, r *runCtx) (verdict, error) {
 	rep := r.doctor(ctx)

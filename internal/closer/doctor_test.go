@@ -832,3 +832,13 @@ func TestDoctorSandbox(t *testing.T) {
 		})
 	}
 }
+
+// The install command is one a person can type in the system's shell:
+// cmd.exe and PowerShell take no VAR=value prefix (issue 45).
+func TestInstallCommand(t *testing.T) {
+	assert.Equal(t, "CGO_ENABLED=0 go install github.com/donegate/donegate/cmd/...@latest", installCommand("linux"))
+	assert.Equal(t, "CGO_ENABLED=0 go install github.com/donegate/donegate/cmd/...@latest", installCommand("darwin"))
+	win := installCommand("windows")
+	assert.True(t, strings.HasPrefix(win, `$env:CGO_ENABLED="0"; go install github.com/donegate/donegate/cmd/...@latest (PowerShell; in cmd.exe: set "CGO_ENABLED=0" && go install`), win)
+	assert.NotContains(t, win, "CGO_ENABLED=0 go install")
+}

@@ -265,6 +265,10 @@ func (r *runCtx) printExplain(rep gate.Report, stderr, warnings []string) error 
 		p.line("the hook would print on stderr: " + l)
 	}
 	p.line("The hook would answer: " + strings.TrimSpace(string(rep.Answer)))
+	for _, n := range rep.ToldAlready {
+		// The recorded call's own answer may have carried it.
+		p.line("    " + p.dim("left out, told to the person once a session and told already (by this call or an earlier one): "+n))
+	}
 	p.line("Why: " + rep.Why())
 	return p.err
 }
@@ -295,6 +299,8 @@ type explainReport struct {
 	// Consent is what the run found of the person's consent, and what it
 	// did not run for want of it; "" when the run did not look.
 	Consent string `json:"consent,omitempty"`
+	// ToldAlready: see gate.Report.ToldAlready.
+	ToldAlready []string `json:"toldAlready,omitempty"`
 }
 
 type explainChecker struct {
@@ -330,8 +336,9 @@ func explainJSON(rep gate.Report, stderr []string) explainReport {
 			Kind: string(rep.Decision.Kind), Block: rep.Verdict.Block, Limit: rep.Decision.Limit,
 			Blocks: rep.Decision.Blocks, MaxBlocks: rep.Decision.MaxBlocks, Error: errText(rep.Decision.Err),
 		},
-		Why:     rep.Why(),
-		Consent: consentLine(rep.Consent),
+		Why:         rep.Why(),
+		Consent:     consentLine(rep.Consent),
+		ToldAlready: rep.ToldAlready,
 	}
 	if rep.ConfigErr != nil {
 		out.ConfigError = rep.ConfigErr.Error()

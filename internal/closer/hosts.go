@@ -134,6 +134,19 @@ func hostNames() string {
 	return strings.Join(names, ", ")
 }
 
+// hostFiles names the file init writes in DIR for each host, for help:
+// a hook file, or for a host that has none, donegate's plugin.
+func hostFiles() string {
+	files := make([]string, len(hostSetups))
+	for i, s := range hostSetups {
+		files[i] = filepath.ToSlash(s.project)
+		if s.plugin {
+			files[i] += " (" + s.title + "'s plugin)"
+		}
+	}
+	return strings.Join(files, ", ")
+}
+
 // hostList is --host: repeatable, each a name or a comma-separated list.
 type hostList []hookio.Host
 

@@ -25,8 +25,8 @@ import (
 
 var initCommand = command{
 	name: "init",
-	summary: `Set donegate up in DIR: write its config and register its hooks for
-each agent host (--host claude, codex, qwen, gemini, copilot; by default
+	summary: reflow(`Set donegate up in DIR: write its config and register its hooks for
+each agent host (--host ` + hostNames() + `; by default
 the hosts whose dirs the project has, else whose CLIs are on PATH, else
 Claude Code). The config gets the plan checker, the test command detected
 from the project's files (go.mod, a go.work, package.json with a "test"
@@ -34,8 +34,7 @@ script, pyproject.toml, setup.cfg or pytest.ini, Cargo.toml, a Makefile
 with a test target) and the type-check, lint and format presets the project has tools
 for: .claude/donegate.json with Claude Code, else .donegate.json; an
 existing one is kept unless --force. The hooks are merged into each host's
-file (.claude/settings.json, .codex/hooks.json, .qwen/settings.json,
-.gemini/settings.json, .github/hooks/donegate.json; --user: the user's),
+file (` + hostFiles() + `; --user: the user's),
 keeping every other hook and setting; a hook that already runs from
 another file the host reads or an enabled plugin is not registered again
 (the host would run both), and init says so. It never trusts a hook for
@@ -49,7 +48,7 @@ backed up first (into donegate.bak/ beside it, with the file's mode; a
 through a rename. A file that is a link is written through it (in DIR,
 only when it leads to a file inside DIR); a dangling link, a link at a
 .bak, a FIFO, a device or a read-only file is refused, and nothing is
-written. A second run changes nothing.`,
+written. A second run changes nothing.`),
 	noConfig: true,
 	flags: func(fs *flag.FlagSet, o *options) {
 		fs.BoolVar(&o.init.dryRun, "dry-run", false, "print the diff of each file init would change, and write nothing")
@@ -629,8 +628,8 @@ func (r *runCtx) findHook(prog string) (string, error) {
 		}
 	}
 	looked = append(looked, "PATH")
-	return "", errorf(ErrEnv, "%s not found (looked beside closer in %s); install the binaries (CGO_ENABLED=0 go install github.com/donegate/donegate/cmd/...@latest) or leave out --absolute to register bare names",
-		prog, strings.Join(looked, " and on "))
+	return "", errorf(ErrEnv, "%s not found (looked beside closer in %s); install the binaries (%s) or leave out --absolute to register bare names",
+		prog, strings.Join(looked, " and on "), installCommand(runtime.GOOS))
 }
 
 // isOurs reports whether a hook command runs program: as a bare name, a

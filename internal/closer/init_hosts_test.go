@@ -408,3 +408,17 @@ func TestDoctorCopilotBashOnlyOnWindows(t *testing.T) {
 		assert.NotContains(t, out, "has a bash command only")
 	}
 }
+
+// init's help names every host it sets up, and the file it writes for
+// each, from the host table: OpenCode was missing from the hand-written
+// list (issue 45).
+func TestInitHelpNamesEveryHost(t *testing.T) {
+	summary := strings.Join(strings.Fields(initCommand.summary), " ")
+	assert.Contains(t, summary, "(--host "+hostNames()+";")
+	for _, s := range hostSetups {
+		assert.Contains(t, summary, filepath.ToSlash(s.project), s.host)
+	}
+	for _, l := range strings.Split(initCommand.summary, "\n") {
+		assert.LessOrEqual(t, len(l), helpWidth, l)
+	}
+}

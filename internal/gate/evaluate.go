@@ -144,6 +144,11 @@ type Report struct {
 	// project's commands, and what was not run for want of it; nil when
 	// the run did not get that far (an ungated tool).
 	Consent *Consent
+	// ToldAlready are the notices told to the person once a session (a
+	// config's warnings, the consent notice, the mode) that this answer
+	// leaves out, told already: at the call explained or an earlier one
+	// of its session (Options.Explain).
+	ToldAlready []string
 }
 
 // Evaluate decides the answer of hook (StopHookName or ToolHookName) to
@@ -240,7 +245,7 @@ func Evaluate(ctx context.Context, hook string, opts Options, env Env, raw []byt
 	}
 	rep.Dialect, rep.Verdict, rep.Result, rep.Decision = r.evaluate(ctx, reason, c, err)
 	if opts.Explain {
-		rep.Checkers = r.checkers
+		rep.Checkers, rep.ToldAlready = r.checkers, r.toldAlready
 	}
 	// What the answer's form depends on and the host writes after the
 	// event (Claude Code's version, in its transcript) is waited for at
@@ -387,6 +392,8 @@ func (r *run) evaluate(ctx context.Context, reason checkers.StopReason, c *confi
 		fmt.Fprintf(r.stderr, "%s: %s\n", r.name, n.notice)
 		if r.tellOnce(n.topic, n.notice) {
 			v.SystemMessage = strings.TrimSpace(v.SystemMessage + "\n" + n.notice)
+		} else {
+			r.toldAlready = append(r.toldAlready, n.notice)
 		}
 	}
 	return r.dialect(c), v, res, d

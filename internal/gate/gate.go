@@ -184,12 +184,14 @@ func detectHost(opts Options, env Env, raw []byte) hookio.Host {
 
 // run is one hook invocation after the event has been read.
 type run struct {
-	name   string
-	opts   Options
-	env    Env
-	event  *hookio.Event
-	raw    []byte // the event as received, for external checkers
-	stderr io.Writer
+	// toldAlready: see Report.ToldAlready.
+	toldAlready []string
+	name        string
+	opts        Options
+	env         Env
+	event       *hookio.Event
+	raw         []byte // the event as received, for external checkers
+	stderr      io.Writer
 	// checkers is filled in when opts.Explain is set (see explainCheck).
 	checkers []Outcome
 	// newTurn: hostTurn gave the event a new turn, for keepTurn to

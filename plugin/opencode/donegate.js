@@ -140,6 +140,9 @@ export const DonegatePlugin = async ({ client, directory }) => {
         s.pending = false
         log("error", `could not give the agent donegate's reason: ${e}`)
       })
+    // opencode run prints the agent's messages only, not the one that
+    // holds it: the person reads the hold on stderr.
+    log("info", `holding the agent: ${a.reason.split("\n")[0]}`)
   }
 
   // checkLater runs the hook in the background once the session is idle
