@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/tidwall/gjson"
 
 	"github.com/donegate/donegate/internal/fakeapi"
 )
@@ -270,4 +271,41 @@ func TestQwenNeverFinishingAgentIsLetGoAfterMaxBlocks(t *testing.T) {
 	assert.Equal(t, 3, count.Blocks, "donegate's own count")
 	assert.True(t, count.Exhausted)
 	assert.Equal(t, stops[0].str("prompt_id"), count.PromptID, "counted per Qwen prompt")
+}
+
+// TestQwenGuardRefusesTheAgentsCalls: with the hooks closer init --host
+// qwen registers, the real Qwen Code's agent tries to loosen its gate
+// through its tools: closer release through run_shell_command (denied by
+// the guard before it runs: closer never starts), and a write_file of the
+// project's .qwen/settings.json, where donegate's hooks are (asked of the
+// person: a denial in qwen -p). Both are refused, the reasons reach the
+// model, and the stop after the tries still holds.
+func TestQwenGuardRefusesTheAgentsCalls(t *testing.T) {
+	s := newQwenSession(t)
+	require.NoError(t, os.RemoveAll(filepath.Join(s.Project, ".qwen")))
+	settings := filepath.Join(s.Project, ".qwen", "settings.json")
+	s.useAPI(fakeapi.NewChat(
+		fakeapi.Say("Done."),
+		fakeapi.Call("run_shell_command", map[string]any{"command": closerBinary(t) + " release", "is_background": false}),
+		fakeapi.Call("write_file", map[string]any{"file_path": settings, "content": "{}"}),
+		fakeapi.Say("Done."),
+		fakeapi.Say("Done."),
+	))
+	path := closerInit(t, "qwen", s.Project, s.Home)
+	s.config(`{"checkers":[{"type":"files","paths":["never.txt"]}],"limits":{"max_blocks":2}}`)
+	s.Env = append(s.Env, "PATH="+path)
+	r := s.run("Do it")
+	require.Equal(t, 0, r.ExitCode, r.Stderr)
+
+	assert.Contains(t, s.told(1), "Missing required files: never.txt")
+	assert.Contains(t, s.told(2), "donegate refuses this call: `closer release` is the person's command, not yours")
+	assert.Contains(t, s.told(3), "This call changes the project's host settings ("+settings+")")
+	// Qwen adds its own "$version" to the file: donegate's hooks stay.
+	after, err := os.ReadFile(settings)
+	require.NoError(t, err)
+	assert.Equal(t, "stop-hook", gjson.GetBytes(after, "hooks.Stop.0.hooks.0.command").Str, "the write was refused: %s", after)
+	assert.Contains(t, s.told(4), "Missing required files: never.txt", "still held after the tries")
+	log := runClient(t, time.Minute, s.Project, []string{"HOME=" + s.Home, "DONEGATE_STATE_DIR=" + s.stateDir()}, closerBinary(t), "log", "--json")
+	assert.Contains(t, log.Stdout, `"tool":"run_shell_command","decision":"refused"`)
+	assert.NotContains(t, log.Stdout, `"hook":"closer release"`, "closer never ran")
 }

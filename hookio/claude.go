@@ -3,6 +3,7 @@ package hookio
 import (
 	"context"
 	"io"
+	"path/filepath"
 	"strconv"
 
 	"github.com/tidwall/gjson"
@@ -32,6 +33,10 @@ var claudeSpec = hostSpec{
 	// Write, Edit and MultiEdit take file_path, NotebookEdit
 	// notebook_path.
 	editTools: []string{"Write", "Edit", "MultiEdit", "NotebookEdit"},
+	settingsFiles: func(project string, getenv paths.Getenv, transcriptPath string) ([]string, []string) {
+		return []string{filepath.Join(project, ".claude", "settings.json"), filepath.Join(project, ".claude", "settings.local.json")},
+			[]string{filepath.Join(paths.ClaudeDir(getenv, transcriptPath), "settings.json")}
+	},
 	editedPath: func(e *Event) string {
 		switch e.ToolName {
 		case "Write", "Edit", "MultiEdit":

@@ -3,6 +3,7 @@ package hookio
 import (
 	"context"
 	"fmt"
+	"github.com/donegate/donegate/internal/paths"
 	"io"
 	"slices"
 	"strings"
@@ -110,6 +111,27 @@ func (h Host) GuardedTool(tool string) bool {
 	return s.guardsTools && tool != "" && (tool == s.shellTool || slices.Contains(s.editTools, tool))
 }
 
+// SettingsFiles are the host's settings files that an agent's edit could
+// loosen its gate through — where its hooks are registered, and where an
+// "env" reaches them — in the project (project is its dir) and the
+// user's; the guard asks the person before such an edit.
+func (h Host) SettingsFiles(project string, getenv paths.Getenv, transcriptPath string) (inProject, user []string) {
+	if f := h.spec().settingsFiles; f != nil {
+		return f(project, getenv, transcriptPath)
+	}
+	return nil, nil
+}
+
+// GuardedTools are the tools the guard reads calls of, the shell tool
+// first: a PreToolUse matcher's alternatives.
+func (h Host) GuardedTools() []string {
+	s := h.spec()
+	if !s.guardsTools {
+		return nil
+	}
+	return append([]string{s.shellTool}, s.editTools...)
+}
+
 // GuardsTools reports whether the host lets posttooluse-hook refuse, at
 // PreToolUse, a call of the agent's shell or edit tools (see gate's
 // guard): its deny stops the call, and its tools' inputs are read.
@@ -157,6 +179,9 @@ type hostSpec struct {
 	// guardsTools: a PreToolUse deny (and "ask") stops the call, and its
 	// shell and edit tools are read (see Host.GuardsTools).
 	guardsTools bool
+	// settingsFiles: see Host.SettingsFiles; nil where the guard does
+	// not read the host's edits.
+	settingsFiles func(project string, getenv paths.Getenv, transcriptPath string) (inProject, user []string)
 	// promptMidTurn: a message the person types while the agent works
 	// fires the host's prompt event at once, with the running turn's id
 	// (see Host.PromptMidTurn).

@@ -2,10 +2,12 @@ package hookio
 
 import (
 	"context"
+	"path/filepath"
 	"time"
 
 	"github.com/tidwall/gjson"
 
+	"github.com/donegate/donegate/internal/paths"
 	"github.com/donegate/donegate/transcript"
 )
 
@@ -19,7 +21,19 @@ var qwenSpec = hostSpec{
 	shellMarkers: []string{"QWEN_CODE=1"},
 	names:        claudeSpec.names,
 	shellTool:    "run_shell_command",
-	peekEvent:    "hook_event_name",
+	// Measured on 0.24.4: a PreToolUse deny stops the call and tells the
+	// model its reason; "ask" in qwen -p --yolo is a denial too. Both
+	// edit tools take file_path.
+	guardsTools: true,
+	editTools:   []string{"write_file", "edit"},
+	editedPath: func(e *Event) string {
+		return gjson.GetBytes(e.ToolInput, "file_path").Str
+	},
+	settingsFiles: func(project string, getenv paths.Getenv, transcriptPath string) ([]string, []string) {
+		return []string{filepath.Join(project, ".qwen", "settings.json")},
+			[]string{filepath.Join(transcript.QwenDir(transcriptPath, paths.Home(getenv)), "settings.json")}
+	},
+	peekEvent: "hook_event_name",
 	read: func(e *Event, root gjson.Result) error {
 		return e.readClaudeShaped(root, []field{{"submitted_prompt", &e.Prompt}})
 	},

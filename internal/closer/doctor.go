@@ -590,6 +590,17 @@ func andList(s []string) string {
 // Claude Code reads matchers: empty or "*" is every tool, a plain
 // name list (Write|Edit) is exact names, anything else a regular
 // expression.
+// matchesEvery reports whether a hook entry's matcher matches each of
+// tools.
+func matchesEvery(matcher string, tools []string) bool {
+	for _, t := range tools {
+		if !matchesAny(matcher, []string{t}) {
+			return false
+		}
+	}
+	return true
+}
+
 func matchesAny(matcher string, tools []string) bool {
 	if matcher == "" || matcher == "*" {
 		return true

@@ -311,6 +311,12 @@ func (r *runCtx) judgeHostRegistrations(rep *DoctorReport, s hostSetup, regs []r
 		rep.add(area, statusFail, fix, "stop-hook is not registered at %s in any file %s reads (%s): donegate does not hold the agent there",
 			stopEvent, s.title, r.hostFileList(s))
 	}
+	if tools := s.host.GuardedTools(); len(tools) > 0 && stop > 0 && !slices.ContainsFunc(regs, func(reg registration) bool {
+		return reg.hook == "posttooluse-hook" && reg.event == "PreToolUse" && matchesEvery(reg.matcher, tools)
+	}) {
+		rep.add(area, statusWarn, "register posttooluse-hook at PreToolUse with the matcher \""+strings.Join(tools, "|")+"\" (closer init --host "+string(s.host)+" does)",
+			"posttooluse-hook is not registered at PreToolUse of %s: the agent's calls that would loosen its own gate (closer release, donegate's state dir, %s's settings) are not refused before they run", andList(tools), s.title)
+	}
 	for _, k := range keys {
 		if n := len(runs[k]); n > 1 {
 			rep.add(area, statusWarn, "keep one registration",

@@ -189,7 +189,18 @@ func TestDoctorHosts(t *testing.T) {
 				s.write(t, filepath.Join(s.home, ".qwen", "settings.json"), `{"tools": {"todoWrite": {"enabled": true}}}`)
 				s.write(t, filepath.Join(s.proj, ".qwen", "settings.json"), strings.Replace(qwenSettings, `{"hooks"`, `{"tools": {"todoWrite": {"enabled": false}}, "hooks"`, 1))
 			},
-			want: []string{`^✓ qwen: stop-hook at Stop in Qwen Code project settings`, `^! qwen: Qwen Code's todo tool is off`},
+			want: []string{`^✓ qwen: stop-hook at Stop in Qwen Code project settings`, `^! qwen: Qwen Code's todo tool is off`,
+				// An init before the guard: doctor says what it leaves open.
+				`^! qwen: posttooluse-hook is not registered at PreToolUse of run_shell_command, write_file and edit: the agent's calls that would loosen its own gate`,
+				`^    fix: register posttooluse-hook at PreToolUse with the matcher "run_shell_command\|write_file\|edit" \(closer init --host qwen does\)$`},
+		},
+		{
+			name: "qwen with the guard",
+			setup: func(t *testing.T, s *doctorSetup) {
+				s.write(t, filepath.Join(s.proj, ".qwen", "settings.json"), strings.Replace(qwenSettings, `"Stop"`, `"PreToolUse": [{"matcher": "run_shell_command|write_file|edit", "hooks": [{"type": "command", "command": "posttooluse-hook", "timeout": 600000}]}], "Stop"`, 1))
+			},
+			want:  []string{`^✓ qwen: posttooluse-hook at PreToolUse in Qwen Code project settings`},
+			never: []string{`PreToolUse of run_shell_command`},
 		},
 		{
 			// Qwen Code up to 0.23.1 read 600 as 600 ms; 600000 is 600 s to

@@ -115,7 +115,7 @@ const editTools = "Write|Edit|MultiEdit|NotebookEdit"
 
 // guardedTools are the tools whose calls posttooluse-hook looks at, at
 // PreToolUse, before they run (see gate's guard).
-var guardedTools = append([]string{hookio.ClaudeShellTool}, strings.Split(editTools, "|")...)
+var guardedTools = hookio.HostClaude.GuardedTools()
 
 // background reports whether the host runs reg without waiting for it
 // (Claude Code's "async": true).

@@ -29,7 +29,7 @@ var hostCases = []struct {
 		[]string{"Stop", "SubagentStop", "SessionStart", "UserPromptSubmit"}},
 	// Qwen Code reads 600000 as 600 s in every version (see hostSetups).
 	{"qwen", ".qwen/settings.json", "hooks.Stop.0.hooks.0.command", "hooks.Stop.0.hooks.0.timeout", 600000,
-		[]string{"Stop", "SubagentStop", "PostToolUse", "SessionStart", "UserPromptSubmit"}},
+		[]string{"Stop", "SubagentStop", "PostToolUse", "PreToolUse", "SessionStart", "UserPromptSubmit"}},
 	// Gemini's timeouts are in milliseconds.
 	{"gemini", ".gemini/settings.json", "hooks.AfterAgent.0.hooks.0.command", "hooks.AfterAgent.0.hooks.0.timeout", 600000,
 		[]string{"AfterAgent", "SessionStart", "BeforeAgent"}},

@@ -3,6 +3,7 @@ package closer
 import (
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/donegate/donegate/hookio"
@@ -25,6 +26,9 @@ var qwenSetup = hostSetup{
 		{"Stop", "", "stop-hook", ""},
 		{"SubagentStop", "", "stop-hook", ""},
 		{"PostToolUse", hookio.HostQwen.ShellTool(), "posttooluse-hook", ""},
+		// The agent's calls of its shell and edit tools that would loosen
+		// its own gate are refused before they run (see gate's guard).
+		{"PreToolUse", strings.Join(hookio.HostQwen.GuardedTools(), "|"), "posttooluse-hook", ""},
 		{"SessionStart", "", "stop-hook", criteriaFlag},
 		{"UserPromptSubmit", "", "stop-hook", criteriaFlag},
 	},

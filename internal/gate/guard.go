@@ -196,13 +196,15 @@ func (r *run) guardPath(p string) (guardVerdict, bool) {
 	// until the person allows it (consent keeps the allowed one in
 	// force), and a broken one asks the agent to fix it.
 	project := r.projectDir()
-	if p == filepath.Join(claudeDir, "settings.json") {
+	inProject, user := r.event.Host.SettingsFiles(project, r.env.Getenv, r.event.TranscriptPath)
+	if slices.Contains(user, p) {
 		return guardVerdict{ask: true, reason: "This call changes the host's user settings (" + p + "), where donegate's hooks and the sandbox are registered: the person confirms it."}, true
 	}
 	for _, f := range hookio.ProjectEnvFiles() {
-		if p == filepath.Join(project, filepath.FromSlash(f)) {
-			return guardVerdict{ask: true, reason: "This call changes the project's host settings (" + p + "), where donegate's hooks are registered and an \"env\" reaches the hooks: the person confirms it."}, true
-		}
+		inProject = append(inProject, filepath.Join(project, filepath.FromSlash(f)))
+	}
+	if slices.Contains(inProject, p) {
+		return guardVerdict{ask: true, reason: "This call changes the project's host settings (" + p + "), where donegate's hooks are registered and an \"env\" may reach the hooks: the person confirms it."}, true
 	}
 	return guardVerdict{}, false
 }
