@@ -139,6 +139,36 @@ func TestCodexAgentCannotReleaseItsOwnGate(t *testing.T) {
 	assert.Contains(t, s.told(3), "Missing required files: never.txt", "still held after the try")
 }
 
+// TestCodexGuardRefusesTheAgentsCalls: with the hooks closer init
+// --host codex registers, the guard denies the real Codex CLI's
+// exec_command of closer release before it runs (Codex names the tool
+// Bash at PreToolUse, measured on 0.171.0), and a command that names
+// donegate's state dir, which Codex cannot ask the person about, is
+// denied too; the stop after the tries still holds.
+func TestCodexGuardRefusesTheAgentsCalls(t *testing.T) {
+	s := newCodexSession(t)
+	require.NoError(t, os.RemoveAll(filepath.Join(s.Project, ".codex")))
+	api := fakeapi.NewResponses(
+		fakeapi.Call("exec_command", map[string]any{"cmd": "echo draft > work.txt"}),
+		fakeapi.Call("exec_command", map[string]any{"cmd": closerBinary(t) + " release"}),
+		fakeapi.Call("exec_command", map[string]any{"cmd": "rm -rf " + s.stateDir() + "/consent > removed.txt"}),
+		fakeapi.Say("Done."),
+		fakeapi.Say("Done."),
+	)
+	t.Cleanup(api.Close)
+	s.useAPI(api)
+	path := closerInit(t, "codex", s.Project, s.Home)
+	s.config(`{"checkers":[{"type":"files","paths":["never.txt"]}],"limits":{"max_blocks":2}}`)
+	s.Env = append(s.Env, "PATH="+path)
+	s.run("Do it")
+	assert.Contains(t, s.told(2), "Command blocked by PreToolUse hook: donegate refuses this call: `closer release` is the person's command, not yours")
+	assert.Contains(t, s.told(3), "This command names donegate's state dir")
+	assert.Contains(t, s.told(3), "This host cannot ask the person here, so donegate refuses the call")
+	assert.NoFileExists(t, filepath.Join(s.Project, "removed.txt"), "the command did not run")
+	assert.DirExists(t, filepath.Join(s.stateDir(), "consent"))
+	assert.Contains(t, s.told(4), "Missing required files: never.txt", "still held after the tries")
+}
+
 // TestEscapesHeldToMaxBlocks: issue 44's escapes 1-4, tried by the real
 // Claude Code's agent through its tools in a project the person allowed,
 // with the hooks as closer init registers them: it rewrites the

@@ -94,7 +94,7 @@ func mustJSON(t *testing.T, v any) string {
 }
 
 // TestCodexLoadsWhatInitWrites: closer init --host codex writes a
-// .codex/hooks.json the real Codex 0.169.0 loads whole (its four hooks,
+// .codex/hooks.json the real Codex loads whole (its five hooks,
 // 600 s each), untrusted: init never trusts a hook. closer doctor says
 // each is untrusted; once the user trusts them (the trusted_hash Codex
 // itself computes, as /hooks records it), doctor says each is trusted,
@@ -125,7 +125,7 @@ func TestCodexLoadsWhatInitWrites(t *testing.T) {
 	require.Contains(t, out1, "Created .codex/hooks.json.")
 
 	hooks := codexHooksList(t, codex, home, proj)
-	want := map[string]string{"stop": "stop-hook", "subagentStop": "stop-hook", "sessionStart": "stop-hook --criteria", "userPromptSubmit": "stop-hook --criteria"}
+	want := map[string]string{"stop": "stop-hook", "subagentStop": "stop-hook", "preToolUse": "posttooluse-hook", "sessionStart": "stop-hook --criteria", "userPromptSubmit": "stop-hook --criteria"}
 	got := map[string]string{}
 	for _, h := range hooks {
 		require.Equal(t, filepath.Join(proj, ".codex", "hooks.json"), h.SourcePath)
@@ -148,7 +148,7 @@ func TestCodexLoadsWhatInitWrites(t *testing.T) {
 		assert.Equal(t, "trusted", h.TrustStatus, h.Key)
 	}
 	doctor := run("doctor", "--dir", proj, "--claude", "no-such-claude")
-	assert.Equal(t, 4, strings.Count(doctor, "is trusted in Codex"), doctor)
+	assert.Equal(t, 5, strings.Count(doctor, "is trusted in Codex"), doctor)
 	assert.NotContains(t, doctor, "not trusted")
 }
 

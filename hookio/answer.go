@@ -370,6 +370,22 @@ func writeClaudeShaped(nonEmpty bool) func(io.Writer, *Event, Dialect, Verdict) 
 	}
 }
 
+// noAskNote ends the reason of a call denied where the guard would ask
+// the person, on a host that cannot ask.
+const noAskNote = " This host cannot ask the person here, so donegate refuses the call: the person can make the change themselves."
+
+// writeNoAsk is write for a host that does not honour a PreToolUse "ask"
+// (it lets the call run): the call is denied instead, saying why.
+func writeNoAsk(write func(io.Writer, *Event, Dialect, Verdict) error) func(io.Writer, *Event, Dialect, Verdict) error {
+	return func(w io.Writer, ev *Event, d Dialect, v Verdict) error {
+		if v.Ask {
+			v.Ask = false
+			v.Reason += noAskNote
+		}
+		return write(w, ev, d, v)
+	}
+}
+
 // cannotBlock and cannotTell are the errors of an answer a host's event
 // cannot take.
 func cannotBlock(ev *Event) error {

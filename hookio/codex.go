@@ -23,9 +23,16 @@ var codexSpec = hostSpec{
 	// Measured on 0.171.0 (exec_command): each call's own id.
 	shellMarkers: []string{"CODEX_TOOL_CALL_ID"},
 	names:        claudeSpec.names,
-	peekEvent:    "hook_event_name",
-	read:         (*Event).readCodex,
-	write:        writeClaudeShaped(true),
+	// Measured on 0.171.0: its PreToolUse names the exec_command tool
+	// "Bash", with tool_input.command; a deny stops the call and the
+	// model reads "Command blocked by PreToolUse hook: REASON". An "ask"
+	// is not honoured (the command ran), so the guard's asks are denials
+	// here (writeNoAsk). Its edit tool (apply_patch) is not read.
+	shellTool:   "Bash",
+	guardsTools: true,
+	peekEvent:   "hook_event_name",
+	read:        (*Event).readCodex,
+	write:       writeNoAsk(writeClaudeShaped(true)),
 	// codex exec --output-schema makes the agent's final message, the
 	// Stop's last_assistant_message, a JSON object.
 	finalOutput: codexFinalOutput,

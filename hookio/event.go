@@ -439,6 +439,10 @@ func (e *Event) ShellRunPassed() (string, bool) {
 		if !strings.Contains(status, "\nExit Code: 0\n") || !strings.Contains(status, "\nSignal: (none)\n") {
 			return "", false
 		}
+	default:
+		// A host whose shell tool's results are not read (Codex's: its
+		// tool is named for the guard).
+		return "", false
 	}
 	return command.Str, true
 }

@@ -113,9 +113,6 @@ const (
 // stop-hook --start.
 const editTools = "Write|Edit|MultiEdit|NotebookEdit"
 
-// guardedTools are the tools whose calls posttooluse-hook looks at, at
-// PreToolUse, before they run (see gate's guard).
-var guardedTools = hookio.HostClaude.GuardedTools()
 
 // background reports whether the host runs reg without waiting for it
 // (Claude Code's "async": true).

@@ -26,7 +26,7 @@ var hostCases = []struct {
 	events           []string // every event init registers, in the file's "hooks"
 }{
 	{"codex", ".codex/hooks.json", "hooks.Stop.0.hooks.0.command", "hooks.Stop.0.hooks.0.timeout", 600,
-		[]string{"Stop", "SubagentStop", "SessionStart", "UserPromptSubmit"}},
+		[]string{"Stop", "SubagentStop", "PreToolUse", "SessionStart", "UserPromptSubmit"}},
 	// Qwen Code reads 600000 as 600 s in every version (see hostSetups).
 	{"qwen", ".qwen/settings.json", "hooks.Stop.0.hooks.0.command", "hooks.Stop.0.hooks.0.timeout", 600000,
 		[]string{"Stop", "SubagentStop", "PostToolUse", "PreToolUse", "SessionStart", "UserPromptSubmit"}},
@@ -106,7 +106,7 @@ func TestInitMergesIntoAHostsFile(t *testing.T) {
 	}{
 		{host: "codex", file: ".codex/hooks.json",
 			content: `{"description": "team hooks", "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./guard.sh"}]}]}}`,
-			keep:    []string{`"description": "team hooks"`, `[{"matcher": "Bash", "hooks": [{"type": "command", "command": "./guard.sh"}]}]`}},
+			keep:    []string{`"description": "team hooks"`, `{"matcher": "Bash", "hooks": [{"type": "command", "command": "./guard.sh"}]},`}},
 		{host: "qwen", file: ".qwen/settings.json",
 			content: "{\r\n  \"model\": {\"name\": \"qwen3-coder\"},\r\n  \"\\u00e9\": 1\r\n}\r\n",
 			keep:    []string{"\"model\": {\"name\": \"qwen3-coder\"},\r\n  \"\\u00e9\": 1,\r\n  \"hooks\""}, crlf: true},

@@ -536,3 +536,7 @@ func (r *runCtx) registeredElsewhere(claude hostSetup, target string, rep *InitR
 	found := claude.registrationsOf(r, &scratch)
 	return r.notAgain(claude, found, func(file string) bool { return file == target }, target, rep)
 }
+
+// guardedTools are Claude Code's tools whose calls posttooluse-hook looks
+// at, at PreToolUse, before they run (see gate's guard).
+var guardedTools = hookio.HostClaude.GuardedTools()

@@ -27,6 +27,9 @@ var codexSetup = hostSetup{
 	regs: []hookReg{
 		{"Stop", "", "stop-hook", ""},
 		{"SubagentStop", "", "stop-hook", ""},
+		// The agent's shell commands that would loosen its own gate are
+		// refused before they run (see gate's guard).
+		{"PreToolUse", strings.Join(hookio.HostCodex.GuardedTools(), "|"), "posttooluse-hook", ""},
 		{"SessionStart", "", "stop-hook", criteriaFlag},
 		{"UserPromptSubmit", "", "stop-hook", criteriaFlag},
 	},
