@@ -735,3 +735,37 @@ func TestGeminiSetUpByCloserInit(t *testing.T) {
 	assert.Contains(t, out, "✓ gemini: stop-hook at AfterAgent")
 	assert.Contains(t, out, "No problems found.", "no warning of Claude Code's plan tools in a Gemini project")
 }
+
+// TestGeminiGuardRefusesTheAgentsCalls: with the hooks closer init --host
+// gemini registers, the real Gemini CLI's agent tries to loosen its gate:
+// closer release through run_shell_command, and a write_file of the
+// project's .gemini/settings.json (which Gemini cannot ask the person
+// about: an "ask" there waits for ever in gemini -p). Both are denied
+// before they run, the reasons reach the model, and the stop still holds.
+func TestGeminiGuardRefusesTheAgentsCalls(t *testing.T) {
+	api := fakeapi.NewGemini(
+		writeTodos(geminiTodo("Write DONE.txt", "in_progress")),
+		shell(closerBinary(t)+" release"),
+		fakeapi.Call("write_file", map[string]any{"file_path": ".gemini/settings.json", "content": "{}"}),
+		fakeapi.Say("I am done."),
+		fakeapi.Say("Still done."),
+		fakeapi.Say("Done, really."),
+		fakeapi.Say("Done."),
+		fakeapi.Say("Done."),
+		fakeapi.Say("Done."),
+	)
+	s := newGeminiSession(t, api)
+	code, _, _ := s.closer("init", "--host", "gemini", "--dir", s.Project)
+	require.Equal(t, 0, code)
+	s.config(`{"checkers":[{"type":"plan"}],"limits":{"max_blocks":2}}`)
+	r := s.run("Write DONE.txt")
+
+	assert.Contains(t, geminiMainTurn(t, api, 2), "Tool execution blocked: donegate refuses this call: `closer release` is the person's command, not yours")
+	assert.Contains(t, geminiMainTurn(t, api, 3), "This call changes the project's host settings ("+filepath.Join(s.Project, ".gemini", "settings.json")+")")
+	assert.Contains(t, geminiMainTurn(t, api, 3), "This host cannot ask the person here, so donegate refuses the call")
+	settings, err := os.ReadFile(filepath.Join(s.Project, ".gemini", "settings.json"))
+	require.NoError(t, err)
+	assert.Contains(t, string(settings), `"AfterAgent"`, "the write was refused")
+	require.NotEmpty(t, r.Blocked, "still held after the tries; stdout: %s\nstderr: %s", r.Stdout, r.Stderr)
+	assert.Contains(t, geminiMainTurn(t, api, 4), "Write DONE.txt")
+}

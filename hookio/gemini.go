@@ -4,11 +4,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/tidwall/gjson"
 
+	"github.com/donegate/donegate/internal/paths"
 	"github.com/donegate/donegate/transcript"
 )
 
@@ -19,8 +21,23 @@ import (
 var geminiSpec = hostSpec{
 	title: "Gemini CLI",
 	// Measured on the pinned Gemini CLI (run_shell_command).
-	shellMarkers:       []string{"GEMINI_CLI=1"},
-	names:              EventNames{"AfterAgent", "SessionStart and BeforeAgent", "BeforeTool and AfterTool"},
+	shellMarkers: []string{"GEMINI_CLI=1"},
+	names:        EventNames{"AfterAgent", "SessionStart and BeforeAgent", "BeforeTool and AfterTool"},
+	// Measured on the pinned Gemini CLI (0.61.0): a BeforeTool deny stops
+	// the call ("Tool execution blocked: REASON" to the model), for its
+	// shell and its edit tools alike (both take file_path); an "ask" in
+	// gemini -p waits for an answer nobody gives, so the guard's asks are
+	// denials there (geminiShape).
+	shellTool:   "run_shell_command",
+	guardsTools: true,
+	editTools:   []string{"write_file", "replace"},
+	editedPath: func(e *Event) string {
+		return gjson.GetBytes(e.ToolInput, "file_path").Str
+	},
+	settingsFiles: func(project string, getenv paths.Getenv, _ string) ([]string, []string) {
+		return []string{filepath.Join(project, ".gemini", "settings.json")},
+			[]string{filepath.Join(paths.Home(getenv), ".gemini", "settings.json")}
+	},
 	read:               (*Event).readGemini,
 	shape:              geminiShape,
 	showsSystemMessage: true,
@@ -105,8 +122,13 @@ func geminiShape(ev *Event, v Verdict, reason, context string) (hostAnswer, erro
 	wire := ev.WireEventName
 	if v.Block {
 		switch {
-		case ev.IsStop(), ev.HookEventName == EventPreToolUse:
+		case ev.IsStop():
 			a.Decision, a.Reason = "deny", reason
+		case ev.HookEventName == EventPreToolUse:
+			a.Decision, a.Reason = "deny", reason
+			if v.Ask {
+				a.Reason += noAskNote
+			}
 		case ev.HookEventName == EventPostToolUse:
 			a.HookSpecificOutput = &hookSpecific{HookEventName: wire, AdditionalContext: reason}
 		default:

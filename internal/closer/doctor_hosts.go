@@ -311,11 +311,11 @@ func (r *runCtx) judgeHostRegistrations(rep *DoctorReport, s hostSetup, regs []r
 		rep.add(area, statusFail, fix, "stop-hook is not registered at %s in any file %s reads (%s): donegate does not hold the agent there",
 			stopEvent, s.title, r.hostFileList(s))
 	}
-	if tools := s.host.GuardedTools(); len(tools) > 0 && stop > 0 && !slices.ContainsFunc(regs, func(reg registration) bool {
-		return reg.hook == "posttooluse-hook" && reg.event == "PreToolUse" && matchesEvery(reg.matcher, tools)
+	if tools, event := s.host.GuardedTools(), s.guardEvent(); event != "" && stop > 0 && !slices.ContainsFunc(regs, func(reg registration) bool {
+		return reg.hook == "posttooluse-hook" && reg.event == event && matchesEvery(reg.matcher, tools)
 	}) {
-		rep.add(area, statusWarn, "register posttooluse-hook at PreToolUse with the matcher \""+strings.Join(tools, "|")+"\" (closer init --host "+string(s.host)+" does)",
-			"posttooluse-hook is not registered at PreToolUse of %s: the agent's calls that would loosen its own gate (closer release, donegate's state dir, %s's settings) are not refused before they run", andList(tools), s.title)
+		rep.add(area, statusWarn, "register posttooluse-hook at "+event+" with the matcher \""+strings.Join(tools, "|")+"\" (closer init --host "+string(s.host)+" does)",
+			"posttooluse-hook is not registered at %s of %s: the agent's calls that would loosen its own gate (closer release, donegate's state dir, %s's settings) are not refused before they run", event, andList(tools), s.title)
 	}
 	for _, k := range keys {
 		if n := len(runs[k]); n > 1 {
@@ -323,6 +323,18 @@ func (r *runCtx) judgeHostRegistrations(rep *DoctorReport, s hostSetup, regs []r
 				"%s is registered %d times in %s's files: donegate runs once for each, and each run spends limits.max_blocks", k, n, s.title)
 		}
 	}
+}
+
+// guardEvent is the host's event init registers the guard at (its name
+// for PreToolUse), "" for a host the guard does not serve.
+func (s hostSetup) guardEvent() string {
+	tools := s.host.GuardedTools()
+	for _, reg := range s.regs {
+		if len(tools) > 0 && reg.program == "posttooluse-hook" && matchesEvery(reg.matcher, tools) {
+			return reg.event
+		}
+	}
+	return ""
 }
 
 // hostEntries lists the entries init writes for s.

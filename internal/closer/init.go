@@ -113,7 +113,6 @@ const (
 // stop-hook --start.
 const editTools = "Write|Edit|MultiEdit|NotebookEdit"
 
-
 // background reports whether the host runs reg without waiting for it
 // (Claude Code's "async": true).
 func (reg hookReg) background() bool { return reg.flags == startFlag }

@@ -32,7 +32,7 @@ var hostCases = []struct {
 		[]string{"Stop", "SubagentStop", "PostToolUse", "PreToolUse", "SessionStart", "UserPromptSubmit"}},
 	// Gemini's timeouts are in milliseconds.
 	{"gemini", ".gemini/settings.json", "hooks.AfterAgent.0.hooks.0.command", "hooks.AfterAgent.0.hooks.0.timeout", 600000,
-		[]string{"AfterAgent", "SessionStart", "BeforeAgent"}},
+		[]string{"AfterAgent", "BeforeTool", "SessionStart", "BeforeAgent"}},
 	{"copilot", ".github/hooks/donegate.json", "hooks.agentStop.0.bash", "hooks.agentStop.0.timeoutSec", 600,
 		[]string{"agentStop", "subagentStop"}},
 }

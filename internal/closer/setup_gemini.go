@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/donegate/donegate/hookio"
@@ -20,6 +21,9 @@ var geminiSetup = hostSetup{
 	project: filepath.Join(".gemini", "settings.json"),
 	regs: []hookReg{
 		{"AfterAgent", "", "stop-hook", ""},
+		// The agent's calls of its shell and edit tools that would loosen
+		// its own gate are refused before they run (see gate's guard).
+		{"BeforeTool", strings.Join(hookio.HostGemini.GuardedTools(), "|"), "posttooluse-hook", ""},
 		{"SessionStart", "", "stop-hook", criteriaFlag},
 		{"BeforeAgent", "", "stop-hook", criteriaFlag},
 	},
