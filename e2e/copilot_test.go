@@ -511,3 +511,35 @@ func TestCopilotHoldsASubagentAtSubagentStop(t *testing.T) {
 	copilotAssertEnded(t, api, r, "Main done.", 2)
 	assert.FileExists(t, filepath.Join(s.Project, "sub.txt"))
 }
+
+// TestCopilotGuardRefusesTheAgentsCalls: with the hooks closer init
+// --host copilot writes, the real Copilot CLI's agent tries to loosen its
+// gate: closer release through bash (denied before it runs) and a create
+// of .github/hooks/donegate.json, where donegate's hooks are (asked of the
+// person: copilot -p denies it, "unable to ask user for confirmation").
+// Both are refused, and the stop after the tries still holds.
+func TestCopilotGuardRefusesTheAgentsCalls(t *testing.T) {
+	hooks := filepath.Join(".github", "hooks", "donegate.json")
+	api := fakeapi.New(
+		fakeapi.Call("bash", map[string]any{"command": "echo draft > work.txt", "description": "draft"}),
+		fakeapi.Call("bash", map[string]any{"command": closerBinary(t) + " release", "description": "release"}),
+		fakeapi.Call("create", map[string]any{"path": hooks, "file_text": "{}"}),
+		fakeapi.Say("Done."),
+		fakeapi.Say("Done."),
+		fakeapi.Say("Done."),
+	)
+	s := newCopilotSession(t, api)
+	closerInit(t, "copilot", s.Project, s.Home)
+	s.config(`{"checkers":[{"type":"files","paths":["never.txt"]}],"limits":{"max_blocks":2}}`)
+	r := s.run("Do it", false)
+	require.Equal(t, 0, r.ExitCode, r.Stderr)
+
+	main := api.Of("main")
+	require.GreaterOrEqual(t, len(main), 5, "stdout: %s\nstderr: %s", r.Stdout, r.Stderr)
+	assert.Contains(t, main[2].TailText(), "Denied by preToolUse hook: donegate refuses this call: `closer release` is the person's command, not yours")
+	assert.Contains(t, main[3].TailText(), "Denied by preToolUse hook (unable to ask user for confirmation): This call changes the project's host settings ("+filepath.Join(s.Project, hooks)+")")
+	data, err := os.ReadFile(filepath.Join(s.Project, hooks))
+	require.NoError(t, err)
+	assert.Contains(t, string(data), `"agentStop"`, "the write was refused")
+	assert.Contains(t, main[4].TailText(), "Missing required files: never.txt", "still held after the tries")
+}

@@ -3,9 +3,11 @@ package hookio
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 
 	"github.com/tidwall/gjson"
 
+	"github.com/donegate/donegate/internal/paths"
 	"github.com/donegate/donegate/transcript"
 )
 
@@ -23,8 +25,23 @@ var copilotSpec = hostSpec{
 	// Measured on 1.0.102 (bash).
 	shellMarkers: []string{"COPILOT_CLI=1"},
 	names:        EventNames{"agentStop and subagentStop", "nothing (Copilot CLI ignores what those hooks answer)", "preToolUse"},
-	read:         (*Event).readCopilot,
-	shape:        copilotShape,
+	// Measured on 1.0.102: preToolUse names the shell tool bash
+	// (toolArgs.command) and the edit tools create and edit
+	// (toolArgs.path); a deny stops the call and the model reads "Denied
+	// by preToolUse hook: REASON"; an ask is honoured (copilot -p denies
+	// it, "unable to ask user for confirmation").
+	shellTool:   "bash",
+	guardsTools: true,
+	editTools:   []string{"create", "edit"},
+	editedPath: func(e *Event) string {
+		return gjson.GetBytes(e.ToolInput, "path").Str
+	},
+	settingsFiles: func(project string, getenv paths.Getenv, _ string) ([]string, []string) {
+		return []string{filepath.Join(project, ".github", "hooks", "donegate.json")},
+			[]string{filepath.Join(paths.Home(getenv), ".copilot", "hooks", "donegate.json")}
+	},
+	read:  (*Event).readCopilot,
+	shape: copilotShape,
 	// stop_hook_active false at the first stop of a prompt (1.0.102).
 	turnFromStart: true,
 	planTool:      "sql",
@@ -40,6 +57,9 @@ func copilotShape(ev *Event, v Verdict, reason, _ string) (hostAnswer, error) {
 			a.Decision, a.Reason = "block", reason
 		case EventPreToolUse:
 			a.PermissionDecision, a.PermissionDecisionReason = "deny", reason
+			if v.Ask {
+				a.PermissionDecision = "ask"
+			}
 		case EventPostToolUse:
 			return a, fmt.Errorf("%s ignores what a postToolUse hook answers: register posttooluse-hook for preToolUse", copilotTitle)
 		default:

@@ -34,7 +34,7 @@ var hostCases = []struct {
 	{"gemini", ".gemini/settings.json", "hooks.AfterAgent.0.hooks.0.command", "hooks.AfterAgent.0.hooks.0.timeout", 600000,
 		[]string{"AfterAgent", "BeforeTool", "SessionStart", "BeforeAgent"}},
 	{"copilot", ".github/hooks/donegate.json", "hooks.agentStop.0.bash", "hooks.agentStop.0.timeoutSec", 600,
-		[]string{"agentStop", "subagentStop"}},
+		[]string{"agentStop", "subagentStop", "preToolUse"}},
 }
 
 // TestInitWritesEachHostsHookFile: init --host NAME in a fresh project

@@ -18,6 +18,11 @@ var copilotSetup = hostSetup{
 	regs: []hookReg{
 		{"agentStop", "", "stop-hook", ""},
 		{"subagentStop", "", "stop-hook", ""},
+		// The agent's calls of its shell and edit tools that would loosen
+		// its own gate are refused before they run (see gate's guard);
+		// Copilot's flat entries have no matcher: it runs for every tool,
+		// and answers the others at once.
+		{"preToolUse", "", "posttooluse-hook", ""},
 	},
 	flatHooks: true, timeout: hookTimeout, unit: time.Second,
 	files:    copilotFiles,
