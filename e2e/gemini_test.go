@@ -762,7 +762,7 @@ func TestGeminiGuardRefusesTheAgentsCalls(t *testing.T) {
 
 	assert.Contains(t, geminiMainTurn(t, api, 2), "Tool execution blocked: donegate refuses this call: `closer release` is the person's command, not yours")
 	assert.Contains(t, geminiMainTurn(t, api, 3), "This call changes the project's host settings ("+filepath.Join(s.Project, ".gemini", "settings.json")+")")
-	assert.Contains(t, geminiMainTurn(t, api, 3), "This host cannot ask the person here, so donegate refuses the call")
+	assert.Contains(t, geminiMainTurn(t, api, 3), "this host cannot ask them here, so donegate refuses it")
 	settings, err := os.ReadFile(filepath.Join(s.Project, ".gemini", "settings.json"))
 	require.NoError(t, err)
 	assert.Contains(t, string(settings), `"AfterAgent"`, "the write was refused")

@@ -405,3 +405,34 @@ func (s *openCodeSession) serve(prompt string, stops int) served {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// TestOpenCodeGuardRefusesTheAgentsCalls: donegate's OpenCode plugin asks
+// posttooluse-hook about the agent's bash, write and edit calls before
+// they run (tool.execute.before), and the real OpenCode refuses the ones
+// it denies: closer release, and a write of the plugin itself. The stop
+// after the tries still holds.
+func TestOpenCodeGuardRefusesTheAgentsCalls(t *testing.T) {
+	s := newOpenCodeSession(t)
+	plugin := filepath.Join(s.Project, ".opencode", "plugin", "donegate.js")
+	s.useAPI(fakeapi.NewResponses(
+		fakeapi.Call("bash", map[string]any{"command": "echo draft > work.txt", "description": "draft"}),
+		fakeapi.Call("bash", map[string]any{"command": closerBinary(t) + " release", "description": "release"}),
+		fakeapi.Call("write", map[string]any{"filePath": plugin, "content": "export const X = async () => ({})\n"}),
+		fakeapi.Say("Done."),
+		fakeapi.Say("Done."),
+		fakeapi.Say("Done."),
+	))
+	s.Env = append(s.Env, "DONEGATE_TOOL_HOOK="+filepath.Join(hookBinaries(t), "posttooluse-hook"))
+	s.config(`{"checkers":[{"type":"files","paths":["never.txt"]}],"limits":{"max_blocks":2}}`)
+	r := s.run("Do it")
+	t.Logf("stdout: %s\nstderr: %s", r.Stdout, r.Stderr)
+
+	assert.Contains(t, s.told(2), "donegate refuses this call: `closer release` is the person's command, not yours")
+	assert.Contains(t, s.told(3), "This call changes the project's host settings ("+plugin+")")
+	assert.Contains(t, s.told(3), "this host cannot ask them here, so donegate refuses it")
+	data, err := os.ReadFile(plugin)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), "DonegatePlugin", "the write was refused")
+	assert.Contains(t, s.told(4), "Missing required files: never.txt", "still held after the tries")
+	assert.Contains(t, r.Stderr, "donegate: refused the agent's bash call: donegate refuses this call")
+}

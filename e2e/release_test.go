@@ -163,7 +163,7 @@ func TestCodexGuardRefusesTheAgentsCalls(t *testing.T) {
 	s.run("Do it")
 	assert.Contains(t, s.told(2), "Command blocked by PreToolUse hook: donegate refuses this call: `closer release` is the person's command, not yours")
 	assert.Contains(t, s.told(3), "This command names donegate's state dir")
-	assert.Contains(t, s.told(3), "This host cannot ask the person here, so donegate refuses the call")
+	assert.Contains(t, s.told(3), "this host cannot ask them here, so donegate refuses it")
 	assert.NoFileExists(t, filepath.Join(s.Project, "removed.txt"), "the command did not run")
 	assert.DirExists(t, filepath.Join(s.stateDir(), "consent"))
 	assert.Contains(t, s.told(4), "Missing required files: never.txt", "still held after the tries")

@@ -370,17 +370,21 @@ func writeClaudeShaped(nonEmpty bool) func(io.Writer, *Event, Dialect, Verdict) 
 	}
 }
 
-// noAskNote ends the reason of a call denied where the guard would ask
-// the person, on a host that cannot ask.
-const noAskNote = " This host cannot ask the person here, so donegate refuses the call: the person can make the change themselves."
+// noAsk words the reason of a call the guard would ask the person about
+// ("...: the person confirms it."), denied on a host that cannot ask.
+func noAsk(reason string) string {
+	return strings.TrimSuffix(reason, ": the person confirms it.") +
+		": the person confirms such a call, and this host cannot ask them here, so donegate refuses it; the person can make the change themselves."
+}
 
 // writeNoAsk is write for a host that does not honour a PreToolUse "ask"
-// (it lets the call run): the call is denied instead, saying why.
+// (it lets the call run, or waits for ever): the call is denied instead,
+// saying why.
 func writeNoAsk(write func(io.Writer, *Event, Dialect, Verdict) error) func(io.Writer, *Event, Dialect, Verdict) error {
 	return func(w io.Writer, ev *Event, d Dialect, v Verdict) error {
 		if v.Ask {
 			v.Ask = false
-			v.Reason += noAskNote
+			v.Reason = noAsk(v.Reason)
 		}
 		return write(w, ev, d, v)
 	}

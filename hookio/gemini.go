@@ -127,7 +127,7 @@ func geminiShape(ev *Event, v Verdict, reason, context string) (hostAnswer, erro
 		case ev.HookEventName == EventPreToolUse:
 			a.Decision, a.Reason = "deny", reason
 			if v.Ask {
-				a.Reason += noAskNote
+				a.Reason = noAsk(reason)
 			}
 		case ev.HookEventName == EventPostToolUse:
 			a.HookSpecificOutput = &hookSpecific{HookEventName: wire, AdditionalContext: reason}

@@ -3,9 +3,11 @@ package hookio
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 
 	"github.com/tidwall/gjson"
 
+	"github.com/donegate/donegate/internal/paths"
 	"github.com/donegate/donegate/transcript"
 )
 
@@ -33,12 +35,30 @@ var openCodeSpec = hostSpec{
 	title: "OpenCode",
 	// Measured on the pinned OpenCode (bash).
 	shellMarkers: []string{"OPENCODE=1"},
-	names:        EventNames{"the end of a turn (donegate's OpenCode plugin)", "nothing (the OpenCode plugin sends stops only)", "nothing (the OpenCode plugin sends stops only)"},
+	names:        EventNames{"the end of a turn (donegate's OpenCode plugin)", "nothing (the OpenCode plugin sends stops only)", "a shell or edit call, before it runs (donegate's OpenCode plugin)"},
 	peekEvent:    "hook_event_name",
 	read:         (*Event).readOpenCode,
-	write:        writeClaudeShaped(true),
-	planTool:     "todowrite",
-	plan:         openCodePlan,
+	// The plugin's tool.execute.before sends a PreToolUse of the shell
+	// and edit tools (args as OpenCode gives them: command, filePath) and
+	// throws, which refuses the call, on a deny; nobody can be asked
+	// there, so what the guard would ask is denied.
+	write:       writeNoAsk(writeClaudeShaped(true)),
+	shellTool:   "bash",
+	guardsTools: true,
+	editTools:   []string{"write", "edit"},
+	editedPath: func(e *Event) string {
+		return gjson.GetBytes(e.ToolInput, "filePath").Str
+	},
+	settingsFiles: func(project string, getenv paths.Getenv, _ string) ([]string, []string) {
+		config := getenv("XDG_CONFIG_HOME")
+		if config == "" {
+			config = filepath.Join(paths.Home(getenv), ".config")
+		}
+		return []string{filepath.Join(project, "opencode.json"), filepath.Join(project, ".opencode", "plugin", "donegate.js")},
+			[]string{filepath.Join(config, "opencode", "opencode.json"), filepath.Join(config, "opencode", "plugin", "donegate.js")}
+	},
+	planTool: "todowrite",
+	plan:     openCodePlan,
 }
 
 // openCodeKey is the field only the OpenCode plugin's events carry.
@@ -66,8 +86,17 @@ func (e *Event) readOpenCode(root gjson.Result) error {
 	if err := e.nameEvent(nil); err != nil {
 		return err
 	}
+	if e.HookEventName == EventPreToolUse {
+		if err := readStrings(root, []field{{"tool_name", &e.ToolName}}); err != nil {
+			return err
+		}
+		if in := root.Get("tool_input"); in.IsObject() {
+			e.ToolInput = []byte(in.Raw)
+		}
+		return nil
+	}
 	if e.HookEventName != EventStop {
-		return fmt.Errorf("%w: the OpenCode plugin sends Stop events only, not %q", ErrBadEvent, e.WireEventName)
+		return fmt.Errorf("%w: the OpenCode plugin sends Stop and PreToolUse events only, not %q", ErrBadEvent, e.WireEventName)
 	}
 	if err := readBool(root, "stop_hook_active", &e.StopHookActive); err != nil {
 		return err

@@ -32,6 +32,17 @@ import { spawn, spawnSync } from "node:child_process"
 // The stop-hook binary: this name on PATH, or $DONEGATE_STOP_HOOK.
 const STOP_HOOK = process.env.DONEGATE_STOP_HOOK || "stop-hook"
 
+// The posttooluse-hook binary, which looks at the agent's shell and edit
+// calls before they run (the guard: docs/security.md): this name on
+// PATH, or $DONEGATE_TOOL_HOOK.
+const TOOL_HOOK = process.env.DONEGATE_TOOL_HOOK || "posttooluse-hook"
+
+// The tools the guard looks at: OpenCode's shell and edit tools.
+const GUARDED = ["bash", "write", "edit"]
+
+// The longest the guard may take before the call goes on unguarded.
+const GUARD_TIMEOUT_MS = 10_000
+
 // The longest a hook run may take: stop-hook ends its own checks at
 // limits.budget (540 s by default) and answers; this is only a backstop.
 const HOOK_TIMEOUT_MS = 600_000
@@ -187,7 +198,49 @@ export const DonegatePlugin = async ({ client, directory }) => {
     })
   }
 
+  // guard asks posttooluse-hook about a call of the agent's shell or edit
+  // tools before it runs, and refuses it (throws, which OpenCode tells
+  // the model) where the hook denies it. A hook that cannot be run lets
+  // the call go: the guard never traps an agent.
+  const guard = (input, output) => {
+    if (!GUARDED.includes(input.tool)) return
+    const s = session(input.sessionID)
+    if (s.parent) return
+    const r = spawnSync(TOOL_HOOK, [], {
+      input: JSON.stringify({
+        hook_event_name: "PreToolUse",
+        opencode_version: s.version || "unknown",
+        opencode_mode: mode,
+        session_id: input.sessionID,
+        cwd: directory,
+        tool_name: input.tool,
+        tool_input: output.args ?? {},
+      }),
+      cwd: directory,
+      encoding: "utf8",
+      timeout: GUARD_TIMEOUT_MS,
+      killSignal: "SIGKILL",
+      maxBuffer: 1 << 20,
+    })
+    if (r.error || r.status !== 0) {
+      log("error", `could not run ${TOOL_HOOK} (${r.error?.message ?? `exit ${r.status}: ${String(r.stderr).trim()}`}); the call was not looked at`)
+      return
+    }
+    let a = {}
+    try {
+      a = JSON.parse(r.stdout || "{}") ?? {}
+    } catch {
+      return
+    }
+    const d = a.hookSpecificOutput
+    if (d && (d.permissionDecision === "deny" || d.permissionDecision === "ask")) {
+      log("warn", `refused the agent's ${input.tool} call: ${d.permissionDecisionReason}`)
+      throw new Error(d.permissionDecisionReason)
+    }
+  }
+
   return {
+    "tool.execute.before": async (input, output) => guard(input, output),
     event: async ({ event }) => {
       const p = event.properties ?? {}
       switch (event.type) {
