@@ -57,7 +57,7 @@ WINDOWS_TEST_PKGS := ./checkers ./config ./hookio ./internal/agentshell ./intern
                      ./internal/regular ./internal/safewrite ./internal/sqlitefile ./internal/state \
                      ./internal/treecache ./internal/version ./schema ./transcript
 
-.PHONY: all build test wine-status lint unit windows generate demo demo-claude claude copilot $(E2E_CLIENTS) tools clean fuzz bench \
+.PHONY: all build test debian-status lint unit windows generate demo demo-claude claude copilot $(E2E_CLIENTS) tools clean fuzz bench \
         plugin plugin-validate release-snapshot release-check
 
 all: build
@@ -81,17 +81,21 @@ build:
 
 ## test: everything CI runs: formatting, vet, staticcheck, tidy go.mod, unit
 ## and end-to-end tests with the race detector, the Windows build and its
-## tests under Wine, the plugin validated by the real CLI. Where Wine
-## cannot be had (not Debian, no root), the tests under Wine are skipped
-## and a line says so at the start and the end; DONEGATE_REQUIRE_WINE=1
-## (.ci/run) makes that a failure.
-test: wine-status lint unit windows plugin-validate
+## tests under Wine, the plugin validated by the real CLI. Where Debian's
+## packages cannot be had (not Debian, no root), the tests under Wine, and
+## the sandbox's and the terminal's, are skipped and a line says so at the
+## start and the end; DONEGATE_REQUIRE_DEBIAN=1 (.ci/run) makes that a
+## failure.
+test: debian-status lint unit windows plugin-validate
 	@scripts/install-wine --status
+	@scripts/install-debian-tools --status
 
-# wine-status: where Wine cannot be had, one line saying so (make test
-# prints it at its start and its end; scripts/install-wine --status).
-wine-status:
+# debian-status: where Debian's packages cannot be had (Wine, bubblewrap,
+# socat, tmux), a line for each saying what is skipped (make test prints
+# them at its start and its end).
+debian-status:
 	@scripts/install-wine --status
+	@scripts/install-debian-tools --status
 
 unit: claude copilot $(E2E_CLIENTS)
 	DONEGATE_CLAUDE=$$(scripts/install-claude | tail -n 1) \
@@ -135,13 +139,18 @@ copilot:
 ## the pinned Codex CLI, Qwen Code, Claude Agent SDK, OpenCode, pnpm and
 ## Yarn (npm), bubblewrap, socat and tmux (Debian), and Wine 8 with its
 ## test prefix, for the end-to-end tests.
-codex qwen agent-sdk opencode pnpm yarn debian-tools:
+codex qwen agent-sdk opencode pnpm yarn:
 	@scripts/install-$@ >/dev/null
 
+# Exit 3: the packages cannot be had here, which skips the tests that
+# need them (see test) unless DONEGATE_REQUIRE_DEBIAN is set.
+debian-tools:
+	@scripts/install-debian-tools >/dev/null || { rc=$$?; [ $$rc = 3 ] && [ -z "$$DONEGATE_REQUIRE_DEBIAN" ]; }
+
 # Exit 3: Wine cannot be had here, which skips the tests under it (see
-# test) unless DONEGATE_REQUIRE_WINE is set.
+# test) unless DONEGATE_REQUIRE_DEBIAN is set.
 wine:
-	@scripts/install-wine >/dev/null || { rc=$$?; [ $$rc = 3 ] && [ -z "$$DONEGATE_REQUIRE_WINE" ]; }
+	@scripts/install-wine >/dev/null || { rc=$$?; [ $$rc = 3 ] && [ -z "$$DONEGATE_REQUIRE_DEBIAN" ]; }
 
 ## gemini: install the pinned Gemini CLI (npm) for the end-to-end tests.
 gemini:

@@ -99,7 +99,7 @@ func wineRepo(t *testing.T, has ...string) (root string, env []string) {
 		require.NoError(t, os.Symlink(p, filepath.Join(bin, tool)))
 	}
 	env = []string{"PATH=" + bin, "DPKG_DB=" + db, "APT_LOG=" + filepath.Join(root, "apt.log"), "FAKES=" + fakes, "BIN=" + bin,
-		"FAKE_UID=0", "FAKE_GOROOT=" + goroot, "DONEGATE_REQUIRE_WINE="}
+		"FAKE_UID=0", "FAKE_GOROOT=" + goroot, "DONEGATE_REQUIRE_DEBIAN="}
 	return root, env
 }
 
@@ -137,7 +137,7 @@ func TestInstallWineFromAPartialState(t *testing.T) {
 }
 
 // Where Wine cannot be had, one line says why, exit 3, and --status says
-// make test skips the tests under it; DONEGATE_REQUIRE_WINE makes that a
+// make test skips the tests under it; DONEGATE_REQUIRE_DEBIAN makes that a
 // failure. A wineboot that makes no prefix fails, saying so.
 func TestInstallWineSaysWhyNot(t *testing.T) {
 	wine, mingw := pinnedWine(t)
@@ -155,10 +155,10 @@ func TestInstallWineSaysWhyNot(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "make test: the Windows tests under Wine are skipped: installing Debian's wine="+wine+" libwine="+wine+" gcc-mingw-w64-x86-64="+mingw+" needs root: sudo apt-get install wine="+wine+" libwine="+wine+" gcc-mingw-w64-x86-64="+mingw+"\n", string(got))
 	status = exec.Command(filepath.Join(root, "scripts", "install-wine"), "--status")
-	status.Env = append(os.Environ(), append(env, "DONEGATE_REQUIRE_WINE=1")...)
+	status.Env = append(os.Environ(), append(env, "DONEGATE_REQUIRE_DEBIAN=1")...)
 	got, err = status.CombinedOutput()
 	require.Error(t, err)
-	assert.Contains(t, string(got), "required here (DONEGATE_REQUIRE_WINE), and it cannot be had")
+	assert.Contains(t, string(got), "required here (DONEGATE_REQUIRE_DEBIAN), and it cannot be had")
 
 	// No apt-get at all (not Debian).
 	require.NoError(t, os.Remove(filepath.Join(root, "bin", "apt-get")))
@@ -175,4 +175,51 @@ func TestInstallWineSaysWhyNot(t *testing.T) {
 	require.ErrorAs(t, err, &exit)
 	assert.Equal(t, 1, exit.ExitCode())
 	assert.Contains(t, out, "install-wine: wineboot --init did not make the prefix")
+}
+
+// scripts/install-debian-tools, as install-wine: only the packages
+// missing are installed, apt-get waiting for the lock; where they cannot
+// be had, one line says why, exit 3, and --status says what make test
+// skips, a failure with DONEGATE_REQUIRE_DEBIAN.
+func TestInstallDebianTools(t *testing.T) {
+	script, err := os.ReadFile("scripts/install-debian-tools")
+	require.NoError(t, err)
+	version := func(name string) string {
+		m := regexp.MustCompile(`(?m)^` + name + `_version=(\S+)$`).FindSubmatch(script)
+		require.NotNil(t, m, name)
+		return string(m[1])
+	}
+	bw, so, tm := version("bubblewrap"), version("socat"), version("tmux")
+	root, env := wineRepo(t, "bubblewrap="+bw)
+	require.NoError(t, os.WriteFile(filepath.Join(root, "scripts", "install-debian-tools"), script, 0o755))
+	// The fake apt-get brings the programs as the packages would.
+	for _, p := range []string{"bwrap", "socat", "tmux"} {
+		require.NoError(t, os.WriteFile(filepath.Join(root, "fakes", p), []byte("#!/bin/sh\n"), 0o755))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(root, "bin", "bwrap"), []byte("#!/bin/sh\n"), 0o755))
+	apt := strings.Replace(wineFakes["apt-get"], "           gcc-mingw-w64-x86-64)", "           socat) cp \"$FAKES/socat\" \"$BIN/\" ;;\n           tmux) cp \"$FAKES/tmux\" \"$BIN/\" ;;\n           gcc-mingw-w64-x86-64)", 1)
+	require.NoError(t, os.WriteFile(filepath.Join(root, "bin", "apt-get"), []byte(apt), 0o755))
+
+	nonRoot := append(append([]string{}, env...), "FAKE_UID=1000")
+	_, out, err := runInstaller(root, "install-debian-tools", nonRoot...)
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit)
+	assert.Equal(t, 3, exit.ExitCode())
+	assert.Equal(t, "install-debian-tools: installing Debian's socat="+so+" tmux="+tm+" needs root: sudo apt-get install socat="+so+" tmux="+tm+"\n", out)
+	status := exec.Command(filepath.Join(root, "scripts", "install-debian-tools"), "--status")
+	status.Env = append(os.Environ(), nonRoot...)
+	got, err := status.CombinedOutput()
+	require.NoError(t, err)
+	assert.Equal(t, "make test: the sandbox and terminal tests are skipped: installing Debian's socat="+so+" tmux="+tm+" needs root: sudo apt-get install socat="+so+" tmux="+tm+"\n", string(got))
+	status = exec.Command(filepath.Join(root, "scripts", "install-debian-tools"), "--status")
+	status.Env = append(os.Environ(), append(nonRoot, "DONEGATE_REQUIRE_DEBIAN=1")...)
+	_, err = status.CombinedOutput()
+	require.Error(t, err)
+
+	last, out, err := runInstaller(root, "install-debian-tools", env...)
+	require.NoError(t, err, out)
+	assert.Equal(t, filepath.Join(root, "bin", "tmux"), last)
+	log, err := os.ReadFile(filepath.Join(root, "apt.log"))
+	require.NoError(t, err)
+	assert.Equal(t, "-o DPkg::Lock::Timeout=300 update -qq\n-o DPkg::Lock::Timeout=300 install -y -qq socat="+so+" tmux="+tm+"\n", string(log))
 }

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -404,4 +405,26 @@ func closerInit(t *testing.T, host, project, home string) string {
 	require.Equal(t, 0, r.ExitCode, "closer init --host %s\nstdout: %s\nstderr: %s", host, r.Stdout, r.Stderr)
 	t.Logf("closer init --host %s:\n%s", host, r.Stdout)
 	return path
+}
+
+// needDebianTool fails the test when a program from Debian's packages
+// (scripts/install-debian-tools) is not on PATH — or skips it, saying
+// why, where the script says they cannot be had here (exit 3: no
+// apt-get, no root) and DONEGATE_REQUIRE_DEBIAN is not set.
+func needDebianTool(t *testing.T, programs ...string) {
+	t.Helper()
+	for _, p := range programs {
+		if _, err := exec.LookPath(p); err == nil {
+			continue
+		}
+		var stderr strings.Builder
+		cmd := exec.Command(filepath.Join(repoRoot(t), "scripts", "install-debian-tools"))
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		var exit *exec.ExitError
+		if errors.As(err, &exit) && exit.ExitCode() == 3 && os.Getenv("DONEGATE_REQUIRE_DEBIAN") == "" {
+			t.Skipf("%s cannot be had here: %s", p, strings.TrimSpace(stderr.String()))
+		}
+		t.Fatalf("%s is not on PATH: make test installs it (scripts/install-debian-tools: %v %s)", p, err, strings.TrimSpace(stderr.String()))
+	}
 }

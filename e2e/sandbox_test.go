@@ -4,7 +4,6 @@ package e2e
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -22,11 +21,7 @@ import (
 // hooks, which run outside the sandbox, go on holding it. No guard entry
 // is registered here: the sandbox alone is what is shown.
 func TestSandboxKeepsTheAgentOut(t *testing.T) {
-	for _, p := range []string{"bwrap", "socat"} {
-		if _, err := exec.LookPath(p); err != nil {
-			t.Fatalf("%s is not on PATH: make test installs it (scripts/install-debian-tools)", p)
-		}
-	}
+	needDebianTool(t, "bwrap", "socat")
 	s := newSession(t, fakeapi.New())
 	state := filepath.Join(s.Home, "donegate-state")
 	tries := []string{

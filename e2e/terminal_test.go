@@ -28,9 +28,7 @@ import (
 // (UserPromptSubmit, with the running turn's prompt_id), and the turn's
 // stop, which the failing check would hold, is let go.
 func TestPersonReleasesMidTurnInTheTerminal(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Fatal("tmux is not on PATH: make test installs it (scripts/install-debian-tools)")
-	}
+	needDebianTool(t, "tmux")
 	s := newSession(t, fakeapi.New())
 	api := fakeapi.New(
 		fakeapi.Call("Bash", map[string]any{"command": "sleep 6; echo slow job done", "description": "slow job"}),

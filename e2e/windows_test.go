@@ -31,7 +31,7 @@ import (
 // wineExec is the go test -exec wrapper that runs a Windows program
 // under Wine: $DONEGATE_WINE, else what scripts/install-wine sets up. Where
 // the script says Wine cannot be had here (exit 3: not Debian, no root),
-// the test is skipped with its reason, unless DONEGATE_REQUIRE_WINE is set.
+// the test is skipped with its reason, unless DONEGATE_REQUIRE_DEBIAN is set.
 func wineExec(t *testing.T) string {
 	t.Helper()
 	if p := os.Getenv("DONEGATE_WINE"); p != "" {
@@ -42,7 +42,7 @@ func wineExec(t *testing.T) string {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	var exit *exec.ExitError
-	if errors.As(err, &exit) && exit.ExitCode() == 3 && os.Getenv("DONEGATE_REQUIRE_WINE") == "" {
+	if errors.As(err, &exit) && exit.ExitCode() == 3 && os.Getenv("DONEGATE_REQUIRE_DEBIAN") == "" {
 		t.Skipf("Wine cannot be had here: %s", strings.TrimSpace(stderr.String()))
 	}
 	if err != nil {
