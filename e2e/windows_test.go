@@ -297,9 +297,13 @@ func TestWindowsCloserInitWritesCopilotsPowerShell(t *testing.T) {
 	require.NoError(t, json.Unmarshal(data, &doc), "%s", data)
 	require.NotEmpty(t, doc.Hooks["agentStop"], "%s", data)
 	for event, entries := range doc.Hooks {
+		hook := "stop-hook"
+		if event == "preToolUse" {
+			hook = "posttooluse-hook" // the guard
+		}
 		for _, e := range entries {
-			assert.Equal(t, "stop-hook", e.Bash, event)
-			assert.Equal(t, "stop-hook", e.PowerShell, "%s: Copilot runs powershell on Windows", event)
+			assert.Equal(t, hook, e.Bash, event)
+			assert.Equal(t, hook, e.PowerShell, "%s: Copilot runs powershell on Windows", event)
 		}
 	}
 	r = p.run("closer.exe", "", "doctor", "--dir", winPath(p.dir))
