@@ -201,7 +201,7 @@ func TestDoctor(t *testing.T) {
 				require.NoError(t, os.Remove(fakeExe(filepath.Join(s.bin, "stop-hook"))))
 			},
 			code: ExitIncomplete,
-			want: []string{`^✗ binaries: stop-hook is not on PATH$`, `^    fix: install the binaries: CGO_ENABLED=0 go install `, `^1 problem\(s\), 0 warning\(s\)\.`},
+			want: []string{`^✗ binaries: stop-hook is not on PATH$`, `^    fix: install the binaries: ` + regexp.QuoteMeta(installCommand(runtime.GOOS)), `^1 problem\(s\), 0 warning\(s\)\.`},
 		},
 		{
 			name: "a project binary that is not executable",
