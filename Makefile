@@ -103,6 +103,11 @@ unit: claude copilot $(E2E_CLIENTS)
 	$(E2E_ENV) \
 	$(GO) test $(GOTEST_FLAGS) -tags $(TEST_TAGS) ./...
 
+# A package's tests under Wine take 1-70 s: one that hangs fails at this
+# bound with every goroutine's stack (what it waited for), not at go
+# test's default of 10 minutes.
+WINE_TEST_TIMEOUT ?= 6m
+
 ## windows: the Windows build, vetted and statically checked for
 ## windows/amd64, built for windows/arm64, and WINDOWS_TEST_PKGS' tests run
 ## for windows/amd64 under Wine (scripts/install-wine: the go test -exec
@@ -117,7 +122,7 @@ windows: wine $(STATICCHECK)
 	  [ $$rc = 0 ] || { scripts/install-wine >/dev/null; exit 1; }; \
 	  exec=$$(echo "$$out" | tail -n 1); \
 	  echo "GOOS=windows go test -exec $$exec $(WINDOWS_TEST_PKGS)"; \
-	  GOOS=windows GOARCH=amd64 $(GO) test -count=1 -overlay "$$(dirname "$$exec")/overlay.json" -exec "$$exec" $(WINDOWS_TEST_PKGS)
+	  GOOS=windows GOARCH=amd64 $(GO) test -count=1 -timeout $(WINE_TEST_TIMEOUT) -overlay "$$(dirname "$$exec")/overlay.json" -exec "$$exec" $(WINDOWS_TEST_PKGS)
 
 ## generate: rewrite the generated files: schema/donegate.schema.json and
 ## the checker reference in docs/checkers.md, from the checker registry;
