@@ -33,9 +33,7 @@ var copilotSpec = hostSpec{
 	shellTool:   "bash",
 	guardsTools: true,
 	editTools:   []string{"create", "edit"},
-	editedPath: func(e *Event) string {
-		return gjson.GetBytes(e.ToolInput, "path").Str
-	},
+	editedPath:  inputString("path"),
 	settingsFiles: func(project string, getenv paths.Getenv, _ string) ([]string, []string) {
 		return []string{filepath.Join(project, ".github", "hooks", "donegate.json")},
 			[]string{filepath.Join(paths.Home(getenv), ".copilot", "hooks", "donegate.json")}

@@ -31,9 +31,7 @@ var geminiSpec = hostSpec{
 	shellTool:   "run_shell_command",
 	guardsTools: true,
 	editTools:   []string{"write_file", "replace"},
-	editedPath: func(e *Event) string {
-		return gjson.GetBytes(e.ToolInput, "file_path").Str
-	},
+	editedPath:  inputString("file_path"),
 	settingsFiles: func(project string, getenv paths.Getenv, _ string) ([]string, []string) {
 		return []string{filepath.Join(project, ".gemini", "settings.json")},
 			[]string{filepath.Join(paths.Home(getenv), ".gemini", "settings.json")}

@@ -122,6 +122,12 @@ func (h Host) SettingsFiles(project string, getenv paths.Getenv, transcriptPath 
 	return nil, nil
 }
 
+// inputString is an editedPath that reads the string field of a tool's
+// input that names the file it writes.
+func inputString(field string) func(e *Event) string {
+	return func(e *Event) string { return gjson.GetBytes(e.ToolInput, field).Str }
+}
+
 // GuardedTools are the tools the guard reads calls of, the shell tool
 // first: a PreToolUse matcher's alternatives.
 func (h Host) GuardedTools() []string {

@@ -46,9 +46,7 @@ var openCodeSpec = hostSpec{
 	shellTool:   "bash",
 	guardsTools: true,
 	editTools:   []string{"write", "edit"},
-	editedPath: func(e *Event) string {
-		return gjson.GetBytes(e.ToolInput, "filePath").Str
-	},
+	editedPath:  inputString("filePath"),
 	settingsFiles: func(project string, getenv paths.Getenv, _ string) ([]string, []string) {
 		config := getenv("XDG_CONFIG_HOME")
 		if config == "" {

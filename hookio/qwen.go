@@ -26,9 +26,7 @@ var qwenSpec = hostSpec{
 	// edit tools take file_path.
 	guardsTools: true,
 	editTools:   []string{"write_file", "edit"},
-	editedPath: func(e *Event) string {
-		return gjson.GetBytes(e.ToolInput, "file_path").Str
-	},
+	editedPath:  inputString("file_path"),
 	settingsFiles: func(project string, getenv paths.Getenv, transcriptPath string) ([]string, []string) {
 		return []string{filepath.Join(project, ".qwen", "settings.json")},
 			[]string{filepath.Join(transcript.QwenDir(transcriptPath, paths.Home(getenv)), "settings.json")}
