@@ -237,27 +237,21 @@ func goTestsAt(ctx context.Context, c *Context, commit string, roots []string) (
 			return at, nil
 		}
 	}
-	list, err := treecache.Git(ctx, c.ProjectDir, "ls-tree", "-r", "-z", "-l", commit)
+	list, err := treeBlobs(ctx, c.ProjectDir, commit)
 	if err != nil {
-		return nil, fmt.Errorf("listing the files of %s: %w", short(commit), err)
+		return nil, err
 	}
 	type blob struct{ path, oid string }
 	modules := map[string]string{} // dir -> go.mod's object
 	var files []blob
 	size := 0
-	for _, entry := range strings.Split(string(list), "\x00") {
-		meta, p, ok := strings.Cut(entry, "\t")
-		f := strings.Fields(meta)
-		if !ok || len(f) != 4 || f[1] != "blob" {
-			continue
-		}
+	for _, b := range list {
 		switch {
-		case path.Base(p) == "go.mod":
-			modules[path.Dir(p)] = f[2]
-		case strings.HasSuffix(p, "_test.go") && !goConstrainedName(path.Base(p)):
-			n, _ := strconv.Atoi(f[3])
-			if size += n; size <= maxGoTestFileBytes {
-				files = append(files, blob{p, f[2]})
+		case path.Base(b.path) == "go.mod":
+			modules[path.Dir(b.path)] = b.oid
+		case strings.HasSuffix(b.path, "_test.go") && !goConstrainedName(path.Base(b.path)):
+			if size += b.size; size <= maxGoTestFileBytes {
+				files = append(files, blob{b.path, b.oid})
 			}
 		}
 	}
@@ -343,6 +337,32 @@ func goRootOf(dir string, roots []string, modules map[string]string) (string, bo
 		}
 	}
 	return "", false
+}
+
+// treeBlob is a file of a commit, as git ls-tree -l lists it.
+type treeBlob struct {
+	path, oid, mode string
+	size            int
+}
+
+// treeBlobs lists the files (blobs: no submodule) of commit under dir,
+// their paths relative to it.
+func treeBlobs(ctx context.Context, dir, commit string) ([]treeBlob, error) {
+	list, err := treecache.Git(ctx, dir, "ls-tree", "-r", "-z", "-l", commit)
+	if err != nil {
+		return nil, fmt.Errorf("listing the files of %s: %w", short(commit), err)
+	}
+	var blobs []treeBlob
+	for _, entry := range strings.Split(string(list), "\x00") {
+		meta, p, ok := strings.Cut(entry, "\t")
+		f := strings.Fields(meta)
+		if !ok || len(f) != 4 || f[1] != "blob" {
+			continue
+		}
+		n, _ := strconv.Atoi(f[3])
+		blobs = append(blobs, treeBlob{path: p, oid: f[2], mode: f[0], size: n})
+	}
+	return blobs, nil
 }
 
 // catFiles reads git objects by id.
@@ -589,9 +609,11 @@ func goStartVerdicts(ctx context.Context, c *Context, base string, roots []strin
 	}
 	var todo []goTestAt
 	for _, t := range tests {
-		if e, ok := c.cache().Get(keyOf(t)); ok && c.CacheDir != "" {
-			verdicts[t.Package+"\x00"+t.Name] = e.Feedback
-			continue
+		if c.CacheDir != "" {
+			if e, ok := c.cache().Get(keyOf(t)); ok {
+				verdicts[t.Package+"\x00"+t.Name] = e.Feedback
+				continue
+			}
 		}
 		todo = append(todo, t)
 	}
@@ -635,33 +657,22 @@ const maxGoJSONBytes = 64 << 20
 // checkout the repository could configure runs), runs `go test -json
 // -count=1 -run '^(NAMES)$' PACKAGES` there, and removes the copy.
 func goRunAtStart(ctx context.Context, c *Context, base string, roots []string, tests []goTestAt) (goReport, error) {
-	list, err := treecache.Git(ctx, c.ProjectDir, "ls-tree", "-r", "-z", "-l", base)
+	list, err := treeBlobs(ctx, c.ProjectDir, base)
 	if err != nil {
-		return goReport{}, fmt.Errorf("listing the files of %s: %w", short(base), err)
+		return goReport{}, err
 	}
-	type blob struct {
-		path, oid string
-		mode      os.FileMode
-	}
-	var blobs []blob
+	var blobs []treeBlob
 	var oids []string
 	size := 0
-	for _, entry := range strings.Split(string(list), "\x00") {
-		meta, p, ok := strings.Cut(entry, "\t")
-		f := strings.Fields(meta)
-		if !ok || len(f) != 4 || f[1] != "blob" || (f[0] != "100644" && f[0] != "100755") || !filepath.IsLocal(p) {
-			continue // links and submodules are not copied
+	for _, b := range list {
+		if (b.mode != "100644" && b.mode != "100755") || !filepath.IsLocal(b.path) {
+			continue // links are not copied
 		}
-		n, _ := strconv.Atoi(f[3])
-		if size += n; size > maxStartTreeBytes {
+		if size += b.size; size > maxStartTreeBytes {
 			return goReport{}, fmt.Errorf("the files of %s are more than %d MiB", short(base), maxStartTreeBytes>>20)
 		}
-		mode := os.FileMode(0o644)
-		if f[0] == "100755" {
-			mode = 0o755
-		}
-		blobs = append(blobs, blob{p, f[2], mode})
-		oids = append(oids, f[2])
+		blobs = append(blobs, b)
+		oids = append(oids, b.oid)
 	}
 	objects, err := catFiles(ctx, c.ProjectDir, oids)
 	if err != nil {
@@ -687,7 +698,11 @@ func goRunAtStart(ctx context.Context, c *Context, base string, roots []string, 
 		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 			return goReport{}, fmt.Errorf("copying the files of %s: %w", short(base), err)
 		}
-		if err := os.WriteFile(p, data, b.mode); err != nil {
+		mode := os.FileMode(0o644)
+		if b.mode == "100755" {
+			mode = 0o755
+		}
+		if err := os.WriteFile(p, data, mode); err != nil {
 			return goReport{}, fmt.Errorf("copying the files of %s: %w", short(base), err)
 		}
 	}

@@ -339,6 +339,9 @@ func SettleAnswer(ctx context.Context, ev *Event, d Dialect, v Verdict, wait tra
 // to register instead, and nothing is written.
 func WriteHostAnswer(w io.Writer, ev *Event, d Dialect, v Verdict) error {
 	spec := ev.Host.spec()
+	if v.Ask && spec.cannotAsk {
+		v.Ask, v.Reason = false, noAsk(v.Reason)
+	}
 	if spec.write != nil {
 		return spec.write(w, ev, d, v)
 	}
@@ -375,19 +378,6 @@ func writeClaudeShaped(nonEmpty bool) func(io.Writer, *Event, Dialect, Verdict) 
 func noAsk(reason string) string {
 	return strings.TrimSuffix(reason, ": the person confirms it.") +
 		": the person confirms such a call, and this host cannot ask them here, so donegate refuses it; the person can make the change themselves."
-}
-
-// writeNoAsk is write for a host that does not honour a PreToolUse "ask"
-// (it lets the call run, or waits for ever): the call is denied instead,
-// saying why.
-func writeNoAsk(write func(io.Writer, *Event, Dialect, Verdict) error) func(io.Writer, *Event, Dialect, Verdict) error {
-	return func(w io.Writer, ev *Event, d Dialect, v Verdict) error {
-		if v.Ask {
-			v.Ask = false
-			v.Reason = noAsk(v.Reason)
-		}
-		return write(w, ev, d, v)
-	}
 }
 
 // cannotBlock and cannotTell are the errors of an answer a host's event

@@ -26,13 +26,14 @@ var codexSpec = hostSpec{
 	// Measured on 0.171.0: its PreToolUse names the exec_command tool
 	// "Bash", with tool_input.command; a deny stops the call and the
 	// model reads "Command blocked by PreToolUse hook: REASON". An "ask"
-	// is not honoured (the command ran), so the guard's asks are denials
-	// here (writeNoAsk). Its edit tool (apply_patch) is not read.
+	// is not honoured (the command ran). Its edit tool (apply_patch) is
+	// not read.
 	shellTool:   "Bash",
 	guardsTools: true,
+	cannotAsk:   true,
 	peekEvent:   "hook_event_name",
 	read:        (*Event).readCodex,
-	write:       writeNoAsk(writeClaudeShaped(true)),
+	write:       writeClaudeShaped(true),
 	// codex exec --output-schema makes the agent's final message, the
 	// Stop's last_assistant_message, a JSON object.
 	finalOutput: codexFinalOutput,

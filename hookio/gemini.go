@@ -26,10 +26,10 @@ var geminiSpec = hostSpec{
 	// Measured on the pinned Gemini CLI (0.61.0): a BeforeTool deny stops
 	// the call ("Tool execution blocked: REASON" to the model), for its
 	// shell and its edit tools alike (both take file_path); an "ask" in
-	// gemini -p waits for an answer nobody gives, so the guard's asks are
-	// denials there (geminiShape).
+	// gemini -p waits for an answer nobody gives.
 	shellTool:   "run_shell_command",
 	guardsTools: true,
+	cannotAsk:   true,
 	editTools:   []string{"write_file", "replace"},
 	editedPath:  inputString("file_path"),
 	settingsFiles: func(project string, getenv paths.Getenv, _ string) ([]string, []string) {
@@ -120,13 +120,8 @@ func geminiShape(ev *Event, v Verdict, reason, context string) (hostAnswer, erro
 	wire := ev.WireEventName
 	if v.Block {
 		switch {
-		case ev.IsStop():
+		case ev.IsStop(), ev.HookEventName == EventPreToolUse:
 			a.Decision, a.Reason = "deny", reason
-		case ev.HookEventName == EventPreToolUse:
-			a.Decision, a.Reason = "deny", reason
-			if v.Ask {
-				a.Reason = noAsk(reason)
-			}
 		case ev.HookEventName == EventPostToolUse:
 			a.HookSpecificOutput = &hookSpecific{HookEventName: wire, AdditionalContext: reason}
 		default:

@@ -185,6 +185,10 @@ type hostSpec struct {
 	// guardsTools: a PreToolUse deny (and "ask") stops the call, and its
 	// shell and edit tools are read (see Host.GuardsTools).
 	guardsTools bool
+	// cannotAsk: the host does not honour a PreToolUse "ask" (it runs the
+	// call, or waits for ever), so what the guard would ask is denied,
+	// saying why (see noAsk).
+	cannotAsk bool
 	// settingsFiles: see Host.SettingsFiles; nil where the guard does
 	// not read the host's edits.
 	settingsFiles func(project string, getenv paths.Getenv, transcriptPath string) (inProject, user []string)

@@ -41,8 +41,9 @@ var openCodeSpec = hostSpec{
 	// The plugin's tool.execute.before sends a PreToolUse of the shell
 	// and edit tools (args as OpenCode gives them: command, filePath) and
 	// throws, which refuses the call, on a deny; nobody can be asked
-	// there, so what the guard would ask is denied.
-	write:       writeNoAsk(writeClaudeShaped(true)),
+	// there.
+	write:       writeClaudeShaped(true),
+	cannotAsk:   true,
 	shellTool:   "bash",
 	guardsTools: true,
 	editTools:   []string{"write", "edit"},
