@@ -25,6 +25,7 @@ import (
 // PostToolUse registration of Bash (an install from before closer init
 // wrote it), the stop runs it a second time.
 func TestAgentsOwnPassingRunIsNotRepeated(t *testing.T) {
+	t.Parallel()
 	for _, registered := range []bool{true, false} {
 		name := "not registered at Bash: the stop runs it again"
 		if registered {
@@ -67,6 +68,7 @@ func TestAgentsOwnPassingRunIsNotRepeated(t *testing.T) {
 // the suite stands for the stop's. Without that entry the stop runs the
 // suite a second time.
 func TestQwenAgentsOwnPassingRunIsNotRepeated(t *testing.T) {
+	t.Parallel()
 	for _, registered := range []bool{true, false} {
 		name := "not registered at PostToolUse: the stop runs it again"
 		if registered {
@@ -154,6 +156,7 @@ func agentRunSession(t *testing.T, command string) (*session, *fakeapi.Server) {
 // posttooluse-hook, "StructuredOutput|Bash", brings the agent's passing
 // run to the hook, and the stop does not run the suite again.
 func TestCloserInitsSettingsReuseTheAgentsRun(t *testing.T) {
+	t.Parallel()
 	runs := filepath.Join(t.TempDir(), "runs.log")
 	// Who ran it: donegate runs a check with DONEGATE_CHECKING_SESSION set
 	// (its recursion guard), the agent's Bash without.
@@ -190,6 +193,7 @@ func TestCloserInitsSettingsReuseTheAgentsRun(t *testing.T) {
 // agent's own runs: the stop runs go test itself, and TestAdd's failure
 // holds the agent.
 func TestForgedRunIsNotReused(t *testing.T) {
+	t.Parallel()
 	s := newSession(t, fakeapi.New())
 	s.Env = goProject(t, s.Project, s.Home)
 	gitInit(t, s.Project)

@@ -78,6 +78,7 @@ func (s *session) assertSDKEnded(api *fakeapi.Server, r sdkResult, final string,
 
 // (a) An open TodoWrite item holds the agent; once done it is let go.
 func TestAgentSDKPlanHoldsTheAgent(t *testing.T) {
+	t.Parallel()
 	for _, route := range sdkRoutes {
 		t.Run(route, func(t *testing.T) {
 			api := fakeapi.New(
@@ -113,6 +114,7 @@ func TestAgentSDKPlanHoldsTheAgent(t *testing.T) {
 
 // (b) A failing go test holds the agent; its fix lets it go.
 func TestAgentSDKFailingTestHoldsUntilFixed(t *testing.T) {
+	t.Parallel()
 	for _, route := range sdkRoutes {
 		t.Run(route, func(t *testing.T) {
 			s := newSession(t, fakeapi.New())
@@ -138,6 +140,7 @@ func TestAgentSDKFailingTestHoldsUntilFixed(t *testing.T) {
 // (c) An agent that never finishes is let go after limits.max_blocks
 // continuations, by donegate's count (3), below Claude Code's cap (8).
 func TestAgentSDKNeverFinishingAgentIsLetGoAfterMaxBlocks(t *testing.T) {
+	t.Parallel()
 	for _, route := range sdkRoutes {
 		t.Run(route, func(t *testing.T) {
 			var turns []fakeapi.Turn

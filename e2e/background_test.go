@@ -20,6 +20,7 @@ import (
 // already waiting to see). The CLI wakes the agent when the build ends;
 // the stop after that is checked, and passes.
 func TestBackgroundWorkIsWaitedFor(t *testing.T) {
+	t.Parallel()
 	s := newSession(t, fakeapi.New())
 	require.NoError(t, os.MkdirAll(filepath.Join(s.Project, ".claude"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(s.Project, ".claude", "donegate.json"),

@@ -42,6 +42,7 @@ func addProject(t *testing.T, dir string) {
 // with the test's output. It fixes add.sh with the Write tool; the same
 // answer is then accepted.
 func TestFalseClaimIsDenied(t *testing.T) {
+	t.Parallel()
 	answer := map[string]any{
 		"status": "completed", "summary": "Implemented add.",
 		"next_action": map[string]any{"action": "complete"},
@@ -88,6 +89,7 @@ func TestFalseClaimIsDenied(t *testing.T) {
 // to tool_use: the CLI runs the Stop hook after the accepted output too
 // (and ignores its answer).
 func TestCompletionSignalLetsBlockedThrough(t *testing.T) {
+	t.Parallel()
 	answer := map[string]any{
 		"status": "blocked", "summary": "The tests need a database the sandbox does not have.",
 		"next_action": map[string]any{"action": "retry", "reason": "needs a database"},

@@ -55,6 +55,7 @@ func keys(t *testing.T, data []byte) []string {
 // -update-closer records them again; otherwise the real CLI's output must
 // still have the recorded shape.
 func TestCloserFixturesAreTheRealCLIsOutput(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		file   string
 		turn   fakeapi.Turn
@@ -96,6 +97,7 @@ const judgeSchemaForTests = `{"type":"object","additionalProperties":false,"requ
 // that never passes) do not hold the judge; a judge that says "all
 // complete" with an open item is incomplete.
 func TestCloserJudgeReadsStructuredOutput(t *testing.T) {
+	t.Parallel()
 	api := fakeapi.New(
 		fakeapi.Call("StructuredOutput", judgeAnswer(true,
 			criterion("1", "hello.txt says hello", true, "hello.txt holds 'hello'"),

@@ -26,6 +26,7 @@ func probeAnswer(status, message string) fakeapi.Turn {
 // --continue; the scripted model says it is complete; the rescue commits
 // what it left.
 func TestCloserSmartCheckProbesTheSession(t *testing.T) {
+	t.Parallel()
 	api := fakeapi.New(fakeapi.Say("I wrote hello.txt."), probeAnswer("complete", "hello.txt is written."))
 	s := newSession(t, api)
 	base := s.gitRepo()
@@ -69,6 +70,7 @@ func TestCloserSmartCheckProbesTheSession(t *testing.T) {
 // second iteration and the loop stops complete; the project's donegate
 // hooks run as usual.
 func TestCloserLoopStopsComplete(t *testing.T) {
+	t.Parallel()
 	api := fakeapi.New(
 		fakeapi.Say("I will write work.txt next."),
 		probeAnswer("working", "work.txt is not written yet."),
@@ -113,6 +115,7 @@ func TestCloserLoopStopsComplete(t *testing.T) {
 
 // loop: an agent that never commits stops at the circuit breaker.
 func TestCloserLoopCircuitBreaker(t *testing.T) {
+	t.Parallel()
 	api := fakeapi.New(
 		fakeapi.Say("Thinking about it."), probeAnswer("working", "Still thinking."),
 		fakeapi.Say("Still thinking about it."), probeAnswer("working", "Still thinking."),

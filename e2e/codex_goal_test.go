@@ -33,6 +33,7 @@ import (
 // max_blocks in all, goal turns or not. codex exec ends with its one
 // turn, so the goal runs through Codex's app-server, as IDEs drive it.
 func TestCodexGoalTurnsWithoutProgressAreLetGo(t *testing.T) {
+	t.Parallel()
 	turns := []fakeapi.Turn{fakeapi.Call("create_goal", map[string]any{"objective": "Write never.txt"})}
 	for i := 0; i < 40; i++ {
 		turns = append(turns, fakeapi.Say("Done."))

@@ -147,6 +147,7 @@ func codexPlan(steps ...string) fakeapi.Turn {
 // (a) An open update_plan step holds the agent; once the plan is done it
 // is let go.
 func TestCodexPlanHoldsTheAgent(t *testing.T) {
+	t.Parallel()
 	s := newCodexSession(t,
 		codexPlan("Write the tests", "completed", "Implement the feature", "in_progress"),
 		fakeapi.Say("I am done."),
@@ -181,6 +182,7 @@ func TestCodexPlanHoldsTheAgent(t *testing.T) {
 
 // (b) A failing go test holds the agent; its fix lets it go.
 func TestCodexFailingTestHoldsUntilFixed(t *testing.T) {
+	t.Parallel()
 	s := newCodexSession(t)
 	s.Env = goProject(t, s.Project, s.Home)
 	api := fakeapi.NewResponses(
@@ -214,6 +216,7 @@ func TestCodexFailingTestHoldsUntilFixed(t *testing.T) {
 // (c) An agent that never finishes is let go after limits.max_blocks
 // continuations: Codex has no cap of its own, donegate's count decides.
 func TestCodexNeverFinishingAgentIsLetGoAfterMaxBlocks(t *testing.T) {
+	t.Parallel()
 	var turns []fakeapi.Turn
 	for i := 0; i < 10; i++ {
 		turns = append(turns, fakeapi.Say("Done."))
@@ -255,6 +258,7 @@ func TestCodexNeverFinishingAgentIsLetGoAfterMaxBlocks(t *testing.T) {
 // consent): the run passes --dangerously-bypass-hook-trust, as a person
 // reviews them in /hooks.
 func TestCodexAfterCloserInitHoldsTheAgent(t *testing.T) {
+	t.Parallel()
 	s := newCodexSession(t)
 	require.NoError(t, os.RemoveAll(filepath.Join(s.Project, ".codex")))
 	env := goProject(t, s.Project, s.Home)
@@ -280,6 +284,7 @@ func TestCodexAfterCloserInitHoldsTheAgent(t *testing.T) {
 // criteria reach the model with the prompt, once each, and a block's
 // continuation adds no copy (Codex sends UserPromptSubmit once per prompt).
 func TestCodexCriteriaReachTheModel(t *testing.T) {
+	t.Parallel()
 	s := newCodexSession(t, fakeapi.Say("Done."), fakeapi.Say("Done again."))
 	bin := filepath.Join(hookBinaries(t), "stop-hook")
 	rec := recorder(t, s.Events)
@@ -366,6 +371,7 @@ func (s *codexSession) assertSchemaSent() {
 // pass while they fail holds the agent, which is told so; the same answer
 // after its fix is let go and is what codex exec prints last.
 func TestCodexOutputSchemaClaimsAreVerified(t *testing.T) {
+	t.Parallel()
 	const final = `{"status":"completed","summary":"Fixed Add.","validation":{"tests_passed":true}}`
 	s := newCodexSession(t,
 		fakeapi.Say(final),
@@ -396,6 +402,7 @@ func TestCodexOutputSchemaClaimsAreVerified(t *testing.T) {
 // tests fail. closer explain --last tells the person why (the stop was
 // not kept before: it replayed an older event, or none).
 func TestCodexOutputSchemaBlockedIsLetThrough(t *testing.T) {
+	t.Parallel()
 	const final = `{"status":"blocked","summary":"Cannot reach the network.","validation":{"tests_passed":true}}`
 	s := newCodexSession(t, fakeapi.Say(final))
 	s.Env = goProject(t, s.Project, s.Home)
@@ -452,6 +459,7 @@ func (s *codexSession) useAPI(api *fakeapi.Responses) {
 // nowhere a hook can read whether it was given a schema; the hook's
 // parent, the codex binary, has it in its arguments.
 func TestCodexJSONMessageWithoutSchemaIsAStop(t *testing.T) {
+	t.Parallel()
 	const msg = `{"status":"blocked","summary":"waiting"}`
 	s := newCodexSession(t, fakeapi.Say(msg), fakeapi.Say("Wrote it."))
 	s.config(`{"completion_signal": [{"path": "status", "equals": "completed"}], "checkers": [{"type": "files", "paths": ["REPORT.md"]}], "limits": {"max_blocks": 1}}`)
@@ -467,6 +475,7 @@ func TestCodexJSONMessageWithoutSchemaIsAStop(t *testing.T) {
 // IDEs that drive it show (Codex issue #29906); codex exec --json writes
 // nothing of it.
 func TestCodexShowsAStopSystemMessageAsAWarning(t *testing.T) {
+	t.Parallel()
 	hook := filepath.Join(t.TempDir(), "stop.sh")
 	require.NoError(t, os.WriteFile(hook, []byte("#!/bin/sh\ncat >/dev/null\necho '{\"systemMessage\":\"donegate: letting the agent stop\"}'\n"), 0o755))
 	register := func(s *codexSession) {

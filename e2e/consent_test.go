@@ -23,6 +23,7 @@ import (
 // question stops at once. After closer allow the next session's stop runs
 // make test, holds the agent on its failure and lets it go once fixed.
 func TestUserLevelHooksRunNothingOfAnUnallowedRepository(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("make"); err != nil {
 		t.Skip("make not on PATH")
 	}

@@ -208,6 +208,7 @@ func (e recordedEvent) subagent() bool { _, ok := e.Field["agentId"]; return ok 
 // -update-copilot records them again; otherwise every event of the real
 // client must still have the recorded fields.
 func TestCopilotFixturesAreTheRealClientsEvents(t *testing.T) {
+	t.Parallel()
 	insert := "INSERT INTO todos (id, title, description) VALUES " +
 		"('write-done', 'Writing DONE.txt', 'Create DONE.txt in the project'), " +
 		"('report-back', 'Reporting back', 'Tell the user what was done'); " +
@@ -398,6 +399,7 @@ func copilotAssertEnded(t *testing.T, api *fakeapi.Server, r copilotResult, fina
 // docs say, holds it with the open todos, and lets it go once its sql
 // tool marked them done.
 func TestCopilotPlanHoldsTheAgentUntilItsTodosAreDone(t *testing.T) {
+	t.Parallel()
 	api := fakeapi.New(
 		copilotTodos(),
 		fakeapi.Say("I stop early."),
@@ -417,6 +419,7 @@ func TestCopilotPlanHoldsTheAgentUntilItsTodosAreDone(t *testing.T) {
 // (b) The embedded default on a Go project with a failing test (no
 // config at all): held with the failure, let go after the fix.
 func TestCopilotDefaultHoldsAGoProjectUntilItsTestsPass(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("go not on PATH")
 	}
@@ -460,6 +463,7 @@ func TestCopilotDefaultHoldsAGoProjectUntilItsTestsPass(t *testing.T) {
 // consecutive blocks — and closer explain --last says why (Copilot shows
 // a systemMessage nowhere).
 func TestCopilotLetsGoAfterMaxBlocks(t *testing.T) {
+	t.Parallel()
 	api := fakeapi.New(
 		fakeapi.Say("Stop 1."),
 		fakeapi.Say("Stop 2."),
@@ -491,6 +495,7 @@ func TestCopilotLetsGoAfterMaxBlocks(t *testing.T) {
 // for the subagent just before is neither checked nor counted (a block
 // there is ignored).
 func TestCopilotHoldsASubagentAtSubagentStop(t *testing.T) {
+	t.Parallel()
 	api := fakeapi.New(
 		fakeapi.Call("task", map[string]any{"name": "writer", "description": "Write sub.txt", "prompt": "SUBAGENT: write sub.txt", "agent_type": "general-purpose", "mode": "sync"}),
 		fakeapi.Say("Main done."),
@@ -519,6 +524,7 @@ func TestCopilotHoldsASubagentAtSubagentStop(t *testing.T) {
 // person: copilot -p denies it, "unable to ask user for confirmation").
 // Both are refused, and the stop after the tries still holds.
 func TestCopilotGuardRefusesTheAgentsCalls(t *testing.T) {
+	t.Parallel()
 	hooks := filepath.Join(".github", "hooks", "donegate.json")
 	api := fakeapi.New(
 		fakeapi.Call("bash", map[string]any{"command": "echo draft > work.txt", "description": "draft"}),

@@ -61,6 +61,7 @@ func contextOf(t *testing.T, req fakeapi.Request) string {
 // and from the prompt, and stay in its context after a Stop block; the
 // agent is then held to exactly what it was told.
 func TestCriteriaReachTheModelUpFront(t *testing.T) {
+	t.Parallel()
 	s := newSession(t, fakeapi.New())
 	api := fakeapi.New(
 		fakeapi.Say("Done."),
@@ -94,6 +95,7 @@ func TestCriteriaReachTheModelUpFront(t *testing.T) {
 // Each prompt is told again: a resumed session's next prompt carries the
 // criteria of the config as it is then.
 func TestCriteriaOnEveryPrompt(t *testing.T) {
+	t.Parallel()
 	api := fakeapi.New(fakeapi.Say("Done."), fakeapi.Say("Done again."))
 	s := newSession(t, api)
 	s.config(`{"checkers":[{"type":"files","paths":["settings.example.json"]}]}`)

@@ -21,6 +21,7 @@ import (
 // models, is held with the failure and let go once its fix makes the
 // test pass. The plan alone, the default before, let it stop at once.
 func TestDefaultHoldsAGoProjectUntilItsTestsPass(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("go not on PATH")
 	}

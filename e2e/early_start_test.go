@@ -26,6 +26,7 @@ import (
 // soon as without the entry). Without the entry the stop runs the suite
 // itself, whole.
 func TestChecksStartedAfterTheAgentsEditsAreJoined(t *testing.T) {
+	t.Parallel()
 	const suite = 6 * time.Second
 	for _, early := range []bool{true, false} {
 		name := "without --start: the stop runs the suite"

@@ -18,6 +18,7 @@ import (
 // says why the agent was let go. Issue 20: explain needed an event
 // nobody could get (claude --debug logs no hook input).
 func TestExplainLastExplainsARealStop(t *testing.T) {
+	t.Parallel()
 	api := fakeapi.New(fakeapi.Say("Done."), fakeapi.Say("Done!"))
 	s := newSession(t, api)
 	s.config(`{"checkers":[{"type":"files","paths":["never.txt"]}],"limits":{"max_blocks":1}}`)

@@ -18,6 +18,7 @@ import (
 // the transcript holds no plan and the early call is accepted; the hook
 // must wait for the call's tool_use_id and then see the open item.
 func TestStructuredOutputGateWaitsForTheTranscript(t *testing.T) {
+	t.Parallel()
 	api := fakeapi.New(
 		loadTools("TodoWrite"),
 		fakeapi.Turn{Tools: []fakeapi.ToolCall{

@@ -298,6 +298,7 @@ func geminiEvents(t *testing.T, dir, event string) []geminiEvent {
 // write_todos and a shell command before its answer is denied again, then
 // let go; the session resumed with the same prompt, denied once.
 func TestGeminiEventsAreTheRecordedOnes(t *testing.T) {
+	t.Parallel()
 	const prompt = "Write DONE.txt"
 	api := fakeapi.NewGemini(
 		fakeapi.Say("First answer, turn over."),
@@ -464,6 +465,7 @@ func chatShape(t *testing.T, chat []byte) []string {
 // go once the agent marks them done. The continuation runs tools, so
 // stop_hook_active is false again at the second AfterAgent.
 func TestGeminiOpenTodosHoldTheAgent(t *testing.T) {
+	t.Parallel()
 	api := fakeapi.NewGemini(
 		writeTodos(geminiTodo("Write DONE.txt", "in_progress"), geminiTodo("Report back", "pending")),
 		shell("echo done > DONE.txt"),
@@ -491,6 +493,7 @@ func TestGeminiOpenTodosHoldTheAgent(t *testing.T) {
 // that closes it; closing it (by the id Gemini made up, read from the
 // create call's result) lets the agent go.
 func TestGeminiTaskTrackerHoldsTheAgent(t *testing.T) {
+	t.Parallel()
 	hexID := regexp.MustCompile(`\b[0-9a-f]{6}\b`)
 	var created string
 	api := fakeapi.NewGemini(
@@ -550,6 +553,7 @@ func geminiToolNames(body []byte) []string {
 // Gemini (b): a Go project with a failing test: the test checker holds
 // the agent with the failure and lets it go once its fix passes.
 func TestGeminiFailingTestHoldsTheAgent(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("go not on PATH")
 	}
@@ -590,6 +594,7 @@ func TestGeminiFailingTestHoldsTheAgent(t *testing.T) {
 // false; and the same prompt again in the resumed session is a turn of
 // its own, held again rather than let through on the spent count.
 func TestGeminiBlockCapLetsTheAgentGo(t *testing.T) {
+	t.Parallel()
 	api := fakeapi.NewGemini(
 		fakeapi.Say("Done."),
 		shell("true"),
@@ -628,6 +633,7 @@ func TestGeminiBlockCapLetsTheAgentGo(t *testing.T) {
 // same session id and the same prompt text, but is a turn of its own: it
 // gets its whole max_blocks, not the interrupted turn's remainder.
 func TestGeminiResumedPromptIsANewTurn(t *testing.T) {
+	t.Parallel()
 	api := fakeapi.NewGemini(
 		fakeapi.Say("Done."),
 		// The tool's shell is the CLI's child: the CLI dies mid-turn.
@@ -653,6 +659,7 @@ func TestGeminiResumedPromptIsANewTurn(t *testing.T) {
 // is then held to it. Gemini fires BeforeAgent again for each
 // continuation after a deny, so the criteria come again with each reason.
 func TestGeminiCriteriaReachTheModel(t *testing.T) {
+	t.Parallel()
 	api := fakeapi.NewGemini(
 		fakeapi.Say("Done."),
 		shell("echo '# Report' > REPORT.md"),
@@ -711,6 +718,7 @@ func (s *geminiSession) closer(args ...string) (code int, stdout, stderr string)
 // hooks it wrote, holds the agent on its open write_todos item, lets it go
 // when done, and doctor finds the setup sound.
 func TestGeminiSetUpByCloserInit(t *testing.T) {
+	t.Parallel()
 	api := fakeapi.NewGemini(
 		writeTodos(geminiTodo("Write DONE.txt", "in_progress")),
 		fakeapi.Say("I am done."),
@@ -743,6 +751,7 @@ func TestGeminiSetUpByCloserInit(t *testing.T) {
 // about: an "ask" there waits for ever in gemini -p). Both are denied
 // before they run, the reasons reach the model, and the stop still holds.
 func TestGeminiGuardRefusesTheAgentsCalls(t *testing.T) {
+	t.Parallel()
 	api := fakeapi.NewGemini(
 		writeTodos(geminiTodo("Write DONE.txt", "in_progress")),
 		shell(closerBinary(t)+" release"),

@@ -14,6 +14,7 @@ import (
 // and stops; it is held and told the file is untracked, commits it
 // through Bash, and is then let go.
 func TestGitCleanHoldsTheAgentUntilCommitted(t *testing.T) {
+	t.Parallel()
 	api := fakeapi.New(
 		fakeapi.Call("Bash", map[string]any{"command": "echo done > work.txt", "description": "Write work.txt"}),
 		fakeapi.Say("I wrote work.txt."),

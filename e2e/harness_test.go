@@ -6,6 +6,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/donegate/donegate/internal/fakeapi"
@@ -257,4 +261,41 @@ func (s *session) transcriptPath(sessionID string) string {
 		return ""
 	}
 	return matches[0]
+}
+
+// TestEveryTestRunsInParallel: every test of the package but the Windows
+// ones (doc.go says why) starts with t.Parallel(), so that a new scenario
+// does not make the package run one client after another again.
+func TestEveryTestRunsInParallel(t *testing.T) {
+	t.Parallel()
+	fset := token.NewFileSet()
+	files, err := filepath.Glob("*_test.go")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, name := range files {
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		require.NoError(t, err)
+		for _, decl := range f.Decls {
+			fn, ok := decl.(*ast.FuncDecl)
+			if !ok || fn.Recv != nil || !strings.HasPrefix(fn.Name.Name, "Test") || fn.Body == nil {
+				continue
+			}
+			parallel := false
+			if len(fn.Body.List) > 0 {
+				if call, ok := fn.Body.List[0].(*ast.ExprStmt); ok {
+					if c, ok := call.X.(*ast.CallExpr); ok {
+						if sel, ok := c.Fun.(*ast.SelectorExpr); ok {
+							x, _ := sel.X.(*ast.Ident)
+							parallel = sel.Sel.Name == "Parallel" && x != nil && x.Name == "t"
+						}
+					}
+				}
+			}
+			if name == "windows_test.go" {
+				assert.False(t, parallel, "%s: %s runs Wine side by side with the other Windows tests", name, fn.Name.Name)
+				continue
+			}
+			assert.True(t, parallel, "%s: %s does not start with t.Parallel()", name, fn.Name.Name)
+		}
+	}
 }

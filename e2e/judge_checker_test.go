@@ -25,6 +25,7 @@ const judgeMarker = "You are a strict reviewer."
 // .claude/settings.json) do not run in the judge: its StructuredOutput is
 // taken at once, and it does not judge itself.
 func TestJudgeCheckerHoldsUntilTheJudgeAgrees(t *testing.T) {
+	t.Parallel()
 	s := newSession(t, fakeapi.New())
 	s.gitRepo()
 	hello := filepath.Join(s.Project, "hello.txt")

@@ -46,10 +46,16 @@ func newOpenCodeSession(t *testing.T, turns ...fakeapi.Turn) *openCodeSession {
 	s.useAPI(fakeapi.NewResponses(turns...))
 	bin := clientPath(t, "DONEGATE_OPENCODE", "install-opencode")
 	deps := filepath.Join(filepath.Dir(bin), "..", "..", "..", "plugin-deps")
+	// The manifests copied, node_modules linked: a copy of its 64 MB took
+	// 4.7 s of system time here, each time; OpenCode only reads it.
 	for _, dir := range []string{filepath.Join(s.Home, ".config", "opencode"), filepath.Join(s.Project, ".opencode")} {
 		require.NoError(t, os.MkdirAll(dir, 0o755))
-		out, err := exec.Command("cp", "-a", deps+"/.", dir).CombinedOutput()
-		require.NoError(t, err, "%s", out)
+		for _, name := range []string{"package.json", "package-lock.json"} {
+			data, err := os.ReadFile(filepath.Join(deps, name))
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(filepath.Join(dir, name), data, 0o644))
+		}
+		require.NoError(t, os.Symlink(filepath.Join(deps, "node_modules"), filepath.Join(dir, "node_modules")))
 	}
 	// The plugin as closer init writes it, running stop-hook through the
 	// recorder: DONEGATE_STOP_HOOK names one executable.
@@ -170,6 +176,7 @@ func openCodeTodos(items ...string) fakeapi.Turn {
 
 // (a) An open todo holds the agent; once every todo is done it is let go.
 func TestOpenCodeTodosHoldTheAgent(t *testing.T) {
+	t.Parallel()
 	for _, mode := range openCodeModes {
 		t.Run(mode, func(t *testing.T) {
 			s := newOpenCodeSession(t,
@@ -205,6 +212,7 @@ func TestOpenCodeTodosHoldTheAgent(t *testing.T) {
 
 // (b) A failing go test holds the agent; its fix lets it go.
 func TestOpenCodeFailingTestHoldsUntilFixed(t *testing.T) {
+	t.Parallel()
 	for _, mode := range openCodeModes {
 		t.Run(mode, func(t *testing.T) {
 			s := newOpenCodeSession(t)
@@ -231,6 +239,7 @@ func TestOpenCodeFailingTestHoldsUntilFixed(t *testing.T) {
 // (c) An agent that never finishes is let go after limits.max_blocks
 // continuations: OpenCode has no cap of its own.
 func TestOpenCodeNeverFinishingAgentIsLetGoAfterMaxBlocks(t *testing.T) {
+	t.Parallel()
 	for _, mode := range openCodeModes {
 		t.Run(mode, func(t *testing.T) {
 			var turns []fakeapi.Turn
@@ -267,6 +276,7 @@ func TestOpenCodeNeverFinishingAgentIsLetGoAfterMaxBlocks(t *testing.T) {
 // project's failing test (the default config detects go test from
 // go.mod) holds the agent until it is fixed.
 func TestOpenCodeAfterCloserInitHoldsTheAgent(t *testing.T) {
+	t.Parallel()
 	s := newOpenCodeSession(t)
 	require.NoError(t, os.Remove(filepath.Join(s.Project, ".opencode", "plugin", "donegate.js")))
 	env := goProject(t, s.Project, s.Home)
@@ -412,6 +422,7 @@ func (s *openCodeSession) serve(prompt string, stops int) served {
 // it denies: closer release, and a write of the plugin itself. The stop
 // after the tries still holds.
 func TestOpenCodeGuardRefusesTheAgentsCalls(t *testing.T) {
+	t.Parallel()
 	s := newOpenCodeSession(t)
 	plugin := filepath.Join(s.Project, ".opencode", "plugin", "donegate.js")
 	s.useAPI(fakeapi.NewResponses(

@@ -108,6 +108,7 @@ func (s *session) usePlugin(dir string) {
 // The plugin, loaded by the real CLI with no other setup, holds the agent
 // at Stop until its plan is done.
 func TestPluginHoldsTheAgent(t *testing.T) {
+	t.Parallel()
 	api := fakeapi.New(
 		loadTools("TaskCreate", "TaskUpdate"),
 		fakeapi.Call("TaskCreate", map[string]any{"subject": "Write tests", "description": "Write the tests"}),
@@ -130,6 +131,7 @@ func TestPluginHoldsTheAgent(t *testing.T) {
 // The plugin's PreToolUse registration gates StructuredOutput: the early
 // call is denied with what is left, the later one is the result.
 func TestPluginGatesStructuredOutput(t *testing.T) {
+	t.Parallel()
 	api := fakeapi.New(
 		loadTools("TaskCreate", "TaskUpdate"),
 		fakeapi.Call("TaskCreate", map[string]any{"subject": "Write tests", "description": "Write the tests"}),
@@ -155,6 +157,7 @@ func TestPluginGatesStructuredOutput(t *testing.T) {
 // plan open, exactly as if donegate were not there, and the CLI ends
 // normally.
 func TestPluginWithoutBinariesLetsTheAgentStop(t *testing.T) {
+	t.Parallel()
 	api := fakeapi.New(
 		loadTools("TaskCreate"),
 		fakeapi.Call("TaskCreate", map[string]any{"subject": "Write tests", "description": "Write the tests"}),
@@ -187,6 +190,7 @@ func TestPluginWithoutBinariesLetsTheAgentStop(t *testing.T) {
 // and Claude Code kept the agent going with the shell's error as the
 // reason.
 func TestPluginBrokenBinaryLetsTheAgentStop(t *testing.T) {
+	t.Parallel()
 	for name, content := range map[string]string{
 		"HTML page": "<!DOCTYPE html>\n<html><head><title>404 Not Found</title></head>\n<body><h1>Not Found</h1></body></html>\n",
 		"empty":     "",
@@ -321,6 +325,7 @@ func registrations(t *testing.T, dir string) []string {
 // same hooks. The one plugin-directory finding left, a missing icon, is
 // about a catalog listing, not the plugin (see the README's plugin section).
 func TestPluginValidates(t *testing.T) {
+	t.Parallel()
 	built, source := builtPlugin(t, true), filepath.Join(repoRoot(t), "plugin")
 	assert.Equal(t, []string{
 		`PostToolUse "StructuredOutput|Bash" posttooluse-hook 600`,
@@ -374,6 +379,7 @@ func TestPluginValidates(t *testing.T) {
 // manifest; the built manifest differs from the source only by the
 // stamped version, which the binaries print too.
 func TestPluginManifestsAgree(t *testing.T) {
+	t.Parallel()
 	root := repoRoot(t)
 	var market struct {
 		Name    string `json:"name"`
@@ -508,6 +514,7 @@ func writePluginFile(t *testing.T, path string, kind pluginFile) {
 // Claude Code keep the agent going with that line as the reason. A file
 // that is not a binary is never run: the shell would run it as a script.
 func TestPluginWrapperFallbacks(t *testing.T) {
+	t.Parallel()
 	var hooks struct {
 		Hooks map[string][]struct {
 			Matcher string `json:"matcher"`
@@ -641,6 +648,7 @@ func TestPluginWrapperFallbacks(t *testing.T) {
 // The wrapper passes flags through and refuses a hook name it does not
 // know with one stderr line and exit 1.
 func TestPluginWrapperArguments(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	wrapper := filepath.Join(repoRoot(t), "plugin", "bin", "donegate-hook")
 	writePluginFile(t, filepath.Join(root, "stop-hook"), elf)

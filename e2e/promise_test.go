@@ -26,6 +26,7 @@ const promiseLoop = `{"checkers":[{"type":"composite","name":"promise loop","che
 // is held for the iterations left; the promise after two continuations
 // lets it go. Three stops, two of them blocked.
 func TestPromiseLoop(t *testing.T) {
+	t.Parallel()
 	api := fakeapi.New(
 		fakeapi.Say("I am done."),
 		fakeapi.Say("Now it is finished.\n<promise>DONE</promise>"),

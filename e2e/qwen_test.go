@@ -108,6 +108,7 @@ func (s *qwenSession) assertEnded(r clientRun, final string, mainRequests int) {
 // held by the Go project's failing test (the default config detects go
 // test from go.mod), let go once it is fixed.
 func TestQwenAfterCloserInitHoldsTheAgent(t *testing.T) {
+	t.Parallel()
 	s := newQwenSession(t)
 	require.NoError(t, os.RemoveAll(filepath.Join(s.Project, ".qwen")))
 	env := goProject(t, s.Project, s.Home)
@@ -131,6 +132,7 @@ func TestQwenAfterCloserInitHoldsTheAgent(t *testing.T) {
 // again before every request of the turn (after each tool result, after a
 // block): each request carries as many copies as the first.
 func TestQwenCriteriaAreToldOncePerPrompt(t *testing.T) {
+	t.Parallel()
 	s := newQwenSession(t,
 		fakeapi.Call("run_shell_command", map[string]any{"command": "echo one", "is_background": false}),
 		fakeapi.Call("run_shell_command", map[string]any{"command": "echo two", "is_background": false}),
@@ -184,6 +186,7 @@ func qwenTodos(items ...string) fakeapi.Turn {
 
 // (a) An open todo holds the agent; once every todo is done it is let go.
 func TestQwenTodosHoldTheAgent(t *testing.T) {
+	t.Parallel()
 	s := newQwenSession(t,
 		qwenTodos("Write the tests", "completed", "Implement the feature", "in_progress"),
 		fakeapi.Say("I am done."),
@@ -217,6 +220,7 @@ func TestQwenTodosHoldTheAgent(t *testing.T) {
 
 // (b) A failing go test holds the agent; its fix lets it go.
 func TestQwenFailingTestHoldsUntilFixed(t *testing.T) {
+	t.Parallel()
 	s := newQwenSession(t)
 	s.Env = goProject(t, s.Project, s.Home)
 	s.useAPI(fakeapi.NewChat(
@@ -253,6 +257,7 @@ func TestQwenFailingTestHoldsUntilFixed(t *testing.T) {
 // (c) An agent that never finishes is let go after limits.max_blocks
 // continuations, by donegate's count (3), below Qwen's own cap (8).
 func TestQwenNeverFinishingAgentIsLetGoAfterMaxBlocks(t *testing.T) {
+	t.Parallel()
 	var turns []fakeapi.Turn
 	for i := 0; i < 12; i++ {
 		turns = append(turns, fakeapi.Say("Done."))
@@ -281,6 +286,7 @@ func TestQwenNeverFinishingAgentIsLetGoAfterMaxBlocks(t *testing.T) {
 // person: a denial in qwen -p). Both are refused, the reasons reach the
 // model, and the stop after the tries still holds.
 func TestQwenGuardRefusesTheAgentsCalls(t *testing.T) {
+	t.Parallel()
 	s := newQwenSession(t)
 	require.NoError(t, os.RemoveAll(filepath.Join(s.Project, ".qwen")))
 	settings := filepath.Join(s.Project, ".qwen", "settings.json")

@@ -23,6 +23,7 @@ import (
 // in its shell's), the stop after them still holds, and the decision log
 // keeps the tries as the agent's.
 func TestAgentCannotReleaseItsOwnGate(t *testing.T) {
+	t.Parallel()
 	closer := closerBinary(t)
 	api := fakeapi.New(
 		fakeapi.Say("Done."),
@@ -60,6 +61,7 @@ func TestAgentCannotReleaseItsOwnGate(t *testing.T) {
 // release, run outside the agent, releases the project's latest session
 // and names it.
 func TestPersonReleasesByMessage(t *testing.T) {
+	t.Parallel()
 	api := fakeapi.New(fakeapi.Say("Done."))
 	s := newSession(t, api)
 	s.config(`{"checkers":[{"type":"files","paths":["never.txt"]}]}`)
@@ -90,6 +92,7 @@ func TestPersonReleasesByMessage(t *testing.T) {
 // nor write DONEGATE_MODE=off into the project's settings.local.json (an
 // "ask", which claude -p denies); the stop after the tries still holds.
 func TestGuardRefusesTheAgentsCalls(t *testing.T) {
+	t.Parallel()
 	s := newSession(t, fakeapi.New())
 	api := fakeapi.New(
 		fakeapi.Say("Done."),
@@ -123,6 +126,7 @@ func TestGuardRefusesTheAgentsCalls(t *testing.T) {
 // (CODEX_TOOL_CALL_ID, measured on 0.171.0) and refuses, and the stop
 // after the try still holds.
 func TestCodexAgentCannotReleaseItsOwnGate(t *testing.T) {
+	t.Parallel()
 	s := newCodexSession(t)
 	api := fakeapi.NewResponses(
 		fakeapi.Say("Done."),
@@ -146,6 +150,7 @@ func TestCodexAgentCannotReleaseItsOwnGate(t *testing.T) {
 // donegate's state dir, which Codex cannot ask the person about, is
 // denied too; the stop after the tries still holds.
 func TestCodexGuardRefusesTheAgentsCalls(t *testing.T) {
+	t.Parallel()
 	s := newCodexSession(t)
 	require.NoError(t, os.RemoveAll(filepath.Join(s.Project, ".codex")))
 	api := fakeapi.NewResponses(
@@ -177,6 +182,7 @@ func TestCodexGuardRefusesTheAgentsCalls(t *testing.T) {
 // its shell snapshot. None frees it: it is held to the end of
 // limits.max_blocks, and then let go with the person told.
 func TestEscapesHeldToMaxBlocks(t *testing.T) {
+	t.Parallel()
 	s := newSession(t, fakeapi.New())
 	require.NoError(t, os.WriteFile(filepath.Join(s.Project, "Makefile"), []byte("test:\n\t@echo FAIL: TestTotal; exit 1\n"), 0o644))
 	tries := []string{

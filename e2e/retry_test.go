@@ -16,6 +16,7 @@ import (
 // TestRetryTemplateReachesTheModel: a user's retry template words what the
 // real CLI hands the model as the Stop hook's feedback.
 func TestRetryTemplateReachesTheModel(t *testing.T) {
+	t.Parallel()
 	s := newSession(t, fakeapi.New())
 	api := fakeapi.New(
 		fakeapi.Say("Done."),

@@ -21,6 +21,7 @@ import (
 // hooks, which run outside the sandbox, go on holding it. No guard entry
 // is registered here: the sandbox alone is what is shown.
 func TestSandboxKeepsTheAgentOut(t *testing.T) {
+	t.Parallel()
 	needDebianTool(t, "bwrap", "socat")
 	s := newSession(t, fakeapi.New())
 	state := filepath.Join(s.Home, "donegate-state")

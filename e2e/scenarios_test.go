@@ -53,6 +53,7 @@ func assertEnded(t *testing.T, api *fakeapi.Server, r result, final string, main
 
 // 1. Task tools: held while a task is open, told which, then let go.
 func TestTaskToolsPlanHoldsTheAgent(t *testing.T) {
+	t.Parallel()
 	api := fakeapi.New(
 		loadTools("TaskCreate", "TaskUpdate"),
 		fakeapi.Call("TaskCreate", map[string]any{"subject": "Write tests", "description": "Write the tests"}),
@@ -76,6 +77,7 @@ func TestTaskToolsPlanHoldsTheAgent(t *testing.T) {
 
 // 2. TodoWrite (CLAUDE_CODE_ENABLE_TASKS=0): the same, from the transcript.
 func TestTodoWritePlanHoldsTheAgent(t *testing.T) {
+	t.Parallel()
 	api := fakeapi.New(
 		loadTools("TodoWrite"),
 		fakeapi.Call("TodoWrite", map[string]any{"todos": []any{todo("Write tests", "completed"), todo("Implement feature", "in_progress")}}),
@@ -97,6 +99,7 @@ func TestTodoWritePlanHoldsTheAgent(t *testing.T) {
 
 // 3. A failing test command holds the agent until its fix makes it pass.
 func TestTestCheckerHoldsUntilGreen(t *testing.T) {
+	t.Parallel()
 	api := fakeapi.New(fakeapi.Say("Done."))
 	s := newSession(t, api)
 	api = fakeapi.New(
@@ -120,6 +123,7 @@ func TestTestCheckerHoldsUntilGreen(t *testing.T) {
 
 // 4. Required files.
 func TestFilesCheckerHoldsUntilWritten(t *testing.T) {
+	t.Parallel()
 	s := newSession(t, fakeapi.New())
 	api := fakeapi.New(
 		fakeapi.Say("Report done."),
@@ -140,6 +144,7 @@ func TestFilesCheckerHoldsUntilWritten(t *testing.T) {
 // 5. The block cap: an agent that keeps claiming "done" is let go after
 // max_blocks continuations, and the person is told.
 func TestBlockCapLetsTheAgentGo(t *testing.T) {
+	t.Parallel()
 	api := fakeapi.New(fakeapi.Say("Done."), fakeapi.Say("Done!"), fakeapi.Say("Really done."))
 	s := newSession(t, api)
 	s.config(`{"checkers":[{"type":"files","paths":["never.txt"]}],"limits":{"max_blocks":2}}`)
@@ -158,6 +163,7 @@ func TestBlockCapLetsTheAgentGo(t *testing.T) {
 // 6. StructuredOutput: an early call with open work is denied through
 // PreToolUse and the model is told why; the later one is the result.
 func TestStructuredOutputIsGated(t *testing.T) {
+	t.Parallel()
 	api := fakeapi.New(
 		loadTools("TaskCreate", "TaskUpdate"),
 		fakeapi.Call("TaskCreate", map[string]any{"subject": "Write tests", "description": "Write the tests"}),
@@ -181,6 +187,7 @@ func TestStructuredOutputIsGated(t *testing.T) {
 
 // 7. A subagent whose own TodoWrite is open is held at SubagentStop.
 func TestSubagentIsHeld(t *testing.T) {
+	t.Parallel()
 	const marker = "SUBAGENT-TASK-7"
 	api := fakeapi.New(
 		fakeapi.Call("Agent", map[string]any{"description": "Do sub work", "prompt": marker + ": do the sub work", "subagent_type": "general-purpose", "run_in_background": false}),
@@ -208,6 +215,7 @@ func TestSubagentIsHeld(t *testing.T) {
 // a failing test command does not hold the subagent (every subagent
 // would run the suite); it holds the main agent at its Stop.
 func TestSubagentStopRunsOnlyThePlan(t *testing.T) {
+	t.Parallel()
 	const marker = "SUBAGENT-TASK-7B"
 	s := newSession(t, fakeapi.New())
 	api := fakeapi.New(
@@ -242,6 +250,7 @@ func TestSubagentStopRunsOnlyThePlan(t *testing.T) {
 // 8. The sdk dialect is not honoured by Claude Code: the agent stops with
 // work open. This documents that --dialect sdk is for SDK hosts only.
 func TestSDKDialectIsIgnoredByClaudeCode(t *testing.T) {
+	t.Parallel()
 	api := fakeapi.New(fakeapi.Say("Done."), fakeapi.Say("Never reached."))
 	s := newSession(t, api)
 	s.config(`{"checkers":[{"type":"files","paths":["never.txt"]}]}`)

@@ -100,6 +100,7 @@ func mustJSON(t *testing.T, v any) string {
 // itself computes, as /hooks records it), doctor says each is trusted,
 // which holds only if donegate reckons Codex's hash as Codex does.
 func TestCodexLoadsWhatInitWrites(t *testing.T) {
+	t.Parallel()
 	codex := setupCodexBinary(t)
 	home := t.TempDir()
 	proj := filepath.Join(t.TempDir(), "proj")
@@ -160,6 +161,7 @@ func TestCodexLoadsWhatInitWrites(t *testing.T) {
 // run sees a copy of /etc, bound over it in a mount namespace of its own
 // (unshare), so the machine's /etc is never written.
 func TestCodexManagedHooksRunWithoutReview(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("unshare"); err != nil {
 		t.Fatalf("unshare (util-linux) is needed to give Codex its own /etc: %v", err)
 	}

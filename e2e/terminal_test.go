@@ -28,6 +28,7 @@ import (
 // (UserPromptSubmit, with the running turn's prompt_id), and the turn's
 // stop, which the failing check would hold, is let go.
 func TestPersonReleasesMidTurnInTheTerminal(t *testing.T) {
+	t.Parallel()
 	needDebianTool(t, "tmux")
 	s := newSession(t, fakeapi.New())
 	api := fakeapi.New(
