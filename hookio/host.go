@@ -370,6 +370,51 @@ type detectKeys struct {
 	camelEventName, openCode                                         bool
 }
 
+// see notes the top-level field key of value v where DetectHost reads
+// it, and reports whether it does. The first of duplicate keys counts, as
+// it does for gjson's Get, which ParseEvent reads with.
+func (k *detectKeys) see(key string, v gjson.Result) bool {
+	switch key {
+	case "hook_event_name":
+		if !k.hasEventName {
+			k.hasEventName, k.eventName = true, v.Str
+		}
+	case "session_id":
+		if k.sessionID == "" {
+			k.sessionID = v.Str
+		}
+	case "transcript_path":
+		if k.transcript == "" {
+			k.transcript = v.Str
+		}
+	case "turn_id":
+		k.turnID = true
+	case "model":
+		k.model = true
+	case "sessionId":
+		k.camelSession = true
+	case "hookEventName":
+		k.camelEventName = true
+	case "conversation_id", "generation_id", "cursor_version":
+		k.cursor = true
+	case "context_limit":
+		k.qwenStopStats = true
+	case openCodeKey:
+		k.openCode = true
+	default:
+		return false
+	}
+	return true
+}
+
+// DetectionKey reports whether DetectHost reads the top-level field key:
+// a copy of an event that keeps these fields is told as the event's host
+// (package lastevent, which shrinks a long event).
+func DetectionKey(key string) bool {
+	var k detectKeys
+	return k.see(key, gjson.Result{})
+}
+
 // DetectHost names the host that sent the raw event, from its fields and,
 // where the fields leave it open, the hook's environment (getenv may be
 // nil: no environment). An event that is none of the others' is Claude
@@ -410,36 +455,7 @@ func DetectHost(raw []byte, getenv func(string) string) Host {
 	// One pass over the top-level keys: on a recorded Stop event of
 	// 1.2 KB it costs about as much as one gjson Get.
 	root.ForEach(func(key, v gjson.Result) bool {
-		// The first of duplicate keys counts, as it does for gjson's Get,
-		// which ParseEvent reads with.
-		switch key.Str {
-		case "hook_event_name":
-			if !k.hasEventName {
-				k.hasEventName, k.eventName = true, v.Str
-			}
-		case "session_id":
-			if k.sessionID == "" {
-				k.sessionID = v.Str
-			}
-		case "transcript_path":
-			if k.transcript == "" {
-				k.transcript = v.Str
-			}
-		case "turn_id":
-			k.turnID = true
-		case "model":
-			k.model = true
-		case "sessionId":
-			k.camelSession = true
-		case "hookEventName":
-			k.camelEventName = true
-		case "conversation_id", "generation_id", "cursor_version":
-			k.cursor = true
-		case "context_limit":
-			k.qwenStopStats = true
-		case openCodeKey:
-			k.openCode = true
-		}
+		k.see(key.Str, v)
 		return true
 	})
 	switch {

@@ -31,6 +31,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/donegate/donegate/hookio"
 	"github.com/donegate/donegate/internal/filelock"
 	"github.com/donegate/donegate/internal/jsonw"
 	"github.com/donegate/donegate/internal/regular"
@@ -93,49 +94,66 @@ func (k kept) AppendRecord(b []byte) []byte {
 	return o.End()
 }
 
-// kept are the fields a shrunk record keeps: what explain needs to find
-// the session's files and the hook's answer; the agent's own long text
-// is cut.
-// The fields of the other hosts' events are kept too, so that the host
-// is told from a shrunk record as from the event (hookio.DetectHost).
-var keptFields = []string{"session_id", "transcript_path", "cwd", "hook_event_name", "stop_hook_active",
-	"prompt_id", "agent_id", "agent_type", "agent_transcript_path", "tool_name", "tool_use_id", "permission_mode",
-	// Codex CLI, Qwen Code
-	"turn_id", "model", "context_usage", "context_limit",
-	// Gemini CLI: a turn is its prompt's
-	"prompt",
-	// Copilot CLI
-	"sessionId", "transcriptPath", "stopReason", "agentName", "agentId", "agentType", "parentAgentId", "toolName",
-	// Cursor
-	"conversation_id", "generation_id", "cursor_version", "workspace_roots", "loop_count", "status"}
-
-// shrink keeps the fields of keptFields and the start of the last
-// assistant message, within MaxBytes.
+// shrink keeps what it can of an event over MaxBytes: first the fields
+// that tell its host (hookio.DetectionKey) and its cwd, then every other
+// field, smallest first, within MaxBytes/2, and the start of the agent's
+// last message, within MaxBytes/4. So the record is told as the event's
+// host was, and keeps the session, transcript and turn that explain
+// needs, whichever host sent it; the agent's own long text is cut.
 func shrink(raw []byte) []byte {
-	var ev map[string]json.RawMessage
-	if json.Unmarshal(raw, &ev) != nil {
+	type field struct {
+		key   string
+		value json.RawMessage
+	}
+	var first, rest []field
+	seen := map[string]bool{}
+	messages := map[string]string{}
+	root := gjson.ParseBytes(raw)
+	if !root.IsObject() {
 		return []byte("{}")
 	}
+	root.ForEach(func(key, v gjson.Result) bool {
+		// The first of duplicate keys counts, as it does for the hooks'
+		// reads (gjson's Get).
+		if seen[key.Str] {
+			return true
+		}
+		seen[key.Str] = true
+		switch {
+		case key.Str == "last_assistant_message" || key.Str == "prompt_response":
+			// The agent's last message: Gemini CLI's prompt_response,
+			// everyone else's last_assistant_message.
+			if v.Type == gjson.String && v.Str != "" {
+				messages[key.Str] = v.Str
+			}
+		case hookio.DetectionKey(key.Str) || key.Str == "cwd":
+			first = append(first, field{key.Str, json.RawMessage(v.Raw)})
+		default:
+			rest = append(rest, field{key.Str, json.RawMessage(v.Raw)})
+		}
+		return true
+	})
+	slices.SortStableFunc(rest, func(a, b field) int { return len(a.value) - len(b.value) })
 	out := map[string]json.RawMessage{}
 	size := 0
-	for _, k := range keptFields {
-		if v, ok := ev[k]; ok && size+len(v) < MaxBytes/2 {
-			out[k] = v
-			size += len(v)
+	for _, f := range append(first, rest...) {
+		if size+len(f.key)+len(f.value) < MaxBytes/2 {
+			out[f.key] = f.value
+			size += len(f.key) + len(f.value)
 		}
 	}
-	// The agent's last message: Gemini CLI's prompt_response, everyone
-	// else's last_assistant_message; at most one of them is there.
-	for _, k := range []string{"last_assistant_message", "prompt_response"} {
-		var msg string
-		if json.Unmarshal(ev[k], &msg) == nil && msg != "" {
-			if len(msg) > MaxBytes/4 {
-				msg = strings.ToValidUTF8(msg[:MaxBytes/4], "") + " [cut by donegate]"
-			}
-			out[k], _ = json.Marshal(msg)
+	for k, msg := range messages {
+		if len(msg) > MaxBytes/4 {
+			msg = strings.ToValidUTF8(msg[:MaxBytes/4], "") + " [cut by donegate]"
 		}
+		out[k], _ = json.Marshal(msg)
 	}
-	b, _ := json.Marshal(out)
+	b, err := json.Marshal(out)
+	if err != nil {
+		// A value gjson took for JSON that encoding/json does not: the
+		// host's fields alone, which DetectHost and Parse read.
+		return []byte("{}")
+	}
 	return b
 }
 

@@ -150,37 +150,61 @@ func TestKeepBounded(t *testing.T) {
 	assert.NotContains(t, got, "tool_input")
 }
 
-// TestKeepBoundedKeepsTheHost: a huge event of another host than Claude
-// Code is still told to be that host's, and read as one, once shrunk:
-// explain --last replays it as the hook read it.
-func TestKeepBoundedKeepsTheHost(t *testing.T) {
-	huge := strings.Repeat("x", 1<<20)
-	tests := []struct {
-		host  hookio.Host
-		event map[string]any
-	}{
-		{hookio.HostCodex, map[string]any{"session_id": "s", "turn_id": "t", "model": "m", "hook_event_name": "Stop", "cwd": "/p", "last_assistant_message": huge}},
-		{hookio.HostGemini, map[string]any{"session_id": "s", "hook_event_name": "AfterAgent", "cwd": "/p", "prompt_response": huge}},
-		{hookio.HostCopilot, map[string]any{"sessionId": "s", "stopReason": "end_turn", "cwd": "/p", "stop_hook_active": false, "x": huge}},
-		{hookio.HostCursor, map[string]any{"conversation_id": "s", "generation_id": "g", "hook_event_name": "stop", "workspace_roots": []string{"/p"}, "loop_count": 1, "x": huge}},
-		{hookio.HostQwen, map[string]any{"session_id": "s", "hook_event_name": "Stop", "context_usage": 0.1, "context_limit": 1, "cwd": "/p", "last_assistant_message": huge}},
+// TestKeepBoundedKeepsEveryHost: each host's recorded stop event, grown
+// past MaxBytes by one long field or several, is
+// kept shrunk and still read as the host's, with the session, cwd and
+// stop it had. (The host, not the agent, chooses an event's fields: what
+// grows is the agent's text in a few of them.) A host added to hookio.Hosts without a recorded event here
+// fails.
+func TestKeepBoundedKeepsEveryHost(t *testing.T) {
+	stops := map[hookio.Host]string{
+		hookio.HostClaude:   "stop-plan-open.json",
+		hookio.HostCodex:    "codex/stop.json",
+		hookio.HostQwen:     "qwen/stop.json",
+		hookio.HostGemini:   "gemini/afteragent-first.json",
+		hookio.HostCopilot:  "copilot/agentstop-first.json",
+		hookio.HostCursor:   "cursor/stop.json",
+		hookio.HostVSCode:   "vscode/stop.json",
+		hookio.HostOpenCode: "opencode/run-stop.json",
 	}
-	for _, tt := range tests {
-		t.Run(string(tt.host), func(t *testing.T) {
-			dir := t.TempDir()
-			ev, err := json.Marshal(tt.event)
-			require.NoError(t, err)
-			require.NoError(t, keep(dir, "s", ev))
-			rec, err := lastevent.Load(dir, "s")
-			require.NoError(t, err)
-			assert.LessOrEqual(t, len(rec.Raw), lastevent.MaxBytes)
-			require.Equal(t, tt.host, hookio.DetectHost(rec.Raw, nil))
-			got, err := hookio.Parse(rec.Raw, tt.host)
-			require.NoError(t, err)
-			assert.Equal(t, "s", got.SessionID)
-			assert.Equal(t, "/p", got.Cwd)
-			assert.True(t, got.IsStop())
-		})
+	grow := map[string]func(ev map[string]any){
+		"a long field": func(ev map[string]any) { ev["zz_padding"] = strings.Repeat("x", 1<<20) },
+		"long fields": func(ev map[string]any) {
+			ev["tool_input"] = map[string]any{"content": strings.Repeat("y", 40<<10)}
+			ev["tool_response"] = strings.Repeat("z", 50<<10)
+		},
+	}
+	for _, host := range hookio.Hosts {
+		file, ok := stops[host]
+		require.True(t, ok, "no recorded stop event of %s here", host)
+		raw, err := os.ReadFile(filepath.Join("..", "..", "testdata", "events", file))
+		require.NoError(t, err)
+		require.Equal(t, host, hookio.DetectHost(raw, nil), file)
+		want, err := hookio.Parse(raw, host)
+		require.NoError(t, err)
+		for how, g := range grow {
+			t.Run(string(host)+"/"+how, func(t *testing.T) {
+				var ev map[string]any
+				require.NoError(t, json.Unmarshal(raw, &ev))
+				g(ev)
+				big, err := json.Marshal(ev)
+				require.NoError(t, err)
+				require.Greater(t, len(big), lastevent.MaxBytes)
+				dir := t.TempDir()
+				require.NoError(t, keep(dir, "s", big))
+				rec, err := lastevent.Load(dir, "s")
+				require.NoError(t, err)
+				assert.LessOrEqual(t, len(rec.Raw), lastevent.MaxBytes)
+				require.Equal(t, host, hookio.DetectHost(rec.Raw, nil))
+				got, err := hookio.Parse(rec.Raw, host)
+				require.NoError(t, err)
+				assert.Equal(t, want.SessionID, got.SessionID)
+				assert.Equal(t, want.Cwd, got.Cwd)
+				assert.Equal(t, want.TranscriptPath, got.TranscriptPath)
+				assert.Equal(t, want.IsStop(), got.IsStop())
+				assert.Equal(t, want.StopHookActive, got.StopHookActive)
+			})
+		}
 	}
 }
 
