@@ -18,6 +18,9 @@ var claudeSpec = hostSpec{
 	title:     "Claude Code",
 	names:     EventNames{"Stop and SubagentStop", "SessionStart and UserPromptSubmit", "PreToolUse and PostToolUse"},
 	shellTool: ClaudeShellTool,
+	// Every entry (the gate of StructuredOutput, the guard's two, the
+	// agent's runs and the early start are Claude Code's own matchers).
+	roles: []Role{RoleStop, RoleSubagentStop, RoleGatePre, RoleGuardShell, RoleGuardEdit, RoleGatePost, RoleAgentRuns, RoleStart, RoleCriteriaSession, RoleCriteriaPrompt},
 	// Measured on 2.1.332: every Bash call, and !cmd typed at the prompt.
 	shellMarkers: []string{"CLAUDECODE=1"},
 	// Measured on 2.1.332: "env" there reaches the hooks from the next

@@ -29,6 +29,8 @@ var codexSpec = hostSpec{
 	// is not honoured (the command ran). Its edit tool (apply_patch) is
 	// not read.
 	shellTool:   "Bash",
+	roles:       []Role{RoleStop, RoleSubagentStop, RoleGuardShell, RoleCriteriaSession, RoleCriteriaPrompt},
+	joinsGuard:  true,
 	guardsTools: true,
 	cannotAsk:   true,
 	peekEvent:   "hook_event_name",

@@ -30,7 +30,15 @@ var copilotSpec = hostSpec{
 	// (toolArgs.path); a deny stops the call and the model reads "Denied
 	// by preToolUse hook: REASON"; an ask is honoured (copilot -p denies
 	// it, "unable to ask user for confirmation").
-	shellTool:   "bash",
+	shellTool: "bash",
+	// Its flat entries have no matcher: preToolUse runs for every tool,
+	// and posttooluse-hook answers the others at once.
+	roles:      []Role{RoleStop, RoleSubagentStop, RoleGuardShell, RoleGuardEdit},
+	noMatchers: true,
+	wireNames: map[string]string{
+		EventStop: copilotAgentStop, EventSubagentStop: copilotSubagentStop, EventSessionStart: copilotSessionStart,
+		EventUserPromptSubmit: copilotPrompt, EventPreToolUse: copilotPreToolUse, EventPostToolUse: copilotPostToolUse,
+	},
 	guardsTools: true,
 	editTools:   []string{"create", "edit"},
 	editedPath:  inputString("path"),

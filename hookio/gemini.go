@@ -28,6 +28,9 @@ var geminiSpec = hostSpec{
 	// shell and its edit tools alike (both take file_path); an "ask" in
 	// gemini -p waits for an answer nobody gives.
 	shellTool:   "run_shell_command",
+	roles:       []Role{RoleStop, RoleGuardShell, RoleGuardEdit, RoleCriteriaSession, RoleCriteriaPrompt},
+	joinsGuard:  true,
+	wireNames:   reverse(geminiNames),
 	guardsTools: true,
 	cannotAsk:   true,
 	editTools:   []string{"write_file", "replace"},

@@ -138,6 +138,10 @@ func (h Host) GuardedTools() []string {
 	return append([]string{s.shellTool}, s.editTools...)
 }
 
+// EditTools are the host's tools that write files; nil where they are
+// not read.
+func (h Host) EditTools() []string { return h.spec().editTools }
+
 // GuardsTools reports whether the host lets posttooluse-hook refuse, at
 // PreToolUse, a call of the agent's shell or edit tools (see gate's
 // guard): its deny stops the call, and its tools' inputs are read.
@@ -177,6 +181,16 @@ type hostSpec struct {
 	names EventNames
 	// shellTool: see Host.ShellTool.
 	shellTool string
+	// roles are the entries of Entries the host registers in its hook
+	// files (see Host.Entries); nil where it has none (a plugin host,
+	// or one that runs another host's). wireNames are its names of
+	// Claude Code's events, where they differ; joinsGuard: one guard
+	// entry matches its shell and edit tools together; noMatchers: its
+	// entries match no tools (every tool call runs a tool entry).
+	roles      []Role
+	wireNames  map[string]string
+	joinsGuard bool
+	noMatchers bool
 	// editTools are the host's tools that write files, and editedPath
 	// names the file a call of one writes (see Event.EditedPath); nil
 	// where the host's edit tools are not read.

@@ -21,6 +21,8 @@ var qwenSpec = hostSpec{
 	shellMarkers: []string{"QWEN_CODE=1"},
 	names:        claudeSpec.names,
 	shellTool:    "run_shell_command",
+	roles:        []Role{RoleStop, RoleSubagentStop, RoleGuardShell, RoleGuardEdit, RoleAgentRuns, RoleCriteriaSession, RoleCriteriaPrompt},
+	joinsGuard:   true,
 	// Measured on 0.24.4: a PreToolUse deny stops the call and tells the
 	// model its reason; "ask" in qwen -p --yolo is a denial too. Both
 	// edit tools take file_path.

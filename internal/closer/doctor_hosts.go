@@ -13,6 +13,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/donegate/donegate/config"
+	"github.com/donegate/donegate/hookio"
 )
 
 // hostFile is a file a host reads hooks from.
@@ -258,7 +259,7 @@ func (r *runCtx) doctorHosts(rep *DoctorReport, cfg *config.Config) (regs []regi
 func (r *runCtx) judgeHostRegistrations(rep *DoctorReport, s hostSetup, regs []registration, budget time.Duration) {
 	area := string(s.host)
 	fix := "run closer init --host " + string(s.host) + " (it registers each entry once), or see docs/install.md, Set up " + s.title
-	stopEvent := s.regs[0].event
+	stopEvent := s.roleEvent(hookio.RoleStop)
 	stop := 0
 	runs := map[string][]string{} // hook at event → distinct commands
 	var keys []string
@@ -327,10 +328,13 @@ func (r *runCtx) judgeHostRegistrations(rep *DoctorReport, s hostSetup, regs []r
 
 // guardEvent is the host's event init registers the guard at (its name
 // for PreToolUse), "" for a host the guard does not serve.
-func (s hostSetup) guardEvent() string {
-	tools := s.host.GuardedTools()
+func (s hostSetup) guardEvent() string { return s.roleEvent(hookio.RoleGuardShell) }
+
+// roleEvent is the host's event init registers the entry of role at, ""
+// where it registers none.
+func (s hostSetup) roleEvent(role hookio.Role) string {
 	for _, reg := range s.regs {
-		if len(tools) > 0 && reg.program == "posttooluse-hook" && matchesEvery(reg.matcher, tools) {
+		if reg.role == role {
 			return reg.event
 		}
 	}

@@ -21,6 +21,8 @@ import (
 // --criteria.
 type hookReg struct {
 	event, matcher, program, flags string
+	// role is the entry of hookio.Entries it registers.
+	role hookio.Role
 }
 
 // hostSetup is what init writes, and doctor reads, for one agent host:

@@ -77,41 +77,23 @@ const schemaURL = "https://raw.githubusercontent.com/donegate/donegate/main/sche
 // default budget (540s) must stay below it.
 const hookTimeout = 600
 
-// registrations are the hook entries of settings.example.json (and of the
-// plugin's hooks.json, which doctor assumes when it cannot read them).
-// A registration with flags runs program with them, and only a command
-// with them counts as that registration: stop-hook at SessionStart tells
-// the criteria only with --criteria.
-var registrations = []hookReg{
-	{"Stop", "", "stop-hook", ""},
-	{"SubagentStop", "", "stop-hook", ""},
-	{"PreToolUse", "StructuredOutput", "posttooluse-hook", ""},
-	// The agent's calls of its shell and edit tools that would loosen its
-	// own gate are refused before they run (see gate's guard).
-	{"PreToolUse", hookio.ClaudeShellTool, "posttooluse-hook", ""},
-	{"PreToolUse", editTools, "posttooluse-hook", ""},
-	{"PostToolUse", "StructuredOutput", "posttooluse-hook", ""},
-	// The agent's own passing run of a checked command stands for the
-	// check's run (see gate's recordAgentRun).
-	{"PostToolUse", "Bash", "posttooluse-hook", ""},
-	// The stop's checks start in the background after each edit, so the
-	// stop finds their results (see gate's start).
-	{"PostToolUse", editTools, "stop-hook", startFlag},
-	{"SessionStart", "", "stop-hook", criteriaFlag},
-	{"UserPromptSubmit", "", "stop-hook", criteriaFlag},
-}
-
 // criteriaFlag makes stop-hook tell the agent what will be checked;
 // startFlag makes it start the stop's checks, in the background (the
 // registration with it is an "async" one: see background).
 const (
-	criteriaFlag = "--criteria"
-	startFlag    = "--start"
+	criteriaFlag = hookio.CriteriaFlag
+	startFlag    = hookio.StartFlag
 )
 
-// editTools are Claude Code's tools that write files: the matcher of
-// stop-hook --start.
-const editTools = "Write|Edit|MultiEdit|NotebookEdit"
+// hostRegs are the hook entries init writes for host, and doctor
+// expects: hookio.Entries, as the host registers them.
+func hostRegs(host hookio.Host) []hookReg {
+	var regs []hookReg
+	for _, e := range host.Entries() {
+		regs = append(regs, hookReg{e.Event, e.Matcher, e.Program, e.Flag, e.Role})
+	}
+	return regs
+}
 
 // background reports whether the host runs reg without waiting for it
 // (Claude Code's "async": true).

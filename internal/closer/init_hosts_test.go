@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/donegate/donegate/hookio"
 	"github.com/donegate/donegate/internal/fifotest"
 	"github.com/donegate/donegate/internal/linktest"
 	"github.com/stretchr/testify/assert"
@@ -29,7 +30,7 @@ var hostCases = []struct {
 		[]string{"Stop", "SubagentStop", "PreToolUse", "SessionStart", "UserPromptSubmit"}},
 	// Qwen Code reads 600000 as 600 s in every version (see hostSetups).
 	{"qwen", ".qwen/settings.json", "hooks.Stop.0.hooks.0.command", "hooks.Stop.0.hooks.0.timeout", 600000,
-		[]string{"Stop", "SubagentStop", "PostToolUse", "PreToolUse", "SessionStart", "UserPromptSubmit"}},
+		[]string{"Stop", "SubagentStop", "PreToolUse", "PostToolUse", "SessionStart", "UserPromptSubmit"}},
 	// Gemini's timeouts are in milliseconds.
 	{"gemini", ".gemini/settings.json", "hooks.AfterAgent.0.hooks.0.command", "hooks.AfterAgent.0.hooks.0.timeout", 600000,
 		[]string{"AfterAgent", "BeforeTool", "SessionStart", "BeforeAgent"}},
@@ -342,7 +343,7 @@ func TestInitNeutralConfigNeverWritesThroughALink(t *testing.T) {
 // On Windows Copilot CLI runs an entry's "powershell", not its "bash":
 // init writes both there, the same command, a quoted path called with &.
 func TestMergeCopilotWritesPowerShellOnWindows(t *testing.T) {
-	regs := []hookReg{{"agentStop", "", "stop-hook", ""}, {"sessionStart", "", "stop-hook", criteriaFlag}}
+	regs := []hookReg{{"agentStop", "", "stop-hook", "", hookio.RoleStop}, {"sessionStart", "", "stop-hook", criteriaFlag, hookio.RoleCriteriaSession}}
 	for _, tt := range []struct {
 		name     string
 		windows  bool
@@ -374,7 +375,7 @@ func TestMergeCopilotWritesPowerShellOnWindows(t *testing.T) {
 // Doctor reads what Copilot runs: a Windows entry's powershell, as init
 // writes it, names the same hook as its bash.
 func TestFlatCommandIsWhatCopilotRuns(t *testing.T) {
-	out, err := mergeCopilot(nil, []hookReg{{"agentStop", "", "stop-hook", ""}}, 600, map[string]string{"stop-hook": `'C:\d\stop-hook.exe'`}, nil, true)
+	out, err := mergeCopilot(nil, []hookReg{{"agentStop", "", "stop-hook", "", hookio.RoleStop}}, 600, map[string]string{"stop-hook": `'C:\d\stop-hook.exe'`}, nil, true)
 	require.NoError(t, err)
 	var doc struct {
 		Hooks map[string][]struct{ Bash, PowerShell string } `json:"hooks"`

@@ -20,6 +20,18 @@ import (
 	"github.com/donegate/donegate/hookio"
 )
 
+// registrations are Claude Code's hook entries: those of
+// settings.example.json and of the plugin's hooks.json, which doctor
+// assumes when it cannot read them. A registration with flags runs
+// program with them, and only a command with them counts as that
+// registration: stop-hook at SessionStart tells the criteria only with
+// --criteria.
+var registrations = hostRegs(hookio.HostClaude)
+
+// editTools are Claude Code's tools that write files: the matcher of
+// stop-hook --start.
+var editTools = strings.Join(hookio.HostClaude.EditTools(), "|")
+
 // Claude Code's setup: its settings' hook entries (registrations), and
 // doctor's checks of them, of its plugins and of its version.
 var claudeSetup = hostSetup{

@@ -24,15 +24,7 @@ var codexSetup = hostSetup{
 	// 600 s (its hooks engine: timeout_sec.unwrap_or(600)).
 	host: hookio.HostCodex, title: "Codex CLI", marker: ".codex", binary: "codex",
 	project: filepath.Join(".codex", "hooks.json"),
-	regs: []hookReg{
-		{"Stop", "", "stop-hook", ""},
-		{"SubagentStop", "", "stop-hook", ""},
-		// The agent's shell commands that would loosen its own gate are
-		// refused before they run (see gate's guard).
-		{"PreToolUse", strings.Join(hookio.HostCodex.GuardedTools(), "|"), "posttooluse-hook", ""},
-		{"SessionStart", "", "stop-hook", criteriaFlag},
-		{"UserPromptSubmit", "", "stop-hook", criteriaFlag},
-	},
+	regs:    hostRegs(hookio.HostCodex),
 	timeout: hookTimeout, unit: time.Second, defaultTimeout: 600 * time.Second,
 	userFile: func(r *runCtx) string {
 		if dir := r.codexHome(); dir != "" {

@@ -14,16 +14,8 @@ var copilotSetup = hostSetup{
 	// Copilot CLI: its own flat shape, timeoutSec in seconds, in a
 	// file of donegate's own among .github/hooks/*.json.
 	host: hookio.HostCopilot, title: "Copilot CLI", marker: filepath.Join(".github", "hooks"), binary: "copilot",
-	project: filepath.Join(".github", "hooks", "donegate.json"),
-	regs: []hookReg{
-		{"agentStop", "", "stop-hook", ""},
-		{"subagentStop", "", "stop-hook", ""},
-		// The agent's calls of its shell and edit tools that would loosen
-		// its own gate are refused before they run (see gate's guard);
-		// Copilot's flat entries have no matcher: it runs for every tool,
-		// and answers the others at once.
-		{"preToolUse", "", "posttooluse-hook", ""},
-	},
+	project:   filepath.Join(".github", "hooks", "donegate.json"),
+	regs:      hostRegs(hookio.HostCopilot),
 	flatHooks: true, timeout: hookTimeout, unit: time.Second,
 	files:    copilotFiles,
 	userFile: func(r *runCtx) string { return homeFile(r, ".copilot", "hooks", "donegate.json") },

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/donegate/donegate/hookio"
@@ -19,14 +18,7 @@ var geminiSetup = hostSetup{
 	// Timeouts are in milliseconds, 60 s when an entry has none.
 	host: hookio.HostGemini, title: "Gemini CLI", marker: ".gemini", binary: "gemini",
 	project: filepath.Join(".gemini", "settings.json"),
-	regs: []hookReg{
-		{"AfterAgent", "", "stop-hook", ""},
-		// The agent's calls of its shell and edit tools that would loosen
-		// its own gate are refused before they run (see gate's guard).
-		{"BeforeTool", strings.Join(hookio.HostGemini.GuardedTools(), "|"), "posttooluse-hook", ""},
-		{"SessionStart", "", "stop-hook", criteriaFlag},
-		{"BeforeAgent", "", "stop-hook", criteriaFlag},
-	},
+	regs:    hostRegs(hookio.HostGemini),
 	timeout: hookTimeout * 1000, unit: time.Millisecond, defaultTimeout: 60 * time.Second,
 	userFile: func(r *runCtx) string { return homeFile(r, ".gemini", "settings.json") },
 	doctor:   (*runCtx).doctorGemini,

@@ -3,7 +3,6 @@ package closer
 import (
 	"encoding/json"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/donegate/donegate/hookio"
@@ -22,16 +21,7 @@ var qwenSetup = hostSetup{
 	// check's (see gate's recordAgentRun).
 	host: hookio.HostQwen, title: "Qwen Code", marker: ".qwen", binary: "qwen",
 	project: filepath.Join(".qwen", "settings.json"),
-	regs: []hookReg{
-		{"Stop", "", "stop-hook", ""},
-		{"SubagentStop", "", "stop-hook", ""},
-		{"PostToolUse", hookio.HostQwen.ShellTool(), "posttooluse-hook", ""},
-		// The agent's calls of its shell and edit tools that would loosen
-		// its own gate are refused before they run (see gate's guard).
-		{"PreToolUse", strings.Join(hookio.HostQwen.GuardedTools(), "|"), "posttooluse-hook", ""},
-		{"SessionStart", "", "stop-hook", criteriaFlag},
-		{"UserPromptSubmit", "", "stop-hook", criteriaFlag},
-	},
+	regs:    hostRegs(hookio.HostQwen),
 	timeout: hookTimeout * 1000, unit: time.Second, millisFrom: 1000,
 	userFile: func(r *runCtx) string { return homeFile(r, ".qwen", "settings.json") },
 	doctor:   (*runCtx).doctorQwen,

@@ -21,29 +21,17 @@ import (
 
 // The hooks' names, as Evaluate takes them.
 const (
-	StopHookName = "stop-hook"
-	ToolHookName = "posttooluse-hook"
+	StopHookName = hookio.StopHookProgram
+	ToolHookName = hookio.ToolHookProgram
 )
 
-// HookFor names the hook registered for an event: "" for an event no
-// donegate hook answers.
-func HookFor(eventName string) string {
-	switch eventName {
-	case hookio.EventStop, hookio.EventSubagentStop:
-		return StopHookName
-	case hookio.EventPreToolUse, hookio.EventPostToolUse:
-		return ToolHookName
-	case hookio.EventSessionStart, hookio.EventUserPromptSubmit:
-		return StopHookName // with --criteria: see CriteriaEvent
-	}
-	return ""
-}
+// HookFor names the hook registered for an event (hookio.Entries): ""
+// for an event no donegate hook answers.
+func HookFor(eventName string) string { return hookio.ProgramFor(eventName) }
 
 // CriteriaEvent reports whether stop-hook --criteria answers events named
-// eventName (and stop-hook without it does not).
-func CriteriaEvent(eventName string) bool {
-	return eventName == hookio.EventSessionStart || eventName == hookio.EventUserPromptSubmit
-}
+// eventName (and stop-hook without it does not): hookio.Entries.
+func CriteriaEvent(eventName string) bool { return hookio.CriteriaAt(eventName) }
 
 // Kind is what decided a run's answer.
 type Kind string
