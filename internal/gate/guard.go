@@ -3,6 +3,7 @@ package gate
 import (
 	"bytes"
 	"io"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -59,13 +60,20 @@ func guardOnly(name string, opts Options, env Env, raw []byte, stderr io.Writer)
 }
 
 // guardMayStop reports whether the guard could stop the call in raw, the
-// event as read: whether it holds any word a rule of the guard looks
-// for. Most calls hold none, and pass without the event being decoded
-// (0.1 ms of every shell and edit call, measured against the build
-// before the guard).
-func guardMayStop(raw []byte, env Env) bool {
+// event as read, of host: whether it holds any word a rule of the guard
+// looks for, or the name of one of the host's settings files (a path in
+// an edit call names it). Most calls hold none, and pass without the
+// event being decoded (0.1 ms of every shell and edit call, measured
+// against the build before the guard).
+func guardMayStop(raw []byte, env Env, host hookio.Host) bool {
 	for _, w := range guardWords {
 		if bytes.Contains(raw, []byte(w)) {
+			return true
+		}
+	}
+	inProject, user := host.SettingsFiles("", env.Getenv, "")
+	for _, f := range slices.Concat(inProject, user, hookio.ProjectEnvFiles()) {
+		if bytes.Contains(raw, []byte(path.Base(filepath.ToSlash(f)))) {
 			return true
 		}
 	}

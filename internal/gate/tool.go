@@ -41,7 +41,7 @@ func ToolHook(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		p.Tool != "" && !slices.Contains(config.DefaultGateTools, p.Tool) && !(p.Event == hookio.EventPostToolUse && p.Tool == host.ShellTool()) {
 		path, err := config.Find(lookup(opts, env, paths.Expand(env.Getenv, p.Cwd)))
 		if err == nil && path == "" {
-			if p.Event == hookio.EventPreToolUse && host.GuardedTool(p.Tool) && guardMayStop(raw, env) {
+			if p.Event == hookio.EventPreToolUse && host.GuardedTool(p.Tool) && guardMayStop(raw, env, host) {
 				if rep, refused, err := guardOnly(name, opts, env, raw, stderr); refused {
 					return answer(name, stdout, stderr, rep, err)
 				}
