@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -172,6 +173,80 @@ func TestCodexGuardRefusesTheAgentsCalls(t *testing.T) {
 	assert.NoFileExists(t, filepath.Join(s.Project, "removed.txt"), "the command did not run")
 	assert.DirExists(t, filepath.Join(s.stateDir(), "consent"))
 	assert.Contains(t, s.told(4), "Missing required files: never.txt", "still held after the tries")
+}
+
+// TestCodexGuardRefusesAPatchOfItsHooks: Codex's apply_patch, which
+// Codex 0.171.0 offers a model whose catalog entry says so (a freeform
+// tool, the patch as its input), reaches posttooluse-hook at PreToolUse
+// named apply_patch; the guard closer init --host codex registers there
+// denies a patch that rewrites .codex/hooks.json (Codex cannot ask the
+// person), the file is left as it was, and the stop still holds.
+func TestCodexGuardRefusesAPatchOfItsHooks(t *testing.T) {
+	t.Parallel()
+	s := newCodexSession(t)
+	require.NoError(t, os.RemoveAll(filepath.Join(s.Project, ".codex")))
+	patch := "*** Begin Patch\n*** Add File: .codex/hooks.json\n+{\"hooks\": {}}\n*** End Patch\n"
+	api := fakeapi.NewResponses(
+		fakeapi.Call("apply_patch", "*** Begin Patch\n*** Add File: work.txt\n+draft\n*** End Patch\n"),
+		fakeapi.Call("apply_patch", patch),
+		fakeapi.Say("Done."),
+		fakeapi.Say("Done."),
+	)
+	t.Cleanup(api.Close)
+	s.useAPI(api)
+	codexPatchModel(t, s)
+	path := closerInit(t, "codex", s.Project, s.Home)
+	hooks := filepath.Join(s.Project, ".codex", "hooks.json")
+	before, err := os.ReadFile(hooks)
+	require.NoError(t, err)
+	require.Contains(t, string(before), `"Bash|apply_patch"`, "closer init registers the guard at apply_patch too")
+	require.NoError(t, os.Remove(hooks))
+	require.NoError(t, os.WriteFile(hooks, before, 0o644))
+	s.config(`{"checkers":[{"type":"files","paths":["never.txt"]}],"limits":{"max_blocks":1}}`)
+	s.Env = append(s.Env, "PATH="+path)
+	s.run("Do it")
+	require.Contains(t, fakeapi.ToolNames(s.API.Of("main")[0].Body), "apply_patch", "the catalog gave the model apply_patch")
+	assert.FileExists(t, filepath.Join(s.Project, "work.txt"), "a patch of the agent's work applies")
+	assert.Contains(t, s.told(2), "This call changes the project's host settings ("+hooks+")")
+	assert.Contains(t, s.told(2), "this host cannot ask them here, so donegate refuses it")
+	after, err := os.ReadFile(hooks)
+	require.NoError(t, err)
+	assert.Equal(t, string(before), string(after), "the patch did not apply")
+	assert.Contains(t, s.told(3), "Missing required files: never.txt", "still held after the try")
+}
+
+// codexPatchModel gives s's model (fake-model) a catalog entry that
+// offers apply_patch: the pinned Codex's own entry for gpt-5.5, read
+// from its binary, renamed (Codex offers apply_patch to a model its
+// catalog says takes it; the stand-in's model is in none).
+func codexPatchModel(t *testing.T, s *codexSession) {
+	t.Helper()
+	bins, err := filepath.Glob(filepath.Join(filepath.Dir(clientPath(t, "DONEGATE_CODEX", "install-codex")), "..", "..", "codex-linux-*", "vendor", "*", "bin", "codex"))
+	require.NoError(t, err)
+	require.NotEmpty(t, bins, "the Codex binary beside its launcher")
+	data, err := os.ReadFile(bins[0])
+	require.NoError(t, err)
+	at := bytes.Index(data, []byte("{\n  \"models\": ["))
+	require.GreaterOrEqual(t, at, 0, "Codex's bundled model catalog")
+	var catalog struct {
+		Models []map[string]any `json:"models"`
+	}
+	require.NoError(t, json.NewDecoder(bytes.NewReader(data[at:])).Decode(&catalog))
+	var entry map[string]any
+	for _, m := range catalog.Models {
+		if m["slug"] == "gpt-5.5" {
+			entry = m
+		}
+	}
+	require.NotNil(t, entry, "gpt-5.5 in Codex's catalog")
+	entry["slug"], entry["display_name"], entry["prefer_websockets"] = "fake-model", "fake-model", false
+	require.Equal(t, "freeform", entry["apply_patch_tool_type"])
+	file := filepath.Join(s.Home, "models.json")
+	writeJSON(t, file, map[string]any{"models": []any{entry}})
+	config := filepath.Join(s.codexHome(), "config.toml")
+	old, err := os.ReadFile(config)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(config, append([]byte("model_catalog_json = \""+file+"\"\n"), old...), 0o644))
 }
 
 // TestEscapesHeldToMaxBlocks: issue 44's escapes 1-4, tried by the real

@@ -40,14 +40,14 @@ var claudeSpec = hostSpec{
 		return []string{filepath.Join(project, ".claude", "settings.json"), filepath.Join(project, ".claude", "settings.local.json")},
 			[]string{filepath.Join(paths.ClaudeDir(getenv, transcriptPath), "settings.json")}
 	},
-	editedPath: func(e *Event) string {
+	editedPaths: func(e *Event) []string {
 		switch e.ToolName {
 		case "Write", "Edit", "MultiEdit":
-			return gjson.GetBytes(e.ToolInput, "file_path").Str
+			return nonEmpty(gjson.GetBytes(e.ToolInput, "file_path").Str)
 		case "NotebookEdit":
-			return gjson.GetBytes(e.ToolInput, "notebook_path").Str
+			return nonEmpty(gjson.GetBytes(e.ToolInput, "notebook_path").Str)
 		}
-		return ""
+		return nil
 	},
 	peekEvent: "hook_event_name",
 	read:      (*Event).readClaude,

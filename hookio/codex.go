@@ -10,6 +10,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/donegate/donegate/internal/jsondepth"
+	"github.com/donegate/donegate/internal/paths"
 	"github.com/donegate/donegate/internal/proc"
 	"github.com/donegate/donegate/transcript"
 )
@@ -26,10 +27,26 @@ var codexSpec = hostSpec{
 	// Measured on 0.171.0: its PreToolUse names the exec_command tool
 	// "Bash", with tool_input.command; a deny stops the call and the
 	// model reads "Command blocked by PreToolUse hook: REASON". An "ask"
-	// is not honoured (the command ran). Its edit tool (apply_patch) is
-	// not read.
-	shellTool:   "Bash",
-	roles:       []Role{RoleStop, RoleSubagentStop, RoleGuardShell, RoleCriteriaSession, RoleCriteriaPrompt},
+	// is not honoured (the command ran). Its edit tool, apply_patch,
+	// comes as tool_name apply_patch with the patch in
+	// tool_input.command (see codexPatchPaths).
+	shellTool: "Bash",
+	editTools: []string{"apply_patch"},
+	editedPaths: func(e *Event) []string {
+		if e.ToolName != "apply_patch" {
+			return nil
+		}
+		return codexPatchPaths(gjson.GetBytes(e.ToolInput, "command").Str)
+	},
+	settingsFiles: func(project string, getenv paths.Getenv, _ string) ([]string, []string) {
+		home := getenv("CODEX_HOME")
+		if !filepath.IsAbs(home) {
+			home = filepath.Join(paths.Home(getenv), ".codex")
+		}
+		return []string{filepath.Join(project, ".codex", "hooks.json"), filepath.Join(project, ".codex", "config.toml")},
+			[]string{filepath.Join(home, "hooks.json"), filepath.Join(home, "config.toml")}
+	},
+	roles:       []Role{RoleStop, RoleSubagentStop, RoleGuardShell, RoleGuardEdit, RoleCriteriaSession, RoleCriteriaPrompt},
 	joinsGuard:  true,
 	guardsTools: true,
 	cannotAsk:   true,
@@ -177,4 +194,21 @@ func hasOutputSchema(args []string) bool {
 		}
 	}
 	return false
+}
+
+// codexPatchPaths are the files an apply_patch patch writes: each path of
+// its "*** Add File: ", "*** Update File: ", "*** Delete File: " and
+// "*** Move to: " lines, as the patch gives them (relative to the cwd,
+// or absolute).
+func codexPatchPaths(patch string) []string {
+	var out []string
+	for _, line := range strings.Split(patch, "\n") {
+		line = strings.TrimRight(line, "\r")
+		for _, head := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "} {
+			if p, ok := strings.CutPrefix(line, head); ok && strings.TrimSpace(p) != "" {
+				out = append(out, strings.TrimSpace(p))
+			}
+		}
+	}
+	return out
 }

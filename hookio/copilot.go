@@ -41,7 +41,7 @@ var copilotSpec = hostSpec{
 	},
 	guardsTools: true,
 	editTools:   []string{"create", "edit"},
-	editedPath:  inputString("path"),
+	editedPaths: inputString("path"),
 	settingsFiles: func(project string, getenv paths.Getenv, _ string) ([]string, []string) {
 		return []string{filepath.Join(project, ".github", "hooks", "donegate.json")},
 			[]string{filepath.Join(paths.Home(getenv), ".copilot", "hooks", "donegate.json")}

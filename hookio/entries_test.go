@@ -61,7 +61,7 @@ func TestHostEntries(t *testing.T) {
 		HostCodex: {
 			{"Stop", "", "stop-hook"},
 			{"SubagentStop", "", "stop-hook"},
-			{"PreToolUse", "Bash", "posttooluse-hook"},
+			{"PreToolUse", "Bash|apply_patch", "posttooluse-hook"},
 			{"SessionStart", "", "stop-hook --criteria"},
 			{"UserPromptSubmit", "", "stop-hook --criteria"},
 		},

@@ -34,7 +34,7 @@ var geminiSpec = hostSpec{
 	guardsTools: true,
 	cannotAsk:   true,
 	editTools:   []string{"write_file", "replace"},
-	editedPath:  inputString("file_path"),
+	editedPaths: inputString("file_path"),
 	settingsFiles: func(project string, getenv paths.Getenv, _ string) ([]string, []string) {
 		return []string{filepath.Join(project, ".gemini", "settings.json")},
 			[]string{filepath.Join(paths.Home(getenv), ".gemini", "settings.json")}

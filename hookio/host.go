@@ -93,15 +93,16 @@ func AgentShellMarker(getenv func(string) string) (Host, string, bool) {
 	return "", "", false
 }
 
-// EditedPath names the file the event's edit tool call writes (at
-// PreToolUse) or wrote (at PostToolUse), as its input gives it
-// (absolute, or relative to the event's cwd); "" for another event or
-// tool, or a host whose edit tools are not read.
-func (e *Event) EditedPath() string {
-	if e == nil || (e.HookEventName != EventPreToolUse && e.HookEventName != EventPostToolUse) || e.Host.spec().editedPath == nil {
-		return ""
+// EditedPaths name the files the event's edit tool call writes (at
+// PreToolUse) or wrote (at PostToolUse), as its input gives them
+// (absolute, or relative to the event's cwd): one, or for a patch tool
+// (Codex's apply_patch) each file it adds, updates, deletes or moves to;
+// nil for another event or tool, or a host whose edit tools are not read.
+func (e *Event) EditedPaths() []string {
+	if e == nil || (e.HookEventName != EventPreToolUse && e.HookEventName != EventPostToolUse) || e.Host.spec().editedPaths == nil {
+		return nil
 	}
-	return e.Host.spec().editedPath(e)
+	return e.Host.spec().editedPaths(e)
 }
 
 // GuardedTool reports whether the guard reads calls of tool: the host's
@@ -122,10 +123,18 @@ func (h Host) SettingsFiles(project string, getenv paths.Getenv, transcriptPath 
 	return nil, nil
 }
 
-// inputString is an editedPath that reads the string field of a tool's
+// inputString is an editedPaths that reads the string field of a tool's
 // input that names the file it writes.
-func inputString(field string) func(e *Event) string {
-	return func(e *Event) string { return gjson.GetBytes(e.ToolInput, field).Str }
+func inputString(field string) func(e *Event) []string {
+	return func(e *Event) []string { return nonEmpty(gjson.GetBytes(e.ToolInput, field).Str) }
+}
+
+// nonEmpty is p alone, or nil for "".
+func nonEmpty(p string) []string {
+	if p == "" {
+		return nil
+	}
+	return []string{p}
 }
 
 // GuardedTools are the tools the guard reads calls of, the shell tool
@@ -191,11 +200,11 @@ type hostSpec struct {
 	wireNames  map[string]string
 	joinsGuard bool
 	noMatchers bool
-	// editTools are the host's tools that write files, and editedPath
+	// editTools are the host's tools that write files, and editedPaths
 	// names the file a call of one writes (see Event.EditedPath); nil
 	// where the host's edit tools are not read.
-	editTools  []string
-	editedPath func(e *Event) string
+	editTools   []string
+	editedPaths func(e *Event) []string
 	// guardsTools: a PreToolUse deny (and "ask") stops the call, and its
 	// shell and edit tools are read (see Host.GuardsTools).
 	guardsTools bool

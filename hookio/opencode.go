@@ -47,7 +47,7 @@ var openCodeSpec = hostSpec{
 	shellTool:   "bash",
 	guardsTools: true,
 	editTools:   []string{"write", "edit"},
-	editedPath:  inputString("filePath"),
+	editedPaths: inputString("filePath"),
 	settingsFiles: func(project string, getenv paths.Getenv, _ string) ([]string, []string) {
 		config := getenv("XDG_CONFIG_HOME")
 		if config == "" {

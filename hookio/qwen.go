@@ -28,7 +28,7 @@ var qwenSpec = hostSpec{
 	// edit tools take file_path.
 	guardsTools: true,
 	editTools:   []string{"write_file", "edit"},
-	editedPath:  inputString("file_path"),
+	editedPaths: inputString("file_path"),
 	settingsFiles: func(project string, getenv paths.Getenv, transcriptPath string) ([]string, []string) {
 		return []string{filepath.Join(project, ".qwen", "settings.json")},
 			[]string{filepath.Join(transcript.QwenDir(transcriptPath, paths.Home(getenv)), "settings.json")}

@@ -312,9 +312,14 @@ func (r *runCtx) judgeHostRegistrations(rep *DoctorReport, s hostSetup, regs []r
 		rep.add(area, statusFail, fix, "stop-hook is not registered at %s in any file %s reads (%s): donegate does not hold the agent there",
 			stopEvent, s.title, r.hostFileList(s))
 	}
-	if tools, event := s.host.GuardedTools(), s.guardEvent(); event != "" && stop > 0 && !slices.ContainsFunc(regs, func(reg registration) bool {
-		return reg.hook == "posttooluse-hook" && reg.event == event && matchesEvery(reg.matcher, tools)
-	}) {
+	// Each guarded tool in one entry or another (an install from before
+	// a tool was guarded has init add an entry for the new one).
+	guarded := func(event, tool string) bool {
+		return slices.ContainsFunc(regs, func(reg registration) bool {
+			return reg.hook == "posttooluse-hook" && reg.event == event && matchesEvery(reg.matcher, []string{tool})
+		})
+	}
+	if tools, event := s.host.GuardedTools(), s.guardEvent(); event != "" && stop > 0 && !allOf(tools, func(tool string) bool { return guarded(event, tool) }) {
 		rep.add(area, statusWarn, "register posttooluse-hook at "+event+" with the matcher \""+strings.Join(tools, "|")+"\" (closer init --host "+string(s.host)+" does)",
 			"posttooluse-hook is not registered at %s of %s: the agent's calls that would loosen its own gate (closer release, donegate's state dir, %s's settings) are not refused before they run", event, andList(tools), s.title)
 	}
@@ -532,4 +537,14 @@ func tomlStringEnd(data []byte, i int) int {
 		}
 	}
 	return -1
+}
+
+// allOf reports whether ok holds for every one of items.
+func allOf(items []string, ok func(string) bool) bool {
+	for _, it := range items {
+		if !ok(it) {
+			return false
+		}
+	}
+	return true
 }

@@ -22,7 +22,7 @@ const (
 	codexHooks = `{"hooks": {
   "Stop": [{"hooks": [{"type": "command", "command": "stop-hook", "timeout": 600}]}],
   "SubagentStop": [{"hooks": [{"type": "command", "command": "stop-hook", "timeout": 600}]}],
-  "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "posttooluse-hook", "timeout": 600}]}],
+  "PreToolUse": [{"matcher": "Bash|apply_patch", "hooks": [{"type": "command", "command": "posttooluse-hook", "timeout": 600}]}],
   "SessionStart": [{"hooks": [{"type": "command", "command": "stop-hook --criteria", "timeout": 600}]}],
   "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "stop-hook --criteria", "timeout": 600}]}]
 }}`
@@ -85,7 +85,7 @@ func trustedCodexConfig(t *testing.T, proj string) string {
 	// The guard's entry came after the recording: its hash is donegate's
 	// own reckoning, which e2e TestCodexLoadsWhatInitWrites checks
 	// against the real Codex.
-	hashes["pre_tool_use"] = codexHookHash(registration{event: "PreToolUse", matcher: "Bash", command: "posttooluse-hook", timeout: 600 * time.Second, timeoutSet: true})
+	hashes["pre_tool_use"] = codexHookHash(registration{event: "PreToolUse", matcher: "Bash|apply_patch", command: "posttooluse-hook", timeout: 600 * time.Second, timeoutSet: true})
 	for _, label := range []string{"stop", "subagent_stop", "pre_tool_use", "session_start", "user_prompt_submit"} {
 		b.WriteString("\n[hooks.state." + strconv.Quote(filepath.Join(proj, ".codex", "hooks.json")+":"+label+":0:0") + "]\ntrusted_hash = \"" + hashes[label] + "\"\n")
 	}

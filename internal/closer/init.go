@@ -646,7 +646,22 @@ func mergeHooks(data []byte, regs []hookReg, timeout int, commands map[string]st
 	}
 	joined := map[command]*matcher{}
 	return mergeEntries(data, regs, skip, nil, func(groups *jnode, reg hookReg) bool {
-		if registered(groups, reg.matcher, reg.program, reg.flags) {
+		// The guard's entry registers the tools it does not yet run for
+		// (Codex's from before apply_patch: Bash is, apply_patch is
+		// added): a tool left out is a way around it. Another entry
+		// that runs for some of its tools is the person's choice.
+		if guard := reg.role == hookio.RoleGuardShell || reg.role == hookio.RoleGuardEdit; guard && reg.matcher != "" {
+			var missing []string
+			for _, tool := range strings.Split(reg.matcher, "|") {
+				if !registered(groups, tool, reg.program, reg.flags) {
+					missing = append(missing, tool)
+				}
+			}
+			if len(missing) == 0 {
+				return false
+			}
+			reg.matcher = strings.Join(missing, "|")
+		} else if registered(groups, reg.matcher, reg.program, reg.flags) {
 			return false
 		}
 		k := command{reg.event, reg.program, reg.flags}

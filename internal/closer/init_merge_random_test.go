@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/donegate/donegate/hookio"
 )
 
 // TestInitMergeRandomSettings merges donegate's hooks into random
@@ -99,13 +101,30 @@ func checkMerge(in []byte, commands map[string]string) string {
 			}
 		}
 		had, has := countOurs(before, reg.matcher, reg.program, reg.flags), countOurs(after, reg.matcher, reg.program, reg.flags)
+		registered := had > 0
+		// The guard's entry counts only where every one of its tools is
+		// selected; where one is not, a group for those is added.
+		guard := reg.role == hookio.RoleGuardShell || reg.role == hookio.RoleGuardEdit
+		everyTool := func(groups []gjson.Result) bool {
+			for _, tool := range strings.Split(reg.matcher, "|") {
+				if countOurs(groups, tool, reg.program, reg.flags) == 0 {
+					return false
+				}
+			}
+			return true
+		}
+		if guard {
+			registered = everyTool(before)
+		}
 		switch {
-		case had == 0 && has != 1:
+		case !registered && guard && !everyTool(after):
+			return fmt.Sprintf("%s (%q) is not registered for every tool: %s", reg.event, reg.matcher, out)
+		case !registered && !guard && has != 1:
 			return fmt.Sprintf("%s (%q) registered %d times: %s", reg.event, reg.matcher, has, out)
-		case had > 0 && has != had:
+		case registered && has != had:
 			return fmt.Sprintf("%s (%q) was registered, and another added: %s", reg.event, reg.matcher, out)
-		case had == 0 && reg.matcher != "" && shared[reg.event+" "+reg.program+" "+reg.flags]:
-		case had == 0:
+		case !registered && reg.matcher != "" && shared[reg.event+" "+reg.program+" "+reg.flags]:
+		case !registered:
 			missing[reg.event]++
 			if reg.matcher != "" {
 				shared[reg.event+" "+reg.program+" "+reg.flags] = true

@@ -35,7 +35,9 @@ type Turn struct {
 	From func(Request) Turn
 }
 
-// ToolCall is one tool_use block.
+// ToolCall is one tool_use block. The Responses stand-in sends an Input
+// that is a string as a freeform tool's call (custom_tool_call), its
+// input that text.
 type ToolCall struct {
 	Name  string
 	Input any

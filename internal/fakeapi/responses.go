@@ -12,7 +12,7 @@ import (
 // serves POST /v1/responses as server-sent events, the least Codex needs
 // (measured, ../shared/hosts.md): response.created, one
 // response.output_item.done per item (an assistant message, a
-// function_call), then response.completed with the response id and usage.
+// function_call, a freeform tool's custom_tool_call), then response.completed with the response id and usage.
 // A request that offers tools is the agent's main loop and gets the next
 // scripted turn; one without tools (a side call) gets a short text.
 type Responses struct {
@@ -56,13 +56,26 @@ func (r *Responses) handle(w http.ResponseWriter, req Request) {
 		output = append(output, item)
 	}
 	for _, c := range turn.Tools {
-		args, _ := json.Marshal(c.Input)
 		n := r.callID()
-		item := map[string]any{
-			"type": "function_call", "id": fmt.Sprintf("fc_fake_%03d", n), "status": "completed",
-			"name": c.Name, "arguments": string(args), "call_id": fmt.Sprintf("call_fake_%03d", n),
+		var item map[string]any
+		var text string
+		if in, ok := c.Input.(string); ok {
+			// A freeform tool's call (Codex's apply_patch): its input is
+			// the text itself.
+			item = map[string]any{
+				"type": "custom_tool_call", "id": fmt.Sprintf("ctc_fake_%03d", n), "status": "completed",
+				"name": c.Name, "input": in, "call_id": fmt.Sprintf("call_fake_%03d", n),
+			}
+			text = in
+		} else {
+			args, _ := json.Marshal(c.Input)
+			item = map[string]any{
+				"type": "function_call", "id": fmt.Sprintf("fc_fake_%03d", n), "status": "completed",
+				"name": c.Name, "arguments": string(args), "call_id": fmt.Sprintf("call_fake_%03d", n),
+			}
+			text = string(args)
 		}
-		streamItem(event, len(output), item, string(args))
+		streamItem(event, len(output), item, text)
 		output = append(output, item)
 	}
 	event("response.completed", map[string]any{"response": map[string]any{
@@ -103,6 +116,15 @@ func streamItem(event func(string, map[string]any), i int, item map[string]any, 
 		event("response.output_item.added", map[string]any{"output_index": i, "item": added})
 		event("response.function_call_arguments.delta", map[string]any{"output_index": i, "item_id": id, "delta": text})
 		event("response.function_call_arguments.done", map[string]any{"output_index": i, "item_id": id, "arguments": text})
+	case "custom_tool_call":
+		added := map[string]any{}
+		for k, v := range item {
+			added[k] = v
+		}
+		added["input"], added["status"] = "", "in_progress"
+		event("response.output_item.added", map[string]any{"output_index": i, "item": added})
+		event("response.custom_tool_call_input.delta", map[string]any{"output_index": i, "item_id": id, "delta": text})
+		event("response.custom_tool_call_input.done", map[string]any{"output_index": i, "item_id": id, "input": text})
 	}
 	event("response.output_item.done", map[string]any{"output_index": i, "item": item})
 }
@@ -118,7 +140,7 @@ type responsesInput struct {
 
 func (in responsesInput) text() string {
 	switch in.Type {
-	case "function_call_output":
+	case "function_call_output", "custom_tool_call_output":
 		var s string
 		if json.Unmarshal(in.Output, &s) == nil {
 			return s
@@ -155,7 +177,7 @@ func ResponsesTail(body []byte) string {
 	}
 	start := 0
 	for i, in := range req.Input {
-		if in.Type == "function_call" || (in.Type == "message" && in.Role == "assistant") {
+		if in.Type == "function_call" || in.Type == "custom_tool_call" || (in.Type == "message" && in.Role == "assistant") {
 			start = i + 1
 		}
 	}

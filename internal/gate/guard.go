@@ -103,11 +103,14 @@ func (r *run) guard() (guardVerdict, bool) {
 	if cmd := ev.ShellCommand(); cmd != "" {
 		return r.guardCommand(cmd)
 	}
-	if p := ev.EditedPath(); p != "" {
+	// A patch of several files stops at the first the guard stops.
+	for _, p := range ev.EditedPaths() {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(ev.Cwd, p)
 		}
-		return r.guardPath(filepath.Clean(p))
+		if v, ok := r.guardPath(filepath.Clean(p)); ok {
+			return v, true
+		}
 	}
 	return guardVerdict{}, false
 }

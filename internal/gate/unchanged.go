@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -126,6 +127,16 @@ func (r *run) unchangedSince(ctx context.Context, cc *checkers.Context) (bool, t
 	return true, sn.Start
 }
 
+// inProject reports whether path, absolute or relative to the event's
+// cwd, is inside the project dir.
+func (r *run) inProject(path string) bool {
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(r.event.Cwd, path)
+	}
+	rel, err := filepath.Rel(r.projectDir(), path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
 // noteEdit records, at the PostToolUse of an edit tool (stop-hook
 // --start), that the session's agent changed the project: a file it
 // wrote through its edit tools inside the project dir, git-ignored or
@@ -133,15 +144,7 @@ func (r *run) unchangedSince(ctx context.Context, cc *checkers.Context) (bool, t
 // see an ignored file. Once changed, the session is held as always.
 func (r *run) noteEdit() {
 	ev := r.event
-	path := ev.EditedPath()
-	if path == "" || ev.SessionID == "" || r.readOnly() {
-		return
-	}
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(ev.Cwd, path)
-	}
-	rel, err := filepath.Rel(r.projectDir(), path)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	if ev.SessionID == "" || !slices.ContainsFunc(ev.EditedPaths(), r.inProject) || r.readOnly() {
 		return
 	}
 	if s, err := r.session(); err == nil {
@@ -150,7 +153,7 @@ func (r *run) noteEdit() {
 			return
 		}
 	}
-	err = state.Store{Dir: r.stateDir()}.Update(ev.SessionID, func(s *state.Session) error {
+	err := state.Store{Dir: r.stateDir()}.Update(ev.SessionID, func(s *state.Session) error {
 		var sn seen
 		if !s.Get(sessionSlot, &sn) || sn.Changed {
 			return nil
