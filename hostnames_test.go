@@ -49,6 +49,32 @@ func TestOneHomePerHost(t *testing.T) {
 	}
 }
 
+// TestOneHomePerHostInHookio: inside hookio too, a host's branches are in
+// its own file (its hostSpec); host.go alone names every host (the list,
+// the specs' map, DetectHost).
+func TestOneHomePerHostInHookio(t *testing.T) {
+	hosts := hostConsts(t)
+	homes := map[string]bool{"host.go": true}
+	for name := range hosts {
+		homes[strings.ToLower(strings.TrimPrefix(name, "Host"))+".go"] = true
+	}
+	files, err := filepath.Glob(filepath.Join("hookio", "*.go"))
+	require.NoError(t, err)
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") || homes[filepath.Base(f)] {
+			continue
+		}
+		file, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.SkipObjectResolution)
+		require.NoError(t, err, f)
+		ast.Inspect(file, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && hosts[id.Name] {
+				assert.Failf(t, "a host named outside its home", "%s names %s: give the host's hostSpec a field instead", f, id.Name)
+			}
+			return true
+		})
+	}
+}
+
 // hostConsts are the names of package hookio's constants of type Host.
 func hostConsts(t *testing.T) map[string]bool {
 	files, err := filepath.Glob(filepath.Join("hookio", "*.go"))

@@ -15,6 +15,10 @@ import (
 // Claude Code (and the Claude Agent SDK, which runs it and sends its
 // events unchanged): the shapes every other host is read onto.
 var claudeSpec = hostSpec{
+	// A command interrupted, or moved to the background, did not pass.
+	shellRunPassed: func(resp gjson.Result) bool {
+		return !resp.Get("interrupted").Bool() && !resp.Get("backgroundTaskId").Exists()
+	},
 	title:     "Claude Code",
 	names:     EventNames{"Stop and SubagentStop", "SessionStart and UserPromptSubmit", "PreToolUse and PostToolUse"},
 	shellTool: ClaudeShellTool,

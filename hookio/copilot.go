@@ -21,7 +21,10 @@ import (
 const copilotTitle = "Copilot CLI"
 
 var copilotSpec = hostSpec{
-	title: copilotTitle,
+	// The agentStop it runs for a subagent that ends, before the
+	// subagentStop of the same end.
+	subagentsOwnStop: func(e *Event) bool { return e.WireEventName == copilotAgentStop },
+	title:            copilotTitle,
 	// Measured on 1.0.102 (bash).
 	shellMarkers: []string{"COPILOT_CLI=1"},
 	names:        EventNames{"agentStop and subagentStop", "nothing (Copilot CLI ignores what those hooks answer)", "preToolUse"},

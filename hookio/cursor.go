@@ -14,10 +14,12 @@ import (
 const cursorTitle = "Cursor"
 
 var cursorSpec = hostSpec{
-	title: cursorTitle,
-	names: EventNames{"stop and subagentStop", "sessionStart", "preToolUse and postToolUse"},
-	read:  (*Event).readCursor,
-	shape: cursorShape,
+	// loop_count 0: the first stop since the person's prompt.
+	afterPersonsPrompt: func(e *Event) (bool, bool) { return e.LoopCount == 0, true },
+	title:              cursorTitle,
+	names:              EventNames{"stop and subagentStop", "sessionStart", "preToolUse and postToolUse"},
+	read:               (*Event).readCursor,
+	shape:              cursorShape,
 	// loop_count 0 at the first stop of a turn; its beforeSubmitPrompt
 	// cannot add context.
 	turnFromStart:        true,

@@ -157,11 +157,8 @@ func (e *Event) TurnStart() bool {
 // and Copilot CLI (true at every stop after a block). Gemini CLI says
 // nothing to go by: its stop_hook_active returns to false after a tool.
 func (e *Event) AfterPersonsPrompt() (person, known bool) {
-	switch e.Host {
-	case HostCursor:
-		return e.LoopCount == 0, true
-	case HostGemini:
-		return false, false
+	if f := e.Host.spec().afterPersonsPrompt; f != nil {
+		return f(e)
 	}
 	return !e.StopHookActive, true
 }
@@ -173,7 +170,8 @@ func (e *Event) AfterPersonsPrompt() (person, known bool) {
 // reason after a block; only the person's prompt carries submitted_prompt
 // (recorded: testdata/events/qwen/userpromptsubmit*.json).
 func (e *Event) ResumesTurn() bool {
-	return e.Host == HostQwen && e.HookEventName == EventUserPromptSubmit && e.Prompt == ""
+	f := e.Host.spec().resumesTurn
+	return f != nil && e.HookEventName == EventUserPromptSubmit && f(e)
 }
 
 // SubagentsOwnStop reports whether the event is the agentStop Copilot CLI
@@ -181,7 +179,8 @@ func (e *Event) ResumesTurn() bool {
 // same end (measured with 1.0.102): Copilot ignores a block answered to
 // it, and continues the subagent on a block answered to subagentStop.
 func (e *Event) SubagentsOwnStop() bool {
-	return e.Host == HostCopilot && e.WireEventName == copilotAgentStop && e.HookEventName == EventSubagentStop
+	f := e.Host.spec().subagentsOwnStop
+	return f != nil && e.HookEventName == EventSubagentStop && f(e)
 }
 
 // IsStop reports whether the event is a Stop or SubagentStop event.
@@ -427,21 +426,9 @@ func (e *Event) ShellRunPassed() (string, bool) {
 	if !resp.IsObject() {
 		return "", false
 	}
-	switch e.Host {
-	case HostClaude:
-		if resp.Get("interrupted").Bool() || resp.Get("backgroundTaskId").Exists() {
-			return "", false
-		}
-	case HostQwen:
-		// PostToolUse already says it passed; the host's own status
-		// lines must agree.
-		status := "\n" + resp.Get("llmContent").Str + "\n"
-		if !strings.Contains(status, "\nExit Code: 0\n") || !strings.Contains(status, "\nSignal: (none)\n") {
-			return "", false
-		}
-	default:
-		// A host whose shell tool's results are not read (Codex's: its
-		// tool is named for the guard).
+	// A host whose shell tool's results are not read (Codex's: its
+	// tool is named for the guard) has no shellRunPassed.
+	if f := e.Host.spec().shellRunPassed; f == nil || !f(resp) {
 		return "", false
 	}
 	return command.Str, true

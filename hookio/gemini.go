@@ -19,7 +19,10 @@ import (
 // new prompt; allow is {}; the person sees systemMessage; context goes in
 // hookSpecificOutput.additionalContext at SessionStart and BeforeAgent.
 var geminiSpec = hostSpec{
-	title: "Gemini CLI",
+	// Its stop_hook_active returns to false after a tool: nothing to go
+	// by.
+	afterPersonsPrompt: func(*Event) (bool, bool) { return false, false },
+	title:              "Gemini CLI",
 	// Measured on the pinned Gemini CLI (run_shell_command).
 	shellMarkers: []string{"GEMINI_CLI=1"},
 	names:        EventNames{"AfterAgent", "SessionStart and BeforeAgent", "BeforeTool and AfterTool"},

@@ -265,6 +265,19 @@ type hostSpec struct {
 	// entries for it (see Event.StopKey); nil: every run is its own stop.
 	stopKey func(e *Event) string
 
+	// afterPersonsPrompt, where the host does not say it by
+	// stop_hook_active (see Event.AfterPersonsPrompt); resumesTurn: a
+	// UserPromptSubmit that is the host going on with a turn (see
+	// Event.ResumesTurn); subagentsOwnStop: a SubagentStop the host
+	// ignores a block of (see Event.SubagentsOwnStop); shellRunPassed:
+	// whether its shell tool's result says the command ran to the end
+	// and passed, nil where its results are not read (see
+	// Event.ShellRunPassed).
+	afterPersonsPrompt func(e *Event) (person, known bool)
+	resumesTurn        func(e *Event) bool
+	subagentsOwnStop   func(e *Event) bool
+	shellRunPassed     func(resp gjson.Result) bool
+
 	// What the decision needs to know of the host (see the Host methods
 	// of the same names).
 	hookDeadline          time.Duration

@@ -3,6 +3,7 @@ package hookio
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -16,6 +17,16 @@ import (
 // submitted_prompt (see ResumesTurn). Its PostToolUse of
 // run_shell_command tells a passing run (see ShellRunPassed).
 var qwenSpec = hostSpec{
+	// 0.24.4 sends UserPromptSubmit before every model request of a
+	// turn: with prompt "" after a tool's result or a block; only the
+	// person's prompt carries submitted_prompt.
+	resumesTurn: func(e *Event) bool { return e.Prompt == "" },
+	// PostToolUse already says it passed; the host's own status lines
+	// must agree.
+	shellRunPassed: func(resp gjson.Result) bool {
+		status := "\n" + resp.Get("llmContent").Str + "\n"
+		return strings.Contains(status, "\nExit Code: 0\n") && strings.Contains(status, "\nSignal: (none)\n")
+	},
 	title: "Qwen Code",
 	// Measured on 0.24.4 (run_shell_command).
 	shellMarkers: []string{"QWEN_CODE=1"},
