@@ -43,20 +43,20 @@ func (r *runCtx) hostRegistrations(s hostSetup, rep *DoctorReport) []registratio
 		if err == nil && data == nil {
 			continue
 		}
-		source := s.title + " " + f.what + " " + f.path
+		source := s.title() + " " + f.what + " " + f.path
 		if err != nil {
 			rep.add(string(s.host), statusFail, "make the file readable", "%s: %v", source, err)
 			continue
 		}
 		hooks, err := parseHostHooks(s, f, data)
 		if err != nil {
-			rep.add(string(s.host), statusFail, "correct the file: "+s.title+" does not use a hook file it cannot read", "%s cannot be read: %v", source, err)
+			rep.add(string(s.host), statusFail, "correct the file: "+s.title()+" does not use a hook file it cannot read", "%s cannot be read: %v", source, err)
 			continue
 		}
 		if s.flatHooks && runtime.GOOS == "windows" {
 			for _, ev := range bashOnly(data) {
 				rep.add(string(s.host), statusFail, "run closer init --host "+string(s.host)+" on this machine: it adds the powershell command",
-					"stop-hook at %s in %s has a bash command only: %s runs an entry's powershell on Windows, so it runs nothing here", ev, source, s.title)
+					"stop-hook at %s in %s has a bash command only: %s runs an entry's powershell on Windows, so it runs nothing here", ev, source, s.title())
 			}
 		}
 		for _, reg := range r.registrations(source, hooks, "") {
@@ -68,7 +68,7 @@ func (r *runCtx) hostRegistrations(s hostSetup, rep *DoctorReport) []registratio
 			case reg.timeoutSet && s.millisFrom > 0:
 				rep.add(string(s.host), statusWarn, fmt.Sprintf(`write the timeout in milliseconds, which every version reads: "timeout": %d`, int(reg.timeout/time.Second)*1000),
 					"%s at %s in %s: its timeout (%d) is %s to %s 0.23.3 and later but %d ms to earlier versions, which then kill the hook before donegate decides",
-					reg.hook, reg.event, source, int(reg.timeout/time.Second), reg.timeout, s.title, int(reg.timeout/time.Second))
+					reg.hook, reg.event, source, int(reg.timeout/time.Second), reg.timeout, s.title(), int(reg.timeout/time.Second))
 			case reg.timeoutSet && s.unit != time.Second:
 				// registrations() read the number as seconds.
 				reg.timeout = reg.timeout / time.Second * s.unit
@@ -258,7 +258,7 @@ func (r *runCtx) doctorHosts(rep *DoctorReport, cfg *config.Config) (regs []regi
 // stop-hook at the end of a turn, none registered twice.
 func (r *runCtx) judgeHostRegistrations(rep *DoctorReport, s hostSetup, regs []registration, budget time.Duration) {
 	area := string(s.host)
-	fix := "run closer init --host " + string(s.host) + " (it registers each entry once), or see docs/install.md, Set up " + s.title
+	fix := "run closer init --host " + string(s.host) + " (it registers each entry once), or see docs/install.md, Set up " + s.title()
 	stopEvent := s.roleEvent(hookio.RoleStop)
 	stop := 0
 	runs := map[string][]string{} // hook at event → distinct commands
@@ -276,15 +276,15 @@ func (r *runCtx) judgeHostRegistrations(rep *DoctorReport, s hostSetup, regs []r
 		bad := false
 		switch {
 		case !known:
-			rep.add(area, statusFail, fix, "%s: the hook answers nothing there in %s (donegate registers %s)", where, s.title, hostEntries(s))
+			rep.add(area, statusFail, fix, "%s: the hook answers nothing there in %s (donegate registers %s)", where, s.title(), hostEntries(s))
 			bad = true
 		case !criteria && reg.timeout == 0:
 			rep.add(area, statusWarn, fmt.Sprintf("set the entry's timeout above limits.budget (%s): %s", budget, timeoutField(s)),
-				"%s: no timeout: %s's default applies, which its docs do not give; if it is below limits.budget (%s) the hook is killed first and the agent stops", where, s.title, budget)
+				"%s: no timeout: %s's default applies, which its docs do not give; if it is below limits.budget (%s) the hook is killed first and the agent stops", where, s.title(), budget)
 			bad = true
 		case !criteria && reg.timeout <= budget:
 			rep.add(area, statusFail, fmt.Sprintf("raise the entry's timeout above limits.budget (%s): %s", budget, timeoutField(s)),
-				"%s: its timeout (%s) is not above limits.budget (%s): %s kills the hook before donegate decides, and the agent stops", where, reg.timeout, budget, s.title)
+				"%s: its timeout (%s) is not above limits.budget (%s): %s kills the hook before donegate decides, and the agent stops", where, reg.timeout, budget, s.title())
 			bad = true
 		}
 		if !bad {
@@ -307,10 +307,10 @@ func (r *runCtx) judgeHostRegistrations(rep *DoctorReport, s hostSetup, regs []r
 		// whether donegate should hold that host's agents is the team's
 		// call, so not a problem.
 		rep.add(area, statusWarn, fix, "the project has %s, but no file %s reads registers donegate (%s): donegate does not hold %s's agents here",
-			s.markerDir(), s.title, r.hostFileList(s), s.title)
+			s.markerDir(), s.title(), r.hostFileList(s), s.title())
 	case stop == 0:
 		rep.add(area, statusFail, fix, "stop-hook is not registered at %s in any file %s reads (%s): donegate does not hold the agent there",
-			stopEvent, s.title, r.hostFileList(s))
+			stopEvent, s.title(), r.hostFileList(s))
 	}
 	// Each guarded tool in one entry or another (an install from before
 	// a tool was guarded has init add an entry for the new one).
@@ -321,12 +321,12 @@ func (r *runCtx) judgeHostRegistrations(rep *DoctorReport, s hostSetup, regs []r
 	}
 	if tools, event := s.host.GuardedTools(), s.guardEvent(); event != "" && stop > 0 && !allOf(tools, func(tool string) bool { return guarded(event, tool) }) {
 		rep.add(area, statusWarn, "register posttooluse-hook at "+event+" with the matcher \""+strings.Join(tools, "|")+"\" (closer init --host "+string(s.host)+" does)",
-			"posttooluse-hook is not registered at %s of %s: the agent's calls that would loosen its own gate (closer release, donegate's state dir, %s's settings) are not refused before they run", event, andList(tools), s.title)
+			"posttooluse-hook is not registered at %s of %s: the agent's calls that would loosen its own gate (closer release, donegate's state dir, %s's settings) are not refused before they run", event, andList(tools), s.title())
 	}
 	for _, k := range keys {
 		if n := len(runs[k]); n > 1 {
 			rep.add(area, statusWarn, "keep one registration",
-				"%s is registered %d times in %s's files: donegate runs once for each, and each run spends limits.max_blocks", k, n, s.title)
+				"%s is registered %d times in %s's files: donegate runs once for each, and each run spends limits.max_blocks", k, n, s.title())
 		}
 	}
 }

@@ -30,8 +30,7 @@ type hookReg struct {
 // names are the host's own (Gemini's AfterAgent, Copilot's agentStop);
 // hookio reads each as the Claude event it stands for.
 type hostSetup struct {
-	host  hookio.Host
-	title string // as its makers name it
+	host hookio.Host
 	// marker is the project dir whose presence says the project uses
 	// the host; binary is the host's CLI, looked up on PATH.
 	marker, binary string
@@ -94,6 +93,9 @@ type hostSetup struct {
 	client          func(ctx context.Context, r *runCtx, rep *DoctorReport)
 }
 
+// title is the host's name as its makers write it (its spec's).
+func (s hostSetup) title() string { return s.host.Title() }
+
 // hostPlugin is a donegate plugin or extension a host loads hooks from:
 // its hooks/hooks.json under root.
 type hostPlugin struct {
@@ -143,7 +145,7 @@ func hostFiles() string {
 	for i, s := range hostSetups {
 		files[i] = filepath.ToSlash(s.project)
 		if s.plugin {
-			files[i] += " (" + s.title + "'s plugin)"
+			files[i] += " (" + s.title() + "'s plugin)"
 		}
 	}
 	return strings.Join(files, ", ")

@@ -349,7 +349,7 @@ func (r *runCtx) notAgain(s hostSetup, found []registration, isTarget func(file 
 	}
 	for _, src := range sources {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%s already run from %s: not registered again in %s (%s would run both, and each run spends limits.max_blocks)",
-			andList(bySource[src]), src, r.display(target), s.title))
+			andList(bySource[src]), src, r.display(target), s.title()))
 	}
 	return skip
 }
@@ -392,7 +392,7 @@ func (r *runCtx) printInit(rep InitReport, commands map[string]string) error {
 	var titles []string
 	for _, h := range rep.Hosts {
 		s, _ := setupOf(hookio.Host(h))
-		titles = append(titles, s.title)
+		titles = append(titles, s.title())
 	}
 	if rep.Detected != "" {
 		p.line(fmt.Sprintf("Hosts: %s (detected: %s; --host chooses).", andList(titles), rep.Detected))
@@ -536,7 +536,7 @@ func (r *runCtx) hookCommands(absolute bool, hosts hostList, rep *InitReport) (m
 	var titles []string
 	for _, h := range hosts {
 		s, _ := setupOf(h)
-		titles = append(titles, s.title)
+		titles = append(titles, s.title())
 	}
 	runs := andList(titles) + " run"
 	if len(titles) == 1 {

@@ -46,11 +46,11 @@ func (r *runCtx) hostChange(s hostSetup, o initOptions, commands map[string]stri
 	target, root := filepath.Join(r.dir, s.project), r.dir
 	if o.user {
 		if target = r.userFile(s); target == "" {
-			return nil, errorf(ErrEnv, "--user: the user's %s dir is unknown (HOME is unset): set HOME, and run init again", s.title)
+			return nil, errorf(ErrEnv, "--user: the user's %s dir is unknown (HOME is unset): set HOME, and run init again", s.title())
 		}
 		root = filepath.Dir(target)
 	}
-	fix := fmt.Sprintf("add donegate's entries by hand (docs/install.md, Set up %s)", s.title)
+	fix := fmt.Sprintf("add donegate's entries by hand (docs/install.md, Set up %s)", s.title())
 	return r.mergeChange(s, target, root, o.user, r.hostRegisteredElsewhere(s, target, rep), commands, fix, rep)
 }
 

@@ -35,7 +35,7 @@ var editTools = strings.Join(hookio.HostClaude.EditTools(), "|")
 // Claude Code's setup: its settings' hook entries (registrations), and
 // doctor's checks of them, of its plugins and of its version.
 var claudeSetup = hostSetup{
-	host: hookio.HostClaude, title: "Claude Code", marker: ".claude", binary: "claude",
+	host: hookio.HostClaude, marker: ".claude", binary: "claude",
 	project: filepath.Join(".claude", "settings.json"), regs: registrations,
 	timeout: hookTimeout, unit: time.Second, defaultTimeout: defaultHookTimeout,
 	change:          (*runCtx).settingsChange,

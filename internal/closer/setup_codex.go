@@ -22,7 +22,7 @@ var codexSetup = hostSetup{
 	// context (additionalContext), and has SubagentStop; it has no
 	// StructuredOutput tool to gate. An entry with no timeout gets
 	// 600 s (its hooks engine: timeout_sec.unwrap_or(600)).
-	host: hookio.HostCodex, title: "Codex CLI", marker: ".codex", binary: "codex",
+	host: hookio.HostCodex, marker: ".codex", binary: "codex",
 	project: filepath.Join(".codex", "hooks.json"),
 	regs:    hostRegs(hookio.HostCodex),
 	timeout: hookTimeout, unit: time.Second, defaultTimeout: 600 * time.Second,

@@ -13,7 +13,7 @@ import (
 var copilotSetup = hostSetup{
 	// Copilot CLI: its own flat shape, timeoutSec in seconds, in a
 	// file of donegate's own among .github/hooks/*.json.
-	host: hookio.HostCopilot, title: "Copilot CLI", marker: filepath.Join(".github", "hooks"), binary: "copilot",
+	host: hookio.HostCopilot, marker: filepath.Join(".github", "hooks"), binary: "copilot",
 	project:   filepath.Join(".github", "hooks", "donegate.json"),
 	regs:      hostRegs(hookio.HostCopilot),
 	flatHooks: true, timeout: hookTimeout, unit: time.Second,

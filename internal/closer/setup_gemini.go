@@ -16,7 +16,7 @@ var geminiSetup = hostSetup{
 	// Gemini CLI: AfterAgent ends a turn (no subagent event);
 	// BeforeAgent (each prompt) and SessionStart can add context.
 	// Timeouts are in milliseconds, 60 s when an entry has none.
-	host: hookio.HostGemini, title: "Gemini CLI", marker: ".gemini", binary: "gemini",
+	host: hookio.HostGemini, marker: ".gemini", binary: "gemini",
 	project: filepath.Join(".gemini", "settings.json"),
 	regs:    hostRegs(hookio.HostGemini),
 	timeout: hookTimeout * 1000, unit: time.Millisecond, defaultTimeout: 60 * time.Second,

@@ -18,7 +18,7 @@ import (
 var openCodeSetup = hostSetup{
 	// OpenCode: no hooks that can hold an agent; donegate's plugin
 	// runs stop-hook at the end of each turn (this file).
-	host: hookio.HostOpenCode, title: "OpenCode", marker: ".opencode", binary: "opencode",
+	host: hookio.HostOpenCode, marker: ".opencode", binary: "opencode",
 	project: filepath.Join(".opencode", "plugin", "donegate.js"), plugin: true,
 	installed: func(r *runCtx) bool { return len(r.openCodePlugins()) > 0 },
 	change: func(r *runCtx, s hostSetup, o initOptions, _ map[string]string, rep *InitReport) (*change, error) {
@@ -128,7 +128,7 @@ func (r *runCtx) openCodeChange(s hostSetup, o initOptions, rep *InitReport) (*c
 		return nil, nil
 	}
 	if old != nil && !bytes.Contains(old, []byte(openCodeMarker)) {
-		return nil, errorf(ErrConfig, "%s is not donegate's OpenCode plugin: it is left as it is; move it, or see docs/install.md, Set up %s", r.display(path), s.title)
+		return nil, errorf(ErrConfig, "%s is not donegate's OpenCode plugin: it is left as it is; move it, or see docs/install.md, Set up %s", r.display(path), s.title())
 	}
 	return &change{path: path, root: base, display: r.display(path), old: old, new: src, mode: mode, hooks: true}, nil
 }
@@ -137,7 +137,7 @@ func (r *runCtx) openCodeChange(s hostSetup, o initOptions, rep *InitReport) (*c
 // what keeps it from holding the agent.
 func (r *runCtx) doctorOpenCode(rep *DoctorReport, s hostSetup, _ []registration) {
 	const area = "opencode"
-	fix := "run closer init --host " + string(s.host) + " (docs/install.md, Set up " + s.title + ")"
+	fix := "run closer init --host " + string(s.host) + " (docs/install.md, Set up " + s.title() + ")"
 	found := r.openCodePlugins()
 	if len(found) == 0 {
 		rep.add(area, statusFail, fix, "OpenCode is used here (%s) but loads no donegate plugin (%s, or %s): nothing holds its agent", s.markerDir(), filepath.Join(".opencode", "plugin", "donegate.js"), filepath.Join("~", ".config", "opencode", "plugin", "donegate.js"))

@@ -19,7 +19,7 @@ var qwenSetup = hostSetup{
 	// 600 was 0.6 s to the older ones. Its PostToolUse of
 	// run_shell_command tells a passing run, which stands for the
 	// check's (see gate's recordAgentRun).
-	host: hookio.HostQwen, title: "Qwen Code", marker: ".qwen", binary: "qwen",
+	host: hookio.HostQwen, marker: ".qwen", binary: "qwen",
 	project: filepath.Join(".qwen", "settings.json"),
 	regs:    hostRegs(hookio.HostQwen),
 	timeout: hookTimeout * 1000, unit: time.Second, millisFrom: 1000,
