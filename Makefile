@@ -54,7 +54,7 @@ E2E_ENV         += DONEGATE_WINE=$$(scripts/install-wine 2>/dev/null | tail -n 1
 WINDOWS_TEST_PKGS := ./checkers ./config ./hookio ./internal/agentshell ./internal/cli ./internal/closer ./internal/consent \
                      ./internal/decisionlog ./internal/docgen ./internal/fakeapi ./internal/feedback \
                      ./internal/filelock ./internal/gate ./internal/jsondepth ./internal/jsonw ./internal/judge \
-                     ./internal/lastevent ./internal/limit ./internal/paths ./internal/proc \
+                     ./internal/lastevent ./internal/limit ./internal/paths ./internal/proc ./internal/redact \
                      ./internal/regular ./internal/safewrite ./internal/sqlitefile ./internal/state \
                      ./internal/treecache ./internal/version ./schema ./transcript
 

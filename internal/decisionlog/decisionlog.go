@@ -28,6 +28,7 @@ import (
 
 	"github.com/donegate/donegate/internal/filelock"
 	"github.com/donegate/donegate/internal/jsonw"
+	"github.com/donegate/donegate/internal/redact"
 	"github.com/donegate/donegate/internal/regular"
 	"github.com/donegate/donegate/internal/safewrite"
 )
@@ -119,8 +120,25 @@ func (c *Check) appendJSON(b []byte) []byte {
 }
 
 // Append adds e to the log in stateDir, rotating it when it is full.
+// What a check printed may hold a secret of the hook's environment: the
+// texts are masked (internal/redact) before they are kept.
 func Append(stateDir string, e Entry) error {
-	e.Why, e.Reason = cut(e.Why), cut(e.Reason)
+	e.Why, e.Reason = cut(redact.Mask(e.Why)), cut(redact.Mask(e.Reason))
+	if len(e.Checks) > 0 {
+		checks := make([]Check, len(e.Checks))
+		for i, c := range e.Checks {
+			c.Error = redact.Mask(c.Error)
+			if len(c.Fresh) > 0 {
+				fresh := make([]string, len(c.Fresh))
+				for j, f := range c.Fresh {
+					fresh[j] = redact.Mask(f)
+				}
+				c.Fresh = fresh
+			}
+			checks[i] = c
+		}
+		e.Checks = checks
+	}
 	// Sized once for the line (the fixed fields, and room for the texts
 	// that vary): grown from nothing, the buffer passed through a size
 	// class per doubling, each new to a hook's process (a span and its

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/donegate/donegate/internal/redact"
 	"github.com/donegate/donegate/internal/regular"
 	"github.com/donegate/donegate/internal/safewrite"
 )
@@ -97,6 +98,16 @@ func (c Cache) Put(key string, e Entry) error {
 	if c.ReadOnly {
 		return nil
 	}
+	// What a check printed may hold a secret of the hook's environment:
+	// kept masked (a reused result tells the agent the masked text).
+	e.Feedback = redact.Mask(e.Feedback)
+	if len(e.Params) > 0 {
+		params := make(map[string]any, len(e.Params))
+		for k, v := range e.Params {
+			params[k] = maskValue(v)
+		}
+		e.Params = params
+	}
 	data, err := json.Marshal(e)
 	if err != nil {
 		return fmt.Errorf("result cache: %w", err)
@@ -108,6 +119,34 @@ func (c Cache) Put(key string, e Entry) error {
 		c.prune(time.Now())
 	}
 	return nil
+}
+
+// maskValue masks the strings of a feedback parameter: a string, or
+// strings in a list or a map (what a template's params hold).
+func maskValue(v any) any {
+	switch x := v.(type) {
+	case string:
+		return redact.Mask(x)
+	case []string:
+		out := make([]string, len(x))
+		for i, s := range x {
+			out[i] = redact.Mask(s)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, s := range x {
+			out[i] = maskValue(s)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, s := range x {
+			out[k] = maskValue(s)
+		}
+		return out
+	}
+	return v
 }
 
 // readRegular reads up to limit bytes of the regular file at path (see
