@@ -14,6 +14,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -61,6 +62,30 @@ func Incomplete(feedback string) Result { return Result{Complete: false, Feedbac
 // whole chain. An error means the check could not run.
 type Checker interface {
 	Check(ctx context.Context, c *Context) (Result, error)
+}
+
+// Run runs ch's check, with a panic in it (a bug in donegate, or in a
+// checker) returned as an error: the check could not run, which the
+// config's on_error decides, rather than the hook dying with exit 2
+// (what Claude Code reads as a block, the Go stack as the reason). A
+// panic in a goroutine the check starts is not caught here.
+func Run(ctx context.Context, ch Checker, c *Context) (r Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			r, err = Result{}, fmt.Errorf("the check panicked (a bug; please report it with this line): %v\n%s", p, firstFrames(debug.Stack(), 12))
+		}
+	}()
+	return ch.Check(ctx, c)
+}
+
+// firstFrames is the first n lines of a stack: enough to find the bug,
+// short enough for a log line.
+func firstFrames(stack []byte, n int) string {
+	lines := strings.SplitN(string(stack), "\n", n+1)
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return strings.Join(lines, "\n")
 }
 
 // StopReason says what the agent is trying to do.

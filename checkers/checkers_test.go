@@ -525,3 +525,28 @@ func TestFromConfig(t *testing.T) {
 	}}
 	assert.Equal(t, want, chain)
 }
+
+// panicking is a checker with a bug.
+type panicking struct{}
+
+func (panicking) Check(context.Context, *checkers.Context) (checkers.Result, error) {
+	panic("index out of range [3] with length 3")
+}
+
+// TestRunTurnsAPanicIntoAnError: a checker's panic is its error — the
+// check could not run, which on_error decides — in a chain one after
+// another and side by side, never the process's end (exit 2).
+func TestRunTurnsAPanicIntoAnError(t *testing.T) {
+	_, err := checkers.Run(context.Background(), panicking{}, &checkers.Context{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "the check panicked (a bug; please report it with this line): index out of range [3] with length 3")
+	for _, parallel := range []bool{false, true} {
+		comp := checkers.Composite{Parallel: parallel, Members: []checkers.Member{
+			{Label: "ok", Checker: stub{r: checkers.OK("fine")}},
+			{Label: "buggy", Checker: panicking{}},
+		}}
+		_, err := comp.Check(context.Background(), &checkers.Context{})
+		require.Error(t, err, "parallel %v", parallel)
+		assert.Contains(t, err.Error(), "checker 2 (buggy): the check panicked", "parallel %v", parallel)
+	}
+}

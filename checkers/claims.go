@@ -109,7 +109,7 @@ func (cs Claims) Check(ctx context.Context, c *Context) (Result, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r, err := cl.checker.Check(ctx, c)
+			r, err := Run(ctx, cl.checker, c)
 			results[i] = outcome{r, err}
 		}()
 	}

@@ -176,7 +176,7 @@ func (m Composite) sequential(ctx context.Context, c *Context) func(int) outcome
 		if err := ctx.Err(); err != nil {
 			return outcome{err: fmt.Errorf("not run: %w", err)}
 		}
-		r, err := m.Members[i].Check(ctx, c)
+		r, err := Run(ctx, m.Members[i], c)
 		return outcome{r, err}
 	}
 }
@@ -191,7 +191,7 @@ func (m Composite) concurrent(ctx context.Context, c *Context) (next func(int) o
 		wg.Add(1)
 		go func(ch chan<- outcome, mem Member) {
 			defer wg.Done()
-			r, err := mem.Check(ctx, c)
+			r, err := Run(ctx, mem, c)
 			ch <- outcome{r, err}
 		}(results[i], mem)
 	}

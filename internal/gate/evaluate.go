@@ -463,7 +463,7 @@ func (rc recorder) Check(ctx context.Context, cc *checkers.Context) (checkers.Re
 func record(ctx context.Context, cc *checkers.Context, ch checkers.Checker, out *Outcome) (checkers.Result, error) {
 	reused, start := cc.Reused(), time.Now()
 	_, fresh := cc.Fresh(0)
-	res, err := ch.Check(ctx, cc)
+	res, err := checkers.Run(ctx, ch, cc)
 	out.Took = time.Since(start)
 	out.Complete, out.Feedback, out.Err, out.NotRun = res.Complete, res.Feedback, err, res.NotRun
 	out.Cached = cc.Reused() > reused

@@ -22,6 +22,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -56,6 +57,18 @@ type Env struct {
 func OSEnv() Env { return Env{Getenv: os.Getenv, Now: utcNow} }
 
 func utcNow() time.Time { return time.Now().UTC() }
+
+// survive turns a panic of the hook's own goroutine into exit 1 with the
+// panic and where on stderr: a hook that died of one would exit 2, which
+// Claude Code reads as a block with the Go stack as its reason, and the
+// hooks never exit 2. (A check's panic is its error: checkers.Run.)
+func survive(code *int, stderr io.Writer) {
+	if p := recover(); p != nil {
+		lines := strings.SplitN(string(debug.Stack()), "\n", 17)
+		fmt.Fprintf(stderr, "donegate: internal error, nothing decided (a bug; please report it with these lines): %v\n%s\n", p, strings.Join(lines[:min(len(lines), 16)], "\n"))
+		*code = ExitError
+	}
+}
 
 // Version is the stamped release version, else the module version from
 // build info (see internal/version).

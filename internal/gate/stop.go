@@ -16,7 +16,8 @@ the agent keeps going, told exactly what is left. The host is told from
 the event; --host names it.`
 
 // StopHook is the stop-hook executable.
-func StopHook(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, env Env) int {
+func StopHook(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, env Env) (code int) {
+	defer survive(&code, stderr)
 	const name = StopHookName
 	opts, code, done := parseFlags(name, stopSummary, args, stdout, stderr)
 	if done {

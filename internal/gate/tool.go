@@ -17,7 +17,8 @@ open work as the reason, so the agent must finish before its final output.
 Other tools are answered {} at once.`
 
 // ToolHook is the posttooluse-hook executable.
-func ToolHook(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, env Env) int {
+func ToolHook(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, env Env) (code int) {
+	defer survive(&code, stderr)
 	const name = ToolHookName
 	opts, code, done := parseFlags(name, toolSummary, args, stdout, stderr)
 	if done {
