@@ -180,7 +180,8 @@ func TestCodexGuardRefusesTheAgentsCalls(t *testing.T) {
 // tool, the patch as its input), reaches posttooluse-hook at PreToolUse
 // named apply_patch; the guard closer init --host codex registers there
 // denies a patch that rewrites .codex/hooks.json (Codex cannot ask the
-// person), the file is left as it was, and the stop still holds.
+// person), or deletes it through a link to .codex, the file is left as it
+// was, and the stop still holds.
 func TestCodexGuardRefusesAPatchOfItsHooks(t *testing.T) {
 	t.Parallel()
 	s := newCodexSession(t)
@@ -189,6 +190,8 @@ func TestCodexGuardRefusesAPatchOfItsHooks(t *testing.T) {
 	api := fakeapi.NewResponses(
 		fakeapi.Call("apply_patch", "*** Begin Patch\n*** Add File: work.txt\n+draft\n*** End Patch\n"),
 		fakeapi.Call("apply_patch", patch),
+		// Through a link to .codex it made earlier.
+		fakeapi.Call("apply_patch", "*** Begin Patch\n*** Delete File: cfg/hooks.json\n*** End Patch\n"),
 		fakeapi.Say("Done."),
 		fakeapi.Say("Done."),
 	)
@@ -202,6 +205,7 @@ func TestCodexGuardRefusesAPatchOfItsHooks(t *testing.T) {
 	require.Contains(t, string(before), `"Bash|apply_patch"`, "closer init registers the guard at apply_patch too")
 	require.NoError(t, os.Remove(hooks))
 	require.NoError(t, os.WriteFile(hooks, before, 0o644))
+	require.NoError(t, os.Symlink(".codex", filepath.Join(s.Project, "cfg")))
 	s.config(`{"checkers":[{"type":"files","paths":["never.txt"]}],"limits":{"max_blocks":1}}`)
 	s.Env = append(s.Env, "PATH="+path)
 	s.run("Do it")
@@ -212,7 +216,9 @@ func TestCodexGuardRefusesAPatchOfItsHooks(t *testing.T) {
 	after, err := os.ReadFile(hooks)
 	require.NoError(t, err)
 	assert.Equal(t, string(before), string(after), "the patch did not apply")
-	assert.Contains(t, s.told(3), "Missing required files: never.txt", "still held after the try")
+	assert.Contains(t, s.told(3), "This call changes the project's host settings ("+filepath.Join(s.Project, "cfg", "hooks.json")+")")
+	assert.FileExists(t, hooks, "the patch through the link did not apply")
+	assert.Contains(t, s.told(4), "Missing required files: never.txt", "still held after the tries")
 }
 
 // codexPatchModel gives s's model (fake-model) a catalog entry that

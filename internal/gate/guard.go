@@ -195,12 +195,12 @@ func programAt(words []string) int {
 // guardPath looks at the file an edit tool would write.
 func (r *run) guardPath(p string) (guardVerdict, bool) {
 	for _, dir := range r.stateDirForms() {
-		if filepath.IsAbs(dir) && within(p, dir) {
+		if filepath.IsAbs(dir) && inside(p, dir) {
 			return guardVerdict{reason: "donegate refuses this call: " + p + " is in donegate's state dir, where the person's consent and donegate's records are kept; it is not yours to write."}, true
 		}
 	}
 	claudeDir := paths.ClaudeDir(r.env.Getenv, r.event.TranscriptPath)
-	if within(p, filepath.Join(claudeDir, "shell-snapshots")) {
+	if inside(p, filepath.Join(claudeDir, "shell-snapshots")) {
 		return guardVerdict{reason: "donegate refuses this call: your shell's snapshot is not yours to change; a function or alias there would make a command print what it did not do."}, true
 	}
 	// donegate's own config is not guarded: an edit of it is not used
@@ -208,13 +208,13 @@ func (r *run) guardPath(p string) (guardVerdict, bool) {
 	// force), and a broken one asks the agent to fix it.
 	project := r.projectDir()
 	inProject, user := r.event.Host.SettingsFiles(project, r.env.Getenv, r.event.TranscriptPath)
-	if slices.Contains(user, p) {
+	if slices.ContainsFunc(user, func(f string) bool { return sameFile(p, f) }) {
 		return guardVerdict{ask: true, reason: "This call changes the host's user settings (" + p + "), where donegate's hooks and the sandbox are registered: the person confirms it."}, true
 	}
 	for _, f := range hookio.ProjectEnvFiles() {
 		inProject = append(inProject, filepath.Join(project, filepath.FromSlash(f)))
 	}
-	if slices.Contains(inProject, p) {
+	if slices.ContainsFunc(inProject, func(f string) bool { return sameFile(p, f) }) {
 		return guardVerdict{ask: true, reason: "This call changes the project's host settings (" + p + "), where donegate's hooks are registered and an \"env\" may reach the hooks: the person confirms it."}, true
 	}
 	return guardVerdict{}, false
@@ -228,6 +228,32 @@ func (r *run) stateDirForms() []string {
 		forms = append(forms, filepath.Join(x, "donegate"))
 	}
 	return forms
+}
+
+// inside reports whether path is dir or inside it, as given or with the
+// links in both followed: an agent that linked cfg to .codex writes
+// .codex/hooks.json through cfg/hooks.json.
+func inside(path, dir string) bool {
+	return within(path, dir) || within(resolved(path), resolved(dir))
+}
+
+// sameFile reports whether a and b name one file, as given or with the
+// links in both followed (see inside).
+func sameFile(a, b string) bool { return a == b || resolved(a) == resolved(b) }
+
+// resolved is path with the links of its longest existing prefix
+// followed; path where none can be read.
+func resolved(path string) string {
+	rest := ""
+	for p := path; ; p = filepath.Dir(p) {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(r, rest)
+		}
+		if filepath.Dir(p) == p {
+			return path
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+	}
 }
 
 // within reports whether path is dir or inside it.
