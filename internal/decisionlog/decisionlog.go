@@ -123,15 +123,16 @@ func (c *Check) appendJSON(b []byte) []byte {
 // What a check printed may hold a secret of the hook's environment: the
 // texts are masked (internal/redact) before they are kept.
 func Append(stateDir string, e Entry) error {
-	e.Why, e.Reason = cut(redact.Mask(e.Why)), cut(redact.Mask(e.Reason))
+	mask := redact.Process()
+	e.Why, e.Reason = cut(mask.Mask(e.Why)), cut(mask.Mask(e.Reason))
 	if len(e.Checks) > 0 {
 		checks := make([]Check, len(e.Checks))
 		for i, c := range e.Checks {
-			c.Error = redact.Mask(c.Error)
+			c.Error = mask.Mask(c.Error)
 			if len(c.Fresh) > 0 {
 				fresh := make([]string, len(c.Fresh))
 				for j, f := range c.Fresh {
-					fresh[j] = redact.Mask(f)
+					fresh[j] = mask.Mask(f)
 				}
 				c.Fresh = fresh
 			}

@@ -107,24 +107,21 @@ func streamItem(event func(string, map[string]any), i int, item map[string]any, 
 		event("response.output_text.done", map[string]any{"output_index": i, "item_id": id, "content_index": 0, "text": text, "logprobs": []any{}})
 		event("response.content_part.done", map[string]any{"output_index": i, "item_id": id, "content_index": 0,
 			"part": map[string]any{"type": "output_text", "text": text, "annotations": []any{}}})
-	case "function_call":
+	case "function_call", "custom_tool_call":
+		// A call's text streams as its arguments, a freeform call's as
+		// its input.
+		field, stream := "arguments", "response.function_call_arguments"
+		if item["type"] == "custom_tool_call" {
+			field, stream = "input", "response.custom_tool_call_input"
+		}
 		added := map[string]any{}
 		for k, v := range item {
 			added[k] = v
 		}
-		added["arguments"], added["status"] = "", "in_progress"
+		added[field], added["status"] = "", "in_progress"
 		event("response.output_item.added", map[string]any{"output_index": i, "item": added})
-		event("response.function_call_arguments.delta", map[string]any{"output_index": i, "item_id": id, "delta": text})
-		event("response.function_call_arguments.done", map[string]any{"output_index": i, "item_id": id, "arguments": text})
-	case "custom_tool_call":
-		added := map[string]any{}
-		for k, v := range item {
-			added[k] = v
-		}
-		added["input"], added["status"] = "", "in_progress"
-		event("response.output_item.added", map[string]any{"output_index": i, "item": added})
-		event("response.custom_tool_call_input.delta", map[string]any{"output_index": i, "item_id": id, "delta": text})
-		event("response.custom_tool_call_input.done", map[string]any{"output_index": i, "item_id": id, "input": text})
+		event(stream+".delta", map[string]any{"output_index": i, "item_id": id, "delta": text})
+		event(stream+".done", map[string]any{"output_index": i, "item_id": id, field: text})
 	}
 	event("response.output_item.done", map[string]any{"output_index": i, "item": item})
 }

@@ -52,15 +52,10 @@ func New(environ []string) *Masker {
 	return m
 }
 
-// Mask masks s with the process's own environment, the hook's (which is
-// the host's), as it is now (see Masker.Mask). It reads the environment
-// at each call: a few times a stop, some microseconds each.
-func Mask(s string) string {
-	if s == "" {
-		return s
-	}
-	return New(os.Environ()).Mask(s)
-}
+// Process is the masker of the process's own environment, the hook's
+// (which is the host's), as it is now: made once for each record
+// written, some microseconds.
+func Process() *Masker { return New(os.Environ()) }
 
 // Mask returns s with each secret value replaced by [masked NAME] and
 // each token of a known shape by [masked token].

@@ -100,11 +100,12 @@ func (c Cache) Put(key string, e Entry) error {
 	}
 	// What a check printed may hold a secret of the hook's environment:
 	// kept masked (a reused result tells the agent the masked text).
-	e.Feedback = redact.Mask(e.Feedback)
+	mask := redact.Process()
+	e.Feedback = mask.Mask(e.Feedback)
 	if len(e.Params) > 0 {
 		params := make(map[string]any, len(e.Params))
 		for k, v := range e.Params {
-			params[k] = maskValue(v)
+			params[k] = maskValue(mask, v)
 		}
 		e.Params = params
 	}
@@ -123,26 +124,26 @@ func (c Cache) Put(key string, e Entry) error {
 
 // maskValue masks the strings of a feedback parameter: a string, or
 // strings in a list or a map (what a template's params hold).
-func maskValue(v any) any {
+func maskValue(mask *redact.Masker, v any) any {
 	switch x := v.(type) {
 	case string:
-		return redact.Mask(x)
+		return mask.Mask(x)
 	case []string:
 		out := make([]string, len(x))
 		for i, s := range x {
-			out[i] = redact.Mask(s)
+			out[i] = mask.Mask(s)
 		}
 		return out
 	case []any:
 		out := make([]any, len(x))
 		for i, s := range x {
-			out[i] = maskValue(s)
+			out[i] = maskValue(mask, s)
 		}
 		return out
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, s := range x {
-			out[k] = maskValue(s)
+			out[k] = maskValue(mask, s)
 		}
 		return out
 	}
