@@ -57,7 +57,7 @@ func RecordAgentRun(ctx context.Context, c *Context, chain Checker, run AgentRun
 				return recorded, fmt.Errorf("the working tree could not be fingerprinted: %w", err)
 			}
 		}
-		key := treecache.Key(append(k.cacheParts(), c.ProjectDir, state)...)
+		key := c.resultKey(k.cacheParts(), state)
 		entry := treecache.Entry{Complete: true, Feedback: k.voice.passed(k), At: run.At, By: treecache.ByAgent}
 		if err := c.cache().Put(key, entry); err != nil {
 			return recorded, err

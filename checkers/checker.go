@@ -99,6 +99,20 @@ const (
 	ReasonManual       StopReason = "manual"        // asked from the command line
 )
 
+// SessionStart is what the hooks saw of a session's start.
+type SessionStart struct {
+	// At is when the session began.
+	At time.Time
+	// Head is the commit HEAD was at then (treecache.NoCommit for a
+	// branch with none), "" where it could not be read.
+	Head string
+	// Edited are the files (absolute) the agent wrote through its edit
+	// tools since, git-ignored ones included; EditedMany says there were
+	// more than were kept, so any file may be one.
+	Edited     []string
+	EditedMany bool
+}
+
 // Context is what checkers may look at. Its fields are resolved by the
 // caller (environment, paths), so checkers never read the environment
 // (the host's readers are handed Getenv).
@@ -168,6 +182,12 @@ type Context struct {
 	// stop wants another tree, and only remembers what it finds (see
 	// runOnce). Nothing else runs.
 	Early bool
+	// Since is what the hooks saw of the session's start; nil where none
+	// was seen (a check from the command line, a host with no start
+	// event) or the config holds the agent for what it did not change.
+	// A workspace's test check runs only the packages the agent changed
+	// since, and those that depend on them (see workspaceTest).
+	Since *SessionStart
 
 	// notesMu guards what the run notes for the hook to tell: the
 	// commands Consent kept from running (see NotRun), why each command

@@ -175,12 +175,29 @@ func (k commandCheck) check(ctx context.Context, c *Context) (Result, error) {
 	if c.Early && (!k.cache || c.CacheDir == "") {
 		return Result{Complete: true, NotRun: true, Feedback: "Not started early: the result cache is off."}, nil
 	}
-	if r, err := k.workspaceTest(ctx, c, own); !errors.Is(err, errNoWorkspace) {
+	r, err := k.workspaceTest(ctx, c, own)
+	var outside errUncached
+	switch {
+	case errors.As(err, &outside):
+	case !errors.Is(err, errNoWorkspace):
 		return r, err
+	case k.cache && c.CacheDir != "":
+		if why := k.readsOutside(c.ProjectDir); why != "" {
+			outside = errUncached{why: why}
+		}
 	}
 	run := func(ctx context.Context, fp fingerprint) (Result, bool, error) { return k.run(ctx, c, own, fp) }
-	if !k.cache || c.CacheDir == "" {
-		c.noteFresh(k.kind + " " + k.command + ": the result cache is off")
+	if !k.cache || c.CacheDir == "" || outside.why != "" {
+		why := "the result cache is off"
+		if outside.why != "" {
+			// What it reads there is in no state of the work tree: a
+			// result remembered for the tree could be stale.
+			why = outside.why + ": no result of it is reused"
+		}
+		if c.Early {
+			return Result{Complete: true, NotRun: true, Feedback: "Not started early: " + why + "."}, nil
+		}
+		c.noteFresh(k.kind + " " + k.command + ": " + why)
 		r, _, err := run(ctx, fingerprint{})
 		return r, err
 	}

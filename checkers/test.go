@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -251,7 +252,7 @@ func cached(ctx context.Context, c *Context, own time.Duration, parts []string,
 		return r, err
 	}
 	took := time.Since(start)
-	key := treecache.Key(append(parts, c.ProjectDir, state)...)
+	key := c.resultKey(parts, state)
 	slot := treecache.Key(append(parts, c.ProjectDir)...)
 	keep := func() bool {
 		// Remember the result only if the run left the tree as it found
@@ -260,7 +261,7 @@ func cached(ctx context.Context, c *Context, own time.Duration, parts []string,
 		// command made the run's shared look stale, so this is a new
 		// look, which the next cached checker of the chain then reuses.
 		after, err := c.treeState(ctx, own)
-		return err == nil && after == state
+		return err == nil && after == state && key == c.resultKey(parts, after)
 	}
 	r, e, err := c.runOnce(ctx, slot, key, func(ctx context.Context) (Result, bool, error) {
 		c.noteFresh(strings.Join(parts, " ") + ": no result for this state of the working tree")
@@ -273,6 +274,17 @@ func cached(ctx context.Context, c *Context, own time.Duration, parts []string,
 		return r, nil
 	}
 	return r, err
+}
+
+// resultKey is the key of a result of the check parts names for the
+// working tree in state, and for the files the agent wrote through its
+// edit tools (see editedState) where there are any.
+func (c *Context) resultKey(parts []string, state string) string {
+	parts = append(slices.Clip(parts), c.ProjectDir, state)
+	if edited := c.editedState(c.ProjectDir); edited != "" {
+		parts = append(parts, edited)
+	}
+	return treecache.Key(parts...)
 }
 
 // runOnce returns the entry remembered for key, or runs run and

@@ -337,6 +337,12 @@ func (k commandCheck) workspaceTest(ctx context.Context, c *Context, own time.Du
 		return Result{}, errNoWorkspace
 	}
 	lookCtx, cancel := context.WithTimeout(ctx, own/fingerprintShare)
+	defer cancel()
+	plan, err := k.planWorkspace(lookCtx, c, pkgs)
+	if err != nil {
+		return Result{}, err
+	}
+	pkgs = plan.pkgs
 	states, rest, err := k.partStates(lookCtx, c, pkgs)
 	cancel()
 	if err != nil {
@@ -346,15 +352,32 @@ func (k commandCheck) workspaceTest(ctx context.Context, c *Context, own time.Du
 	for _, p := range pkgs {
 		byName[p.Name] = p
 	}
+	// The files the agent wrote outside every package count as the rest.
+	restEdited := c.editedWhere(func(e string) bool {
+		return !slices.ContainsFunc(pkgs, func(p wsPackage) bool { return under(filepath.Join(c.ProjectDir, filepath.FromSlash(p.Dir)), e) })
+	})
 	keyOf := func(p wsPackage, states map[string]string, rest string) string {
 		parts := []string{"test-workspace", k.command, p.Name, c.ProjectDir, rest}
+		if edited := restEdited; edited != "" {
+			parts = append(parts, edited)
+		}
 		for _, d := range dependsOn(p, byName) {
 			parts = append(parts, d, states[d])
+			if edited := c.editedState(filepath.Join(c.ProjectDir, filepath.FromSlash(d))); edited != "" {
+				parts = append(parts, edited)
+			}
 		}
 		return treecache.Key(parts...)
 	}
-	var ran, reused []string
+	for _, why := range plan.notes {
+		c.noteFresh(fmt.Sprintf("%s %s: %s", k.kind, k.command, why))
+	}
+	var ran, reused, skipped []string
 	for _, p := range pkgs {
+		if plan.skip[p.Name] {
+			skipped = append(skipped, p.Name)
+			continue
+		}
 		key := keyOf(p, states, rest)
 		pk := k
 		pk.command = perPackage(p.Name)
@@ -364,7 +387,11 @@ func (k commandCheck) workspaceTest(ctx context.Context, c *Context, own time.Du
 			return err == nil && keyOf(p, after, afterRest) == key
 		}
 		r, e, err := c.runOnce(ctx, treecache.Key("test-workspace", k.command, p.Name, c.ProjectDir), key, func(ctx context.Context) (Result, bool, error) {
-			c.noteFresh(fmt.Sprintf("%s %s: package %s changed, or a package it depends on, or a file outside the packages", k.kind, k.command, p.Name))
+			why := fmt.Sprintf("%s %s: package %s changed, or a package it depends on, or a file outside the packages", k.kind, k.command, p.Name)
+			if found := plan.found[p.Name]; found != "" {
+				why += " (" + found + ")"
+			}
+			c.noteFresh(why)
 			return pk.run(ctx, c, own, fingerprint{})
 		}, keep)
 		switch {
@@ -381,18 +408,18 @@ func (k commandCheck) workspaceTest(ctx context.Context, c *Context, own time.Du
 		}
 		ran = append(ran, p.Name)
 	}
-	msg := fmt.Sprintf("The test command `%s` passed, package by package:", k.command)
+	var said []string
 	if len(ran) > 0 {
-		msg += fmt.Sprintf(" ran %s", strings.Join(ran, ", "))
+		said = append(said, "ran "+strings.Join(ran, ", "))
 	}
 	if len(reused) > 0 {
-		if len(ran) > 0 {
-			msg += ";"
-		}
-		msg += fmt.Sprintf(" reused %s (unchanged, as are the packages they depend on and the files outside the packages)", strings.Join(reused, ", "))
+		said = append(said, fmt.Sprintf("reused %s (unchanged, as are the packages they depend on and the files outside the packages)", strings.Join(reused, ", ")))
 	}
-	r := OK(msg + ".")
-	if len(ran) == 0 {
+	if len(skipped) > 0 {
+		said = append(said, fmt.Sprintf("left out %s (the agent has changed neither them nor a package they depend on since the session began)", strings.Join(skipped, ", ")))
+	}
+	r := OK(fmt.Sprintf("The test command `%s` passed, package by package: %s.", k.command, strings.Join(said, "; ")))
+	if len(ran) == 0 && len(reused) > 0 {
 		r.Feedback += "\n(donegate reused the result of the runs: the working tree has not changed since.)"
 	}
 	return r, nil

@@ -425,6 +425,9 @@ func (r *run) checkerContext(c *config.Config, reason checkers.StopReason) *chec
 	if r.consent != nil {
 		cc.Consent = r.consent
 	}
+	if reason == checkers.ReasonStop || reason == checkers.ReasonSubagentStop {
+		cc.Since = r.sessionStart(c)
+	}
 	return cc
 }
 

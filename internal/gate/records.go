@@ -115,6 +115,10 @@ func (sn *seen) DecodeRecord(data []byte) error {
 			return jsonw.ReadBool(v, &sn.Changed)
 		case "head":
 			return jsonw.ReadString(v, &sn.Head)
+		case "edited":
+			return jsonw.ReadStrings(v, &sn.Edited)
+		case "many":
+			return jsonw.ReadBool(v, &sn.Many)
 		}
 		return true
 	})
@@ -130,6 +134,8 @@ func (sn seen) AppendRecord(b []byte) []byte {
 	}
 	o.BoolOmitEmpty("changed", sn.Changed)
 	o.StringOmitEmpty("head", sn.Head)
+	o.StringsOmitEmpty("edited", sn.Edited)
+	o.BoolOmitEmpty("many", sn.Many)
 	return o.End()
 }
 

@@ -86,7 +86,7 @@ func TestRecordsAsEncodingJSON(t *testing.T) {
 // map[string]string), the session's start (seen) and the stops taken, as
 // TestRecordsAsEncodingJSON holds the others.
 func TestMoreRecordsAsEncodingJSON(t *testing.T) {
-	require.Equal(t, 3, reflect.TypeFor[seen]().NumField(), "seen's fields")
+	require.Equal(t, 5, reflect.TypeFor[seen]().NumField(), "seen's fields")
 	require.Equal(t, 1, reflect.TypeFor[takenRecord]().NumField(), "takenRecord's fields")
 	require.Equal(t, 2, reflect.TypeFor[takenStop]().NumField(), "takenStop's fields")
 	rng := rand.New(rand.NewPCG(13, 14))
@@ -109,7 +109,10 @@ func TestMoreRecordsAsEncodingJSON(t *testing.T) {
 				m[text()] = text()
 			}
 		}
-		sn := seen{Changed: rng.IntN(2) == 0, Head: text()}
+		sn := seen{Changed: rng.IntN(2) == 0, Head: text(), Many: rng.IntN(2) == 0}
+		for range rng.IntN(3) {
+			sn.Edited = append(sn.Edited, text())
+		}
 		if rng.IntN(4) > 0 {
 			sn.Start = time.Unix(int64(rng.IntN(1<<31)), int64(rng.IntN(1e9))).In(time.FixedZone("", 1800*(rng.IntN(5)-2)))
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/donegate/donegate/checkers"
+	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/hookio"
 	"github.com/donegate/donegate/internal/state"
 	"github.com/donegate/donegate/internal/treecache"
@@ -34,21 +35,27 @@ const sessionSlot = "session"
 type seen struct {
 	Start   time.Time `json:"start"`
 	Changed bool      `json:"changed,omitempty"`
-	// Head is the commit HEAD was at then (treecache.Head; noCommit for
-	// a branch with none), "" where it could not be read: a commit that
-	// moves it is a change, whatever the reflog (which the agent can
-	// delete) and the files' times say.
+	// Head is the commit HEAD was at then (treecache.Head;
+	// treecache.NoCommit for a branch with none), "" where it could not
+	// be read: a commit that moves it is a change, whatever the reflog
+	// (which the agent can delete) and the files' times say.
 	Head string `json:"head,omitempty"`
+	// Edited are the files inside the project the agent wrote through
+	// its edit tools (absolute, at most maxEdited; Many past that): a
+	// git-ignored one is its change too, which the tree's look at a
+	// stop cannot see (see checkers.SessionStart).
+	Edited []string `json:"edited,omitempty"`
+	Many   bool     `json:"many,omitempty"`
 }
 
-// noCommit is seen.Head for a repository with no commit yet.
-const noCommit = "-"
+// maxEdited bounds seen.Edited.
+const maxEdited = 256
 
 // headNow is seen.Head for the work tree at dir now.
 func headNow(dir string) (string, error) {
 	h, err := treecache.Head(dir)
 	if h == "" && err == nil {
-		h = noCommit
+		h = treecache.NoCommit
 	}
 	return h, err
 }
@@ -119,7 +126,12 @@ func (r *run) unchangedSince(ctx context.Context, cc *checkers.Context) (bool, t
 	if changed {
 		if !r.readOnly() {
 			_ = state.Store{Dir: r.stateDir()}.Update(r.event.SessionID, func(s *state.Session) error {
-				return s.Put(sessionSlot, seen{Start: sn.Start, Changed: true})
+				var now seen
+				if !s.Get(sessionSlot, &now) {
+					now = sn
+				}
+				now.Changed = true
+				return s.Put(sessionSlot, now)
 			})
 		}
 		return false, time.Time{}
@@ -138,30 +150,74 @@ func (r *run) inProject(path string) bool {
 }
 
 // noteEdit records, at the PostToolUse of an edit tool (stop-hook
-// --start), that the session's agent changed the project: a file it
-// wrote through its edit tools inside the project dir, git-ignored or
-// not, is the agent's change, though the tree's look at the stop cannot
-// see an ignored file. Once changed, the session is held as always.
+// --start), that the session's agent changed the project, and which
+// files: a file it wrote through its edit tools inside the project dir,
+// git-ignored or not, is the agent's change, though the tree's look at
+// the stop cannot see an ignored file. Once changed, the session is held
+// as always; the files written narrow a workspace's first stop to the
+// packages the agent touched (see sessionStart).
 func (r *run) noteEdit() {
 	ev := r.event
-	if ev.SessionID == "" || !slices.ContainsFunc(ev.EditedPaths(), r.inProject) || r.readOnly() {
+	if ev.SessionID == "" || r.readOnly() {
 		return
+	}
+	var edited []string
+	for _, p := range ev.EditedPaths() {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(ev.Cwd, p)
+		}
+		if p = filepath.Clean(p); r.inProject(p) && !slices.Contains(edited, p) {
+			edited = append(edited, p)
+		}
+	}
+	if len(edited) == 0 {
+		return
+	}
+	// news reports whether sn lacks what this edit adds.
+	news := func(sn seen) bool {
+		return !sn.Changed || !sn.Many && slices.ContainsFunc(edited, func(p string) bool { return !slices.Contains(sn.Edited, p) })
 	}
 	if s, err := r.session(); err == nil {
 		var sn seen
-		if !s.Get(sessionSlot, &sn) || sn.Changed {
+		if !s.Get(sessionSlot, &sn) || !news(sn) {
 			return
 		}
 	}
 	err := state.Store{Dir: r.stateDir()}.Update(ev.SessionID, func(s *state.Session) error {
 		var sn seen
-		if !s.Get(sessionSlot, &sn) || sn.Changed {
+		if !s.Get(sessionSlot, &sn) || !news(sn) {
 			return nil
 		}
 		sn.Changed = true
+		for _, p := range edited {
+			switch {
+			case sn.Many || slices.Contains(sn.Edited, p):
+			case len(sn.Edited) >= maxEdited:
+				sn.Edited, sn.Many = nil, true
+			default:
+				sn.Edited = append(sn.Edited, p)
+			}
+		}
 		return s.Put(sessionSlot, sn)
 	})
 	if err != nil {
 		fmt.Fprintf(r.stderr, "%s: %v\n", r.name, err)
 	}
+}
+
+// sessionStart is what was seen of the session's start, for the checks
+// that narrow what they run to what the agent changed since (a
+// workspace's packages, see checkers.SessionStart); nil where no start
+// was seen, or the config holds the agent for what it did not change
+// ("hold_unchanged").
+func (r *run) sessionStart(c *config.Config) *checkers.SessionStart {
+	if c.HoldUnchanged || r.event.SessionID == "" {
+		return nil
+	}
+	s, err := r.session()
+	var sn seen
+	if err != nil || !s.Get(sessionSlot, &sn) || sn.Start.IsZero() {
+		return nil
+	}
+	return &checkers.SessionStart{At: sn.Start, Head: sn.Head, Edited: sn.Edited, EditedMany: sn.Many}
 }

@@ -1,0 +1,93 @@
+package checkers
+
+import (
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestReachOf: what a package's files reach beyond its manifest, in each
+// form a test or a config names another package.
+func TestReachOf(t *testing.T) {
+	pkgs := []wsPackage{{Name: "a", Dir: "packages/a"}, {Name: "@s/b", Dir: "packages/b"}, {Name: "c", Dir: "libs/c"}}
+	tests := []struct {
+		name  string
+		files map[string]string
+		js    bool
+		deps  map[string][]string // beyond the manifests
+		wide  []string            // taken to depend on every package
+		out   bool                // reaches outside the work tree
+	}{
+		{"nothing", map[string]string{"packages/a/index.js": "require('./x'); import y from '../a/y'"}, true, nil, nil, false},
+		{"a relative require", map[string]string{"packages/a/test.js": "require('../b/index.js')"}, true, map[string][]string{"a": {"@s/b"}}, nil, false},
+		{"from a nested file, as the file's dir and the package's", map[string]string{"packages/a/test/t.js": `import x from "../../../libs/c/x"`}, true, map[string][]string{"a": {"c"}}, nil, false},
+		{"a Windows separator", map[string]string{"packages/a/t.js": `read("..\\b\\data.json")`}, true, map[string][]string{"a": {"@s/b"}}, nil, false},
+		{"a dir holding packages", map[string]string{"libs/c/t.js": "fs.readdirSync('../../packages')"}, true, map[string][]string{"c": {"@s/b", "a"}}, nil, false},
+		{"a glob alias", map[string]string{"packages/a/vite.config.ts": "alias: {'@c': '../../libs/c/src/*'}"}, true, map[string][]string{"a": {"c"}}, nil, false},
+		{"'..' pieces that stay inside", map[string]string{"packages/a/test/t.js": "path.resolve(__dirname, '..')"}, true, nil, nil, false},
+		{"'..' pieces that climb out", map[string]string{"packages/a/t.js": "path.join(__dirname, '..', 'b')"}, true, map[string][]string{"a": {"@s/b"}}, nil, false},
+		{"'..' pieces that climb to the root", map[string]string{"packages/a/test/t.js": "path.join(__dirname, '..', '..', '..', 'libs')"}, true, map[string][]string{"a": {"@s/b", "c"}}, nil, false},
+		{"a base not written there", map[string]string{"packages/a/t.js": "`${root}/../b`"}, true, map[string][]string{"a": {"@s/b", "c"}}, []string{"a"}, false},
+		{"an ellipsis, a range, a spread", map[string]string{"packages/a/t.js": "wait... [...xs] a..b 'x..'"}, true, nil, nil, false},
+		{"a package's name", map[string]string{"packages/a/t.js": `const b = require("@s/b/lib/x")`}, true, map[string][]string{"a": {"@s/b"}}, nil, false},
+		{"a name in a Cargo workspace", map[string]string{"packages/a/t.rs": `let s = "c";`}, false, nil, nil, false},
+		{"include_str! in a crate", map[string]string{"packages/a/src/lib.rs": `include_str!("../../b/data.txt")`}, false, map[string][]string{"a": {"@s/b"}}, nil, false},
+		{"a root tsconfig alias", map[string]string{
+			"tsconfig.base.json":  "{\n// comment\n\"compilerOptions\": {\"baseUrl\": \".\", \"paths\": {\"@lib/*\": [\"libs/c/*\"],},},}",
+			"packages/a/index.ts": `import { x } from '@lib/x'`}, true, map[string][]string{"a": {"c"}}, nil, false},
+		{"a package's tsconfig alias, without baseUrl", map[string]string{
+			"packages/b/tsconfig.json": `{"compilerOptions": {"paths": {"~a": ["../a/src/index.ts"]}}}`,
+			"packages/b/index.ts":      `import a from "~a"`}, true, map[string][]string{"@s/b": {"a"}}, nil, false},
+		{"a tsconfig with paths that does not parse", map[string]string{"packages/a/tsconfig.json": `{"compilerOptions": {"paths": {`}, true,
+			map[string][]string{"a": {"@s/b", "c"}}, []string{"a"}, false},
+		{"a root bundler config naming a package's dir", map[string]string{"vitest.config.ts": `alias: {x: 'libs/c/src'}`}, true,
+			map[string][]string{"a": {"c"}, "@s/b": {"c"}}, nil, false},
+		{"out of the work tree", map[string]string{"packages/a/t.js": "require('../../../ext/x')"}, true, nil, nil, true},
+		{"'..' pieces out of the work tree", map[string]string{"packages/a/t.js": "join(__dirname, '..', '..', '..', '..')"}, true,
+			map[string][]string{"a": {"@s/b", "c"}}, nil, true},
+		{"a binary file", map[string]string{"packages/a/x.bin": "\x00require('../b')"}, true, nil, nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			top := t.TempDir()
+			var files []string
+			for name, body := range tt.files {
+				p := filepath.Join(top, filepath.FromSlash(name))
+				require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+				require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+				files = append(files, name)
+			}
+			sort.Strings(files)
+			inRepo := func(rel string) bool { p := path.Clean(rel); return p != ".." && !strings.HasPrefix(p, "../") }
+			re := reachOf(top, "", files, pkgs, inRepo, tt.js)
+			want := tt.deps
+			if want == nil {
+				want = map[string][]string{}
+			}
+			assert.Equal(t, want, re.deps)
+			var wide []string
+			for name := range re.wide {
+				wide = append(wide, name)
+			}
+			sort.Strings(wide)
+			assert.Equal(t, tt.wide, wide)
+			assert.Equal(t, tt.out, re.outside != "", re.outside)
+		})
+	}
+}
+
+// TestDotTokens: the path tokens around a '..' segment.
+func TestDotTokens(t *testing.T) {
+	assert.Equal(t, []string{"../a/b.js", "..", "./x/../y"}, dotTokens([]byte(`require('../a/b.js'); join(d, '..'); "./x/../y" ... a..b`)))
+}
+
+func TestJSONCToJSON(t *testing.T) {
+	in := "{\n  // a comment\n  \"a\": \"http://x\", /* another */ \"b\": [1, 2,],\n}"
+	assert.JSONEq(t, `{"a":"http://x","b":[1,2]}`, string(jsoncToJSON([]byte(in))))
+}

@@ -1,0 +1,163 @@
+package checkers_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/donegate/donegate/checkers"
+	"github.com/donegate/donegate/hookio"
+)
+
+// TestNeverAStaleWorkspaceResult changes a workspace at random, step after
+// step: a package's value made good or bad, its declared dependencies
+// changed, and edges its manifest does not name added or dropped in each
+// form a test reaches another package — a relative require, an import by
+// the package's name, path.join with '..' pieces, a tsconfig alias. A
+// package's test (a fake npm) fails when a package it reads holds a bad
+// value (its own does not count: its own change reruns it anyway). After each step the test check, run package by
+// package through the result cache, must answer what a run of every
+// package answers: a reused result is never stale.
+func TestNeverAStaleWorkspaceResult(t *testing.T) {
+	needSh(t)
+	const n = 5
+	files := map[string]string{
+		"package.json": `{"private":true,"workspaces":["packages/*"],"scripts":{"test":"npm test --workspaces --if-present"}}`,
+	}
+	name := func(i int) string { return fmt.Sprintf("p%d", i) }
+	for i := range n {
+		files["packages/"+name(i)+"/package.json"] = fmt.Sprintf(`{"name":%q,"scripts":{"test":"x"}}`, name(i))
+		files["packages/"+name(i)+"/value"] = "good"
+	}
+	dir := gitRepo(t, files)
+	// reads[i] are the packages i's test reads: declared and not.
+	declared := make([]map[int]bool, n)
+	hidden := make([]map[int]string, n) // the form of each edge not declared
+	for i := range n {
+		declared[i], hidden[i] = map[int]bool{}, map[int]string{}
+	}
+	truth := t.TempDir()
+	bin := t.TempDir()
+	// The fake npm: `npm test --workspace=NAME --if-present` fails when
+	// a package NAME reads (listed outside the tree) holds a bad value.
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "npm"), []byte(`#!/bin/sh
+for a; do case $a in --workspace=*) name=${a#--workspace=};; esac; done
+[ -n "$name" ] || { echo "whole run: not expected here" >&2; exit 2; }
+for p in $(cat "`+truth+`/$name"); do
+	grep -q bad "packages/$p/value" && { echo "$name: $p is bad"; exit 1; }
+done
+exit 0
+`), 0o755))
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	forms := []string{"require", "name", "pieces", "alias"}
+	write := func(i int) {
+		var deps, body, tsPaths []string
+		for j := range n {
+			if declared[i][j] {
+				deps = append(deps, fmt.Sprintf("%q: \"*\"", name(j)))
+			}
+			switch hidden[i][j] {
+			case "require":
+				body = append(body, fmt.Sprintf("require('../%s/value')", name(j)))
+			case "name":
+				body = append(body, fmt.Sprintf("require(%q)", name(j)))
+			case "pieces":
+				body = append(body, fmt.Sprintf("fs.readFileSync(path.join(__dirname, '..', %q, 'value'))", name(j)))
+			case "alias":
+				tsPaths = append(tsPaths, fmt.Sprintf(`"~%s/*": ["../%s/*"]`, name(j), name(j)))
+				body = append(body, fmt.Sprintf("import v from '~%s/value'", name(j)))
+			}
+		}
+		pkg := filepath.Join(dir, "packages", name(i))
+		require.NoError(t, os.WriteFile(filepath.Join(pkg, "package.json"), fmt.Appendf(nil, `{"name":%q,"dependencies":{%s},"scripts":{"test":"x"}}`, name(i), strings.Join(deps, ",")), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(pkg, "test.js"), []byte(strings.Join(body, "\n")+"\n"), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(pkg, "tsconfig.json"), fmt.Appendf(nil, `{"compilerOptions": {"paths": {%s}}}`, strings.Join(tsPaths, ",")), 0o644))
+		var reads []string
+		for j := range n {
+			if declared[i][j] || hidden[i][j] != "" {
+				reads = append(reads, name(j))
+			}
+		}
+		require.NoError(t, os.WriteFile(filepath.Join(truth, name(i)), []byte(strings.Join(reads, " ")), 0o644))
+	}
+	for i := range n {
+		write(i)
+	}
+	// fails says whether package i's test fails now.
+	fails := func(i int) bool {
+		for j := range n {
+			if !declared[i][j] && hidden[i][j] == "" {
+				continue
+			}
+			data, err := os.ReadFile(filepath.Join(dir, "packages", name(j), "value"))
+			require.NoError(t, err)
+			if strings.Contains(string(data), "bad") {
+				return true
+			}
+		}
+		return false
+	}
+	failing := regexp.MustCompile(`--workspace=(p\d)`)
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, seed>>9))
+	cache := t.TempDir()
+	reused := 0
+	for step := range 120 {
+		i, j := rng.IntN(n), rng.IntN(n)
+		var what string
+		switch k := rng.IntN(6); {
+		case k < 2:
+			v := []string{"good", "bad", "good\n", "good "}[rng.IntN(4)]
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "packages", name(j), "value"), []byte(v), 0o644))
+			what = fmt.Sprintf("%s's value: %q", name(j), v)
+		case k == 2 && i != j:
+			declared[i][j] = !declared[i][j]
+			write(i)
+			what = fmt.Sprintf("%s declares %s: %v", name(i), name(j), declared[i][j])
+		case i != j:
+			if hidden[i][j] != "" {
+				hidden[i][j] = ""
+			} else {
+				hidden[i][j] = forms[rng.IntN(len(forms))]
+			}
+			write(i)
+			what = fmt.Sprintf("%s reads %s by %q", name(i), name(j), hidden[i][j])
+		default:
+			what = "nothing"
+		}
+		c := &checkers.Context{Event: &hookio.Event{SessionID: "s"}, ProjectDir: dir, CacheDir: cache, Budget: time.Minute}
+		r, err := checkers.Test{Cache: true}.Check(context.Background(), c)
+		require.NoError(t, err)
+		// A pass: no package fails. A failure: the package it names
+		// fails now (the check stops at the first).
+		if r.Complete {
+			for i := range n {
+				require.False(t, fails(i), "step %d (%s), seed %d: %s passed, but %s fails now", step, what, seed, r.Feedback, name(i))
+			}
+		} else {
+			m := failing.FindStringSubmatch(r.Feedback)
+			require.NotNil(t, m, r.Feedback)
+			var i int
+			_, err := fmt.Sscanf(m[1], "p%d", &i)
+			require.NoError(t, err)
+			require.True(t, fails(i), "step %d (%s), seed %d: %s failed, but %s passes now", step, what, seed, r.Feedback, name(i))
+		}
+		if strings.Contains(r.Feedback, "reused") {
+			reused++
+		}
+		if step%10 == 9 && rng.IntN(2) == 0 {
+			gitIn(t, dir, "add", "-A")
+			gitIn(t, dir, "commit", "-q", "-m", "step")
+		}
+	}
+	require.Positive(t, reused, "no step reused a result (seed %d)", seed)
+}
