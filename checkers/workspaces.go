@@ -338,16 +338,16 @@ func (k commandCheck) workspaceTest(ctx context.Context, c *Context, own time.Du
 	}
 	lookCtx, cancel := context.WithTimeout(ctx, own/fingerprintShare)
 	defer cancel()
-	plan, err := k.planWorkspace(lookCtx, c, pkgs)
+	states, rest, err := k.partStates(lookCtx, c, pkgs)
+	if err != nil {
+		return Result{}, errNoWorkspace
+	}
+	plan, err := k.planWorkspace(lookCtx, c, pkgs, states, rest)
+	cancel()
 	if err != nil {
 		return Result{}, err
 	}
 	pkgs = plan.pkgs
-	states, rest, err := k.partStates(lookCtx, c, pkgs)
-	cancel()
-	if err != nil {
-		return Result{}, errNoWorkspace
-	}
 	byName := map[string]wsPackage{}
 	for _, p := range pkgs {
 		byName[p.Name] = p

@@ -2,6 +2,7 @@ package checkers
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -52,12 +53,12 @@ func (e errUncached) Error() string { return e.why }
 // planWorkspace reads what pkgs reach and what the agent changed since
 // the session began. errNoWorkspace: the tree cannot be read, the
 // command runs whole; errUncached: whole and never reused.
-func (k commandCheck) planWorkspace(ctx context.Context, c *Context, pkgs []wsPackage) (wsPlan, error) {
+func (k commandCheck) planWorkspace(ctx context.Context, c *Context, pkgs []wsPackage, states map[string]string, rest string) (wsPlan, error) {
 	st, err := c.GitStatus(ctx)
 	if err != nil {
 		return wsPlan{}, errNoWorkspace
 	}
-	top, files, err := treecache.Files(ctx, st)
+	top, err := treecache.WorkTreeTop(ctx, st)
 	if err != nil {
 		return wsPlan{}, errNoWorkspace
 	}
@@ -82,18 +83,35 @@ func (k commandCheck) planWorkspace(ctx context.Context, c *Context, pkgs []wsPa
 		p := path.Join(prefix, rel)
 		return p != ".." && !strings.HasPrefix(p, "../")
 	}
-	re := reachOf(top, prefix, files, pkgs, inRepo, k.from == "package.json")
-	if re.outside != "" {
-		return wsPlan{}, errUncached{why: re.outside}
+	// What the files reach is worked out again only when a package or
+	// the rest of the tree changed.
+	parts := []string{"workspace-reach", c.ProjectDir, rest, k.from}
+	for _, p := range pkgs {
+		parts = append(parts, p.Name, p.Dir, states[p.Dir])
+	}
+	key := treecache.Key(parts...)
+	var re wsReach
+	if data, ok := c.cache().GetNote(key); !ok || json.Unmarshal(data, &re) != nil {
+		_, files, err := treecache.Files(ctx, st)
+		if err != nil {
+			return wsPlan{}, errNoWorkspace
+		}
+		re = reachOf(top, prefix, files, pkgs, inRepo, k.from == "package.json")
+		if data, err := json.Marshal(re); err == nil && !c.ReadOnly {
+			_ = c.cache().PutNote(key, data)
+		}
+	}
+	if re.Outside != "" {
+		return wsPlan{}, errUncached{why: re.Outside}
 	}
 	plan := wsPlan{skip: map[string]bool{}, found: map[string]string{}}
 	for _, p := range pkgs {
-		if why, ok := re.wide[p.Name]; ok {
+		if why, ok := re.Wide[p.Name]; ok {
 			plan.found[p.Name] = "it is taken to depend on every package: " + why
-		} else if extra := re.deps[p.Name]; len(extra) > 0 {
+		} else if extra := re.Deps[p.Name]; len(extra) > 0 {
 			plan.found[p.Name] = fmt.Sprintf("its files reach %s, which its manifest does not name", strings.Join(extra, ", "))
 		}
-		for _, d := range re.deps[p.Name] {
+		for _, d := range re.Deps[p.Name] {
 			if !slices.Contains(p.Deps, d) {
 				p.Deps = append(p.Deps, d)
 			}

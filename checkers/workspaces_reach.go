@@ -62,14 +62,14 @@ const (
 // wsReach is what a workspace's files were found to reach beyond what
 // its manifests declare.
 type wsReach struct {
-	// deps are the packages each package (by name) reaches, beyond its
+	// Deps are the packages each package (by name) reaches, beyond its
 	// declared dependencies.
-	deps map[string][]string
-	// wide says why a package is taken to depend on every package.
-	wide map[string]string
-	// outside is why the workspace reaches files outside the work tree:
+	Deps map[string][]string `json:"deps"`
+	// Wide says why a package is taken to depend on every package.
+	Wide map[string]string `json:"wide"`
+	// Outside is why the workspace reaches files outside the work tree:
 	// "" when it does not.
-	outside string
+	Outside string `json:"outside"`
 }
 
 // reachOf reads what the files of pkgs reach. files are the work tree's
@@ -78,40 +78,48 @@ type wsReach struct {
 // whether a path relative to the project dir is still inside the work
 // tree; js turns on the rules for JavaScript workspaces.
 func reachOf(top, prefix string, files []string, pkgs []wsPackage, inRepo func(rel string) bool, js bool) wsReach {
-	re := wsReach{deps: map[string][]string{}, wide: map[string]string{}}
-	dirs := make([]string, len(pkgs))
+	re := wsReach{Deps: map[string][]string{}, Wide: map[string]string{}}
+	dirs := make([]string, len(pkgs)) // each with a trailing slash
 	for i, p := range pkgs {
-		dirs[i] = p.Dir
+		dirs[i] = p.Dir + "/"
 	}
 	// owner is the index of the package holding rel (relative to the
 	// project dir), -1 for none.
 	owner := func(rel string) int {
 		best := -1
 		for i, d := range dirs {
-			if (rel == d || strings.HasPrefix(rel, d+"/")) && (best < 0 || len(d) > len(dirs[best])) {
+			if (len(rel) == len(d)-1 && rel == d[:len(d)-1] || strings.HasPrefix(rel, d)) && (best < 0 || len(d) > len(dirs[best])) {
 				best = i
 			}
 		}
 		return best
 	}
 	// reached lists the packages a path (relative to the project dir,
-	// cleaned) reaches: the one holding it, or every one under it.
+	// cleaned) reaches: the one holding it, or every one under it. The
+	// same paths come back file after file: each is worked out once.
+	memo := map[string][]int{}
+	joined := map[joinKey]string{} // path.Join's of the tokens met
 	reached := func(rel string) []int {
-		if i := owner(rel); i >= 0 {
-			return []int{i}
+		if r, ok := memo[rel]; ok {
+			return r
 		}
 		var all []int
-		for i, d := range dirs {
-			if rel == "." || strings.HasPrefix(d, rel+"/") {
-				all = append(all, i)
+		if i := owner(rel); i >= 0 {
+			all = []int{i}
+		} else {
+			for i, d := range dirs {
+				if rel == "." || len(d) > len(rel)+1 && d[len(rel)] == '/' && strings.HasPrefix(d, rel) {
+					all = append(all, i)
+				}
 			}
 		}
+		memo[rel] = all
 		return all
 	}
 	add := func(from int, to []int) {
 		for _, t := range to {
-			if t != from && !slices.Contains(re.deps[pkgs[from].Name], pkgs[t].Name) {
-				re.deps[pkgs[from].Name] = append(re.deps[pkgs[from].Name], pkgs[t].Name)
+			if t != from && !slices.Contains(re.Deps[pkgs[from].Name], pkgs[t].Name) {
+				re.Deps[pkgs[from].Name] = append(re.Deps[pkgs[from].Name], pkgs[t].Name)
 			}
 		}
 	}
@@ -135,10 +143,10 @@ func reachOf(top, prefix string, files []string, pkgs []wsPackage, inRepo func(r
 		if (strings.HasPrefix(base, "tsconfig") || strings.HasPrefix(base, "jsconfig")) && strings.HasSuffix(base, ".json") {
 			if why := tsAliases(top, f, rel, reached, aliases); why != "" {
 				if i := owner(rel); i >= 0 {
-					re.wide[pkgs[i].Name] = why
+					re.Wide[pkgs[i].Name] = why
 				} else {
 					for _, p := range pkgs {
-						re.wide[p.Name] = why
+						re.Wide[p.Name] = why
 					}
 				}
 			}
@@ -151,7 +159,7 @@ func reachOf(top, prefix string, files []string, pkgs []wsPackage, inRepo func(r
 		data, err := readBounded(filepath.Join(top, filepath.FromSlash(f)), maxReachFileBytes)
 		if err != nil {
 			for _, p := range pkgs {
-				re.wide[p.Name] = fmt.Sprintf("%s could not be read", f)
+				re.Wide[p.Name] = fmt.Sprintf("%s could not be read", f)
 			}
 			continue
 		}
@@ -174,16 +182,16 @@ func reachOf(top, prefix string, files []string, pkgs []wsPackage, inRepo func(r
 			continue
 		}
 		p := pkgs[from]
-		if _, ok := re.wide[p.Name]; ok {
+		if _, ok := re.Wide[p.Name]; ok {
 			continue
 		}
 		data, err := readBounded(filepath.Join(top, filepath.FromSlash(f)), maxReachFileBytes)
 		if err != nil {
-			re.wide[p.Name] = fmt.Sprintf("%s could not be read whole (%v)", rel, err)
+			re.Wide[p.Name] = fmt.Sprintf("%s could not be read whole (%v)", rel, err)
 			continue
 		}
 		if read += int64(len(data)); read > maxReachBytes {
-			re.wide[p.Name] = fmt.Sprintf("its files are more than the %d MiB read of a workspace", maxReachBytes>>20)
+			re.Wide[p.Name] = fmt.Sprintf("its files are more than the %d MiB read of a workspace", maxReachBytes>>20)
 			continue
 		}
 		if bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0 {
@@ -198,12 +206,17 @@ func reachOf(top, prefix string, files []string, pkgs []wsPackage, inRepo func(r
 			}
 			if !strings.HasPrefix(tok, ".") {
 				// '..' within a path of unknown base: `${root}/../a`.
-				re.wide[p.Name] = fmt.Sprintf("%s builds a path with '..' from a base not written there (%q)", rel, clip(tok))
+				re.Wide[p.Name] = fmt.Sprintf("%s builds a path with '..' from a base not written there (%q)", rel, clip(tok))
 				break
 			}
 			tok, _, _ = strings.Cut(tok, "*")
 			for _, base := range []string{fileDir, p.Dir} {
-				target := path.Join(base, tok)
+				jk := joinKey{base, tok}
+				target, ok := joined[jk]
+				if !ok {
+					target = path.Join(base, tok)
+					joined[jk] = target
+				}
 				if strings.HasPrefix(target, "../") || target == ".." {
 					// Out of the project dir: in the rest of the work
 					// tree, which every result depends on, or out of it.
@@ -211,7 +224,7 @@ func reachOf(top, prefix string, files []string, pkgs []wsPackage, inRepo func(r
 					// from its working directory) this is usually a
 					// path written for the file's: not read so.
 					if base == fileDir && !inRepo(target) {
-						re.outside = fmt.Sprintf("%s names %s, outside the work tree", rel, tok)
+						re.Outside = fmt.Sprintf("%s names %s, outside the work tree", rel, tok)
 					}
 					continue
 				}
@@ -223,7 +236,7 @@ func reachOf(top, prefix string, files []string, pkgs []wsPackage, inRepo func(r
 			target := path.Join(fileDir, strings.Repeat("../", climb))
 			if target == ".." || strings.HasPrefix(target, "../") {
 				if !inRepo(target) {
-					re.outside = fmt.Sprintf("%s climbs %d directories with '..' pieces, out of the work tree", rel, climb)
+					re.Outside = fmt.Sprintf("%s climbs %d directories with '..' pieces, out of the work tree", rel, climb)
 				}
 				target = "." // above the project dir: every package is under it
 			}
@@ -234,21 +247,21 @@ func reachOf(top, prefix string, files []string, pkgs []wsPackage, inRepo func(r
 		if !js {
 			continue
 		}
-		for _, s := range quoted(data) {
-			if i, ok := names[moduleName(s)]; ok {
+		for _, q := range quotedBytes(data) {
+			if i, ok := names[string(moduleName(q))]; ok {
 				add(from, []int{i})
 			}
 			for a, to := range aliases {
-				if s == strings.TrimSuffix(a, "/") || strings.HasPrefix(s, a) {
+				if string(q) == strings.TrimSuffix(a, "/") || bytes.HasPrefix(q, []byte(a)) {
 					add(from, to)
 				}
 			}
 		}
 	}
-	for name := range re.wide {
+	for name := range re.Wide {
 		add(names[name], everyone)
 	}
-	for _, d := range re.deps {
+	for _, d := range re.Deps {
 		sort.Strings(d)
 	}
 	return re
@@ -267,13 +280,22 @@ func bundlerConfig(base string) bool {
 
 // moduleName is the package name a module specifier names: "@s/n" of
 // "@s/n/x", "n" of "n/x".
-func moduleName(s string) string {
-	parts := strings.SplitN(s, "/", 3)
-	if strings.HasPrefix(s, "@") && len(parts) >= 2 {
-		return parts[0] + "/" + parts[1]
+func moduleName(s []byte) []byte {
+	i := bytes.IndexByte(s, '/')
+	if i < 0 {
+		return s
 	}
-	return parts[0]
+	if s[0] == '@' {
+		if j := bytes.IndexByte(s[i+1:], '/'); j >= 0 {
+			return s[:i+1+j]
+		}
+		return s
+	}
+	return s[:i]
 }
+
+// joinKey is a token and the dir it is joined to.
+type joinKey struct{ base, tok string }
 
 // tsAliases reads the "compilerOptions.paths" of the tsconfig or
 // jsconfig f (rel: relative to the project dir) into aliases: each
@@ -390,6 +412,15 @@ func dotTokens(data []byte) []string {
 // within a line, ` across lines), at most 512 bytes each.
 func quoted(data []byte) []string {
 	var out []string
+	for _, q := range quotedBytes(data) {
+		out = append(out, string(q))
+	}
+	return out
+}
+
+// quotedBytes is quoted, the strings as slices of data.
+func quotedBytes(data []byte) [][]byte {
+	var out [][]byte
 	for i := 0; i < len(data); i++ {
 		q := data[i]
 		if q != '\'' && q != '"' && q != '`' {
@@ -403,7 +434,7 @@ func quoted(data []byte) []string {
 			j++
 		}
 		if j < len(data) && data[j] == q {
-			out = append(out, string(data[i+1:j]))
+			out = append(out, data[i+1:j])
 			i = j
 		}
 	}

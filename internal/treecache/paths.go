@@ -131,3 +131,12 @@ func Top(dir string) (string, error) {
 	root, _, err := findGit(dir)
 	return root, err
 }
+
+// WorkTreeTop returns the top level of the work tree st was taken of, as
+// git status saw it: from git where Top cannot tell.
+func WorkTreeTop(ctx context.Context, st *Status) (string, error) {
+	if st.NotRepo != nil {
+		return "", fmt.Errorf("%w: not in a git work tree", ErrUnknown)
+	}
+	return workTreeTop(ctx, st.Dir)
+}

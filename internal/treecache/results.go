@@ -204,3 +204,22 @@ func (c Cache) prune(now time.Time) {
 		}
 	}
 }
+
+// GetNote returns what PutNote stored under key, if anything.
+func (c Cache) GetNote(key string) ([]byte, bool) {
+	data, err := readRegular(filepath.Join(c.Dir, "note-"+key+".json"), maxEntryBytes)
+	return data, err == nil
+}
+
+// PutNote stores data under key, atomically: what a check worked out
+// from a state of the tree and may reuse while it stands (what a
+// workspace's packages reach), kept and pruned as results are.
+func (c Cache) PutNote(key string, data []byte) error {
+	if c.ReadOnly {
+		return nil
+	}
+	if err := writeAtomic(c.Dir, "note-"+key+".json", data); err != nil {
+		return fmt.Errorf("result cache: %w", err)
+	}
+	return nil
+}
