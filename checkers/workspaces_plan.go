@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/tidwall/gjson"
 
@@ -42,6 +43,14 @@ type wsPlan struct {
 	found map[string]string
 	// notes say why every package runs, for explain.
 	notes []string
+}
+
+// touchedMemory is what a session touched of a workspace, remembered
+// from stop to stop: the packages' dirs, and why all count ("" until
+// then).
+type touchedMemory struct {
+	Dirs []string `json:"dirs"`
+	All  string   `json:"all"`
 }
 
 // errUncached says the workspace reaches outside the work tree: its
@@ -108,7 +117,7 @@ func (k commandCheck) planWorkspace(ctx context.Context, c *Context, pkgs []wsPa
 	for _, p := range pkgs {
 		if why, ok := re.Wide[p.Name]; ok {
 			plan.found[p.Name] = "it is taken to depend on every package: " + why
-		} else if extra := re.Deps[p.Name]; len(extra) > 0 {
+		} else if extra := slices.DeleteFunc(slices.Clone(re.Deps[p.Name]), func(d string) bool { return slices.Contains(p.Deps, d) }); len(extra) > 0 {
 			plan.found[p.Name] = fmt.Sprintf("its files reach %s, which its manifest does not name", strings.Join(extra, ", "))
 		}
 		for _, d := range re.Deps[p.Name] {
@@ -138,7 +147,15 @@ func (k commandCheck) planWorkspace(ctx context.Context, c *Context, pkgs []wsPa
 			}
 		}
 	}
-	touched := map[string]bool{}
+	// What the session touched stays touched: a file the agent wrote
+	// and removed again leaves no trace in the tree, but the package was
+	// its work (as a session that changed the tree is held to its end).
+	memoryKey := treecache.Key("workspace-touched", c.Event.SessionID, c.Since.At.UTC().Format(time.RFC3339Nano), c.ProjectDir)
+	var memory touchedMemory
+	if data, ok := c.cache().GetNote(memoryKey); !ok || json.Unmarshal(data, &memory) != nil {
+		memory = touchedMemory{}
+	}
+	before := len(memory.Dirs)
 	for _, f := range changed {
 		rel, ok := strings.CutPrefix(f, prefix)
 		owner := ""
@@ -147,15 +164,25 @@ func (k commandCheck) planWorkspace(ctx context.Context, c *Context, pkgs []wsPa
 				owner = p.Dir
 			}
 		}
-		if owner == "" {
-			plan.notes = append(plan.notes, fmt.Sprintf("every package runs: %s, outside every package, changed since the session began", f))
-			return plan, nil
+		if owner == "" && memory.All == "" {
+			memory.All = fmt.Sprintf("%s, outside every package, changed since the session began", f)
 		}
-		for _, p := range plan.pkgs {
-			if p.Dir == owner {
-				touched[p.Name] = true
-			}
+		if owner != "" && !slices.Contains(memory.Dirs, owner) {
+			memory.Dirs = append(memory.Dirs, owner)
 		}
+	}
+	if (len(memory.Dirs) > before || memory.All != "") && !c.ReadOnly && c.Event.SessionID != "" {
+		if data, err := json.Marshal(memory); err == nil {
+			_ = c.cache().PutNote(memoryKey, data)
+		}
+	}
+	if memory.All != "" {
+		plan.notes = append(plan.notes, "every package runs: "+memory.All)
+		return plan, nil
+	}
+	touched := map[string]bool{}
+	for _, p := range plan.pkgs {
+		touched[p.Name] = slices.Contains(memory.Dirs, p.Dir)
 	}
 	byName := map[string]wsPackage{}
 	for _, p := range plan.pkgs {
@@ -164,8 +191,8 @@ func (k commandCheck) planWorkspace(ctx context.Context, c *Context, pkgs []wsPa
 	for _, p := range plan.pkgs {
 		mine := false
 		for _, d := range dependsOn(p, byName) {
-			for name := range touched {
-				mine = mine || byName[name].Dir == d
+			for name, t := range touched {
+				mine = mine || t && byName[name].Dir == d
 			}
 		}
 		if !mine {

@@ -1,0 +1,92 @@
+//go:build e2e && !windows
+
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/donegate/donegate/internal/fakeapi"
+)
+
+// pnpmBinary finds the pinned pnpm: $DONEGATE_PNPM, else what
+// scripts/install-pnpm installed.
+func pnpmBinary(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("DONEGATE_PNPM"); p != "" {
+		return p
+	}
+	out, err := exec.Command(filepath.Join(repoRoot(t), "scripts", "install-pnpm")).Output()
+	require.NoError(t, err, "scripts/install-pnpm: run make test, or set DONEGATE_PNPM")
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	return lines[len(lines)-1]
+}
+
+// In a pnpm workspace of a (which depends on b), b and c, a session of the
+// real Claude Code whose agent breaks b, is held by b's failing test,
+// fixes it and stops: each stop runs b and a, never c, which the agent did
+// not touch — the session's first stop included, where every package ran
+// before (no result was recorded yet). The fix removes the file the agent
+// wrote, which leaves b as it was at the start: b is still its work.
+func TestPnpmWorkspaceRunsWhatTheAgentChanged(t *testing.T) {
+	t.Parallel()
+	s := newSession(t, fakeapi.New())
+	runs := filepath.Join(t.TempDir(), "runs.log")
+	files := map[string]string{
+		"package.json":            `{"name":"mono","private":true,"scripts":{"test":"pnpm -r test"}}`,
+		"pnpm-workspace.yaml":     "packages:\n  - packages/*\n",
+		"packages/a/package.json": `{"name":"a","version":"1.0.0","dependencies":{"b":"workspace:*"},"scripts":{"test":"echo a >> ` + runs + `"}}`,
+		"packages/b/package.json": `{"name":"b","version":"1.0.0","scripts":{"test":"echo b >> ` + runs + ` && test ! -f broken"}}`,
+		"packages/c/package.json": `{"name":"c","version":"1.0.0","scripts":{"test":"echo c >> ` + runs + `"}}`,
+		".gitignore":              "node_modules/\n",
+	}
+	for name, body := range files {
+		p := filepath.Join(s.Project, name)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+	}
+	pnpmDir := t.TempDir()
+	require.NoError(t, os.Symlink(pnpmBinary(t), filepath.Join(pnpmDir, "pnpm")))
+	path := "PATH=" + pnpmDir + string(os.PathListSeparator) + os.Getenv("PATH")
+	env := []string{path, "HOME=" + s.Home, "npm_config_store_dir=" + filepath.Join(s.Home, "pnpm-store")}
+	r := runClient(t, 2*time.Minute, s.Project, env, pnpmBinary(t), "install", "--offline")
+	require.Equal(t, 0, r.ExitCode, "pnpm install: %s %s", r.Stdout, r.Stderr)
+	gitInit(t, s.Project)
+	s.config(`{"checkers": [{"type": "test"}]}`)
+	for _, args := range [][]string{{"add", "-A"}, {"-c", "user.email=a@b", "-c", "user.name=n", "commit", "-q", "-m", "init"}} {
+		out, err := exec.Command("git", append([]string{"-C", s.Project}, args...)...).CombinedOutput()
+		require.NoError(t, err, "%s", out)
+	}
+	api := fakeapi.New(
+		fakeapi.Call("Write", map[string]any{"file_path": filepath.Join(s.Project, "packages", "b", "broken"), "content": "x\n"}),
+		fakeapi.Say("Done."),
+		fakeapi.Call("Bash", map[string]any{"command": "rm packages/b/broken", "description": "fix b"}),
+		fakeapi.Say("Fixed."),
+	)
+	s.API = api
+	t.Cleanup(api.Close)
+	s.Env = append(s.Env, path)
+	s.useDonegate()
+	s.useCriteria()
+	s.Args = []string{"--allowedTools", "Bash", "--permission-mode", "acceptEdits"}
+	res := s.run("Change b")
+	assertEnded(t, api, res, "Fixed.", 4)
+	main := api.Of("main")
+	require.Len(t, main, 4)
+	assert.Contains(t, string(main[2].Body), "pnpm --filter=b run --if-present test", "the hold names b's own command")
+
+	data, err := os.ReadFile(runs)
+	require.NoError(t, err)
+	ran := strings.Fields(string(data))
+	t.Logf("runs: %v", ran)
+	assert.NotContains(t, ran, "c", "c, which the agent did not touch, never ran")
+	assert.Equal(t, 2, strings.Count(string(data), "a\n"), "a, which depends on b, ran at both stops")
+	assert.GreaterOrEqual(t, strings.Count(string(data), "b\n"), 2, "b ran at both stops")
+}
