@@ -64,10 +64,10 @@ type TestOptions struct {
 	// Scope is what a detected command that tests a workspace's packages
 	// runs (`npm test` whose script runs them with --workspaces, `pnpm
 	// -r` or `yarn workspaces foreach -A`, `cargo test` at a virtual
-	// Cargo manifest): "changed", the tests of the
-	// packages that changed and of those that depend on them, each result
-	// reused by what it depends on; or "all", the command whole. Left
-	// out: "changed".
+	// Cargo manifest): "changed", the tests of the packages the agent
+	// changed since the session began and of those that depend on them
+	// (declared, or found in their files), each result reused by what it
+	// depends on; or "all", the command whole. Left out: "changed".
 	Scope string `json:"scope,omitempty" validate:"omitempty,oneof=changed all"`
 }
 
