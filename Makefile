@@ -39,6 +39,11 @@ E2E_ENV         += DONEGATE_OPENCODE=$$(scripts/install-opencode | tail -n 1)
 E2E_CLIENTS     += pnpm yarn
 E2E_ENV         += DONEGATE_PNPM=$$(scripts/install-pnpm | tail -n 1)
 E2E_ENV         += DONEGATE_YARN=$$(scripts/install-yarn | tail -n 1)
+# Not clients: the build systems testdata/script/turbo_workspace.txtar and
+# nx_workspace.txtar ask what a change affects.
+E2E_CLIENTS     += turbo nx
+E2E_ENV         += DONEGATE_TURBO=$$(scripts/install-turbo | tail -n 1)
+E2E_ENV         += DONEGATE_NX=$$(scripts/install-nx | tail -n 1)
 # Not clients: bubblewrap and socat, which Claude Code's sandbox runs the
 # agent's Bash under (e2e/sandbox_test.go), and tmux, the interactive
 # CLI's terminal (e2e/terminal_test.go): scripts/install-debian-tools.
@@ -145,10 +150,10 @@ copilot:
 	@scripts/install-copilot >/dev/null
 
 ## codex, qwen, agent-sdk, opencode, pnpm, yarn, debian-tools, wine: install
-## the pinned Codex CLI, Qwen Code, Claude Agent SDK, OpenCode, pnpm and
-## Yarn (npm), bubblewrap, socat and tmux (Debian), and Wine 8 with its
-## test prefix, for the end-to-end tests.
-codex qwen agent-sdk opencode pnpm yarn:
+## the pinned Codex CLI, Qwen Code, Claude Agent SDK, OpenCode, pnpm,
+## Yarn, Turborepo and Nx (npm), bubblewrap, socat and tmux (Debian), and
+## Wine 8 with its test prefix, for the end-to-end tests.
+codex qwen agent-sdk opencode pnpm yarn turbo nx:
 	@scripts/install-$@ >/dev/null
 
 # Exit 3: the packages cannot be had here, which skips the tests that

@@ -54,7 +54,7 @@ func TestScripts(t *testing.T) {
 		goCache = strings.TrimSpace(string(out))
 	}
 	toolBin := ""
-	for name, v := range map[string]string{"pnpm": "DONEGATE_PNPM", "yarn": "DONEGATE_YARN"} {
+	for name, v := range map[string]string{"pnpm": "DONEGATE_PNPM", "yarn": "DONEGATE_YARN", "turbo": "DONEGATE_TURBO", "nx": "DONEGATE_NX"} {
 		if path := os.Getenv(v); path != "" {
 			if toolBin == "" {
 				toolBin = t.TempDir()
@@ -86,11 +86,17 @@ func TestScripts(t *testing.T) {
 					env.Setenv(name, filepath.Join(home, dir))
 				}
 			}
-			// The package managers the scripts drive that make test
-			// installs pinned (scripts/install-pnpm, install-yarn), on PATH
-			// under their names.
+			// The package managers and build systems the scripts drive
+			// that make test installs pinned (scripts/install-pnpm,
+			// install-yarn, install-turbo, install-nx), on PATH under their
+			// names.
 			if toolBin != "" {
 				env.Setenv("PATH", toolBin+string(os.PathListSeparator)+env.Getenv("PATH"))
+			}
+			// Nx runs only from a project's node_modules: the scripts
+			// link the installed package there (nx_workspace.txtar).
+			if nx := os.Getenv("DONEGATE_NX"); nx != "" {
+				env.Setenv("NX_PACKAGE", filepath.Dir(filepath.Dir(filepath.Dir(nx))))
 			}
 			return os.MkdirAll(env.WorkDir+"/home", 0o755)
 		},

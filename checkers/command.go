@@ -144,6 +144,9 @@ type commandCheck struct {
 	// wholeOnly runs the command whole even where it could run package by
 	// package (scope "all", see workspaceTest).
 	wholeOnly bool
+	// graph names the build system whose graph chose what command runs
+	// (see graphCommand), "" for none.
+	graph string
 	// weakening: a pass is followed by the look for weakened tests (the
 	// test checker's, see weakened).
 	weakening bool
@@ -174,6 +177,13 @@ func (k commandCheck) check(ctx context.Context, c *Context) (Result, error) {
 	own := k.ownTimeout()
 	if c.Early && (!k.cache || c.CacheDir == "") {
 		return Result{Complete: true, NotRun: true, Feedback: "Not started early: the result cache is off."}, nil
+	}
+	if k.kind == "test" && k.from == "package.json" && !k.wholeOnly && c.Since != nil {
+		if command, tool, ok := graphCommand(c.ProjectDir, c.Since.Head); ok {
+			// The repository's build graph tells what changed since the
+			// session began (see workspaces_graph.go).
+			k.command, k.graph = command, tool
+		}
 	}
 	r, err := k.workspaceTest(ctx, c, own)
 	var outside errUncached

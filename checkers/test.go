@@ -214,6 +214,9 @@ var testVoice = voice{
 	noun:    "test command",
 	pattern: "test-failed",
 	passed: func(k commandCheck) string {
+		if k.graph != "" {
+			return fmt.Sprintf("The test command `%s` passed: %s ran the tests of the packages changed since the session began and of those that depend on them.", k.command, k.graph)
+		}
 		return fmt.Sprintf("The test command `%s` passed.", k.command)
 	},
 }

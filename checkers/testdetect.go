@@ -92,8 +92,10 @@ func DetectTestCommand(dir string) (DetectedTest, error) {
 //     dependency does not void consent.
 //   - npm test: the package's "pretest", "test" and "posttest" scripts,
 //     which npm runs in turn, and the project's .npmrc, whose
-//     script-shell and node-options change how they run. Editing the
-//     test script changes what "the tests" are.
+//     script-shell and node-options change how they run; and turbo.json
+//     and nx.json where there are, whose tasks, inputs and caching decide
+//     what a root script through them runs. Editing the test script
+//     changes what "the tests" are.
 //   - make test: the whole makefile make reads: the test rule's recipe,
 //     its prerequisites and the variables they expand can be anywhere in
 //     it. Files it includes are not covered.
@@ -112,6 +114,17 @@ func testDefinition(dir, from string, data []byte) (string, error) {
 			return "", err
 		}
 		fmt.Fprintf(&b, ".npmrc=%q\n", npmrc)
+		// The build graph a root script runs the tests through: which
+		// tasks run, on what inputs, and what its cache may answer.
+		for _, name := range []string{"turbo.json", "nx.json"} {
+			graph, err := readManifest(dir, name)
+			if err != nil {
+				return "", err
+			}
+			if graph != nil {
+				fmt.Fprintf(&b, "%s=%q\n", name, graph)
+			}
+		}
 		return consent.Digest([]byte(b.String())), nil
 	case "GNUmakefile", "makefile", "Makefile":
 		return consent.Digest(data), nil

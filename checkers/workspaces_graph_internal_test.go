@@ -1,0 +1,50 @@
+package checkers
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestGraphCommand: which root test scripts are asked through their build
+// graph, and how.
+func TestGraphCommand(t *testing.T) {
+	const base = "0123456789abcdef0123456789abcdef01234567"
+	tests := []struct {
+		name, script, graphFile, base string
+		want, tool                    string // "" runs the script as written
+	}{
+		{"turbo run test", "turbo run test", "turbo.json", base, "npm test -- '--filter=...[" + base + "]'", "Turborepo"},
+		{"turbo test, with flags", "turbo test --concurrency=2", "turbo.json", base, "npm test -- '--filter=...[" + base + "]'", "Turborepo"},
+		{"turbo without turbo.json", "turbo run test", "", base, "", ""},
+		{"turbo that filters", "turbo run test --filter=web", "turbo.json", base, "", ""},
+		{"turbo --affected", "turbo run test --affected", "turbo.json", base, "", ""},
+		{"turbo of another task", "turbo run lint", "turbo.json", base, "", ""},
+		{"nx run-many -t test", "nx run-many -t test", "nx.json", base, "npm exec --no -- nx affected -t test --base=" + base, "Nx"},
+		{"nx run-many --target=test --all --parallel=3", "nx run-many --target=test --all --parallel=3", "nx.json", base,
+			"npm exec --no -- nx affected --target=test --parallel=3 --base=" + base, "Nx"},
+		{"nx of some projects", "nx run-many -t test -p web", "nx.json", base, "", ""},
+		{"nx of another target", "nx run-many -t lint", "nx.json", base, "", ""},
+		{"nx without nx.json", "nx run-many -t test", "", base, "", ""},
+		{"a quote in the script", "turbo run test '--x'", "turbo.json", base, "", ""},
+		{"a chain", "turbo run test && echo done", "turbo.json", base, "", ""},
+		{"no start commit", "turbo run test", "turbo.json", "", "", ""},
+		{"a branch with no commit at the start", "turbo run test", "turbo.json", "-", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"scripts":{"test":"`+tt.script+`"}}`), 0o644))
+			if tt.graphFile != "" {
+				require.NoError(t, os.WriteFile(filepath.Join(dir, tt.graphFile), []byte("{}"), 0o644))
+			}
+			got, tool, ok := graphCommand(dir, tt.base)
+			assert.Equal(t, tt.want != "", ok)
+			assert.Equal(t, tt.want, got)
+			assert.Equal(t, tt.tool, tool)
+		})
+	}
+}
