@@ -40,8 +40,10 @@ E2E_CLIENTS     += pnpm yarn
 E2E_ENV         += DONEGATE_PNPM=$$(scripts/install-pnpm | tail -n 1)
 E2E_ENV         += DONEGATE_YARN=$$(scripts/install-yarn | tail -n 1)
 # Not clients: the build systems testdata/script/turbo_workspace.txtar and
-# nx_workspace.txtar ask what a change affects.
-E2E_CLIENTS     += turbo nx
+# nx_workspace.txtar ask what a change affects, and Yarn 1, which
+# yarn_classic_workspace.txtar drives.
+E2E_CLIENTS     += turbo nx yarn-classic
+E2E_ENV         += DONEGATE_YARN_CLASSIC=$$(scripts/install-yarn-classic | tail -n 1)
 E2E_ENV         += DONEGATE_TURBO=$$(scripts/install-turbo | tail -n 1)
 E2E_ENV         += DONEGATE_NX=$$(scripts/install-nx | tail -n 1)
 # Not clients: bubblewrap and socat, which Claude Code's sandbox runs the
@@ -151,9 +153,9 @@ copilot:
 
 ## codex, qwen, agent-sdk, opencode, pnpm, yarn, debian-tools, wine: install
 ## the pinned Codex CLI, Qwen Code, Claude Agent SDK, OpenCode, pnpm,
-## Yarn, Turborepo and Nx (npm), bubblewrap, socat and tmux (Debian), and
+## Yarn (berry and 1), Turborepo and Nx (npm), bubblewrap, socat and tmux (Debian), and
 ## Wine 8 with its test prefix, for the end-to-end tests.
-codex qwen agent-sdk opencode pnpm yarn turbo nx:
+codex qwen agent-sdk opencode pnpm yarn turbo nx yarn-classic:
 	@scripts/install-$@ >/dev/null
 
 # Exit 3: the packages cannot be had here, which skips the tests that

@@ -30,6 +30,7 @@ case $package in
   @qwen-code/qwen-code) printf '#!/bin/sh\necho "%s"\n' "$version" > "$dir/cli-entry.js"; chmod +x "$dir/cli-entry.js" ;;
   pnpm) printf '#!/bin/sh\necho "%s"\n' "$version" > "$dir/pnpm"; chmod +x "$dir/pnpm" ;;
   @yarnpkg/cli-dist) printf '#!/bin/sh\necho "%s"\n' "$version" > "$dir/bin/yarn.js"; chmod +x "$dir/bin/yarn.js" ;;
+  yarn) printf '#!/bin/sh\necho "%s"\n' "$version" > "$dir/bin/yarn.js"; chmod +x "$dir/bin/yarn.js" ;;
   turbo) printf '#!/bin/sh\necho "%s"\n' "$version" > "$dir/bin/turbo"; chmod +x "$dir/bin/turbo" ;;
   nx) mkdir -p "$dir/dist/bin"; echo 'console.log()' > "$dir/dist/bin/nx.js" ;;
   *) echo 'export {}' > "$dir/sdk.mjs" ;;
@@ -44,7 +45,7 @@ func clientInstallers(t *testing.T, withNpm bool) (root string) {
 	if withNpm {
 		npm = fakeClientNpm
 	}
-	root = installerRepo(t, npm, "install-npm-client", "install-codex", "install-qwen", "install-agent-sdk", "install-pnpm", "install-yarn", "install-opencode", "install-turbo", "install-nx")
+	root = installerRepo(t, npm, "install-npm-client", "install-codex", "install-qwen", "install-agent-sdk", "install-pnpm", "install-yarn", "install-opencode", "install-turbo", "install-nx", "install-yarn-classic")
 	// PATH is bin alone: the machine's own npm must never run here. The
 	// tools the scripts use are linked in.
 	for _, tool := range []string{"bash", "sh", "dirname", "grep", "rm", "mkdir", "printf", "chmod", "cat"} {
@@ -69,6 +70,7 @@ func TestInstallClientsKeepEachVersion(t *testing.T) {
 		{"install-yarn", "YARN_VERSION", "yarn/%s/node_modules/@yarnpkg/cli-dist/bin/yarn.js", 1},
 		{"install-turbo", "TURBO_VERSION", "turbo/%s/node_modules/turbo/bin/turbo", 1},
 		{"install-nx", "NX_VERSION", "nx/%s/node_modules/nx/dist/bin/nx.js", 1},
+		{"install-yarn-classic", "YARN_CLASSIC_VERSION", "yarn-classic/%s/node_modules/yarn/bin/yarn.js", 1},
 		{"install-opencode", "OPENCODE_VERSION", "opencode/%s/node_modules/opencode-ai/bin/opencode.exe", 2},
 	}
 	for _, tt := range tests {

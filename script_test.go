@@ -64,6 +64,21 @@ func TestScripts(t *testing.T) {
 			}
 		}
 	}
+	// Yarn 1 answers to the name yarn too: a dir of its own, which
+	// yarn_classic_workspace.txtar puts first on PATH.
+	// It is on PATH as yarn1 too, for the script's condition.
+	yarn1Bin := ""
+	if yarn1 := os.Getenv("DONEGATE_YARN_CLASSIC"); yarn1 != "" {
+		yarn1Bin = t.TempDir()
+		if toolBin == "" {
+			toolBin = t.TempDir()
+		}
+		for _, link := range []string{filepath.Join(yarn1Bin, "yarn"), filepath.Join(toolBin, "yarn1")} {
+			if err := os.Symlink(yarn1, link); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
@@ -92,6 +107,9 @@ func TestScripts(t *testing.T) {
 			// names.
 			if toolBin != "" {
 				env.Setenv("PATH", toolBin+string(os.PathListSeparator)+env.Getenv("PATH"))
+			}
+			if yarn1Bin != "" {
+				env.Setenv("YARN_CLASSIC_BIN", yarn1Bin)
 			}
 			// Nx runs only from a project's node_modules: the scripts
 			// link the installed package there (nx_workspace.txtar).

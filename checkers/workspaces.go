@@ -57,7 +57,10 @@ type wsPackage struct {
 //   - Yarn (berry): `yarn workspaces foreach -A run test` (see
 //     yarnForeachAll), the packages from package.json's "workspaces"; one
 //     package: `yarn workspaces foreach --all --include NAME run test`,
-//     which skips a package without a test script as the root's run does.
+//     which skips a package without a test script as the root's run does;
+//   - Yarn 1 (classic): `yarn workspaces run test`, the packages from
+//     package.json's "workspaces"; one package: `yarn workspace NAME run
+//     test` (both fail on a package without a test script).
 func jsWorkspace(dir string) (pkgs []wsPackage, perPackage func(name string) string, ok bool) {
 	data, err := readManifest(dir, "package.json")
 	if err != nil || data == nil || !gjson.ValidBytes(data) {
@@ -103,6 +106,14 @@ func jsWorkspace(dir string) (pkgs []wsPackage, perPackage func(name string) str
 		}
 		perPackage = func(name string) string {
 			return fmt.Sprintf("yarn workspaces foreach --all --include %s run test", shellWord(name))
+		}
+	case slices.Equal(script, []string{"yarn", "workspaces", "run", "test"}):
+		// Yarn 1 (classic): every workspace's test script, in turn.
+		if patterns, ok = manifestPatterns(); !ok {
+			return nil, nil, false
+		}
+		perPackage = func(name string) string {
+			return fmt.Sprintf("yarn workspace %s run test", shellWord(name))
 		}
 	case len(script) > 0 && script[0] == "pnpm" && has("-r", "--recursive") && !filters:
 		if patterns, ok = pnpmPatterns(dir); !ok {
