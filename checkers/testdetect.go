@@ -100,6 +100,25 @@ func DetectTestCommand(dir string) (DetectedTest, error) {
 //     its prerequisites and the variables they expand can be anywhere in
 //     it. Files it includes are not covered.
 //
+// DefinedBy names the files of the project at dir that define a command
+// detected from the file from, as its Definition digests them, for
+// messages: "package.json", "package.json or .npmrc", "package.json,
+// .npmrc or turbo.json" (the ones present beside package.json).
+func DefinedBy(dir, from string) string {
+	files := []string{from}
+	if from == "package.json" {
+		for _, name := range []string{".npmrc", "turbo.json", "nx.json"} {
+			if ok, _ := file(name).present(dir); ok {
+				files = append(files, name)
+			}
+		}
+	}
+	if len(files) == 1 {
+		return from
+	}
+	return strings.Join(files[:len(files)-1], ", ") + " or " + files[len(files)-1]
+}
+
 // testDefinition is npm's and make's digest; "" for the others.
 func testDefinition(dir, from string, data []byte) (string, error) {
 	switch from {

@@ -71,7 +71,7 @@ func (c *Consent) Withheld(cmd checkers.ProjectCommand) string {
 		// Not met: an allowed record keeps the allowed config in force.
 		why = "the config in force is not the one the person allowed"
 	case changed:
-		why = cmd.From + " changed since the person allowed this project, and donegate runs only what they allowed"
+		why = checkers.DefinedBy(c.Project, cmd.From) + " changed since the person allowed this project, and donegate runs only what they allowed"
 	default:
 		why = "it is new since the person allowed this project, and donegate runs only what they allowed"
 	}
@@ -255,7 +255,7 @@ func (cs *Consent) whyNotRun(cmd checkers.ProjectCommand) string {
 	case otherConfig:
 		return ": the config in force is not the one you allowed"
 	case changed:
-		return ": " + cmd.From + " changed since you allowed it"
+		return ": " + checkers.DefinedBy(cs.Project, cmd.From) + " changed since you allowed it"
 	}
 	return ": new since you allowed this project"
 }
