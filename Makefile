@@ -237,9 +237,10 @@ demo: build
 ## a floor program (interleaved runs, medians, ratios, peak RSS); writes two
 ## 256 MiB transcripts to a temporary dir.
 BENCH_RUNS ?= 30
-bench: build
+bench: build turbo nx
 	CGO_ENABLED=0 $(GO) build -o $(BIN)/ ./bench/floor
-	DONEGATE_BENCH_LARGE=1 $(GO) test -run '^$$' -bench . -benchmem ./...
+	DONEGATE_BENCH_LARGE=1 DONEGATE_TURBO=$$(scripts/install-turbo | tail -n 1) DONEGATE_NX=$$(scripts/install-nx | tail -n 1) \
+	  $(GO) test -run '^$$' -bench . -benchmem ./...
 	$(GO) run ./bench/hookbench -bin $(BIN) -runs $(BENCH_RUNS)
 
 ## fuzz: run every fuzz target for FUZZTIME each (default 30s).
