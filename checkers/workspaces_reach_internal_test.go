@@ -50,8 +50,8 @@ func TestReachOf(t *testing.T) {
 		{"a root bundler config naming a package's dir", map[string]string{"vitest.config.ts": `alias: {x: 'libs/c/src'}`}, true,
 			map[string][]string{"a": {"c"}, "@s/b": {"c"}}, nil, false},
 		{"out of the work tree", map[string]string{"packages/a/t.js": "require('../../../ext/x')"}, true, nil, nil, true},
-		{"'..' pieces out of the work tree", map[string]string{"packages/a/t.js": "join(__dirname, '..', '..', '..', '..')"}, true,
-			map[string][]string{"a": {"@s/b", "c"}}, nil, true},
+		{"'..' pieces above the project dir, over several calls", map[string]string{"packages/a/t.js": "join(__dirname, '..')\njoin(__dirname, '..', 'x')\njoin(__dirname, '..', '..')"}, true,
+			map[string][]string{"a": {"@s/b", "c"}}, nil, false},
 		{"a binary file", map[string]string{"packages/a/x.bin": "\x00require('../b')"}, true, nil, nil, false},
 	}
 	for _, tt := range tests {
