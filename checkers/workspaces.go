@@ -73,24 +73,7 @@ func jsWorkspace(dir string) (pkgs []wsPackage, perPackage func(name string) str
 	filters := slices.ContainsFunc(script, func(w string) bool {
 		return w == "-F" || w == "--filter" || w == "--filter-prod" || strings.HasPrefix(w, "--filter=") || strings.HasPrefix(w, "--filter-prod=")
 	})
-	// manifestPatterns are package.json's "workspaces" (npm, Yarn).
-	manifestPatterns := func() ([]string, bool) {
-		ws := gjson.GetBytes(data, "workspaces")
-		if ws.IsObject() {
-			ws = ws.Get("packages")
-		}
-		if !ws.IsArray() {
-			return nil, false
-		}
-		var patterns []string
-		for _, pattern := range ws.Array() {
-			if pattern.Type != gjson.String {
-				return nil, false
-			}
-			patterns = append(patterns, pattern.Str)
-		}
-		return patterns, true
-	}
+	manifestPatterns := func() ([]string, bool) { return manifestWorkspaces(data) }
 	var patterns []string
 	switch {
 	case len(script) > 0 && script[0] == "npm" && has("--workspaces", "--workspaces=true", "-ws", "--ws"):
@@ -156,6 +139,26 @@ func jsWorkspace(dir string) (pkgs []wsPackage, perPackage func(name string) str
 		pkgs[i].Deps = slices.DeleteFunc(pkgs[i].Deps, func(d string) bool { return !names[d] })
 	}
 	return pkgs, perPackage, len(pkgs) > 0
+}
+
+// manifestWorkspaces returns package.json's "workspaces" patterns (npm,
+// Yarn: a list, or an object's "packages" list); ok is false where there
+// is none, or an item is no string.
+func manifestWorkspaces(data []byte) (patterns []string, ok bool) {
+	ws := gjson.GetBytes(data, "workspaces")
+	if ws.IsObject() {
+		ws = ws.Get("packages")
+	}
+	if !ws.IsArray() {
+		return nil, false
+	}
+	for _, pattern := range ws.Array() {
+		if pattern.Type != gjson.String {
+			return nil, false
+		}
+		patterns = append(patterns, pattern.Str)
+	}
+	return patterns, true
 }
 
 // yarnForeachAll reports whether script (a root test script, in words)

@@ -226,13 +226,8 @@ func (k commandCheck) readsOutside(dir string) string {
 	}
 	var patterns []string
 	if data, err := readManifest(dir, "package.json"); err == nil && data != nil && gjson.ValidBytes(data) {
-		ws := gjson.GetBytes(data, "workspaces")
-		if ws.IsObject() {
-			ws = ws.Get("packages")
-		}
-		for _, p := range ws.Array() {
-			patterns = append(patterns, p.Str)
-		}
+		ps, _ := manifestWorkspaces(data)
+		patterns = append(patterns, ps...)
 	}
 	if ps, ok := pnpmPatterns(dir); ok {
 		patterns = append(patterns, ps...)
