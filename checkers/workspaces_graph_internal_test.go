@@ -48,3 +48,33 @@ func TestGraphCommand(t *testing.T) {
 		})
 	}
 }
+
+// TestReadsOutside: the member patterns and path dependencies that leave
+// the work tree (here the project dir, in no repository) are told.
+func TestReadsOutside(t *testing.T) {
+	tests := []struct {
+		name, from, file, body string
+		outside                bool
+	}{
+		{"npm workspaces inside", "package.json", "package.json", `{"workspaces":["packages/*"]}`, false},
+		{"npm workspaces outside", "package.json", "package.json", `{"workspaces":["packages/*","../ext/*"]}`, true},
+		{"the object form outside", "package.json", "package.json", `{"workspaces":{"packages":["../ext/*"]}}`, true},
+		{"pnpm outside", "package.json", "pnpm-workspace.yaml", "packages:\n  - ../shared/*\n", true},
+		{"a Cargo member outside", "Cargo.toml", "Cargo.toml", "[workspace]\nmembers = [\"../x\"]\n", true},
+		{"a Cargo path dependency outside", "Cargo.toml", "Cargo.toml", "[package]\nname = \"a\"\n[dependencies]\nb = { path = \"../../b\" }\n", true},
+		{"a Cargo path dependency inside", "Cargo.toml", "Cargo.toml", "[package]\nname = \"a\"\n[dependencies]\nb = { path = \"crates/b\" }\n", false},
+		{"an absolute path", "Cargo.toml", "Cargo.toml", "[workspace]\nmembers = [\"/opt/x\"]\n", true},
+		{"a command the config names", "", "package.json", `{"workspaces":["../ext/*"]}`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tt.file != "package.json" {
+				require.NoError(t, os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{}`), 0o644))
+			}
+			require.NoError(t, os.WriteFile(filepath.Join(dir, tt.file), []byte(tt.body), 0o644))
+			why := commandCheck{kind: "test", from: tt.from}.readsOutside(dir)
+			assert.Equal(t, tt.outside, why != "", why)
+		})
+	}
+}

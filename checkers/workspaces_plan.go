@@ -202,12 +202,13 @@ func (k commandCheck) planWorkspace(ctx context.Context, c *Context, pkgs []wsPa
 	return plan, nil
 }
 
-// readsOutside says why the test command k runs reads files outside the
-// work tree holding dir (outside dir, where it is in none), which no
-// state of the tree covers: a workspace member pattern that leaves it
-// (package.json's "workspaces", pnpm-workspace.yaml's "packages", a Cargo
-// workspace's members or a path dependency of its root manifest).
-// "" when none does, or none is read.
+// readsOutside says why the detected test command k runs reads files
+// outside the work tree holding dir (outside dir, where it is in none),
+// which no state of the tree covers: a workspace member pattern that
+// leaves it (package.json's "workspaces", pnpm-workspace.yaml's
+// "packages", a Cargo workspace's members or a path dependency of its
+// root manifest). "" when none does, or none is read: only the manifest
+// the command was detected from is.
 func (k commandCheck) readsOutside(dir string) string {
 	if k.kind != "test" {
 		return ""
@@ -225,14 +226,20 @@ func (k commandCheck) readsOutside(dir string) string {
 		return err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator))
 	}
 	var patterns []string
-	if data, err := readManifest(dir, "package.json"); err == nil && data != nil && gjson.ValidBytes(data) {
-		ps, _ := manifestWorkspaces(data)
-		patterns = append(patterns, ps...)
-	}
-	if ps, ok := pnpmPatterns(dir); ok {
-		patterns = append(patterns, ps...)
-	}
-	if m, ok := readCargo(dir); ok {
+	switch k.from {
+	case "package.json":
+		if data, err := readManifest(dir, "package.json"); err == nil && data != nil && gjson.ValidBytes(data) {
+			ps, _ := manifestWorkspaces(data)
+			patterns = append(patterns, ps...)
+		}
+		if ps, ok := pnpmPatterns(dir); ok {
+			patterns = append(patterns, ps...)
+		}
+	case "Cargo.toml":
+		m, ok := readCargo(dir)
+		if !ok {
+			break
+		}
 		if m.Workspace != nil {
 			patterns = append(patterns, m.Workspace.Members...)
 			for key := range m.Workspace.Dependencies {
@@ -244,6 +251,8 @@ func (k commandCheck) readsOutside(dir string) string {
 				patterns = append(patterns, deps.dependency(key).Path)
 			}
 		}
+	default:
+		return "" // a command the config names, or no workspace kind
 	}
 	for _, p := range patterns {
 		if p != "" && !strings.HasPrefix(p, "!") && leaves(p) {
