@@ -77,11 +77,12 @@ func BenchmarkWorkspaceStop(b *testing.B) {
 		}
 		var whole time.Duration
 		b.Run(manager+"/whole suite", func(b *testing.B) {
+			var sum time.Duration
 			for range b.N {
 				d, _ := stop(b, "p19", "all")
-				whole += d
+				sum += d
 			}
-			whole /= time.Duration(b.N)
+			whole = sum / time.Duration(b.N)
 			b.ReportMetric(n, "packages")
 		})
 		for _, change := range []struct{ what, pkg string }{{"leaf", "p19"}, {"hub", "p0"}} {
