@@ -20,12 +20,14 @@ with its project, host, session, turn, each check with its time and
 whether its result was reused (and why not), the decision and why. Read
 from the decision log in the state dir (decisions.jsonl, 0600, kept
 between 4 and 8 MiB). --json prints one object a line, for tools and
-fleets; --follow keeps printing new decisions until interrupted.`,
+fleets; --follow keeps printing new decisions until interrupted;
+--summary counts them per project and host.`,
 	flags: func(fs *flag.FlagSet, o *options) {
 		fs.StringVar(&o.session, "session", "", "only the decisions of session `id`")
 		fs.StringVar(&o.log.since, "since", "", "only decisions since `when`: a duration back from now (\"2h\") or a time (RFC 3339)")
 		fs.StringVar(&o.log.project, "project", "", "only the decisions in the project `dir`")
 		fs.BoolVar(&o.log.follow, "follow", false, "keep printing new decisions until interrupted")
+		fs.BoolVar(&o.log.summary, "summary", false, "per project and host: sessions, holds, let-gos, releases, refusals, the checks most often open, and the time spent in checks and reused")
 		fs.StringVar(&o.explain.stateDir, "state-dir", "", "the hooks' state `dir`, as their --state-dir (default: $DONEGATE_STATE_DIR, %LOCALAPPDATA%\\donegate on Windows, $XDG_STATE_HOME/donegate, ~/.local/state/donegate)")
 	},
 	run: runLog,
@@ -33,8 +35,8 @@ fleets; --follow keeps printing new decisions until interrupted.`,
 
 // logOptions are closer log's flags.
 type logOptions struct {
-	since, project string
-	follow         bool
+	since, project  string
+	follow, summary bool
 }
 
 // followEvery is how often --follow looks for new decisions.
@@ -47,6 +49,9 @@ func runLog(ctx context.Context, r *runCtx) (verdict, error) {
 	keep, err := r.logFilter()
 	if err != nil {
 		return incomplete, err
+	}
+	if r.opts.log.summary {
+		return r.logSummaries(keep)
 	}
 	print := r.logPrinter()
 	files := decisionlog.Files(r.explainStateDir())
@@ -88,6 +93,33 @@ func runLog(ctx context.Context, r *runCtx) (verdict, error) {
 		if err != nil {
 			return incomplete, errorf(ErrEnv, "decision log: %w", err)
 		}
+	}
+	return complete, nil
+}
+
+// logSummaries prints closer log --summary of the entries keep keeps.
+func (r *runCtx) logSummaries(keep func(decisionlog.Entry) bool) (verdict, error) {
+	if r.opts.log.follow {
+		return incomplete, errorf(ErrUsage, "--summary and --follow: a summary is of the decisions recorded so far")
+	}
+	var kept []decisionlog.Entry
+	for _, f := range decisionlog.Files(r.explainStateDir()) {
+		if _, err := decisionlog.Read(f, 0, func(e decisionlog.Entry) {
+			if keep(e) {
+				kept = append(kept, e)
+			}
+		}); err != nil {
+			return incomplete, errorf(ErrEnv, "decision log: %w", err)
+		}
+	}
+	if len(kept) == 0 && !r.opts.json {
+		if _, err := fmt.Fprintln(r.stdout, "No decision to summarize in "+r.explainStateDir()+" (with --session, --since or --project, none matches)."); err != nil {
+			return incomplete, errorf(ErrEnv, "%w", err)
+		}
+		return complete, nil
+	}
+	if err := r.printSummary(summarize(kept)); err != nil {
+		return incomplete, errorf(ErrEnv, "%w", err)
 	}
 	return complete, nil
 }

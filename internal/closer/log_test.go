@@ -3,6 +3,8 @@ package closer
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -67,4 +69,66 @@ func TestLogSaysWhenItHasNothing(t *testing.T) {
 	session := strings.Index(lines[0], "SESSION")
 	assert.Equal(t, "opencode", strings.TrimSpace(lines[1][host:session]), "the host's whole name in its column")
 	assert.Contains(t, lines[2], "closer release")
+}
+
+// TestLogSummary: --summary counts the decisions per project and host —
+// sessions, holds, let-gos, releases, refusals, the checks most often
+// open, the time in checks and the share reused — busiest first, within
+// the filters; --json prints the same as one object.
+func TestLogSummary(t *testing.T) {
+	state := t.TempDir()
+	env := testEnv(map[string]string{"DONEGATE_STATE_DIR": state, "HOME": t.TempDir()}, false)
+	now := time.Now().UTC()
+	held := func(session string, open ...string) decisionlog.Entry {
+		e := decisionlog.Entry{Time: now, Project: "/work/shop", Host: "claude", Session: session, Hook: "stop-hook", Event: "Stop", Decision: "blocked", Blocks: 1, MaxBlocks: 5}
+		for _, label := range []string{"plan", "test", "lint"} {
+			e.Checks = append(e.Checks, decisionlog.Check{Label: label, Complete: !slices.Contains(open, label), TookMS: 1500})
+		}
+		return e
+	}
+	for _, e := range []decisionlog.Entry{
+		held("s1", "test"),
+		held("s1", "test", "lint"),
+		{Time: now, Project: "/work/shop", Host: "claude", Session: "s1", Hook: "stop-hook", Event: "Stop", Decision: "complete",
+			Checks: []decisionlog.Check{{Label: "test", Complete: true, Reused: true}}},
+		held("s2", "plan"),
+		{Time: now, Project: "/work/shop", Host: "claude", Session: "s2", Hook: "stop-hook", Event: "Stop", Decision: "let through"},
+		{Time: now, Project: "/work/shop", Host: "claude", Session: "s3", Hook: "stop-hook", Event: "Stop", Decision: "released"},
+		{Time: now, Project: "/work/shop", Host: "claude", Hook: "closer release", Decision: "refused"},
+		{Time: now, Project: "/work/api", Host: "codex", Session: "c1", Hook: "stop-hook", Event: "Stop", Decision: "complete"},
+		{Time: now.Add(-48 * time.Hour), Project: "/work/old", Host: "qwen", Session: "q1", Hook: "stop-hook", Event: "Stop", Decision: "complete"},
+	} {
+		require.NoError(t, decisionlog.Append(state, e))
+	}
+	run := func(args ...string) string {
+		var out, errOut bytes.Buffer
+		code := Main(context.Background(), append([]string{"log", "--summary"}, args...), &out, &errOut, env)
+		require.Equal(t, ExitComplete, code, errOut.String())
+		return out.String()
+	}
+	lines := strings.Split(strings.TrimSpace(run("--since", "24h")), "\n")
+	require.Len(t, lines, 3, "a header, shop and api; old is before --since")
+	assert.Regexp(t, `^PROJECT +HOST +SESSIONS +DECISIONS +HELD +COMPLETE +LET GO +RELEASED +REFUSED +CHECK TIME +REUSED +MOST OPEN$`, lines[0])
+	assert.Regexp(t, `^shop +claude +3 +7 +3 +1 +1 +1 +1 +14s +10% +test \(2\), lint \(1\), plan \(1\)$`, lines[1])
+	assert.Regexp(t, `^api +codex +1 +1 +0 +1 +0 +0 +0 +0s +- +$`, lines[2]+" ")
+
+	var got struct {
+		Summary []struct {
+			Project   string `json:"project"`
+			Held      int    `json:"held"`
+			OpenItems []struct {
+				Label string `json:"label"`
+				Count int    `json:"count"`
+			} `json:"openItems"`
+		} `json:"summary"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(run("--json", "--project", "/work/shop")), &got))
+	require.Len(t, got.Summary, 1)
+	assert.Equal(t, 3, got.Summary[0].Held)
+	assert.Equal(t, "test", got.Summary[0].OpenItems[0].Label)
+	assert.Equal(t, 2, got.Summary[0].OpenItems[0].Count)
+
+	assert.Contains(t, run("--session", "nobody"), "No decision to summarize")
+	var out, errOut bytes.Buffer
+	assert.Equal(t, ExitUsage, Main(context.Background(), []string{"log", "--summary", "--follow"}, &out, &errOut, env))
 }
