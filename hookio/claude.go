@@ -5,6 +5,7 @@ import (
 	"io"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/tidwall/gjson"
 
@@ -15,6 +16,18 @@ import (
 // Claude Code (and the Claude Agent SDK, which runs it and sends its
 // events unchanged): the shapes every other host is read onto.
 var claudeSpec = hostSpec{
+	// A session's transcript: <config dir>/projects/<slug>/<id>.jsonl,
+	// each line with the session's cwd; a subagent's is agent-*.jsonl.
+	sessions: &sessionRecords{
+		globs: func(getenv paths.Getenv) []string {
+			return []string{filepath.Join(paths.ClaudeDir(getenv, ""), "projects", "*", "*.jsonl")}
+		},
+		read: func(path string, head []byte) (string, string, bool) {
+			id := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+			cwd := firstLineWith(head, "cwd")
+			return id, cwd, !strings.HasPrefix(id, "agent-") && cwd != ""
+		},
+	},
 	// A command interrupted, or moved to the background, did not pass.
 	shellRunPassed: func(resp gjson.Result) bool {
 		return !resp.Get("interrupted").Bool() && !resp.Get("backgroundTaskId").Exists()

@@ -20,6 +20,22 @@ import (
 // Codex's app-server, so its TUI, shows a Stop's systemMessage as a
 // warning, codex exec nowhere.
 var codexSpec = hostSpec{
+	// A session's rollout: $CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl,
+	// its first line the session_meta with the session's id and cwd.
+	sessions: &sessionRecords{
+		globs: func(getenv paths.Getenv) []string {
+			return []string{filepath.Join(codexHome(getenv), "sessions", "*", "*", "*", "rollout-*.jsonl")}
+		},
+		read: func(_ string, head []byte) (string, string, bool) {
+			first, _, _ := bytes.Cut(head, []byte("\n"))
+			if gjson.GetBytes(first, "type").Str != "session_meta" {
+				return "", "", false
+			}
+			meta := gjson.GetBytes(first, "payload")
+			id, cwd := meta.Get("id").Str, meta.Get("cwd").Str
+			return id, cwd, id != "" && cwd != ""
+		},
+	},
 	title: "Codex CLI",
 	// Measured on 0.171.0 (exec_command): each call's own id.
 	shellMarkers: []string{"CODEX_TOOL_CALL_ID"},
@@ -39,10 +55,7 @@ var codexSpec = hostSpec{
 		return codexPatchPaths(gjson.GetBytes(e.ToolInput, "command").Str)
 	},
 	settingsFiles: func(project string, getenv paths.Getenv, _ string) ([]string, []string) {
-		home := getenv("CODEX_HOME")
-		if !filepath.IsAbs(home) {
-			home = filepath.Join(paths.Home(getenv), ".codex")
-		}
+		home := codexHome(getenv)
 		return []string{filepath.Join(project, ".codex", "hooks.json"), filepath.Join(project, ".codex", "config.toml")},
 			[]string{filepath.Join(home, "hooks.json"), filepath.Join(home, "config.toml")}
 	},
@@ -137,6 +150,15 @@ func (e *Event) readCodex(root gjson.Result) error {
 		e.PromptID = e.TurnID
 	}
 	return nil
+}
+
+// codexHome is Codex's home: $CODEX_HOME when absolute, else ~/.codex.
+func codexHome(getenv paths.Getenv) string {
+	home := getenv("CODEX_HOME")
+	if !filepath.IsAbs(home) {
+		home = filepath.Join(paths.Home(getenv), ".codex")
+	}
+	return home
 }
 
 // codexRollout reports whether transcript is a Codex rollout: named

@@ -187,7 +187,10 @@ func (h Host) EventNames() EventNames { return h.spec().names }
 // which tells the hosts apart, is the one place that names them all.
 type hostSpec struct {
 	title string
-	names EventNames
+	// sessions: see Host.RecordedSessions; nil where donegate reads no
+	// record of the host's sessions.
+	sessions *sessionRecords
+	names    EventNames
 	// shellTool: see Host.ShellTool.
 	shellTool string
 	// roles are the entries of Entries the host registers in its hook

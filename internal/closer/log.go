@@ -27,6 +27,7 @@ fleets; --follow keeps printing new decisions until interrupted;
 		fs.StringVar(&o.log.since, "since", "", "only decisions since `when`: a duration back from now (\"2h\") or a time (RFC 3339)")
 		fs.StringVar(&o.log.project, "project", "", "only the decisions in the project `dir`")
 		fs.BoolVar(&o.log.follow, "follow", false, "keep printing new decisions until interrupted")
+		fs.BoolVar(&o.log.ungated, "ungated", false, "list the sessions the hosts recorded in the projects donegate gates of which donegate answered no stop (exit 1 when there are any): Claude Code's transcripts, Codex's rollouts")
 		fs.BoolVar(&o.log.summary, "summary", false, "per project and host: sessions, holds, let-gos, releases, refusals, the checks most often open, and the time spent in checks and reused")
 		fs.StringVar(&o.explain.stateDir, "state-dir", "", "the hooks' state `dir`, as their --state-dir (default: $DONEGATE_STATE_DIR, %LOCALAPPDATA%\\donegate on Windows, $XDG_STATE_HOME/donegate, ~/.local/state/donegate)")
 	},
@@ -35,8 +36,8 @@ fleets; --follow keeps printing new decisions until interrupted;
 
 // logOptions are closer log's flags.
 type logOptions struct {
-	since, project  string
-	follow, summary bool
+	since, project           string
+	follow, summary, ungated bool
 }
 
 // followEvery is how often --follow looks for new decisions.
@@ -50,8 +51,15 @@ func runLog(ctx context.Context, r *runCtx) (verdict, error) {
 	if err != nil {
 		return incomplete, err
 	}
-	if r.opts.log.summary {
+	if r.opts.log.summary && !r.opts.log.ungated {
 		return r.logSummaries(keep)
+	}
+	if r.opts.log.ungated {
+		since, err := r.logSince()
+		if err != nil {
+			return incomplete, err
+		}
+		return r.logUngated(since)
 	}
 	print := r.logPrinter()
 	files := decisionlog.Files(r.explainStateDir())
@@ -124,18 +132,27 @@ func (r *runCtx) logSummaries(keep func(decisionlog.Entry) bool) (verdict, error
 	return complete, nil
 }
 
+// logSince is --since's time, zero when it is not given.
+func (r *runCtx) logSince() (time.Time, error) {
+	o := r.opts.log
+	if o.since == "" {
+		return time.Time{}, nil
+	}
+	if d, err := time.ParseDuration(o.since); err == nil {
+		return r.env.Now().Add(-d), nil
+	}
+	if t, err := time.Parse(time.RFC3339, o.since); err == nil {
+		return t, nil
+	}
+	return time.Time{}, errorf(ErrUsage, "--since %q: give a duration (\"2h\") or an RFC 3339 time", o.since)
+}
+
 // logFilter is what --session, --since and --project keep.
 func (r *runCtx) logFilter() (func(decisionlog.Entry) bool, error) {
 	o := r.opts.log
-	var since time.Time
-	if o.since != "" {
-		if d, err := time.ParseDuration(o.since); err == nil {
-			since = r.env.Now().Add(-d)
-		} else if t, err := time.Parse(time.RFC3339, o.since); err == nil {
-			since = t
-		} else {
-			return nil, errorf(ErrUsage, "--since %q: give a duration (\"2h\") or an RFC 3339 time", o.since)
-		}
+	since, err := r.logSince()
+	if err != nil {
+		return nil, err
 	}
 	var project string
 	if o.project != "" {

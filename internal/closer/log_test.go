@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -131,4 +133,59 @@ func TestLogSummary(t *testing.T) {
 	assert.Contains(t, run("--session", "nobody"), "No decision to summarize")
 	var out, errOut bytes.Buffer
 	assert.Equal(t, ExitUsage, Main(context.Background(), []string{"log", "--summary", "--follow"}, &out, &errOut, env))
+}
+
+// TestLogUngated: a session a host recorded in a project donegate gates,
+// of which donegate answered no stop, is listed and fails the run; one
+// with a decision, one in another project, a subagent's transcript and
+// one older than --since are not.
+func TestLogUngated(t *testing.T) {
+	state, home, project, other := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
+	codexHome := filepath.Join(home, "codex")
+	env := testEnv(map[string]string{"DONEGATE_STATE_DIR": state, "HOME": home, "CODEX_HOME": codexHome}, false)
+	write := func(path, body string, at time.Time) {
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, []byte(body), 0o644))
+		require.NoError(t, os.Chtimes(path, at, at))
+	}
+	hourAgo := time.Now().Add(-time.Hour)
+	claude := func(id, cwd string, at time.Time) {
+		write(filepath.Join(home, ".claude", "projects", "-x", id+".jsonl"),
+			`{"type":"user","cwd":"`+cwd+`","sessionId":"`+id+`","message":{"role":"user","content":"hi"}}`+"\n", at)
+	}
+	claude("gated-1", project, hourAgo)
+	claude("ungated-1", project, hourAgo)
+	claude("agent-abc", project, hourAgo)
+	claude("elsewhere", other, hourAgo)
+	claude("long-ago", project, time.Now().Add(-30*24*time.Hour))
+	write(filepath.Join(codexHome, "sessions", "2026", "11", "29", "rollout-2026-11-29T07-00-00-c0d3.jsonl"),
+		`{"type":"session_meta","payload":{"id":"c0d3","cwd":"`+project+`"}}`+"\n"+`{"type":"response_item","payload":{"id":"x"}}`+"\n", hourAgo)
+	require.NoError(t, decisionlog.Append(state, decisionlog.Entry{Time: hourAgo, Project: project, Host: "claude", Session: "gated-1", Hook: "stop-hook", Event: "Stop", Decision: "complete"}))
+
+	run := func(args ...string) (int, string) {
+		var out, errOut bytes.Buffer
+		code := Main(context.Background(), append([]string{"log", "--ungated"}, args...), &out, &errOut, env)
+		return code, out.String() + errOut.String()
+	}
+	code, out := run("--since", "168h")
+	assert.Equal(t, ExitIncomplete, code, out)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	require.Len(t, lines, 3, out)
+	assert.Contains(t, out, "ungated")
+	assert.Contains(t, out, "c0d3")
+	assert.Contains(t, out, "donegate answered none of its stops")
+	for _, not := range []string{"gated-1 ", "agent-abc", "elsewhere", "long-ago"} {
+		assert.NotContains(t, out, not)
+	}
+	code, out = run("--json", "--since", "168h")
+	assert.Equal(t, ExitIncomplete, code, out)
+	assert.Contains(t, out, `"session":"ungated-1"`)
+	assert.Contains(t, out, `"host":"codex"`)
+
+	code, out = run("--project", other, "--since", "168h")
+	assert.Equal(t, ExitIncomplete, code, out)
+	assert.Contains(t, out, "elsewhe")
+	code, out = run("--session", "gated-1")
+	assert.Equal(t, ExitComplete, code, out)
+	assert.Contains(t, out, "Every session the hosts recorded")
 }
