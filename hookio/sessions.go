@@ -108,14 +108,13 @@ func firstLineWith(head []byte, path string) string {
 }
 
 // HostsKeepingSessions are the hosts whose session records donegate reads
-// (see RecordedSessions), in a stable order.
+// (see RecordedSessions), in Hosts' order.
 func HostsKeepingSessions() []Host {
 	var hosts []Host
-	for h, s := range hostSpecs {
-		if s.sessions != nil {
+	for _, h := range Hosts {
+		if h.spec().sessions != nil {
 			hosts = append(hosts, h)
 		}
 	}
-	sort.Slice(hosts, func(i, j int) bool { return hosts[i] < hosts[j] })
 	return hosts
 }
