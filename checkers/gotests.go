@@ -47,6 +47,23 @@ import (
 type goReport struct {
 	Passed  map[string][]string `json:"passed,omitempty"`
 	Skipped map[string][]string `json:"skipped,omitempty"`
+	// Roots are the package roots the report is of, where they are not
+	// all the command's: a Go workspace run module by module, some
+	// modules left out (see workspaceTest); nil for all of them.
+	Roots []string `json:"roots"`
+}
+
+// merge adds rep, a report of the package roots roots, to r.
+func (r *goReport) merge(rep goReport, roots []string) {
+	for _, m := range []struct{ to, from *map[string][]string }{{&r.Passed, &rep.Passed}, {&r.Skipped, &rep.Skipped}} {
+		for pkg, names := range *m.from {
+			if *m.to == nil {
+				*m.to = map[string][]string{}
+			}
+			(*m.to)[pkg] = append((*m.to)[pkg], names...)
+		}
+	}
+	r.Roots = append(r.Roots, roots...)
 }
 
 // goJSONCommand returns the -json form of a detected Go test command and

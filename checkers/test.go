@@ -152,7 +152,16 @@ func (t Test) Check(ctx context.Context, c *Context) (Result, error) {
 	if werr == nil && base != "" && r.Complete && !r.NotRun && r.ran != nil {
 		var rep goReport
 		if err := json.Unmarshal(r.ran, &rep); err == nil {
-			more, note, err := goWeaknesses(ctx, c, base, k.goRoots, rep)
+			roots := k.goRoots
+			if rep.Roots != nil {
+				roots = rep.Roots // the modules a workspace's stop ran or reused
+			}
+			var more []weakness
+			var note string
+			var err error
+			if len(roots) > 0 {
+				more, note, err = goWeaknesses(ctx, c, base, roots, rep)
+			}
 			switch {
 			case err != nil && ctx.Err() == nil:
 				r.Feedback += fmt.Sprintf("\n(donegate could not compare the tests that ran with those of the session's start: %v)", err)

@@ -2,6 +2,7 @@ package checkers
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -335,6 +336,9 @@ func (k commandCheck) workspace(dir string) (pkgs []wsPackage, perPackage func(n
 		return pkgs, func(name string) string {
 			return fmt.Sprintf("%s -p %s", k.command, shellWord(name))
 		}, ok
+	case "go.work":
+		pkgs, ok = goWorkspace(dir, k.goRoots)
+		return pkgs, goModuleTest(pkgs), ok
 	}
 	return nil, nil, false
 }
@@ -387,6 +391,20 @@ func (k commandCheck) workspaceTest(ctx context.Context, c *Context, own time.Du
 		c.noteFresh(fmt.Sprintf("%s %s: %s", k.kind, k.command, why))
 	}
 	var ran, reused, skipped []string
+	// A Go workspace's runs report which tests ran: the reports of the
+	// modules run or reused are the whole check's (see goReport).
+	var report *goReport
+	if k.jsonCommand != "" {
+		report = &goReport{Roots: []string{}}
+	}
+	addReport := func(pk commandCheck, ran []byte) {
+		var rep goReport
+		if report == nil || json.Unmarshal(ran, &rep) != nil {
+			report = nil // a run without its report: none for the check
+			return
+		}
+		report.merge(rep, pk.goRoots)
+	}
 	for _, p := range pkgs {
 		if plan.skip[p.Name] {
 			skipped = append(skipped, p.Name)
@@ -395,6 +413,10 @@ func (k commandCheck) workspaceTest(ctx context.Context, c *Context, own time.Du
 		key := keyOf(p, states, rest)
 		pk := k
 		pk.command = perPackage(p.Name)
+		pk.jsonCommand, pk.goRoots = "", nil
+		if k.jsonCommand != "" {
+			pk.jsonCommand, pk.goRoots, _ = goJSONCommand(pk.command, k.from)
+		}
 		keep := func() bool {
 			// Remembered only if the run left what it depends on as it was.
 			after, afterRest, err := k.partStates(ctx, c, pkgs)
@@ -411,15 +433,18 @@ func (k commandCheck) workspaceTest(ctx context.Context, c *Context, own time.Du
 		switch {
 		case e != nil:
 			reused = append(reused, p.Name)
-			if r := c.reuse(*e); !r.Complete {
+			r := c.reuse(*e)
+			if !r.Complete {
 				r.Feedback += fmt.Sprintf("\n(donegate reused the result of %s of package %s at %s: neither it, the packages it depends on nor the files outside the packages have changed since.)",
 					e.RunBy(), p.Name, e.At.UTC().Format(time.RFC3339))
 				return r, nil
 			}
+			addReport(pk, r.ran)
 			continue
 		case err != nil || !r.Complete || r.NotRun:
 			return r, err
 		}
+		addReport(pk, r.ran)
 		ran = append(ran, p.Name)
 	}
 	var said []string
@@ -435,6 +460,9 @@ func (k commandCheck) workspaceTest(ctx context.Context, c *Context, own time.Du
 	r := OK(fmt.Sprintf("The test command `%s` passed, package by package: %s.", k.command, strings.Join(said, "; ")))
 	if len(ran) == 0 && len(reused) > 0 {
 		r.Feedback += "\n(donegate reused the result of the runs: the working tree has not changed since.)"
+	}
+	if report != nil {
+		r.ran, _ = json.Marshal(report)
 	}
 	return r, nil
 }

@@ -105,7 +105,7 @@ func (k commandCheck) planWorkspace(ctx context.Context, c *Context, pkgs []wsPa
 		if err != nil {
 			return wsPlan{}, errNoWorkspace
 		}
-		re = reachOf(top, prefix, files, pkgs, inRepo, k.from == "package.json")
+		re = reachOf(top, prefix, files, pkgs, inRepo, k.from)
 		if data, err := json.Marshal(re); err == nil && !c.ReadOnly {
 			_ = c.cache().PutNote(key, data)
 		}

@@ -37,8 +37,9 @@ import (
 //   - a quoted string naming a workspace package, or an alias of a
 //     tsconfig/jsconfig "compilerOptions.paths" (of the package or of the
 //     files outside every package) into one: that package (JavaScript
-//     workspaces only: a Cargo crate reaches another only as a declared
-//     dependency);
+//     workspaces: a Cargo crate reaches another only as a declared
+//     dependency); in a Go workspace, an import path of a workspace
+//     module (a module may import one it does not require);
 //   - a bundler's or test runner's config outside every package
 //     (vite, vitest, webpack, jest, babel, rollup) naming a package's
 //     directory: every package depends on it.
@@ -77,8 +78,15 @@ type wsReach struct {
 // files under the project dir, relative to top (slash-separated); prefix
 // is the project dir relative to top ("" or ending in "/"); inRepo tells
 // whether a path relative to the project dir is still inside the work
-// tree; js turns on the rules for JavaScript workspaces.
-func reachOf(top, prefix string, files []string, pkgs []wsPackage, inRepo func(rel string) bool, js bool) wsReach {
+// tree; kind is the manifest the workspace was read from, which turns on
+// the rules of its language: package names and aliases for JavaScript
+// ("package.json"), import paths for Go ("go.work").
+func reachOf(top, prefix string, files []string, pkgs []wsPackage, inRepo func(rel string) bool, kind string) wsReach {
+	js, goMod := kind == "package.json", kind == "go.work"
+	var imports func([]byte) []int
+	if goMod {
+		imports = goImports(pkgs)
+	}
 	re := wsReach{Deps: map[string][]string{}, Wide: map[string]string{}}
 	dirs := make([]string, len(pkgs)) // each with a trailing slash
 	for i, p := range pkgs {
@@ -245,6 +253,11 @@ func reachOf(top, prefix string, files []string, pkgs []wsPackage, inRepo func(r
 			}
 			if target != p.Dir && !strings.HasPrefix(target, p.Dir+"/") {
 				add(from, reached(target))
+			}
+		}
+		if goMod && strings.HasSuffix(rel, ".go") {
+			for _, q := range quotedBytes(data) {
+				add(from, imports(q))
 			}
 		}
 		if !js {

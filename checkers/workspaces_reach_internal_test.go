@@ -66,7 +66,11 @@ func TestReachOf(t *testing.T) {
 			}
 			sort.Strings(files)
 			inRepo := func(rel string) bool { p := path.Clean(rel); return p != ".." && !strings.HasPrefix(p, "../") }
-			re := reachOf(top, "", files, pkgs, inRepo, tt.js)
+			kind := "Cargo.toml"
+			if tt.js {
+				kind = "package.json"
+			}
+			re := reachOf(top, "", files, pkgs, inRepo, kind)
 			want := tt.deps
 			if want == nil {
 				want = map[string][]string{}
@@ -113,6 +117,6 @@ func BenchmarkReachOf(b *testing.B) {
 	inRepo := func(string) bool { return true }
 	b.ResetTimer()
 	for range b.N {
-		reachOf(top, "", files, pkgs, inRepo, true)
+		reachOf(top, "", files, pkgs, inRepo, "package.json")
 	}
 }
