@@ -109,7 +109,9 @@ func TestScripts(t *testing.T) {
 				env.Setenv("PATH", toolBin+string(os.PathListSeparator)+env.Getenv("PATH"))
 			}
 			if yarn1Bin != "" {
-				env.Setenv("YARN_CLASSIC_BIN", yarn1Bin)
+				// Not YARN_…: Yarn berry reads such variables as its
+				// config, and refuses one it does not know.
+				env.Setenv("CLASSIC_YARN_BIN", yarn1Bin)
 			}
 			// Nx runs only from a project's node_modules: the scripts
 			// link the installed package there (nx_workspace.txtar).
