@@ -105,7 +105,9 @@ func (k commandCheck) planWorkspace(ctx context.Context, c *Context, pkgs []wsPa
 		if err != nil {
 			return wsPlan{}, errNoWorkspace
 		}
-		re = reachOf(top, prefix, files, pkgs, inRepo, k.from)
+		if re, err = reachOf(ctx, top, prefix, files, pkgs, inRepo, k.from); err != nil {
+			return wsPlan{}, errNoWorkspace // out of time: the command whole
+		}
 		if data, err := json.Marshal(re); err == nil && !c.ReadOnly {
 			_ = c.cache().PutNote(key, data)
 		}

@@ -2,6 +2,7 @@ package checkers
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"path"
@@ -74,14 +75,15 @@ type wsReach struct {
 	Outside string `json:"outside"`
 }
 
-// reachOf reads what the files of pkgs reach. files are the work tree's
+// reachOf reads what the files of pkgs reach, until ctx ends (its error
+// then). files are the work tree's
 // files under the project dir, relative to top (slash-separated); prefix
 // is the project dir relative to top ("" or ending in "/"); inRepo tells
 // whether a path relative to the project dir is still inside the work
 // tree; kind is the manifest the workspace was read from, which turns on
 // the rules of its language: package names and aliases for JavaScript
 // ("package.json"), import paths for Go ("go.work").
-func reachOf(top, prefix string, files []string, pkgs []wsPackage, inRepo func(rel string) bool, kind string) wsReach {
+func reachOf(ctx context.Context, top, prefix string, files []string, pkgs []wsPackage, inRepo func(rel string) bool, kind string) (wsReach, error) {
 	js, goMod := kind == "package.json", kind == "go.work"
 	var imports func([]byte) []int
 	if goMod {
@@ -182,6 +184,9 @@ func reachOf(top, prefix string, files []string, pkgs []wsPackage, inRepo func(r
 		}
 	}
 	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return wsReach{}, err
+		}
 		rel, ok := strings.CutPrefix(f, prefix)
 		if !ok {
 			continue
@@ -280,7 +285,7 @@ func reachOf(top, prefix string, files []string, pkgs []wsPackage, inRepo func(r
 	for _, d := range re.Deps {
 		sort.Strings(d)
 	}
-	return re
+	return re, nil
 }
 
 // bundlerConfig reports whether a file's name is that of a bundler's or

@@ -1,6 +1,7 @@
 package checkers
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path"
@@ -70,7 +71,8 @@ func TestReachOf(t *testing.T) {
 			if tt.js {
 				kind = "package.json"
 			}
-			re := reachOf(top, "", files, pkgs, inRepo, kind)
+			re, err := reachOf(context.Background(), top, "", files, pkgs, inRepo, kind)
+			require.NoError(t, err)
 			want := tt.deps
 			if want == nil {
 				want = map[string][]string{}
@@ -117,6 +119,21 @@ func BenchmarkReachOf(b *testing.B) {
 	inRepo := func(string) bool { return true }
 	b.ResetTimer()
 	for range b.N {
-		reachOf(top, "", files, pkgs, inRepo, "package.json")
+		if _, err := reachOf(context.Background(), top, "", files, pkgs, inRepo, "package.json"); err != nil {
+			b.Fatal(err)
+		}
 	}
+}
+
+// reachOf stops when its context ends: the stop's share of time for
+// looking at the tree bounds it.
+func TestReachOfStopsWithItsContext(t *testing.T) {
+	top := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(top, "packages", "a"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(top, "packages", "a", "t.js"), []byte("require('../b')"), 0o644))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := reachOf(ctx, top, "", []string{"packages/a/t.js"}, []wsPackage{{Name: "a", Dir: "packages/a"}, {Name: "b", Dir: "packages/b"}},
+		func(string) bool { return true }, "package.json")
+	require.ErrorIs(t, err, context.Canceled)
 }
