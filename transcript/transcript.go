@@ -1,6 +1,9 @@
-// Package transcript reads an agent's plan where Claude Code keeps it: the
-// latest TodoWrite call in a session transcript (JSONL), or the Task tools'
-// files under <claude dir>/tasks/<list id>/.
+// Package transcript reads an agent's plan and what it said where each
+// host keeps them: Claude Code's session transcript (JSONL: the latest
+// TodoWrite call) or its Task tools' files under <claude dir>/tasks/<list
+// id>/, Codex's rollout (update_plan), Qwen Code's chat and todos, Gemini
+// CLI's chat file (write_todos), Copilot CLI's events and session.db. A
+// host's reader is called from that host's spec in package hookio.
 //
 // Transcripts grow to hundreds of MB, so the reader walks the file
 // backwards in blocks and stops at the first (that is, latest) TodoWrite

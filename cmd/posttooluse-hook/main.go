@@ -1,6 +1,9 @@
-// Command posttooluse-hook is donegate's Claude Code PreToolUse and
-// PostToolUse hook: it gates the agent's final StructuredOutput (or other
-// configured tools) until the work is done. See docs/hosts.md.
+// Command posttooluse-hook is donegate's hook around the agent's tool
+// calls (PreToolUse and PostToolUse, and each host's names for them): it
+// gates the agent's final StructuredOutput (or other configured tools)
+// until the work is done, refuses the shell and edit calls that would
+// loosen the gate, and notes the agent's own runs of a checked command.
+// See docs/hosts.md.
 package main
 
 import (

@@ -1,7 +1,12 @@
-// Command stop-hook is donegate's Claude Code Stop and SubagentStop hook.
-// It keeps an agent working while its plan, tests or required files are
-// not done. See docs/hosts.md for registration and
-// docs/configuration.md for configuration.
+// Command stop-hook is donegate's hook at the end of an agent's turn
+// (Claude Code's and the Agent SDK's Stop and SubagentStop, Codex's and
+// Qwen Code's Stop, Gemini CLI's AfterAgent, Copilot CLI's agentStop,
+// Cursor's stop, VS Code's Stop, OpenCode's plugin). It keeps an agent
+// working while its plan, tests or required files are not done; with
+// --criteria it tells the agent up front what will be checked, with
+// --start it starts the stop's checks after the agent's edits. See
+// docs/hosts.md for registration and docs/configuration.md for
+// configuration.
 package main
 
 import (
