@@ -130,9 +130,9 @@ func FlagSet(name string) (fs *flag.FlagSet, summary string) {
 	fs, _ = newFlagSet(name, new(Options))
 	switch name {
 	case StopHookName:
-		summary = stopSummary
+		summary = stopSummary()
 	case ToolHookName:
-		summary = toolSummary
+		summary = toolSummary()
 	}
 	return fs, summary
 }
