@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/donegate/donegate/internal/testutil"
 )
 
 // TestAnswersAsEncodingJSON: an answer written by hand is the bytes
@@ -44,14 +45,9 @@ func TestAnswersAsEncodingJSON(t *testing.T) {
 	}
 	for range 3000 {
 		a := answer{NeedsMoreTurns: rng.IntN(2) == 0, Decision: text(), Reason: text(), HookSpecificOutput: specific(), SystemMessage: text()}
-		require.Equal(t, sameFFFD(want(a)), sameFFFD(got(a)))
+		require.Equal(t, testutil.SameFFFD(want(a)), testutil.SameFFFD(got(a)))
 		h := hostAnswer{Decision: text(), Reason: text(), PermissionDecision: text(), PermissionDecisionReason: text(),
 			FollowupMessage: text(), AdditionalContext: text(), HookSpecificOutput: specific(), SystemMessage: text()}
-		require.Equal(t, sameFFFD(want(h)), sameFFFD(got(h)))
+		require.Equal(t, testutil.SameFFFD(want(h)), testutil.SameFFFD(got(h)))
 	}
 }
-
-// sameFFFD writes U+FFFD one way in JSON text: Go 1.26's encoding/json
-// writes an invalid byte of UTF-8 as the escape \ufffd, as package jsonw
-// does, Go 1.27's as the character itself; both read back the same.
-func sameFFFD(s string) string { return strings.ReplaceAll(s, `\ufffd`, "\ufffd") }

@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/donegate/donegate/transcript"
+
+	"github.com/donegate/donegate/internal/testutil"
 )
 
 // TestMemoRecordsAsEncodingJSON: the Codex and Gemini records are written
@@ -55,7 +57,7 @@ func TestMemoRecordsAsEncodingJSON(t *testing.T) {
 		} {
 			want, err := json.Marshal(rec.v)
 			require.NoError(t, err)
-			require.Equal(t, sameFFFD(string(want)), sameFFFD(string(rec.v.AppendRecord(nil))))
+			require.Equal(t, testutil.SameFFFD(string(want)), testutil.SameFFFD(string(rec.v.AppendRecord(nil))))
 			data := string(want)
 			if i%2 == 1 {
 				data = damage(data)

@@ -17,6 +17,8 @@ import (
 
 	"github.com/donegate/donegate/internal/decisionlog"
 	"github.com/donegate/donegate/internal/linktest"
+
+	"github.com/donegate/donegate/internal/testutil"
 )
 
 func entry(i int) decisionlog.Entry {
@@ -160,14 +162,9 @@ func TestEntriesAsEncodingJSON(t *testing.T) {
 		require.NoError(t, err)
 		want, err := json.Marshal(e)
 		require.NoError(t, err)
-		require.Equal(t, sameFFFD(string(want)+"\n"), sameFFFD(string(got)))
+		require.Equal(t, testutil.SameFFFD(string(want)+"\n"), testutil.SameFFFD(string(got)))
 	}
 	_, err := json.Marshal(decisionlog.Entry{Time: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)})
 	require.Error(t, err)
 	assert.Error(t, decisionlog.Append(dir, decisionlog.Entry{Time: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}))
 }
-
-// sameFFFD writes U+FFFD one way in JSON text: Go 1.26's encoding/json
-// writes an invalid byte of UTF-8 as the escape \ufffd, as package jsonw
-// does, Go 1.27's as the character itself; both read back the same.
-func sameFFFD(s string) string { return strings.ReplaceAll(s, `\ufffd`, "\ufffd") }

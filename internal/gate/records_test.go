@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/donegate/donegate/internal/testutil"
 )
 
 // TestRecordsAsEncodingJSON: the progress and prompts records are
@@ -47,10 +49,10 @@ func TestRecordsAsEncodingJSON(t *testing.T) {
 		}
 		wantM, err := json.Marshal(map[string]stall(m))
 		require.NoError(t, err)
-		require.Equal(t, sameFFFD(string(wantM)), sameFFFD(string(m.AppendRecord(nil))))
+		require.Equal(t, testutil.SameFFFD(string(wantM)), testutil.SameFFFD(string(m.AppendRecord(nil))))
 		wantL, err := json.Marshal([]string(l))
 		require.NoError(t, err)
-		require.Equal(t, sameFFFD(string(wantL)), sameFFFD(string(l.AppendRecord(nil))))
+		require.Equal(t, testutil.SameFFFD(string(wantL)), testutil.SameFFFD(string(l.AppendRecord(nil))))
 
 		dataM, dataL := string(wantM), string(wantL)
 		if i%2 == 1 {
@@ -122,7 +124,7 @@ func TestMoreRecordsAsEncodingJSON(t *testing.T) {
 		}
 		wantT, err := json.Marshal(tk)
 		require.NoError(t, err)
-		require.Equal(t, sameFFFD(string(wantT)), sameFFFD(string(tk.AppendRecord(nil))))
+		require.Equal(t, testutil.SameFFFD(string(wantT)), testutil.SameFFFD(string(tk.AppendRecord(nil))))
 		dataT := string(wantT)
 		if i%2 == 1 {
 			dataT = damage(dataT)
@@ -136,10 +138,10 @@ func TestMoreRecordsAsEncodingJSON(t *testing.T) {
 		}
 		wantM, err := json.Marshal(map[string]string(m))
 		require.NoError(t, err)
-		require.Equal(t, sameFFFD(string(wantM)), sameFFFD(string(m.AppendRecord(nil))))
+		require.Equal(t, testutil.SameFFFD(string(wantM)), testutil.SameFFFD(string(m.AppendRecord(nil))))
 		wantS, err := json.Marshal(sn)
 		require.NoError(t, err)
-		require.Equal(t, sameFFFD(string(wantS)), sameFFFD(string(sn.AppendRecord(nil))))
+		require.Equal(t, testutil.SameFFFD(string(wantS)), testutil.SameFFFD(string(sn.AppendRecord(nil))))
 
 		dataM, dataS := string(wantM), string(wantS)
 		if i%2 == 1 {
@@ -167,8 +169,3 @@ func TestMoreRecordsAsEncodingJSON(t *testing.T) {
 		}
 	}
 }
-
-// sameFFFD writes U+FFFD one way in JSON text: Go 1.26's encoding/json
-// writes an invalid byte of UTF-8 as the escape \ufffd, as package jsonw
-// does, Go 1.27's as the character itself; both read back the same.
-func sameFFFD(s string) string { return strings.ReplaceAll(s, `\ufffd`, "\ufffd") }

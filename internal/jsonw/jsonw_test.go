@@ -14,24 +14,20 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/donegate/donegate/internal/jsonw"
+
+	"github.com/donegate/donegate/internal/testutil"
 )
 
 // encodingJSON is s as encoding/json writes it, HTML characters escaped
 // (json.Marshal) or not (an Encoder with SetEscapeHTML(false)), passed
-// through sameFFFD.
+// through testutil.SameFFFD.
 func encodingJSON(t testing.TB, s string, html bool) string {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(html)
 	require.NoError(t, enc.Encode(s))
-	return sameFFFD(strings.TrimSuffix(b.String(), "\n"))
+	return testutil.SameFFFD(strings.TrimSuffix(b.String(), "\n"))
 }
-
-// sameFFFD writes U+FFFD one way in JSON text: Go 1.26's encoding/json
-// writes an invalid byte of UTF-8 as the escape \ufffd, as AppendString
-// does (TestInvalidUTF8), Go 1.27's as the character itself (make fuzz
-// runs on 1.27); both read back as the same string.
-func sameFFFD(s string) string { return strings.ReplaceAll(s, `\ufffd`, "\ufffd") }
 
 // TestInvalidUTF8: an invalid byte is written as the escape, each byte
 // on its own, and reads back as U+FFFD.
@@ -57,7 +53,7 @@ var pieces = func() []string {
 func TestStringsAsEncodingJSON(t *testing.T) {
 	for _, s := range []string{"", "plain", `"quoted" \ back`, "\b\f\n\r\t\x00\x1f", "<a href='x'>&</a>", "\u2028\u2029", "bad \xff\xfe utf-8", "cut \xe2\x80"} {
 		for _, html := range []bool{true, false} {
-			assert.Equal(t, encodingJSON(t, s, html), sameFFFD(string(jsonw.AppendString(nil, s, html))), "%q html=%v", s, html)
+			assert.Equal(t, encodingJSON(t, s, html), testutil.SameFFFD(string(jsonw.AppendString(nil, s, html))), "%q html=%v", s, html)
 		}
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -67,7 +63,7 @@ func TestStringsAsEncodingJSON(t *testing.T) {
 			b.WriteString(pieces[rng.IntN(len(pieces))])
 		}
 		s, html := b.String(), rng.IntN(2) == 0
-		require.Equal(t, encodingJSON(t, s, html), sameFFFD(string(jsonw.AppendString([]byte("x"), s, html))[1:]), "%q html=%v", s, html)
+		require.Equal(t, encodingJSON(t, s, html), testutil.SameFFFD(string(jsonw.AppendString([]byte("x"), s, html))[1:]), "%q html=%v", s, html)
 	}
 }
 
@@ -77,7 +73,7 @@ func FuzzString(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		for _, html := range []bool{true, false} {
-			if got, want := sameFFFD(string(jsonw.AppendString(nil, s, html))), encodingJSON(t, s, html); got != want {
+			if got, want := testutil.SameFFFD(string(jsonw.AppendString(nil, s, html))), encodingJSON(t, s, html); got != want {
 				t.Fatalf("%q html=%v: got %s, encoding/json %s", s, html, got, want)
 			}
 		}

@@ -12,6 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/donegate/donegate/internal/limit"
+
+	"github.com/donegate/donegate/internal/testutil"
 )
 
 // randomSession is a record with every field set or not, at random.
@@ -81,7 +83,7 @@ func TestRecordsAsEncodingJSON(t *testing.T) {
 		require.NoError(t, err)
 		got, err := s.appendJSON(nil)
 		require.NoError(t, err)
-		require.Equal(t, sameFFFD(string(want)), sameFFFD(string(got)), "%d", i)
+		require.Equal(t, testutil.SameFFFD(string(want)), testutil.SameFFFD(string(got)), "%d", i)
 
 		line := string(want)
 		if i%2 == 1 {
@@ -119,11 +121,6 @@ func equalSessions(a, b *Session) bool {
 	}
 	return norm(a) == norm(b)
 }
-
-// sameFFFD writes U+FFFD one way in JSON text: Go 1.26's encoding/json
-// writes an invalid byte of UTF-8 as the escape \ufffd, as package jsonw
-// does, Go 1.27's as the character itself; both read back the same.
-func sameFFFD(s string) string { return strings.ReplaceAll(s, `\ufffd`, "\ufffd") }
 
 // TestNeedsCompact: a raw value is compacted only where json.Marshal
 // would write it otherwise (white space outside strings, or characters
