@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -266,9 +264,10 @@ func (k commandCheck) readsOutside(dir string) string {
 
 // editedState describes the files the agent wrote through its edit tools
 // this session (Context.Since) that lie in dir (absolute) or below it:
-// each one's path and content (or its absence), so that a result keyed
-// on it is not reused once the agent changed such a file again — one git
-// ignores is in no state of the tree. "" when there are none.
+// each one's path and stamp (treecache.Stamp: one stat, whatever its
+// size), so that a result keyed on it is not reused once the agent
+// changed such a file again — one git ignores is in no state of the
+// tree. "" when there are none.
 func (c *Context) editedState(dir string) string {
 	return c.editedWhere(func(e string) bool { return under(dir, e) })
 }
@@ -289,21 +288,7 @@ func (c *Context) editedWhere(in func(path string) bool) string {
 		if !in(e) {
 			continue
 		}
-		data, err := readBounded(e, maxReachFileBytes)
-		switch {
-		case err == nil:
-			fmt.Fprintf(&b, "%s\x00%s\x00", e, treecache.Key(string(data)))
-		case errors.Is(err, fs.ErrNotExist):
-			fmt.Fprintf(&b, "%s\x00missing\x00", e)
-		default:
-			// Not a regular file, or too large: its time and size.
-			fi, lerr := os.Lstat(e)
-			if lerr != nil {
-				fmt.Fprintf(&b, "%s\x00%v\x00", e, err)
-				continue
-			}
-			fmt.Fprintf(&b, "%s\x00%v %d %d\x00", e, fi.Mode(), fi.Size(), fi.ModTime().UnixNano())
-		}
+		fmt.Fprintf(&b, "%s\x00%s\x00", e, treecache.Stamp(e))
 	}
 	return b.String()
 }

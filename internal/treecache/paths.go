@@ -140,3 +140,19 @@ func WorkTreeTop(ctx context.Context, st *Status) (string, error) {
 	}
 	return workTreeTop(ctx, st.Dir)
 }
+
+// Stamp describes the file at path by its metadata, not followed if a
+// link: its mode, size, modification and change times and inode, or
+// "missing". A file rewritten, even with its old size and modification
+// time given back, gets another stamp (its change time moves); one stat,
+// whatever the file's size.
+func Stamp(path string) string {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "missing"
+	}
+	if err != nil {
+		return "unreadable: " + err.Error()
+	}
+	return statOf(fi).String()
+}

@@ -64,3 +64,19 @@ func TestChangedPaths(t *testing.T) {
 	_, err = treecache.ChangedPaths(context.Background(), st, since, head)
 	require.ErrorIs(t, err, treecache.ErrUnknown)
 }
+
+// A file rewritten with its old size and modification time given back
+// gets another stamp; a missing one says so.
+func TestStamp(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "local.cfg")
+	assert.Equal(t, "missing", treecache.Stamp(p))
+	write(t, dir, "local.cfg", "a")
+	old := time.Now().Add(-time.Hour)
+	require.NoError(t, os.Chtimes(p, old, old))
+	before := treecache.Stamp(p)
+	time.Sleep(20 * time.Millisecond)
+	write(t, dir, "local.cfg", "b")
+	require.NoError(t, os.Chtimes(p, old, old))
+	assert.NotEqual(t, before, treecache.Stamp(p))
+}
