@@ -22,8 +22,13 @@ var checkCommand = command{
 	summary: `Run the configured checker chain against DIR, outside Claude Code.
 Unlike the hooks, which stop at the first open item, check runs and reports
 every checker (the members of an "all" composite each on their own line).
---session and --transcript let the plan checker read a session's plan.`,
-	flags: func(fs *flag.FlagSet, o *options) { sessionFlags(fs, o) },
+--session and --transcript let the plan checker read a session's plan.
+--ci also reports for the CI that runs it: in GitHub Actions, an error
+annotation per open check and a table in the job's summary.`,
+	flags: func(fs *flag.FlagSet, o *options) {
+		sessionFlags(fs, o)
+		fs.BoolVar(&o.ci, "ci", false, "report for the CI that runs it too: in GitHub Actions ($GITHUB_ACTIONS), an ::error:: annotation per open check and a table in $GITHUB_STEP_SUMMARY")
+	},
 	run:   runCheck,
 }
 
@@ -59,6 +64,11 @@ func runCheck(ctx context.Context, r *runCtx) (verdict, error) {
 	rep, err := r.check(ctx)
 	if err != nil {
 		return incomplete, err
+	}
+	if r.opts.ci {
+		if err := r.reportToCI(rep); err != nil {
+			return incomplete, err
+		}
 	}
 	if r.opts.json {
 		return verdict(rep.AllComplete), writeJSON(r.stdout, rep)

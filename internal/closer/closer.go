@@ -240,6 +240,7 @@ type options struct {
 	// release
 	undo bool
 
+	ci      bool           // check
 	log     logOptions     // log
 	init    initOptions    // init
 	explain explainOptions // explain
