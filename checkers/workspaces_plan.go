@@ -219,7 +219,9 @@ func (k commandCheck) readsOutside(dir string) string {
 	}
 	leaves := func(p string) bool {
 		p, _, _ = strings.Cut(filepath.FromSlash(p), "*")
-		if filepath.IsAbs(p) {
+		// Rooted (on Windows, "/opt/x" is the current drive's) or with a
+		// drive: not under dir.
+		if filepath.IsAbs(p) || strings.HasPrefix(p, string(filepath.Separator)) || filepath.VolumeName(p) != "" {
 			return true
 		}
 		rel, err := filepath.Rel(top, filepath.Join(dir, p))

@@ -29,7 +29,7 @@ annotation per open check and a table in the job's summary.`,
 		sessionFlags(fs, o)
 		fs.BoolVar(&o.ci, "ci", false, "report for the CI that runs it too: in GitHub Actions ($GITHUB_ACTIONS), an ::error:: annotation per open check and a table in $GITHUB_STEP_SUMMARY")
 	},
-	run:   runCheck,
+	run: runCheck,
 }
 
 func sessionFlags(fs *flag.FlagSet, o *options) {

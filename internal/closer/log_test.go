@@ -149,9 +149,10 @@ func TestLogUngated(t *testing.T) {
 		require.NoError(t, os.Chtimes(path, at, at))
 	}
 	hourAgo := time.Now().Add(-time.Hour)
+	quote := func(s string) string { b, _ := json.Marshal(s); return string(b) } // a Windows path's backslashes
 	claude := func(id, cwd string, at time.Time) {
 		write(filepath.Join(home, ".claude", "projects", "-x", id+".jsonl"),
-			`{"type":"user","cwd":"`+cwd+`","sessionId":"`+id+`","message":{"role":"user","content":"hi"}}`+"\n", at)
+			`{"type":"user","cwd":`+quote(cwd)+`,"sessionId":"`+id+`","message":{"role":"user","content":"hi"}}`+"\n", at)
 	}
 	claude("gated-1", project, hourAgo)
 	claude("ungated-1", project, hourAgo)
@@ -159,7 +160,7 @@ func TestLogUngated(t *testing.T) {
 	claude("elsewhere", other, hourAgo)
 	claude("long-ago", project, time.Now().Add(-30*24*time.Hour))
 	write(filepath.Join(codexHome, "sessions", "2026", "11", "29", "rollout-2026-11-29T07-00-00-c0d3.jsonl"),
-		`{"type":"session_meta","payload":{"id":"c0d3","cwd":"`+project+`"}}`+"\n"+`{"type":"response_item","payload":{"id":"x"}}`+"\n", hourAgo)
+		`{"type":"session_meta","payload":{"id":"c0d3","cwd":`+quote(project)+`}}`+"\n"+`{"type":"response_item","payload":{"id":"x"}}`+"\n", hourAgo)
 	require.NoError(t, decisionlog.Append(state, decisionlog.Entry{Time: hourAgo, Project: project, Host: "claude", Session: "gated-1", Hook: "stop-hook", Event: "Stop", Decision: "complete"}))
 
 	run := func(args ...string) (int, string) {

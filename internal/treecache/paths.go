@@ -143,9 +143,9 @@ func WorkTreeTop(ctx context.Context, st *Status) (string, error) {
 
 // Stamp describes the file at path by its metadata, not followed if a
 // link: its mode, size, modification and change times and inode, or
-// "missing". A file rewritten, even with its old size and modification
-// time given back, gets another stamp (its change time moves); one stat,
-// whatever the file's size.
+// "missing". A file rewritten gets another stamp — on Linux even with its
+// old size and modification time given back (its change time moves; see
+// statOf) — for one stat, whatever the file's size.
 func Stamp(path string) string {
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {

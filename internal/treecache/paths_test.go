@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -65,8 +66,9 @@ func TestChangedPaths(t *testing.T) {
 	require.ErrorIs(t, err, treecache.ErrUnknown)
 }
 
-// A file rewritten with its old size and modification time given back
-// gets another stamp; a missing one says so.
+// A file rewritten gets another stamp — on Linux even with its old size
+// and modification time given back (its change time moves; elsewhere the
+// modification time stands in for it); a missing one says so.
 func TestStamp(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "local.cfg")
@@ -77,6 +79,9 @@ func TestStamp(t *testing.T) {
 	before := treecache.Stamp(p)
 	time.Sleep(20 * time.Millisecond)
 	write(t, dir, "local.cfg", "b")
-	require.NoError(t, os.Chtimes(p, old, old))
-	assert.NotEqual(t, before, treecache.Stamp(p))
+	assert.NotEqual(t, before, treecache.Stamp(p), "rewritten")
+	if runtime.GOOS == "linux" {
+		require.NoError(t, os.Chtimes(p, old, old))
+		assert.NotEqual(t, before, treecache.Stamp(p), "rewritten, its modification time given back")
+	}
 }
