@@ -174,8 +174,8 @@ func reachOf(ctx context.Context, top, prefix string, files []string, pkgs []wsP
 			}
 			continue
 		}
-		for _, s := range quoted(data) {
-			s = strings.TrimPrefix(path.Clean(strings.TrimPrefix(s, "./")), "./")
+		for _, q := range quotedBytes(data) {
+			s := strings.TrimPrefix(path.Clean(strings.TrimPrefix(string(q), "./")), "./")
 			if i := owner(s); i >= 0 {
 				for from := range pkgs {
 					add(from, []int{i})
@@ -429,17 +429,9 @@ func dotTokens(data []byte) []string {
 	return toks
 }
 
-// quoted returns the strings of data between matching quotes (' and "
-// within a line, ` across lines), at most 512 bytes each.
-func quoted(data []byte) []string {
-	var out []string
-	for _, q := range quotedBytes(data) {
-		out = append(out, string(q))
-	}
-	return out
-}
-
-// quotedBytes is quoted, the strings as slices of data.
+// quotedBytes returns the strings of data between matching quotes (' and
+// " within a line, ` across lines), at most 512 bytes each, as slices of
+// data.
 func quotedBytes(data []byte) [][]byte {
 	var out [][]byte
 	for i := 0; i < len(data); i++ {

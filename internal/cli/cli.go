@@ -88,3 +88,24 @@ func ShellQuote(path string) string {
 	}
 	return "'" + strings.ReplaceAll(path, "'", `'\''`) + "'"
 }
+
+// Reflow wraps a help paragraph whose text is partly generated (lists of
+// hosts, of files) to width columns, a word never split.
+func Reflow(s string, width int) string {
+	var b strings.Builder
+	col := 0
+	for _, w := range strings.Fields(s) {
+		switch {
+		case col == 0:
+		case col+1+len(w) > width:
+			b.WriteByte('\n')
+			col = 0
+		default:
+			b.WriteByte(' ')
+			col++
+		}
+		b.WriteString(w)
+		col += len(w)
+	}
+	return b.String()
+}

@@ -387,26 +387,8 @@ func firstLine(s string) string {
 // helpWidth is the width help text is wrapped to.
 const helpWidth = 72
 
-// reflow wraps a help paragraph whose text is partly generated (lists of
-// hosts, of files) to helpWidth columns, a word never split.
-func reflow(s string) string {
-	var b strings.Builder
-	col := 0
-	for _, w := range strings.Fields(s) {
-		switch {
-		case col == 0:
-		case col+1+len(w) > helpWidth:
-			b.WriteByte('\n')
-			col = 0
-		default:
-			b.WriteByte(' ')
-			col++
-		}
-		b.WriteString(w)
-		col += len(w)
-	}
-	return b.String()
-}
+// reflow wraps a help paragraph to helpWidth columns (see cli.Reflow).
+func reflow(s string) string { return cli.Reflow(s, helpWidth) }
 
 // maxHeadline is the longest command summary the usage lists whole: the
 // width left on an 80-column line beside the command names.

@@ -139,10 +139,10 @@ func FlagSet(name string) (fs *flag.FlagSet, summary string) {
 
 // parseFlags parses args. done is true when the run is over (help,
 // version, or a usage error) and code is its exit code.
-func parseFlags(name, summary string, args []string, stdout, stderr io.Writer) (opts Options, code int, done bool) {
+func parseFlags(name string, summary func() string, args []string, stdout, stderr io.Writer) (opts Options, code int, done bool) {
 	fs, version := newFlagSet(name, &opts)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: %s [flags] < event.json\n\n%s\n\nFlags:\n", name, summary)
+		fmt.Fprintf(fs.Output(), "Usage: %s [flags] < event.json\n\n%s\n\nFlags:\n", name, summary())
 		cli.PrintFlags(fs.Output(), fs)
 	}
 	if err := fs.Parse(args); err != nil {

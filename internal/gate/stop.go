@@ -7,16 +7,20 @@ import (
 	"strings"
 
 	"github.com/donegate/donegate/hookio"
+	"github.com/donegate/donegate/internal/cli"
 )
+
+// helpWidth is the width the hooks' help summaries are wrapped to.
+const helpWidth = 76
 
 // stopSummary is stop-hook's --help summary, each host's event named from
 // its spec.
 func stopSummary() string {
-	return wrap("End-of-turn hook (" + hostEvents(func(n hookio.EventNames) string { return n.Stop }) + "): " +
-		`runs donegate's checker chain and, while work is open, answers in the host's shape ({"decision":"block","reason":...} on Claude Code) ` +
-		"so the agent keeps going, told exactly what is left. With --criteria, at the session's start and the person's prompt, " +
-		"it tells the agent what will be checked; with --start, after the agent's edits, it starts the stop's checks. " +
-		"The host is told from the event; --host names it.")
+	return cli.Reflow("End-of-turn hook ("+hostEvents(func(n hookio.EventNames) string { return n.Stop })+"): "+
+		`runs donegate's checker chain and, while work is open, answers in the host's shape ({"decision":"block","reason":...} on Claude Code) `+
+		"so the agent keeps going, told exactly what is left. With --criteria, at the session's start and the person's prompt, "+
+		"it tells the agent what will be checked; with --start, after the agent's edits, it starts the stop's checks. "+
+		"The host is told from the event; --host names it.", helpWidth)
 }
 
 // hostEvents lists, host by host, the events of each that name picks.
@@ -28,31 +32,11 @@ func hostEvents(name func(hookio.EventNames) string) string {
 	return strings.Join(parts, "; ")
 }
 
-// wrap breaks text into lines of at most 76 characters, between words.
-func wrap(text string) string {
-	var b strings.Builder
-	n := 0
-	for _, w := range strings.Fields(text) {
-		switch {
-		case n == 0:
-		case n+1+len(w) > 76:
-			b.WriteByte('\n')
-			n = 0
-		default:
-			b.WriteByte(' ')
-			n++
-		}
-		b.WriteString(w)
-		n += len(w)
-	}
-	return b.String()
-}
-
 // StopHook is the stop-hook executable.
 func StopHook(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, env Env) (code int) {
 	defer survive(&code, stderr)
 	const name = StopHookName
-	opts, code, done := parseFlags(name, stopSummary(), args, stdout, stderr)
+	opts, code, done := parseFlags(name, stopSummary, args, stdout, stderr)
 	if done {
 		return code
 	}

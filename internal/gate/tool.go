@@ -8,23 +8,24 @@ import (
 
 	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/hookio"
+	"github.com/donegate/donegate/internal/cli"
 	"github.com/donegate/donegate/internal/paths"
 )
 
 // toolSummary is posttooluse-hook's --help summary, each host's event
 // named from its spec.
 func toolSummary() string {
-	return wrap("Tool-call hook (" + hostEvents(func(n hookio.EventNames) string { return n.Tool }) + ") " +
-		"for gated tools (default: StructuredOutput): while work is open, a call before it runs is denied with the open work as the reason, " +
-		"so the agent must finish before its final output. Before the agent's shell and edit calls it refuses those that would loosen the gate; " +
-		"after a shell call it notes the agent's own passing run of a checked command. Other tools are answered {} at once.")
+	return cli.Reflow("Tool-call hook ("+hostEvents(func(n hookio.EventNames) string { return n.Tool })+") "+
+		"for gated tools (default: StructuredOutput): while work is open, a call before it runs is denied with the open work as the reason, "+
+		"so the agent must finish before its final output. Before the agent's shell and edit calls it refuses those that would loosen the gate; "+
+		"after a shell call it notes the agent's own passing run of a checked command. Other tools are answered {} at once.", helpWidth)
 }
 
 // ToolHook is the posttooluse-hook executable.
 func ToolHook(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, env Env) (code int) {
 	defer survive(&code, stderr)
 	const name = ToolHookName
-	opts, code, done := parseFlags(name, toolSummary(), args, stdout, stderr)
+	opts, code, done := parseFlags(name, toolSummary, args, stdout, stderr)
 	if done {
 		return code
 	}
