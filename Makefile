@@ -46,6 +46,10 @@ E2E_CLIENTS     += turbo nx yarn-classic
 E2E_ENV         += DONEGATE_YARN_CLASSIC=$$(scripts/install-yarn-classic | tail -n 1)
 E2E_ENV         += DONEGATE_TURBO=$$(scripts/install-turbo | tail -n 1)
 E2E_ENV         += DONEGATE_NX=$$(scripts/install-nx | tail -n 1)
+# Not a client: the OpenTelemetry Collector the export's decisions are
+# sent to (e2e/export_test.go), built from the Go module proxy.
+E2E_CLIENTS     += otelcol
+E2E_ENV         += DONEGATE_OTELCOL=$$(scripts/install-otelcol | tail -n 1)
 # Not clients: bubblewrap and socat, which Claude Code's sandbox runs the
 # agent's Bash under (e2e/sandbox_test.go), and tmux, the interactive
 # CLI's terminal (e2e/terminal_test.go): scripts/install-debian-tools.
@@ -61,7 +65,7 @@ E2E_ENV         += DONEGATE_WINE=$$(scripts/install-wine 2>/dev/null | tail -n 1
 WINDOWS_TEST_PKGS := ./checkers ./config ./hookio ./internal/agentshell ./internal/cli ./internal/closer ./internal/consent \
                      ./internal/decisionlog ./internal/docgen ./internal/fakeapi ./internal/feedback \
                      ./internal/filelock ./internal/gate ./internal/jsondepth ./internal/jsonw ./internal/judge \
-                     ./internal/lastevent ./internal/limit ./internal/paths ./internal/proc ./internal/redact \
+                     ./internal/lastevent ./internal/limit ./internal/otlp ./internal/otlp/send ./internal/paths ./internal/proc ./internal/redact \
                      ./internal/regular ./internal/safewrite ./internal/sqlitefile ./internal/state \
                      ./internal/treecache ./internal/version ./schema ./transcript
 
@@ -154,8 +158,9 @@ copilot:
 ## codex, qwen, agent-sdk, opencode, pnpm, yarn, debian-tools, wine: install
 ## the pinned Codex CLI, Qwen Code, Claude Agent SDK, OpenCode, pnpm,
 ## Yarn (berry and 1), Turborepo and Nx (npm), bubblewrap, socat and tmux (Debian), and
-## Wine 8 with its test prefix, for the end-to-end tests.
-codex qwen agent-sdk opencode pnpm yarn turbo nx yarn-classic:
+## Wine 8 with its test prefix, and the OpenTelemetry Collector (Go), for
+## the end-to-end tests.
+codex qwen agent-sdk opencode pnpm yarn turbo nx yarn-classic otelcol:
 	@scripts/install-$@ >/dev/null
 
 # Exit 3: the packages cannot be had here, which skips the tests that

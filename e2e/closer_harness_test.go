@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -21,31 +20,10 @@ import (
 // updateCloser rewrites internal/closer/testdata/claude/ from the real CLI.
 var updateCloser = flag.Bool("update-closer", false, "record the real CLI's -p --output-format json results as closer's fixtures")
 
-var (
-	closerOnce sync.Once
-	closerBin  string
-	closerErr  error
-)
-
-// closerBinary builds cmd/closer once per test run.
+// closerBinary is cmd/closer, built with the hooks (hookBinaries).
 func closerBinary(t *testing.T) string {
 	t.Helper()
-	closerOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "donegate-e2e-closer-")
-		if err != nil {
-			closerErr = err
-			return
-		}
-		cmd := exec.Command("go", "build", "-o", dir+"/", "./cmd/closer")
-		cmd.Dir = repoRoot(t)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			closerErr, closerBin = err, string(out)
-			return
-		}
-		closerBin = filepath.Join(dir, "closer")
-	})
-	require.NoError(t, closerErr, closerBin)
-	return closerBin
+	return filepath.Join(hookBinaries(t), "closer")
 }
 
 // baseEnv is the environment the harness gives the CLI: nothing of the

@@ -53,7 +53,9 @@ var (
 	buildErr  error
 )
 
-// hookBinaries builds stop-hook and posttooluse-hook once per test run.
+// hookBinaries builds stop-hook, posttooluse-hook and closer once per
+// test run, side by side as an install puts them (the hooks start the
+// exporter, closer export, from their own dir).
 func hookBinaries(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
@@ -61,7 +63,7 @@ func hookBinaries(t *testing.T) string {
 		if buildErr != nil {
 			return
 		}
-		cmd := exec.Command("go", "build", "-o", binDir+"/", "./cmd/stop-hook", "./cmd/posttooluse-hook")
+		cmd := exec.Command("go", "build", "-o", binDir+"/", "./cmd/stop-hook", "./cmd/posttooluse-hook", "./cmd/closer")
 		cmd.Dir = repoRoot(t)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			buildErr = err

@@ -32,9 +32,14 @@ var claudeSpec = hostSpec{
 	shellRunPassed: func(resp gjson.Result) bool {
 		return !resp.Get("interrupted").Bool() && !resp.Get("backgroundTaskId").Exists()
 	},
-	title:     "Claude Code",
-	names:     EventNames{"Stop and SubagentStop", "SessionStart and UserPromptSubmit", "PreToolUse and PostToolUse"},
-	shellTool: ClaudeShellTool,
+	title: "Claude Code",
+	// Claude Code's hook prompt_id is its telemetry's prompt.id; its
+	// hooks get no OTEL_* variable, though the rest of its environment
+	// (2.1.332: e2e TestDecisionsReachTheCollector).
+	turnTelemetryKey: "prompt.id",
+	hidesOTEL:        true,
+	names:            EventNames{"Stop and SubagentStop", "SessionStart and UserPromptSubmit", "PreToolUse and PostToolUse"},
+	shellTool:        ClaudeShellTool,
 	// Every entry (the gate of StructuredOutput, the guard's two, the
 	// agent's runs and the early start are Claude Code's own matchers).
 	roles: []Role{RoleStop, RoleSubagentStop, RoleGatePre, RoleGuardShell, RoleGuardEdit, RoleGatePost, RoleAgentRuns, RoleStart, RoleCriteriaSession, RoleCriteriaPrompt},

@@ -179,6 +179,19 @@ func ProjectEnvFiles() []string {
 	return out
 }
 
+// TurnTelemetryKey is the attribute under which the host's own
+// OpenTelemetry export names the turn that Event.PromptID names
+// ("prompt.id" for Claude Code, whose hook prompt_id is its telemetry's
+// prompt.id), so that a decision exported beside it joins its turn; ""
+// where none is known.
+func (h Host) TurnTelemetryKey() string { return h.spec().turnTelemetryKey }
+
+// HidesOTEL reports whether the host removes OpenTelemetry's OTEL_*
+// variables from its hooks' environment (measured with the real client),
+// so that the hooks export only to an endpoint donegate's own settings
+// name.
+func (h Host) HidesOTEL() bool { return h.spec().hidesOTEL }
+
 // EventNames are the host's names of the events each hook answers.
 func (h Host) EventNames() EventNames { return h.spec().names }
 
@@ -218,6 +231,10 @@ type hostSpec struct {
 	// settingsFiles: see Host.SettingsFiles; nil where the guard does
 	// not read the host's edits.
 	settingsFiles func(project string, getenv paths.Getenv, transcriptPath string) (inProject, user []string)
+	// turnTelemetryKey: see Host.TurnTelemetryKey; hidesOTEL: see
+	// Host.HidesOTEL.
+	turnTelemetryKey string
+	hidesOTEL        bool
 	// promptMidTurn: a message the person types while the agent works
 	// fires the host's prompt event at once, with the running turn's id
 	// (see Host.PromptMidTurn).

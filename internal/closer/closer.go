@@ -145,7 +145,7 @@ type command struct {
 	run   func(ctx context.Context, r *runCtx) (verdict, error)
 }
 
-var commands = []command{checkCommand, judgeCommand, smartCheckCommand, loopCommand, initCommand, allowCommand, doctorCommand, explainCommand, logCommand, releaseCommand}
+var commands = []command{checkCommand, judgeCommand, smartCheckCommand, loopCommand, initCommand, allowCommand, doctorCommand, explainCommand, logCommand, exportCommand, releaseCommand}
 
 const usageHead = `Usage: closer <command> [flags]
 
@@ -244,6 +244,7 @@ type options struct {
 	log     logOptions     // log
 	init    initOptions    // init
 	explain explainOptions // explain
+	export  exportOptions  // export
 }
 
 // runCtx is one run of a command: its options and where it writes.

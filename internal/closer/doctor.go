@@ -147,6 +147,7 @@ func (r *runCtx) doctor(ctx context.Context) DoctorReport {
 		r.doctorConsent(&rep)
 	}
 	r.doctorMode(&rep, cfg)
+	r.doctorExport(&rep)
 	main := hostSetups[0] // the default host, whose settings others read too
 	regs := main.registrationsOf(r, &rep)
 	hostRegs, othersOnly := r.doctorHosts(&rep, cfg)
@@ -759,7 +760,7 @@ func (r *runCtx) doctorMode(rep *DoctorReport, cfg *config.Config) {
 			mode, from = config.ModeEnforce, "the default"
 		}
 	}
-	if file, names := gate.ProjectSetsVars(r.dir); file != "" {
+	if file, names := gate.ProjectSetsVars(r.dir); file != "" && len(slices.DeleteFunc(names, isExportVar)) > 0 {
 		rep.add("mode", statusFail, "remove "+strings.Join(names, ", ")+" from the project's settings' \"env\"; set it where you start the host", "%s sets %s in the hooks' environment: the hooks ignore it, since the agent can write the project's settings", r.display(file), strings.Join(names, ", "))
 	}
 	switch env := r.env.Getenv(gate.ModeEnv); env {

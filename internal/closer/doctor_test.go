@@ -636,7 +636,7 @@ func TestDoctorJSON(t *testing.T) {
 	var fail *Finding
 	for i, f := range rep.Findings {
 		assert.Contains(t, []string{statusOK, statusWarn, statusFail}, f.Status)
-		assert.Contains(t, []string{"binaries", "settings", "vscode", "config", "consent", "mode", "state", "claude", "sandbox"}, f.Area)
+		assert.Contains(t, []string{"binaries", "settings", "vscode", "config", "consent", "mode", "export", "state", "claude", "sandbox"}, f.Area)
 		assert.NotEmpty(t, f.Message)
 		if f.Status == statusFail {
 			assert.NotEmpty(t, f.Fix, "every fail has its fix: %s", f.Message)

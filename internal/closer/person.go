@@ -46,6 +46,8 @@ func gateVerb(what string) string {
 		return "set up or allow"
 	case "allow --revoke":
 		return "revoke the consent of"
+	case "export":
+		return "send (and mark sent) the decisions of"
 	}
 	return "allow what runs at"
 }

@@ -48,6 +48,17 @@ const (
 type Env struct {
 	Getenv func(string) string
 	Now    func() time.Time
+	// Environ is the whole environment, for the exporter the hooks start
+	// (otlp.Kick); nil is os.Environ.
+	Environ func() []string
+}
+
+// environ is e.Environ, else os.Environ.
+func (e Env) environ() []string {
+	if e.Environ != nil {
+		return e.Environ()
+	}
+	return os.Environ()
 }
 
 // OSEnv is the real environment. Its clock reads UTC, which the records

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/donegate/donegate/internal/decisionlog"
+	"github.com/donegate/donegate/internal/otlp"
 )
 
 // logDecision puts the run's decision on the record (see package
@@ -59,6 +60,12 @@ func (r *run) logDecision(rep *Report) {
 		e.Why += "; not run for want of consent: " + strings.Join(cmds, "; ")
 	}
 	if err := decisionlog.Append(r.stateDir(), e); err != nil {
+		fmt.Fprintf(r.stderr, "%s: %v\n", r.name, err)
+		return
+	}
+	// On its way to the collector, when an export is set (see package
+	// otlp): the hook starts the exporter and waits for nothing.
+	if err := otlp.Kick(r.stateDir(), r.env.Getenv, r.env.environ); err != nil {
 		fmt.Fprintf(r.stderr, "%s: %v\n", r.name, err)
 	}
 }

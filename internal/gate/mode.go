@@ -11,6 +11,7 @@ import (
 
 	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/hookio"
+	"github.com/donegate/donegate/internal/otlp"
 	"github.com/donegate/donegate/internal/regular"
 )
 
@@ -41,35 +42,54 @@ func (r *run) envMode() string {
 // one nobody allowed, whose commands run nowhere and hold nobody.
 var personsVars = []string{ModeEnv, "DONEGATE_STATE_DIR", "DONEGATE_CONFIG"}
 
-// personsEnv is env less the personsVars that the settings of the
-// project in projectDir set (read only when one of them is set), and the
-// notice that tells the person so ("" when none is ignored).
+// personsEnv is env less the personsVars and the export's variables
+// (otlp.Vars) that the settings of the project in projectDir set (read
+// only when one of them is set), and the notice that tells the person of
+// the personsVars ignored ("" when none is). An export setting the
+// project makes is ignored without a word at every stop (a team may
+// commit OpenTelemetry settings for its host's own telemetry): closer
+// doctor says it.
 func personsEnv(env Env, projectDir func() string) (Env, string) {
 	set := false
 	for _, v := range personsVars {
+		set = set || env.Getenv(v) != ""
+	}
+	for _, v := range otlp.Vars {
 		set = set || env.Getenv(v) != ""
 	}
 	if !set {
 		return env, ""
 	}
 	file, names := projectSetsVars(projectDir())
-	var ignored []string
+	var ignored, told []string
 	for _, n := range names {
 		if env.Getenv(n) != "" {
 			ignored = append(ignored, n)
+			if slices.Contains(personsVars, n) {
+				told = append(told, n)
+			}
 		}
 	}
 	if len(ignored) == 0 {
 		return env, ""
 	}
-	getenv := env.Getenv
+	getenv, environ := env.Getenv, env.environ
 	env.Getenv = func(name string) string {
 		if slices.Contains(ignored, name) {
 			return ""
 		}
 		return getenv(name)
 	}
-	return env, "donegate ignores " + strings.Join(ignored, ", ") + ": " + file + " sets it in the hooks' environment, and the project's settings are the agent's to write. Set it where you start the host (" + ModeEnv + "=observe claude), or in your user settings"
+	env.Environ = func() []string {
+		return slices.DeleteFunc(environ(), func(kv string) bool {
+			name, _, _ := strings.Cut(kv, "=")
+			return slices.Contains(ignored, name)
+		})
+	}
+	if len(told) == 0 {
+		return env, ""
+	}
+	return env, "donegate ignores " + strings.Join(told, ", ") + ": " + file + " sets it in the hooks' environment, and the project's settings are the agent's to write. Set it where you start the host (" + ModeEnv + "=observe claude), or in your user settings"
 }
 
 // ProjectSetsVars names the project's host settings file whose "env"
@@ -97,7 +117,7 @@ func projectSetsVars(projectDir string) (file string, names []string) {
 		if err != nil {
 			continue
 		}
-		for _, v := range personsVars {
+		for _, v := range slices.Concat(personsVars, otlp.Vars) {
 			if gjson.GetBytes(data, "env."+v).Exists() && !slices.Contains(names, v) {
 				if file == "" {
 					file = path
