@@ -118,7 +118,8 @@ func run(bin, base, plugin, buildPlugin string, runs int, largeSize int64) (bool
 	}
 	defer os.RemoveAll(work)
 	// Every binary is measured as an install writes it (see install).
-	if bin, err = install(bin, filepath.Join(work, "bin"), "stop-hook", "posttooluse-hook", "floor"); err != nil {
+	// closer too: the hooks start the exporter, closer export, from their dir.
+	if bin, err = install(bin, filepath.Join(work, "bin"), "stop-hook", "posttooluse-hook", "closer", "floor"); err != nil {
 		return false, err
 	}
 	if base != "" {
@@ -284,12 +285,22 @@ func run(bin, base, plugin, buildPlugin string, runs int, largeSize int64) (bool
 		return false, err
 	}
 	cases = append(cases, speed.cases...)
+	collectors, stopCollectors, err := exportCollectors()
+	if err != nil {
+		return false, err
+	}
+	defer stopCollectors()
 	// Each host's case runs right after Claude Code's small stop it is
 	// compared with: run after the 10,000-file git status, the first of
 	// them measured 1 ms slower than the same process did anywhere else.
 	var ordered []*bcase
 	for _, c := range cases {
 		ordered = append(ordered, c)
+		if c.name == "bash" || c.name == "small" {
+			for _, state := range []string{"up", "down", "hang"} {
+				ordered = append(ordered, exportCase(c, work, state, collectors[state]))
+			}
+		}
 		if c.name != "small" {
 			continue
 		}
@@ -360,6 +371,7 @@ func run(bin, base, plugin, buildPlugin string, runs int, largeSize int64) (bool
 		{fmt.Sprintf("peak RSS of stop-hook, %d MiB transcripts", largeSize>>20), fmt.Sprintf("%.1f MiB", float64(rssLarge)/1024), "< 32 MiB", rssLarge < 32<<10},
 	}
 	rows = append(rows, speed.rows(by, ratio)...)
+	rows = append(rows, exportRows(by, ratio)...)
 	for _, h := range hostRows {
 		r := ratio(h.name, "floor")
 		rows = append(rows, row{h.what, fmt.Sprintf("%s = %.2f× floor", ms(median(by[h.name].times)), r), "≤ 1.5× floor", r <= 1.5})

@@ -174,7 +174,7 @@ func (r *runCtx) doctor(ctx context.Context) DoctorReport {
 	for _, s := range hostSetups[1:] {
 		order[string(s.host)] = len(order)
 	}
-	for _, area := range []string{"config", "consent", "mode", "state", string(main.host)} {
+	for _, area := range []string{"config", "consent", "mode", "state", "export", string(main.host)} {
 		order[area] = len(order)
 	}
 	slices.SortStableFunc(rep.Findings, func(a, b Finding) int { return order[a.Area] - order[b.Area] })
