@@ -8,6 +8,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -353,4 +356,41 @@ func TestWindowsPostToolUseHookGatesStructuredOutput(t *testing.T) {
 	r = p.hook("posttooluse-hook.exe", "pretooluse-structuredoutput-open.json", winPath(p.dir))
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.NotContains(t, r.stdout, "deny", "the work is done: the output is accepted")
+}
+
+// The export on Windows: stop-hook.exe starts closer.exe detached (no
+// console, none of the hook's handles) and answers at once; the decision
+// reaches the collector. The collector here is a stand-in that takes
+// OTLP/HTTP requests; the real one is e2e/export_test.go's.
+func TestWindowsDecisionsReachTheCollector(t *testing.T) {
+	var mu sync.Mutex
+	var bodies []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		bodies = append(bodies, r.URL.Path+" "+string(body))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/x-protobuf")
+		w.WriteHeader(http.StatusOK)
+	}))
+	defer srv.Close()
+	p := newWindowsProject(t, `{"checkers": [{"type": "files", "paths": ["report.txt"]}]}`)
+	p.env = append(p.env, "DONEGATE_OTLP_ENDPOINT="+srv.URL)
+	t.Cleanup(func() {
+		// The exporter lingers after its last send: end it with the test.
+		_ = exec.Command(p.wine, "taskkill", "/F", "/IM", "closer.exe").Run()
+	})
+	r := p.stop()
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, `"decision":"block"`)
+	require.Eventually(t, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, b := range bodies {
+			if strings.HasPrefix(b, "/v1/logs ") && strings.Contains(b, p.session) {
+				return true
+			}
+		}
+		return false
+	}, 90*time.Second, 100*time.Millisecond, "the decision of session %s reaches the collector", p.session)
 }

@@ -3,6 +3,7 @@ package send
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -52,7 +53,7 @@ func (s *Sender) RunBackground(ctx context.Context, b Background) error {
 			if failingSince.IsZero() {
 				failingSince = time.Now()
 			}
-			if time.Since(failingSince) >= b.GiveUp || sleep(ctx, backoff) != nil {
+			if time.Since(failingSince) >= b.GiveUp || sleep(ctx, backoff) != nil || gone(s.StateDir) {
 				release()
 				return err
 			}
@@ -83,14 +84,20 @@ func (s *Sender) waitForMore(ctx context.Context, b Background) bool {
 		if sleep(ctx, b.Poll) != nil {
 			return false
 		}
-		if _, err := os.Stat(s.StateDir); err != nil {
-			return false // removed: nothing more to send
+		if gone(s.StateDir) {
+			return false // nothing more to send
 		}
 		if logSize(s.StateDir) != size {
 			return true
 		}
 	}
 	return false
+}
+
+// gone reports whether the state dir was removed: the exporter ends.
+func gone(stateDir string) bool {
+	_, err := os.Stat(stateDir)
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // unsent reports whether the log holds a decision after the cursor.

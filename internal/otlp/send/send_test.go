@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -192,4 +193,32 @@ func TestRunBackgroundRetriesAndLingers(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, free, "the lock is given back")
 	release()
+}
+
+// A background exporter whose state dir is removed (a test's, a
+// benchmark's) ends, even while the collector fails.
+func TestRunBackgroundEndsWithItsStateDir(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows removes no dir whose files a process holds open (the exporter's lock)")
+	}
+	state := filepath.Join(t.TempDir(), "state")
+	require.NoError(t, os.Mkdir(state, 0o700))
+	col := &collector{fail: func() bool { return true }}
+	s := &Sender{StateDir: state, Settings: otlp.Settings{Endpoint: "http://c"}, Exporter: col}
+	appendDecision(t, state, 0)
+	done := make(chan error, 1)
+	go func() {
+		done <- s.RunBackground(context.Background(), Background{Linger: time.Hour, GiveUp: time.Hour, Poll: 10 * time.Millisecond})
+	}()
+	require.Eventually(t, func() bool {
+		st, _ := ReadStatus(state)
+		return st.LastError != ""
+	}, 5*time.Second, 10*time.Millisecond)
+	require.NoError(t, os.RemoveAll(state))
+	select {
+	case err := <-done:
+		require.Error(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the exporter outlived its state dir")
+	}
 }
