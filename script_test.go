@@ -26,21 +26,21 @@ import (
 // TestMain lets the test binary act as the hook executables, so the
 // scripts run them as real processes through stdin, stdout and exit codes.
 func TestMain(m *testing.M) {
-	os.Exit(testscript.RunMain(m, map[string]func() int{
-		"stop-hook": func() int {
-			return gate.StopHook(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, gate.OSEnv())
+	testscript.Main(m, map[string]func(){
+		"stop-hook": func() {
+			os.Exit(gate.StopHook(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, gate.OSEnv()))
 		},
-		"posttooluse-hook": func() int {
-			return gate.ToolHook(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, gate.OSEnv())
+		"posttooluse-hook": func() {
+			os.Exit(gate.ToolHook(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, gate.OSEnv()))
 		},
-		"closer": func() int {
+		"closer": func() {
 			// The script's own environment alone says whether closer runs
 			// in an agent's shell: a developer may run the tests from one.
 			env := closer.OSEnv()
 			env.AgentShell = agentshell.OwnOnly
-			return closer.Main(context.Background(), os.Args[1:], os.Stdout, os.Stderr, env)
+			os.Exit(closer.Main(context.Background(), os.Args[1:], os.Stdout, os.Stderr, env))
 		},
-	}))
+	})
 }
 
 // TestScripts runs testdata/script/*.txtar: recorded events and

@@ -77,6 +77,7 @@ func runExport(ctx context.Context, r *runCtx) (verdict, error) {
 		return incomplete, errorf(ErrConfig, "%w", err)
 	}
 	rep := exportReport{Endpoint: settings.Endpoint, From: settings.From, Protocol: settings.Protocol}
+	var sendErr error
 	if !r.opts.export.status {
 		if !on {
 			return incomplete, errorf(ErrConfig, "no export is set: set DONEGATE_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT to the collector's URL (http://host:4318), or write %s (docs/export.md)", otlp.UserFile(r.env.Getenv))
@@ -89,16 +90,20 @@ func runExport(ctx context.Context, r *runCtx) (verdict, error) {
 			return incomplete, errorf(ErrConfig, "%w", err)
 		}
 		s := &send.Sender{StateDir: stateDir, Settings: settings, Exporter: exp}
-		rep.Sent, err = s.Send(ctx)
+		rep.Sent, sendErr = s.Send(ctx)
 		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		_ = exp.Shutdown(shutdownCtx) // the send's error is in the status
+		_ = exp.Shutdown(shutdownCtx)
 	}
 	if rep.Pending, err = send.Pending(stateDir); err != nil {
 		return incomplete, errorf(ErrEnv, "%w", err)
 	}
 	if rep.Status, err = send.ReadStatus(stateDir); err != nil {
 		return incomplete, errorf(ErrEnv, "%w", err)
+	}
+	if sendErr != nil && sendErr.Error() != rep.Status.LastError {
+		// Not the collector's answer (kept below): the lock, the log.
+		fmt.Fprintf(r.stderr, "%s: %v\n", r.name, sendErr)
 	}
 	v := verdict(rep.Pending == 0 || r.opts.export.status)
 	if r.opts.json {
