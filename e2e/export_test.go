@@ -7,10 +7,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -420,4 +423,100 @@ func TestDecisionsWaitForTheCollector(t *testing.T) {
 	assert.Contains(t, string(o), "Sent 0 decision(s)")
 	assert.Contains(t, string(o), "Waiting in the decision log: 0.")
 	assert.Len(t, col.records(), 3)
+}
+
+// freePort is a port on 127.0.0.1 that nothing listens on now.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// The dashboard's pipeline as docs/dashboard/otelcol-metrics.yaml has it,
+// in a real collector: the decisions closer export sends come out as the
+// Prometheus counters docs/dashboard/donegate.json queries, with every
+// label its queries name.
+func TestDashboardCountsTheDecisions(t *testing.T) {
+	t.Parallel()
+	root := repoRoot(t)
+	conf, err := os.ReadFile(filepath.Join(root, "docs", "dashboard", "otelcol-metrics.yaml"))
+	require.NoError(t, err)
+	otlpPort, grpcPort, promPort := freePort(t), freePort(t), freePort(t)
+	c := &collector{t: t, port: otlpPort, conf: filepath.Join(t.TempDir(), "otelcol.yaml")}
+	replaced := strings.NewReplacer(
+		"0.0.0.0:4318", fmt.Sprintf("127.0.0.1:%d", otlpPort),
+		"0.0.0.0:4317", fmt.Sprintf("127.0.0.1:%d", grpcPort),
+		"0.0.0.0:8889", fmt.Sprintf("127.0.0.1:%d", promPort),
+		// The collector's own metrics would take :8888 beside other tests.
+		"\nservice:\n", "\nservice:\n  telemetry:\n    metrics:\n      level: none\n",
+	).Replace(string(conf))
+	require.NotEqual(t, string(conf), replaced)
+	require.NoError(t, os.WriteFile(c.conf, []byte(replaced), 0o600))
+	t.Cleanup(c.stop)
+	c.start()
+
+	state := t.TempDir()
+	var log strings.Builder
+	for i, d := range []struct{ decision, host, project, event string }{
+		{"blocked", "claude", "/src/shop", "Stop"}, {"blocked", "claude", "/src/shop", "Stop"},
+		{"complete", "claude", "/src/shop", "Stop"}, {"let through", "codex", "/src/api", "Stop"},
+		{"refused", "claude", "/src/shop", "PreToolUse"},
+	} {
+		fmt.Fprintf(&log, `{"time":"2026-11-29T10:00:0%dZ","project":%q,"host":%q,"session":"s%d","hook":"stop-hook","event":%q,"decision":%q}`+"\n",
+			i, d.project, d.host, i, d.event, d.decision)
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(state, "decisions.jsonl"), []byte(log.String()), 0o600))
+	cmd := exec.Command(closerBinary(t), "export", "--state-dir", state)
+	cmd.Env = []string{"HOME=" + t.TempDir(), "DONEGATE_OTLP_ENDPOINT=" + c.URL()}
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	require.Contains(t, string(out), "Sent 5 decision(s)")
+
+	var metrics string
+	require.Eventually(t, func() bool {
+		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/metrics", promPort))
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		metrics = string(body)
+		return strings.Contains(metrics, `donegate_decision="refused"`)
+	}, 30*time.Second, 100*time.Millisecond)
+	count := func(decision, host string) string {
+		for _, line := range strings.Split(metrics, "\n") {
+			if strings.HasPrefix(line, "donegate_decisions_total{") && strings.Contains(line, `donegate_decision="`+decision+`"`) && strings.Contains(line, `donegate_host="`+host+`"`) {
+				return line[strings.LastIndex(line, " ")+1:]
+			}
+		}
+		return ""
+	}
+	assert.Equal(t, "2", count("blocked", "claude"))
+	assert.Equal(t, "1", count("complete", "claude"))
+	assert.Equal(t, "1", count("let through", "codex"))
+	assert.Equal(t, "1", count("refused", "claude"))
+
+	// Every metric and label the dashboard's queries name is there.
+	dash, err := os.ReadFile(filepath.Join(root, "docs", "dashboard", "donegate.json"))
+	require.NoError(t, err)
+	var d struct {
+		Panels []struct {
+			Title   string
+			Targets []struct{ Expr string }
+		}
+	}
+	require.NoError(t, json.Unmarshal(dash, &d))
+	names := regexp.MustCompile(`donegate_[a-z_]+`)
+	n := 0
+	for _, p := range d.Panels {
+		for _, target := range p.Targets {
+			for _, name := range names.FindAllString(target.Expr, -1) {
+				assert.Contains(t, metrics, name, "panel %q", p.Title)
+				n++
+			}
+		}
+	}
+	assert.Greater(t, n, 10)
 }

@@ -1,11 +1,15 @@
 // Command otelcol is an OpenTelemetry Collector for donegate's end-to-end
-// tests: an OTLP receiver and a file exporter.
+// tests: an OTLP receiver, the file exporter, and the count connector
+// and Prometheus exporter of docs/dashboard/otelcol-metrics.yaml.
 package main
 
 import (
 	"log"
 
+	"github.com/open-telemetry/opentelemetry-collector-contrib/connector/countconnector"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/fileexporter"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/prometheusexporter"
+	"go.opentelemetry.io/collector/connector"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/confmap/provider/fileprovider"
@@ -23,7 +27,10 @@ func components() (otelcol.Factories, error) {
 	if err != nil {
 		return f, err
 	}
-	f.Exporters, err = otelcol.MakeFactoryMap[exporter.Factory](fileexporter.NewFactory())
+	if f.Exporters, err = otelcol.MakeFactoryMap[exporter.Factory](fileexporter.NewFactory(), prometheusexporter.NewFactory()); err != nil {
+		return f, err
+	}
+	f.Connectors, err = otelcol.MakeFactoryMap[connector.Factory](countconnector.NewFactory())
 	f.Telemetry = otelconftelemetry.NewFactory()
 	return f, err
 }
