@@ -115,8 +115,10 @@ func (r *run) guard() (guardVerdict, bool) {
 	return guardVerdict{}, false
 }
 
-// personsCommands are closer's commands that are the person's alone.
-var personsCommands = []string{"release", "allow", "init"}
+// personsCommands are closer's commands that are the person's alone
+// (export: the agent's, sent to an endpoint of its choosing, would mark
+// the decisions sent).
+var personsCommands = []string{"release", "allow", "init", "export"}
 
 // guardCommand looks at a shell command's text.
 func (r *run) guardCommand(cmd string) (guardVerdict, bool) {
