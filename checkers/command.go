@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -145,8 +146,10 @@ type commandCheck struct {
 	// package (scope "all", see workspaceTest).
 	wholeOnly bool
 	// graph names the build system whose graph chose what command runs
-	// (see graphCommand), "" for none.
+	// (see graphCommand), "" for none; env is added to the command's
+	// environment (see graphEnv).
 	graph string
+	env   []string
 	// weakening: a pass is followed by the look for weakened tests (the
 	// test checker's, see weakened).
 	weakening bool
@@ -183,6 +186,9 @@ func (k commandCheck) check(ctx context.Context, c *Context) (Result, error) {
 			// The repository's build graph tells what changed since the
 			// session began (see workspaces_graph.go).
 			k.command, k.graph = command, tool
+			var cleanup func()
+			k.env, cleanup = graphEnv(tool)
+			defer cleanup()
 		}
 	}
 	r, err := k.workspaceTest(ctx, c, own)
@@ -228,7 +234,7 @@ func (k commandCheck) run(ctx context.Context, c *Context, own time.Duration, fp
 	}
 	runCtx, cancel, ownFirst := within(ctx, own)
 	defer cancel()
-	cmd := proc.Command{Shell: k.command, Dir: c.ProjectDir, Env: c.Env, Background: c.Early}
+	cmd := proc.Command{Shell: k.command, Dir: c.ProjectDir, Env: slices.Concat(c.Env, k.env), Background: c.Early}
 	if k.jsonCommand != "" {
 		cmd.Shell, cmd.SplitStdout, cmd.MaxStdout = k.jsonCommand, true, maxGoJSONBytes
 	}
@@ -289,7 +295,7 @@ func (k commandCheck) flaky(ctx context.Context, c *Context, own time.Duration, 
 	command, tests := rerun(k.command, string(first.Output))
 	runCtx, cancel, _ := within(ctx, own)
 	defer cancel()
-	out, err := c.runner().Run(runCtx, proc.Command{Shell: command, Dir: c.ProjectDir, Env: c.Env, Background: c.Early})
+	out, err := c.runner().Run(runCtx, proc.Command{Shell: command, Dir: c.ProjectDir, Env: slices.Concat(c.Env, k.env), Background: c.Early})
 	if err != nil || out.Ended || out.Signal != "" || !k.when.met(out) {
 		return Result{}, false
 	}

@@ -2,6 +2,7 @@ package checkers
 
 import (
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 
@@ -33,6 +34,29 @@ import (
 // Consent for `npm test` covers these commands: the same tool, on the
 // same config; turbo.json and nx.json are part of what consent is given
 // for (see testDefinition).
+
+// graphEnv is what the build system tool is run with at a stop, and
+// what removes what it made: its local cache is the agent's to write (in
+// the project: .turbo/cache, .nx/cache), so the stop reads none of it —
+// a forged entry would replay a pass of a tree that fails — while the
+// team's remote cache, which the agent cannot write, still serves.
+// Turborepo: TURBO_CACHE=local:w,remote:rw (the local cache written, not
+// read). Nx, which has no such switch: its cache dir a new empty one, gone
+// after the run (NX_CACHE_DIRECTORY); where none can be made, no cache at
+// all (NX_SKIP_NX_CACHE).
+func graphEnv(tool string) (env []string, cleanup func()) {
+	switch tool {
+	case "Turborepo":
+		return []string{"TURBO_CACHE=local:w,remote:rw"}, func() {}
+	case "Nx":
+		dir, err := os.MkdirTemp("", "donegate-nx-cache-")
+		if err != nil {
+			return []string{"NX_SKIP_NX_CACHE=true"}, func() {}
+		}
+		return []string{"NX_CACHE_DIRECTORY=" + dir}, func() { _ = os.RemoveAll(dir) }
+	}
+	return nil, func() {}
+}
 
 // graphCommand returns the command that tests what changed in the
 // workspace at dir since the commit base through its build graph, and
