@@ -63,7 +63,7 @@ E2E_ENV         += DONEGATE_WINE=$$(scripts/install-wine 2>/dev/null | tail -n 1
 # build: scripts/ (bash), the txtar scenarios (sh commands), FIFOs. The
 # Windows binaries' end-to-end tests are e2e/windows_test.go (in unit).
 WINDOWS_TEST_PKGS := ./checkers ./config ./hookio ./internal/agentshell ./internal/cli ./internal/closer ./internal/consent \
-                     ./internal/decisionlog ./internal/docgen ./internal/fakeapi ./internal/feedback \
+                     ./internal/decisionlog ./internal/docgen ./internal/testsupport/fakeapi ./internal/feedback \
                      ./internal/filelock ./internal/gate ./internal/jsondepth ./internal/jsonw ./internal/judge \
                      ./internal/lastevent ./internal/limit ./internal/otlp ./internal/otlp/send ./internal/paths ./internal/proc ./internal/redact \
                      ./internal/regular ./internal/safewrite ./internal/sqlitefile ./internal/state \

@@ -23,11 +23,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/donegate/donegate/internal/consent/consenttest"
-	"github.com/donegate/donegate/internal/fifotest"
 	"github.com/donegate/donegate/internal/limit"
-	"github.com/donegate/donegate/internal/proctest"
 	"github.com/donegate/donegate/internal/state"
+	"github.com/donegate/donegate/internal/testsupport/consenttest"
+	"github.com/donegate/donegate/internal/testsupport/fifotest"
+	"github.com/donegate/donegate/internal/testsupport/proctest"
 )
 
 var (

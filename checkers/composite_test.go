@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/donegate/donegate/internal/proctest"
+	"github.com/donegate/donegate/internal/testsupport/proctest"
 	"math/rand/v2"
 	"sync/atomic"
 	"testing"

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/donegate/donegate/checkers"
-	"github.com/donegate/donegate/internal/linktest"
+	"github.com/donegate/donegate/internal/testsupport/linktest"
 )
 
 // escapeGlob escapes the metacharacters of filepath.Match in s, as a

@@ -17,7 +17,7 @@ import (
 	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/hookio"
 	"github.com/donegate/donegate/internal/judge"
-	"github.com/donegate/donegate/internal/proctest"
+	"github.com/donegate/donegate/internal/testsupport/proctest"
 )
 
 // judgeResult is the real CLI's recorded `claude -p --json-schema` result

@@ -11,8 +11,8 @@ import (
 
 	"github.com/donegate/donegate/checkers"
 	"github.com/donegate/donegate/hookio"
-	"github.com/donegate/donegate/internal/fifotest"
 	"github.com/donegate/donegate/internal/state"
+	"github.com/donegate/donegate/internal/testsupport/fifotest"
 )
 
 // hostFixture is a plan fixture of package transcript's testdata.

@@ -3,7 +3,7 @@ package checkers_test
 import (
 	"context"
 	"fmt"
-	"github.com/donegate/donegate/internal/proctest"
+	"github.com/donegate/donegate/internal/testsupport/proctest"
 	"os"
 	"path/filepath"
 	"testing"

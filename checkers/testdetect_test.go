@@ -13,9 +13,9 @@ import (
 	"github.com/donegate/donegate/checkers"
 	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/hookio"
-	"github.com/donegate/donegate/internal/fifotest"
-	"github.com/donegate/donegate/internal/linktest"
 	"github.com/donegate/donegate/internal/proc"
+	"github.com/donegate/donegate/internal/testsupport/fifotest"
+	"github.com/donegate/donegate/internal/testsupport/linktest"
 )
 
 // A test checker without a command, as the embedded default has, runs

@@ -18,7 +18,7 @@ import (
 
 	"github.com/donegate/donegate/checkers"
 	"github.com/donegate/donegate/config"
-	"github.com/donegate/donegate/internal/fifotest"
+	"github.com/donegate/donegate/internal/testsupport/fifotest"
 )
 
 // TestParseProblems covers the rules the validator enforces after the shape

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/donegate/donegate/internal/fakeapi"
+	"github.com/donegate/donegate/internal/testsupport/fakeapi"
 )
 
 // judgeAnswer is a checklist as the judge's StructuredOutput call gives it.

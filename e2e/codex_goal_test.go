@@ -19,7 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/donegate/donegate/internal/fakeapi"
+	"github.com/donegate/donegate/internal/testsupport/fakeapi"
 )
 
 // (e) Codex pursues a thread goal (the model's create_goal, the person's

@@ -1,6 +1,6 @@
 // Package e2e holds the end-to-end tests against the real Claude Code CLI,
 // pinned by scripts/install-claude (npm), which drives the real hook
-// binaries against a scripted Messages API on 127.0.0.1 (internal/fakeapi);
+// binaries against a scripted Messages API on 127.0.0.1 (internal/testsupport/fakeapi);
 // copilot_test.go does the same with the real GitHub Copilot CLI
 // (scripts/install-copilot, DONEGATE_COPILOT), in its BYOK mode against
 // the same stand-in.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/donegate/donegate/internal/fakeapi"
+	"github.com/donegate/donegate/internal/testsupport/fakeapi"
 )
 
 // git-clean: the scripted agent writes a file through the real Bash tool

@@ -22,7 +22,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/donegate/donegate/internal/fakeapi"
+	"github.com/donegate/donegate/internal/testsupport/fakeapi"
 )
 
 // The real OpenCode (scripts/install-opencode, 1.18.33) held by donegate's

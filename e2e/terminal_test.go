@@ -17,8 +17,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/donegate/donegate/internal/cli"
-	"github.com/donegate/donegate/internal/fakeapi"
-	"github.com/donegate/donegate/internal/proctest"
+	"github.com/donegate/donegate/internal/testsupport/fakeapi"
+	"github.com/donegate/donegate/internal/testsupport/proctest"
 )
 
 // TestPersonReleasesMidTurnInTheTerminal: the person's route, in the real

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/donegate/donegate/internal/fakeapi"
+	"github.com/donegate/donegate/internal/testsupport/fakeapi"
 )
 
 // A session that ran without the gate is seen: with the real Claude Code,

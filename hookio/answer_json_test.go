@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/donegate/donegate/internal/testutil"
+	"github.com/donegate/donegate/internal/testsupport/testutil"
 )
 
 // TestAnswersAsEncodingJSON: an answer written by hand is the bytes

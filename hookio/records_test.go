@@ -11,7 +11,7 @@ import (
 
 	"github.com/donegate/donegate/transcript"
 
-	"github.com/donegate/donegate/internal/testutil"
+	"github.com/donegate/donegate/internal/testsupport/testutil"
 )
 
 // TestMemoRecordsAsEncodingJSON: the Codex and Gemini records are written

@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/donegate/donegate/internal/fifotest"
 	"github.com/donegate/donegate/internal/regular"
+	"github.com/donegate/donegate/internal/testsupport/fifotest"
 )
 
 // The chat file Gemini CLI 0.61.0 wrote for "Write DONE.txt" denied three

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/donegate/donegate/internal/fifotest"
-	"github.com/donegate/donegate/internal/linktest"
+	"github.com/donegate/donegate/internal/testsupport/fifotest"
+	"github.com/donegate/donegate/internal/testsupport/linktest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

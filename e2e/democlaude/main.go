@@ -16,8 +16,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/donegate/donegate/internal/fakeapi"
 	"github.com/donegate/donegate/internal/proc"
+	"github.com/donegate/donegate/internal/testsupport/fakeapi"
 )
 
 func main() {

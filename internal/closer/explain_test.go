@@ -16,9 +16,9 @@ import (
 
 	"github.com/donegate/donegate/checkers"
 	"github.com/donegate/donegate/config"
-	"github.com/donegate/donegate/internal/consent/consenttest"
 	"github.com/donegate/donegate/internal/gate"
 	"github.com/donegate/donegate/internal/lastevent"
+	"github.com/donegate/donegate/internal/testsupport/consenttest"
 )
 
 // explainEnv is what explain and the hook see: the same variables.

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/donegate/donegate/hookio"
-	"github.com/donegate/donegate/internal/fifotest"
-	"github.com/donegate/donegate/internal/linktest"
+	"github.com/donegate/donegate/internal/testsupport/fifotest"
+	"github.com/donegate/donegate/internal/testsupport/linktest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/tidwall/gjson"

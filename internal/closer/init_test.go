@@ -17,7 +17,7 @@ import (
 
 	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/internal/cli"
-	"github.com/donegate/donegate/internal/linktest"
+	"github.com/donegate/donegate/internal/testsupport/linktest"
 )
 
 // initRun runs closer init in-process with HOME and PATH of the test's

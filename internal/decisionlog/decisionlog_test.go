@@ -16,9 +16,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/donegate/donegate/internal/decisionlog"
-	"github.com/donegate/donegate/internal/linktest"
+	"github.com/donegate/donegate/internal/testsupport/linktest"
 
-	"github.com/donegate/donegate/internal/testutil"
+	"github.com/donegate/donegate/internal/testsupport/testutil"
 )
 
 func entry(i int) decisionlog.Entry {

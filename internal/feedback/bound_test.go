@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/donegate/donegate/internal/feedback"
-	"github.com/donegate/donegate/internal/fifotest"
+	"github.com/donegate/donegate/internal/testsupport/fifotest"
 )
 
 // issueOpen is the built-in wording of issue-open for issueParams.

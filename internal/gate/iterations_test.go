@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/donegate/donegate/internal/gate"
-	"github.com/donegate/donegate/internal/linktest"
 	"github.com/donegate/donegate/internal/state"
+	"github.com/donegate/donegate/internal/testsupport/linktest"
 )
 
 // TestIterationsSeesTheGatesCount: the iterations checker is given the

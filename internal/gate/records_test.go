@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/donegate/donegate/internal/testutil"
+	"github.com/donegate/donegate/internal/testsupport/testutil"
 )
 
 // TestRecordsAsEncodingJSON: the progress and prompts records are

@@ -15,7 +15,7 @@ import (
 
 	"github.com/donegate/donegate/internal/jsonw"
 
-	"github.com/donegate/donegate/internal/testutil"
+	"github.com/donegate/donegate/internal/testsupport/testutil"
 )
 
 // encodingJSON is s as encoding/json writes it, HTML characters escaped

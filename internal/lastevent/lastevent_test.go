@@ -17,8 +17,8 @@ import (
 
 	"github.com/donegate/donegate/hookio"
 	"github.com/donegate/donegate/internal/lastevent"
-	"github.com/donegate/donegate/internal/linktest"
 	"github.com/donegate/donegate/internal/state"
+	"github.com/donegate/donegate/internal/testsupport/linktest"
 )
 
 // keep keeps raw as session's last event in dir, as a hook does.

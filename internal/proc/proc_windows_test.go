@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/donegate/donegate/internal/proctest"
+	"github.com/donegate/donegate/internal/testsupport/proctest"
 )
 
 // helperEnv makes the test binary a helper process (see TestMain): a tree

@@ -13,7 +13,7 @@ import (
 
 	"github.com/donegate/donegate/internal/limit"
 
-	"github.com/donegate/donegate/internal/testutil"
+	"github.com/donegate/donegate/internal/testsupport/testutil"
 )
 
 // randomSession is a record with every field set or not, at random.

@@ -13,10 +13,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/donegate/donegate/internal/fifotest"
 	"github.com/donegate/donegate/internal/filelock"
 	"github.com/donegate/donegate/internal/limit"
-	"github.com/donegate/donegate/internal/linktest"
+	"github.com/donegate/donegate/internal/testsupport/fifotest"
+	"github.com/donegate/donegate/internal/testsupport/linktest"
 )
 
 func bump(t *testing.T, s Store, session, prompt, gate string) int {

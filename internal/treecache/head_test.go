@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/donegate/donegate/internal/fifotest"
+	"github.com/donegate/donegate/internal/testsupport/fifotest"
 )
 
 // Head reads what git rev-parse HEAD says, from the repository's files:

@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/donegate/donegate/internal/fifotest"
-	"github.com/donegate/donegate/internal/linktest"
+	"github.com/donegate/donegate/internal/testsupport/fifotest"
+	"github.com/donegate/donegate/internal/testsupport/linktest"
 	"github.com/donegate/donegate/internal/treecache"
 )
 
