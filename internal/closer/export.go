@@ -112,7 +112,8 @@ func runExport(ctx context.Context, r *runCtx) (verdict, error) {
 	p := r.printer()
 	switch {
 	case !on:
-		p.line("Export: off (no DONEGATE_OTLP_ENDPOINT, no " + otlp.UserFile(r.env.Getenv) + ", no OTEL_EXPORTER_OTLP_ENDPOINT).")
+		p.line("Export: off (no DONEGATE_OTLP_ENDPOINT, no " + otlp.UserFile(r.env.Getenv) + ", no OTEL_EXPORTER_OTLP_ENDPOINT): the decisions stay in the decision log.")
+		return v, p.err
 	case r.opts.export.status:
 		p.line(fmt.Sprintf("Export: to %s (%s, from %s).", rep.Endpoint, rep.Protocol, rep.From))
 	default:
