@@ -102,7 +102,8 @@ func newWindowsProject(t *testing.T, cfg string) *windowsProject {
 	t.Helper()
 	p := &windowsProject{t: t, dir: t.TempDir(), wine: wineExec(t), bin: windowsBinaries(t)}
 	p.session = fmt.Sprintf("windows-%d-%s", time.Now().UnixNano(), strings.NewReplacer("/", "-", " ", "-").Replace(t.Name()))
-	p.env = []string{"DONEGATE_STATE_DIR=", "XDG_STATE_HOME="}
+	// No export of the developer's own (a test that wants one sets it).
+	p.env = []string{"DONEGATE_STATE_DIR=", "XDG_STATE_HOME=", "DONEGATE_OTLP_ENDPOINT=off"}
 	require.NoError(t, os.WriteFile(filepath.Join(p.dir, ".donegate.json"), []byte(cfg), 0o644))
 	r := p.run("closer.exe", "", "allow", "--dir", winPath(p.dir))
 	require.Equal(t, 0, r.code, "closer allow: %s%s", r.stdout, r.stderr)
@@ -287,7 +288,8 @@ func TestWindowsProjectPathsIgnoreCase(t *testing.T) {
 // there beside its bash, and closer.exe doctor judges those entries.
 func TestWindowsCloserInitWritesCopilotsPowerShell(t *testing.T) {
 	p := &windowsProject{t: t, dir: t.TempDir(), wine: wineExec(t), bin: windowsBinaries(t)}
-	p.env = []string{"DONEGATE_STATE_DIR=", "XDG_STATE_HOME="}
+	// No export of the developer's own (a test that wants one sets it).
+	p.env = []string{"DONEGATE_STATE_DIR=", "XDG_STATE_HOME=", "DONEGATE_OTLP_ENDPOINT=off"}
 	require.NoError(t, os.MkdirAll(filepath.Join(p.dir, ".github", "hooks"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(p.dir, "go.mod"), []byte("module x\n\ngo 1.22\n"), 0o644))
 	r := p.run("closer.exe", "", "init", "--dir", winPath(p.dir), "--host", "copilot")
