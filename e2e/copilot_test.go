@@ -27,20 +27,9 @@ import (
 // updateCopilot rewrites testdata/events/copilot/ from the real client.
 var updateCopilot = flag.Bool("update-copilot", false, "record the real Copilot CLI's hook events and session.db as fixtures")
 
-// copilotBinary finds the pinned Copilot CLI: $DONEGATE_COPILOT, else what
-// scripts/install-copilot installed. A missing client fails the test: these
-// tests are the proof against the real client and are never skipped.
+// copilotBinary is the pinned Copilot CLI (see pinned).
 func copilotBinary(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("DONEGATE_COPILOT"); p != "" {
-		return p
-	}
-	out, err := exec.Command(filepath.Join(repoRoot(t), "scripts", "install-copilot")).Output()
-	if err != nil {
-		t.Fatalf("the Copilot CLI is not installed and scripts/install-copilot failed (%v); run make test, or set DONEGATE_COPILOT", err)
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	return lines[len(lines)-1]
+	return pinned(t, "DONEGATE_COPILOT", "copilot", "the Copilot CLI")
 }
 
 // copilotSession is one scripted run of the real Copilot CLI, offline

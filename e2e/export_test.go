@@ -25,19 +25,10 @@ import (
 	"github.com/donegate/donegate/internal/testsupport/fakeapi"
 )
 
-// otelcolBinary is the pinned OpenTelemetry Collector: $DONEGATE_OTELCOL,
-// else what scripts/install-otelcol builds.
+// otelcolBinary is the pinned OpenTelemetry Collector, built by
+// scripts/install-otelcol (see pinned).
 func otelcolBinary(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("DONEGATE_OTELCOL"); p != "" {
-		return p
-	}
-	out, err := exec.Command(filepath.Join(repoRoot(t), "scripts", "install-otelcol")).Output()
-	if err != nil {
-		t.Fatalf("the OpenTelemetry Collector is not built and scripts/install-otelcol failed (%v); run make test, or set DONEGATE_OTELCOL", err)
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	return lines[len(lines)-1]
+	return pinned(t, "DONEGATE_OTELCOL", "otelcol", "the OpenTelemetry Collector")
 }
 
 // collector is a real OpenTelemetry Collector on 127.0.0.1: its OTLP

@@ -38,20 +38,9 @@ var updateGemini = flag.Bool("update-gemini", false, "record testdata/events/gem
 // geminiModel has write_todos; Gemini 3 models have none.
 const geminiModel = "gemini-2.5-pro"
 
-// geminiBinary finds the pinned CLI: $DONEGATE_GEMINI, else what
-// scripts/install-gemini installed. A missing CLI fails the test loudly,
-// as a missing Claude Code does.
+// geminiBinary is the pinned Gemini CLI (see pinned).
 func geminiBinary(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("DONEGATE_GEMINI"); p != "" {
-		return p
-	}
-	out, err := exec.Command(filepath.Join(repoRoot(t), "scripts", "install-gemini")).Output()
-	if err != nil {
-		t.Fatalf("the Gemini CLI is not installed and scripts/install-gemini failed (%v); run make test, or set DONEGATE_GEMINI", err)
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	return lines[len(lines)-1]
+	return pinned(t, "DONEGATE_GEMINI", "gemini", "the Gemini CLI")
 }
 
 // geminiSession is one scripted project for the real Gemini CLI: a

@@ -31,17 +31,23 @@ func repoRoot(t *testing.T) string {
 	return filepath.Dir(filepath.Dir(file))
 }
 
-// claudeBinary finds the pinned CLI: $DONEGATE_CLAUDE, else what
-// scripts/install-claude installed. A missing CLI fails the test loudly:
-// these tests are the proof against the real client and are never skipped.
+// claudeBinary is the pinned Claude Code CLI (see pinned).
 func claudeBinary(t *testing.T) string {
+	return pinned(t, "DONEGATE_CLAUDE", "claude", "the Claude Code CLI")
+}
+
+// pinned finds a pinned tool the tests drive: $envVar, else what
+// scripts/install-<script> installed (its last line of output). A missing
+// tool fails the test loudly: these tests are the proof against the real
+// clients and are never skipped.
+func pinned(t *testing.T, envVar, script, what string) string {
 	t.Helper()
-	if p := os.Getenv("DONEGATE_CLAUDE"); p != "" {
+	if p := os.Getenv(envVar); p != "" {
 		return p
 	}
-	out, err := exec.Command(filepath.Join(repoRoot(t), "scripts", "install-claude")).Output()
+	out, err := exec.Command(filepath.Join(repoRoot(t), "scripts", "install-"+script)).Output()
 	if err != nil {
-		t.Fatalf("the Claude Code CLI is not installed and scripts/install-claude failed (%v); run make test, or set DONEGATE_CLAUDE", err)
+		t.Fatalf("%s is not installed and scripts/install-%s failed (%v); run make test, or set %s", what, script, err, envVar)
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	return lines[len(lines)-1]

@@ -19,19 +19,9 @@ import (
 	"github.com/donegate/donegate/internal/testsupport/fakeapi"
 )
 
-// setupCodexBinary finds the pinned Codex CLI: $DONEGATE_CODEX, else what
-// scripts/install-codex installed.
+// setupCodexBinary is the pinned Codex CLI (see pinned).
 func setupCodexBinary(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("DONEGATE_CODEX"); p != "" {
-		return p
-	}
-	out, err := exec.Command(filepath.Join(repoRoot(t), "scripts", "install-codex")).Output()
-	if err != nil {
-		t.Fatalf("the Codex CLI is not installed and scripts/install-codex failed (%v); run make test, or set DONEGATE_CODEX", err)
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	return lines[len(lines)-1]
+	return pinned(t, "DONEGATE_CODEX", "codex", "the Codex CLI")
 }
 
 // codexHook is one entry of app-server's hooks/list answer.

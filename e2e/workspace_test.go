@@ -16,17 +16,9 @@ import (
 	"github.com/donegate/donegate/internal/testsupport/fakeapi"
 )
 
-// pnpmBinary finds the pinned pnpm: $DONEGATE_PNPM, else what
-// scripts/install-pnpm installed.
+// pnpmBinary is the pinned pnpm (see pinned).
 func pnpmBinary(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("DONEGATE_PNPM"); p != "" {
-		return p
-	}
-	out, err := exec.Command(filepath.Join(repoRoot(t), "scripts", "install-pnpm")).Output()
-	require.NoError(t, err, "scripts/install-pnpm: run make test, or set DONEGATE_PNPM")
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	return lines[len(lines)-1]
+	return pinned(t, "DONEGATE_PNPM", "pnpm", "pnpm")
 }
 
 // In a pnpm workspace of a (which depends on b), b and c, a session of the
