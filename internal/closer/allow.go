@@ -24,11 +24,15 @@ it (package.json's test scripts, the Makefile), in the state dir, never in
 the project. After a change, the hooks keep checking with what was allowed
 and say what changed until you run closer allow again. closer init allows
 the project it sets up. --revoke takes consent back.`,
-	flags: func(fs *flag.FlagSet, o *options) {
+	bind: func(fs *flag.FlagSet, _ *options) runFunc {
+		var o allowOptions
 		fs.BoolVar(&o.revoke, "revoke", false, "take the project's consent back: the hooks run none of its commands until it is allowed again")
+		return func(ctx context.Context, r *runCtx) (verdict, error) { return runAllow(ctx, r, o) }
 	},
-	run: runAllow,
 }
+
+// allowOptions are allow's flags.
+type allowOptions struct{ revoke bool }
 
 // AllowReport is allow's answer, and its --json output.
 type AllowReport struct {
@@ -45,15 +49,15 @@ type AllowReport struct {
 	Record   *consent.Record           `json:"-"`
 }
 
-func runAllow(_ context.Context, r *runCtx) (verdict, error) {
+func runAllow(_ context.Context, r *runCtx, o allowOptions) (verdict, error) {
 	what := "allow"
-	if r.opts.revoke {
+	if o.revoke {
 		what = "allow --revoke"
 	}
 	if err := r.personOnly(what); err != nil {
 		return incomplete, err
 	}
-	if r.opts.revoke {
+	if o.revoke {
 		removed, err := consent.Revoke(r.stateDir(), r.dir, "closer allow --revoke", r.env.Now())
 		if err != nil {
 			return incomplete, errorf(ErrEnv, "%w", err)

@@ -25,14 +25,25 @@ every checker (the members of an "all" composite each on their own line).
 --session and --transcript let the plan checker read a session's plan.
 --ci also reports for the CI that runs it: in GitHub Actions, an error
 annotation per open check and a table in the job's summary.`,
-	flags: func(fs *flag.FlagSet, o *options) {
-		sessionFlags(fs, o)
+	bind: func(fs *flag.FlagSet, _ *options) runFunc {
+		var o checkOptions
+		o.session.flags(fs)
 		fs.BoolVar(&o.ci, "ci", false, "report for the CI that runs it too: in GitHub Actions ($GITHUB_ACTIONS), an ::error:: annotation per open check and a table in $GITHUB_STEP_SUMMARY")
+		return func(ctx context.Context, r *runCtx) (verdict, error) { return runCheck(ctx, r, o) }
 	},
-	run: runCheck,
 }
 
-func sessionFlags(fs *flag.FlagSet, o *options) {
+// checkOptions are check's flags.
+type checkOptions struct {
+	session sessionOptions
+	ci      bool
+}
+
+// sessionOptions are --session and --transcript: the session whose plan
+// the plan checker reads (check, judge).
+type sessionOptions struct{ session, transcript string }
+
+func (o *sessionOptions) flags(fs *flag.FlagSet) {
 	fs.StringVar(&o.session, "session", "", "the Claude Code session `id` whose plan the plan checker reads")
 	fs.StringVar(&o.transcript, "transcript", "", "the session's transcript `path` (.jsonl); its name gives the session id")
 }
@@ -60,12 +71,12 @@ type CheckReport struct {
 	RetryPrompt    string   `json:"retryPrompt"`
 }
 
-func runCheck(ctx context.Context, r *runCtx) (verdict, error) {
-	rep, err := r.check(ctx)
+func runCheck(ctx context.Context, r *runCtx, o checkOptions) (verdict, error) {
+	rep, err := r.check(ctx, o.session)
 	if err != nil {
 		return incomplete, err
 	}
-	if r.opts.ci {
+	if o.ci {
 		if err := r.reportToCI(rep); err != nil {
 			return incomplete, err
 		}
@@ -135,7 +146,7 @@ func flatten(prefix string, specs []config.Checker) ([]flatItem, error) {
 //
 // The person runs it: that is consent for this run, whatever the hooks'
 // consent says; when they would not run something it runs, stderr says so.
-func (r *runCtx) check(ctx context.Context, skip ...string) (CheckReport, error) {
+func (r *runCtx) check(ctx context.Context, s sessionOptions, skip ...string) (CheckReport, error) {
 	cfg, err := r.loadConfig()
 	if err != nil {
 		return CheckReport{}, err
@@ -151,7 +162,7 @@ func (r *runCtx) check(ctx context.Context, skip ...string) (CheckReport, error)
 		return CheckReport{}, err
 	}
 	items = slices.DeleteFunc(items, func(fi flatItem) bool { return slices.Contains(skip, fi.typ) })
-	cc, err := r.checkerContext(cfg.Limits.Budget.D())
+	cc, err := r.checkerContext(cfg.Limits.Budget.D(), s)
 	if err != nil {
 		return CheckReport{}, err
 	}
@@ -205,8 +216,8 @@ func retryPrompt(rep CheckReport) string {
 
 // checkerContext resolves what the checkers look at as the hooks do, with
 // --dir as the project and --session/--transcript as the session.
-func (r *runCtx) checkerContext(budget time.Duration) (*checkers.Context, error) {
-	session, tp := r.opts.session, r.opts.transcript
+func (r *runCtx) checkerContext(budget time.Duration, s sessionOptions) (*checkers.Context, error) {
+	session, tp := s.session, s.transcript
 	if tp != "" {
 		// The shell leaves ~ in --transcript=~/...; the hooks expand it too.
 		abs, err := filepath.Abs(paths.Expand(r.env.Getenv, tp))

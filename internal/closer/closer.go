@@ -140,10 +140,17 @@ type command struct {
 	// noConfig hides --config from its help: it reads no config (init
 	// writes one, and refuses the flag with a message saying so).
 	noConfig bool
-	// flags registers the subcommand's own flags; run runs it.
-	flags func(fs *flag.FlagSet, o *options)
-	run   func(ctx context.Context, r *runCtx) (verdict, error)
+	// rest: the arguments left after the flags are the command's
+	// (options.args: loop's, for claude); elsewhere one is an error.
+	rest bool
+	// bind registers the command's own flags on fs, into options of its
+	// own (o holds those every command takes), and returns what runs the
+	// command with them.
+	bind func(fs *flag.FlagSet, o *options) runFunc
 }
+
+// runFunc runs a command.
+type runFunc func(ctx context.Context, r *runCtx) (verdict, error)
 
 var commands = []command{checkCommand, judgeCommand, smartCheckCommand, loopCommand, initCommand, allowCommand, doctorCommand, explainCommand, logCommand, exportCommand, releaseCommand}
 
@@ -205,46 +212,15 @@ func commandNames() string {
 	return strings.Join(names, ", ")
 }
 
-// options are the flags every command takes, and the parsed ones of each.
+// options are the flags every command takes; each command's own are in
+// its own options type (checkOptions, logOptions, ...), bound by its bind.
 type options struct {
 	configPath string
 	dir        string
 	json       bool
-
-	// --session and --transcript (check, judge, smart-check)
-	session    string
-	transcript string
-
-	// judge
-	criteriaFile string
-	criteriaText string
-	model        string
-	timeout      time.Duration
-
-	// judge, smart-check, loop
-	baseline string
-	claude   string
-
-	// smart-check, loop
-	probe probeOptions
-
-	// loop
-	promptFile       string
-	maxIterations    int
-	noProgressLimit  int
-	iterationTimeout time.Duration
-	claudeArgs       []string // what follows --
-
-	// allow
-	revoke bool
-	// release
-	undo bool
-
-	ci      bool           // check
-	log     logOptions     // log
-	init    initOptions    // init
-	explain explainOptions // explain
-	export  exportOptions  // export
+	// args are the arguments after the flags, for a command that takes
+	// them (command.rest).
+	args []string
 }
 
 // runCtx is one run of a command: its options and where it writes.
@@ -260,15 +236,15 @@ type runCtx struct {
 
 // newFlagSet is the flag set of the subcommand c, parsing into o; version
 // is set by --version.
-func newFlagSet(c command, o *options) (fs *flag.FlagSet, version *bool) {
+func newFlagSet(c command, o *options) (fs *flag.FlagSet, version *bool, run runFunc) {
 	fs = flag.NewFlagSet("closer "+c.name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.configPath, "config", "", "config `file` (default: $DONEGATE_CONFIG, else DIR/.claude/donegate.json, else the embedded default)")
 	fs.StringVar(&o.dir, "dir", ".", "the project `dir`")
 	fs.BoolVar(&o.json, "json", false, "print JSON instead of text")
 	version = fs.Bool("version", false, "print the version and exit")
-	c.flags(fs, o)
-	return fs, version
+	run = c.bind(fs, o)
+	return fs, version, run
 }
 
 // A Command is one subcommand as its --help describes it: what
@@ -285,7 +261,7 @@ type Command struct {
 func Commands() []Command {
 	out := make([]Command, len(commands))
 	for i, c := range commands {
-		fs, _ := newFlagSet(c, new(options))
+		fs, _, _ := newFlagSet(c, new(options))
 		out[i] = Command{Usage: "closer " + c.name + " [flags]" + c.args, Summary: c.summary, Flags: fs}
 	}
 	return out
@@ -294,7 +270,7 @@ func Commands() []Command {
 func runCommand(ctx context.Context, c command, args []string, stdout, stderr io.Writer, env Env) int {
 	name := "closer " + c.name
 	var o options
-	fs, version := newFlagSet(c, &o)
+	fs, version, run := newFlagSet(c, &o)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: %s [flags]%s\n\n%s\n\nFlags:\n", name, c.args, c.summary)
 		shown := flag.NewFlagSet(name, flag.ContinueOnError)
@@ -319,10 +295,8 @@ func runCommand(ctx context.Context, c command, args []string, stdout, stderr io
 		return ExitComplete
 	}
 	rest := fs.Args()
-	if c.name == "loop" {
-		// Flags after -- go to claude.
-		o.claudeArgs = rest
-		rest = nil
+	if c.rest {
+		o.args, rest = rest, nil
 	}
 	if len(rest) > 0 {
 		fmt.Fprintf(stderr, "%s: unexpected argument %q (see %s --help)\n", name, rest[0], name)
@@ -332,7 +306,7 @@ func runCommand(ctx context.Context, c command, args []string, stdout, stderr io
 	r.color = !o.json && env.IsTerminal(stdout) && env.Getenv("NO_COLOR") == ""
 	v, err := r.resolveDir()
 	if err == nil {
-		v, err = c.run(ctx, r)
+		v, err = run(ctx, r)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %s\n", name, oneLine(err.Error()))

@@ -37,8 +37,11 @@ the state dir, and the Claude Code version. Prints one
 ✓ (fine), ! (works, but look), ? (cannot be seen from here: a plugin
 loaded with claude --plugin-dir, say how to check) or ✗ (broken, with its
 fix) line each; exits 1 when a line is ✗, 0 otherwise.`,
-	flags: func(fs *flag.FlagSet, o *options) { claudeFlag(fs, &o.claude) },
-	run:   runDoctor,
+	bind: func(fs *flag.FlagSet, _ *options) runFunc {
+		var claude string
+		claudeFlag(fs, &claude)
+		return func(ctx context.Context, r *runCtx) (verdict, error) { return runDoctor(ctx, r, claude) }
+	},
 }
 
 // Statuses of a finding.
@@ -98,8 +101,9 @@ func installCommand(goos string) string {
 	return "CGO_ENABLED=0 " + install
 }
 
-func runDoctor(ctx context.Context, r *runCtx) (verdict, error) {
-	rep := r.doctor(ctx)
+// runDoctor runs doctor; claude is --claude, the Claude Code CLI.
+func runDoctor(ctx context.Context, r *runCtx, claude string) (verdict, error) {
+	rep := r.doctor(ctx, claude)
 	if r.opts.json {
 		return verdict(rep.OK), writeJSON(r.stdout, rep)
 	}
@@ -140,7 +144,7 @@ func runDoctor(ctx context.Context, r *runCtx) (verdict, error) {
 
 // doctor runs every check. Nothing here is an error of closer's: what
 // cannot be checked is itself a finding.
-func (r *runCtx) doctor(ctx context.Context) DoctorReport {
+func (r *runCtx) doctor(ctx context.Context, claude string) DoctorReport {
 	rep := DoctorReport{OK: true, Findings: []Finding{}}
 	cfg := r.doctorConfig(&rep)
 	if cfg != nil {
@@ -159,7 +163,7 @@ func (r *runCtx) doctor(ctx context.Context) DoctorReport {
 	r.doctorBinaries(ctx, &rep, slices.Concat(regs, hostRegs))
 	r.doctorStateDirs(&rep, slices.Concat(regs, hostRegs))
 	if !othersOnly {
-		main.client(ctx, r, &rep)
+		main.client(ctx, r, &rep, claude)
 	}
 	// Config first to have the budget at hand; shown in the order a person
 	// installs: binaries, registrations (the default host's settings, and

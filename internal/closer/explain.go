@@ -40,8 +40,11 @@ gated tool call; at most 64 KiB) in the session's record in the state dir
 or cwd does not exist: the checks then see no plan and no project.
 Exit 0 when the hook would let the agent stop (or the tool call pass),
 1 when it would block.`,
-	flags: explainFlags,
-	run:   runExplain,
+	bind: func(fs *flag.FlagSet, common *options) runFunc {
+		var o explainOptions
+		explainFlags(fs, common, &o)
+		return func(ctx context.Context, r *runCtx) (verdict, error) { return runExplain(ctx, r, o) }
+	},
 }
 
 // explainOptions are explain's own flags.
@@ -50,17 +53,17 @@ type explainOptions struct {
 	last                                    bool
 }
 
-func explainFlags(fs *flag.FlagSet, o *options) {
-	fs.StringVar(&o.explain.event, "event", "", "the hook event's JSON `file` (default: stdin)")
-	fs.StringVar(&o.explain.stateDir, "state-dir", "", "the hooks' state `dir`, as their --state-dir (default: $DONEGATE_STATE_DIR, %LOCALAPPDATA%\\donegate on Windows, $XDG_STATE_HOME/donegate, ~/.local/state/donegate)")
-	fs.StringVar(&o.explain.dialect, "dialect", "", "answer `dialect`, as the hook's --dialect: claude-code or sdk (overrides the config)")
-	fs.BoolVar(&o.explain.last, "last", false, "explain the last event the hooks recorded, of any session (kept in the sessions' records in the state dir)")
-	fs.StringVar(&o.explain.session, "session", "", "explain the last event the hooks recorded for session `id`")
-	fs.StringVar(&o.explain.hook, "hook", "", "the `hook`, stop-hook or posttooluse-hook (default: from the event's hook_event_name)")
+func explainFlags(fs *flag.FlagSet, common *options, o *explainOptions) {
+	fs.StringVar(&o.event, "event", "", "the hook event's JSON `file` (default: stdin)")
+	stateDirFlag(fs, &o.stateDir)
+	fs.StringVar(&o.dialect, "dialect", "", "answer `dialect`, as the hook's --dialect: claude-code or sdk (overrides the config)")
+	fs.BoolVar(&o.last, "last", false, "explain the last event the hooks recorded, of any session (kept in the sessions' records in the state dir)")
+	fs.StringVar(&o.session, "session", "", "explain the last event the hooks recorded for session `id`")
+	fs.StringVar(&o.hook, "hook", "", "the `hook`, stop-hook or posttooluse-hook (default: from the event's hook_event_name)")
 	// The hook has no --dir: it follows $CLAUDE_PROJECT_DIR and the
 	// event's cwd, and so does explain unless --dir is given. "" tells
 	// the flag left out from "--dir .".
-	o.dir = ""
+	common.dir = ""
 	if f := fs.Lookup("dir"); f != nil {
 		f.DefValue = ""
 		f.Usage = "the project `dir` instead of the hook's: $CLAUDE_PROJECT_DIR, else the event's cwd"
@@ -70,14 +73,13 @@ func explainFlags(fs *flag.FlagSet, o *options) {
 	}
 }
 
-func runExplain(ctx context.Context, r *runCtx) (verdict, error) {
-	o := r.opts.explain
+func runExplain(ctx context.Context, r *runCtx, o explainOptions) (verdict, error) {
 	if o.dialect != "" {
 		if _, err := hookio.ParseDialect(o.dialect); err != nil {
 			return incomplete, errorf(ErrUsage, "--dialect: %w", err)
 		}
 	}
-	raw, found, err := r.readEvent()
+	raw, found, err := r.readEvent(o)
 	if err != nil {
 		return incomplete, err
 	}
@@ -105,7 +107,7 @@ func runExplain(ctx context.Context, r *runCtx) (verdict, error) {
 	if o.last || o.session != "" {
 		// The recorded event is replayed against the state dir it was
 		// recorded in.
-		opts.StateDir = r.explainStateDir()
+		opts.StateDir = r.stateDirOr(o.stateDir)
 	}
 	var diag bytes.Buffer
 	rep, err := gate.Evaluate(ctx, hook, opts, gate.Env{Getenv: r.env.Getenv, Now: r.env.Now}, raw, &diag)
@@ -124,9 +126,9 @@ func runExplain(ctx context.Context, r *runCtx) (verdict, error) {
 	return v, r.printExplain(rep, stderr, warnings)
 }
 
-// explainStateDir is --state-dir, else the hooks' default.
-func (r *runCtx) explainStateDir() string {
-	if d := r.opts.explain.stateDir; d != "" {
+// stateDirOr is a command's --state-dir, flag, else the hooks' default.
+func (r *runCtx) stateDirOr(flag string) string {
+	if d := flag; d != "" {
 		return d
 	}
 	return r.stateDir()
@@ -156,8 +158,7 @@ func missingFiles(rep gate.Report) []string {
 // readEvent reads the event from --event or stdin, bounded as the hooks
 // bound theirs, or the one the hooks kept, with what they found beside
 // it.
-func (r *runCtx) readEvent() ([]byte, lastevent.Found, error) {
-	o := r.opts.explain
+func (r *runCtx) readEvent(o explainOptions) ([]byte, lastevent.Found, error) {
 	if n := btoi(o.event != "") + btoi(o.last) + btoi(o.session != ""); n > 1 {
 		return nil, lastevent.Found{}, errorf(ErrUsage, "--event, --last and --session each name the event: give one")
 	}
@@ -165,9 +166,9 @@ func (r *runCtx) readEvent() ([]byte, lastevent.Found, error) {
 		var rec lastevent.Record
 		var err error
 		if o.last {
-			rec, err = lastevent.Latest(r.explainStateDir())
+			rec, err = lastevent.Latest(r.stateDirOr(o.stateDir))
 		} else {
-			rec, err = lastevent.Load(r.explainStateDir(), o.session)
+			rec, err = lastevent.Load(r.stateDirOr(o.stateDir), o.session)
 		}
 		if errors.Is(err, lastevent.ErrNone) {
 			return nil, lastevent.Found{}, errorf(ErrUsage, "%w: the hooks record a session's last Stop, SubagentStop and gated tool call when they run; is --state-dir (or DONEGATE_STATE_DIR) the hooks' own?", err)
@@ -178,7 +179,7 @@ func (r *runCtx) readEvent() ([]byte, lastevent.Found, error) {
 		return rec.Raw, rec.Found, nil
 	}
 	in := r.env.Stdin
-	if f := r.opts.explain.event; f != "" {
+	if f := o.event; f != "" {
 		file, err := os.Open(f)
 		if err != nil {
 			return nil, lastevent.Found{}, errorf(ErrUsage, "--event: %w", err)
@@ -408,4 +409,9 @@ func consentLine(cs *gate.Consent) string {
 		return fmt.Sprintf("allowed by %s at %s", cs.Record.By, cs.Record.AllowedAt.Format(time.RFC3339))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// stateDirFlag registers --state-dir, as the hooks take it, into dir.
+func stateDirFlag(fs *flag.FlagSet, dir *string) {
+	fs.StringVar(dir, "state-dir", "", "the hooks' state `dir`, as their --state-dir (default: $DONEGATE_STATE_DIR, %LOCALAPPDATA%\\donegate on Windows, $XDG_STATE_HOME/donegate, ~/.local/state/donegate)")
 }

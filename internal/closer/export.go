@@ -26,17 +26,19 @@ this in the background after each decision; run it yourself to send
 what is left now (at the end of a CI job, say): it exits 1 when the
 collector did not take them. They wait in the decision log meanwhile.
 --status says where they go, how many wait, and the last error.`,
-	flags: func(fs *flag.FlagSet, o *options) {
-		fs.BoolVar(&o.export.status, "status", false, "say where decisions go, how many wait, and how the last send went; send nothing")
-		fs.BoolVar(&o.export.background, "background", false, "the hooks' form: keep sending while decisions come, retrying a collector that fails, then end")
-		fs.StringVar(&o.explain.stateDir, "state-dir", "", "the hooks' state `dir`, as their --state-dir (default: $DONEGATE_STATE_DIR, %LOCALAPPDATA%\\donegate on Windows, $XDG_STATE_HOME/donegate, ~/.local/state/donegate)")
+	bind: func(fs *flag.FlagSet, _ *options) runFunc {
+		var o exportOptions
+		fs.BoolVar(&o.status, "status", false, "say where decisions go, how many wait, and how the last send went; send nothing")
+		fs.BoolVar(&o.background, "background", false, "the hooks' form: keep sending while decisions come, retrying a collector that fails, then end")
+		stateDirFlag(fs, &o.stateDir)
+		return func(ctx context.Context, r *runCtx) (verdict, error) { return runExport(ctx, r, o) }
 	},
-	run: runExport,
 }
 
 // exportOptions are closer export's flags.
 type exportOptions struct {
 	status, background bool
+	stateDir           string
 }
 
 // exportReport is closer export's outcome, and --status's.
@@ -50,13 +52,13 @@ type exportReport struct {
 	Status  send.Status `json:"status"`
 }
 
-func runExport(ctx context.Context, r *runCtx) (verdict, error) {
+func runExport(ctx context.Context, r *runCtx, o exportOptions) (verdict, error) {
 	if r.opts.configPath != "" {
 		return incomplete, errorf(ErrUsage, "--config: export reads no config")
 	}
-	stateDir := r.explainStateDir()
+	stateDir := r.stateDirOr(o.stateDir)
 	settings, on, err := otlp.Resolve(r.env.Getenv)
-	if r.opts.export.background {
+	if o.background {
 		// The hooks' form: what goes wrong is kept in the status, for
 		// closer export --status and doctor.
 		if err != nil || !on {
@@ -78,7 +80,7 @@ func runExport(ctx context.Context, r *runCtx) (verdict, error) {
 	}
 	rep := exportReport{Endpoint: settings.Endpoint, From: settings.From, Protocol: settings.Protocol}
 	var sendErr error
-	if !r.opts.export.status {
+	if !o.status {
 		if !on {
 			return incomplete, errorf(ErrConfig, "no export is set: set DONEGATE_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT to the collector's URL (http://host:4318), or write %s (docs/export.md)", otlp.UserFile(r.env.Getenv))
 		}
@@ -105,7 +107,7 @@ func runExport(ctx context.Context, r *runCtx) (verdict, error) {
 		// Not the collector's answer (kept below): the lock, the log.
 		fmt.Fprintf(r.stderr, "%s: %v\n", r.name, sendErr)
 	}
-	v := verdict(rep.Pending == 0 || r.opts.export.status)
+	v := verdict(rep.Pending == 0 || o.status)
 	if r.opts.json {
 		return v, writeJSON(r.stdout, rep)
 	}
@@ -114,7 +116,7 @@ func runExport(ctx context.Context, r *runCtx) (verdict, error) {
 	case !on:
 		p.line("Export: off (no DONEGATE_OTLP_ENDPOINT, no " + otlp.UserFile(r.env.Getenv) + ", no OTEL_EXPORTER_OTLP_ENDPOINT): the decisions stay in the decision log.")
 		return v, p.err
-	case r.opts.export.status:
+	case o.status:
 		p.line(fmt.Sprintf("Export: to %s (%s, from %s).", rep.Endpoint, rep.Protocol, rep.From))
 	default:
 		p.line(fmt.Sprintf("Sent %d decision(s) to %s.", rep.Sent, rep.Endpoint))
@@ -152,7 +154,7 @@ func (r *runCtx) doctorExport(rep *DoctorReport) {
 		rep.add("export", statusOK, "", "off: the decisions stay in the decision log (closer log); DONEGATE_OTLP_ENDPOINT or %s sends them to an OpenTelemetry collector (docs/export.md)", otlp.UserFile(r.env.Getenv))
 		return
 	}
-	stateDir := r.explainStateDir()
+	stateDir := r.stateDir()
 	pending, _ := send.Pending(stateDir)
 	st, _ := send.ReadStatus(stateDir)
 	rep.add("export", statusOK, "", "to %s (%s, from %s): %d sent, %d waiting", settings.Endpoint, settings.Protocol, settings.From, st.Sent, pending)

@@ -90,7 +90,7 @@ type hostSetup struct {
 	// judged alike (doctorHosts). nil for the others.
 	registrationsOf func(r *runCtx, rep *DoctorReport) []registration
 	judge           func(r *runCtx, rep *DoctorReport, regs []registration, cfg *config.Config)
-	client          func(ctx context.Context, r *runCtx, rep *DoctorReport)
+	client          func(ctx context.Context, r *runCtx, rep *DoctorReport, claude string)
 }
 
 // title is the host's name as its makers write it (its spec's).

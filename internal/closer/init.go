@@ -50,17 +50,18 @@ only when it leads to a file inside DIR); a dangling link, a link at a
 .bak, a FIFO, a device or a read-only file is refused, and nothing is
 written. A second run changes nothing.`),
 	noConfig: true,
-	flags: func(fs *flag.FlagSet, o *options) {
-		fs.BoolVar(&o.init.dryRun, "dry-run", false, "print the diff of each file init would change, and write nothing")
-		fs.BoolVar(&o.init.user, "user", false, "register the hooks in the user's files (~/.claude/settings.json or $CLAUDE_CONFIG_DIR's, $CODEX_HOME/hooks.json, ~/.qwen/settings.json, ~/.gemini/settings.json, ~/.copilot/hooks/donegate.json) instead of DIR's")
-		fs.BoolVar(&o.init.absolute, "absolute", false, "write the hook commands as absolute paths of this machine's binaries (default: bare names, looked up on PATH, which suit a settings file shared in a repository)")
-		fs.BoolVar(&o.init.portable, "portable", false, "bare names: the default; kept for the scripts that pass it")
-		fs.BoolVar(&o.init.force, "force", false, "replace an existing .claude/donegate.json or .donegate.json (it is backed up first)")
-		fs.BoolVar(&o.init.managed, "managed", false, "with --host codex: register the hooks in Codex's managed requirements ("+codexRequirementsPath+", or $DONEGATE_CODEX_REQUIREMENTS), which Codex runs without review, for every user of the machine; needs the right to write there")
-		fs.BoolVar(&o.init.noHooks, "no-hooks", false, "write the config only and register no hooks (the donegate plugin registers them itself)")
-		fs.Var(&o.init.hosts, "host", "the agent `host`s to register the hooks for: "+hostNames()+"; repeat it or give a comma-separated list (default: the hosts whose dirs the project has, else whose CLIs are on PATH, else claude)")
+	bind: func(fs *flag.FlagSet, _ *options) runFunc {
+		var o initOptions
+		fs.BoolVar(&o.dryRun, "dry-run", false, "print the diff of each file init would change, and write nothing")
+		fs.BoolVar(&o.user, "user", false, "register the hooks in the user's files (~/.claude/settings.json or $CLAUDE_CONFIG_DIR's, $CODEX_HOME/hooks.json, ~/.qwen/settings.json, ~/.gemini/settings.json, ~/.copilot/hooks/donegate.json) instead of DIR's")
+		fs.BoolVar(&o.absolute, "absolute", false, "write the hook commands as absolute paths of this machine's binaries (default: bare names, looked up on PATH, which suit a settings file shared in a repository)")
+		fs.BoolVar(&o.portable, "portable", false, "bare names: the default; kept for the scripts that pass it")
+		fs.BoolVar(&o.force, "force", false, "replace an existing .claude/donegate.json or .donegate.json (it is backed up first)")
+		fs.BoolVar(&o.managed, "managed", false, "with --host codex: register the hooks in Codex's managed requirements ("+codexRequirementsPath+", or $DONEGATE_CODEX_REQUIREMENTS), which Codex runs without review, for every user of the machine; needs the right to write there")
+		fs.BoolVar(&o.noHooks, "no-hooks", false, "write the config only and register no hooks (the donegate plugin registers them itself)")
+		fs.Var(&o.hosts, "host", "the agent `host`s to register the hooks for: "+hostNames()+"; repeat it or give a comma-separated list (default: the hosts whose dirs the project has, else whose CLIs are on PATH, else claude)")
+		return func(ctx context.Context, r *runCtx) (verdict, error) { return runInit(ctx, r, o) }
 	},
-	run: runInit,
 }
 
 // initOptions are init's flags.
@@ -156,11 +157,10 @@ type change struct {
 	hooks   bool // a hook file, not the config
 }
 
-func runInit(ctx context.Context, r *runCtx) (verdict, error) {
+func runInit(ctx context.Context, r *runCtx, o initOptions) (verdict, error) {
 	if r.opts.configPath != "" {
 		return incomplete, errorf(ErrUsage, "--config: init writes DIR/.claude/donegate.json (or DIR/.donegate.json); use --dir to choose the project")
 	}
-	o := r.opts.init
 	if o.noHooks && (o.user || o.portable || o.absolute) {
 		return incomplete, errorf(ErrUsage, "--no-hooks registers no hooks: --user, --portable and --absolute have nothing to do with it")
 	}

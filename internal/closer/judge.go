@@ -20,16 +20,24 @@ The prompt holds the criteria, the git diff stat against --baseline (default:
 the working tree against HEAD), the agent's plan and the results of the
 configured checkers; claude -p --json-schema answers with a checklist.
 Complete only when every item of the checklist is.`,
-	flags: func(fs *flag.FlagSet, o *options) {
-		sessionFlags(fs, o)
+	bind: func(fs *flag.FlagSet, _ *options) runFunc {
+		var o judgeOptions
+		o.session.flags(fs)
 		fs.StringVar(&o.criteriaFile, "criteria", "", "`file` holding the completion criteria")
 		fs.StringVar(&o.criteriaText, "criteria-text", "", "the completion criteria as `text`")
 		fs.StringVar(&o.baseline, "baseline", "", "diff against this `commit` (default: HEAD)")
 		fs.StringVar(&o.model, "model", "", "the `model` to judge with (default: claude's)")
 		fs.DurationVar(&o.timeout, "timeout", 2*time.Minute, "stop claude (and its process group) after this `duration`")
 		claudeFlag(fs, &o.claude)
+		return func(ctx context.Context, r *runCtx) (verdict, error) { return runJudge(ctx, r, o) }
 	},
-	run: runJudge,
+}
+
+// judgeOptions are judge's flags.
+type judgeOptions struct {
+	session                                             sessionOptions
+	criteriaFile, criteriaText, baseline, model, claude string
+	timeout                                             time.Duration
 }
 
 // JudgeAnswer is what the judge model answers, and judge's --json output
@@ -39,8 +47,7 @@ type JudgeAnswer = judge.Answer
 // judgeSchema is the --json-schema claude must answer with.
 const judgeSchema = judge.Schema
 
-func runJudge(ctx context.Context, r *runCtx) (verdict, error) {
-	o := r.opts
+func runJudge(ctx context.Context, r *runCtx, o judgeOptions) (verdict, error) {
 	if (o.criteriaFile == "") == (o.criteriaText == "") {
 		return incomplete, errorf(ErrUsage, "give the criteria with exactly one of --criteria FILE or --criteria-text TEXT")
 	}
@@ -68,11 +75,11 @@ func runJudge(ctx context.Context, r *runCtx) (verdict, error) {
 	// A judge checker of the config would ask a model the question this
 	// command is about to ask: that would be two model sessions, and a
 	// verdict on a verdict.
-	rep, err := r.check(ctx, checkers.JudgeTypeName)
+	rep, err := r.check(ctx, o.session, checkers.JudgeTypeName)
 	if err != nil {
 		return incomplete, err
 	}
-	q := judge.Question{Criteria: criteria, Changes: diff, Plan: r.planText(ctx), Checks: judgeChecks(rep), Model: o.model}
+	q := judge.Question{Criteria: criteria, Changes: diff, Plan: r.planText(ctx, o.session), Checks: judgeChecks(rep), Model: o.model}
 	ans, err := judge.Ask(ctx, proc.Run, judge.Claude{Bin: o.claude, Dir: r.dir, Timeout: o.timeout}, q)
 	if err != nil {
 		return incomplete, claudeError(ctx, o.claude, err)
@@ -155,8 +162,8 @@ func shortID(id string) string { return judge.ShortID(id) }
 
 // planText lists the session's plan (--session, --transcript) for the
 // prompt, or says there is none.
-func (r *runCtx) planText(ctx context.Context) string {
-	cc, err := r.checkerContext(0)
+func (r *runCtx) planText(ctx context.Context, s sessionOptions) string {
+	cc, err := r.checkerContext(0, s)
 	if err != nil || cc.Event == nil {
 		return "No session given, so no plan."
 	}

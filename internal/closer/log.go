@@ -22,47 +22,48 @@ from the decision log in the state dir (decisions.jsonl, 0600, kept
 between 4 and 8 MiB). --json prints one object a line, for tools and
 fleets; --follow keeps printing new decisions until interrupted;
 --summary counts them per project and host.`,
-	flags: func(fs *flag.FlagSet, o *options) {
+	bind: func(fs *flag.FlagSet, _ *options) runFunc {
+		var o logOptions
 		fs.StringVar(&o.session, "session", "", "only the decisions of session `id`")
-		fs.StringVar(&o.log.since, "since", "", "only decisions since `when`: a duration back from now (\"2h\") or a time (RFC 3339)")
-		fs.StringVar(&o.log.project, "project", "", "only the decisions in the project `dir`")
-		fs.BoolVar(&o.log.follow, "follow", false, "keep printing new decisions until interrupted")
-		fs.BoolVar(&o.log.ungated, "ungated", false, "list the sessions the hosts recorded in the projects donegate gates of which donegate answered no stop (exit 1 when there are any): Claude Code's transcripts, Codex's rollouts")
-		fs.BoolVar(&o.log.summary, "summary", false, "per project and host: sessions, holds, let-gos, releases, refusals, the checks most often open, and the time spent in checks and reused")
-		fs.StringVar(&o.explain.stateDir, "state-dir", "", "the hooks' state `dir`, as their --state-dir (default: $DONEGATE_STATE_DIR, %LOCALAPPDATA%\\donegate on Windows, $XDG_STATE_HOME/donegate, ~/.local/state/donegate)")
+		fs.StringVar(&o.since, "since", "", "only decisions since `when`: a duration back from now (\"2h\") or a time (RFC 3339)")
+		fs.StringVar(&o.project, "project", "", "only the decisions in the project `dir`")
+		fs.BoolVar(&o.follow, "follow", false, "keep printing new decisions until interrupted")
+		fs.BoolVar(&o.ungated, "ungated", false, "list the sessions the hosts recorded in the projects donegate gates of which donegate answered no stop (exit 1 when there are any): Claude Code's transcripts, Codex's rollouts")
+		fs.BoolVar(&o.summary, "summary", false, "per project and host: sessions, holds, let-gos, releases, refusals, the checks most often open, and the time spent in checks and reused")
+		stateDirFlag(fs, &o.stateDir)
+		return func(ctx context.Context, r *runCtx) (verdict, error) { return runLog(ctx, r, o) }
 	},
-	run: runLog,
 }
 
 // logOptions are closer log's flags.
 type logOptions struct {
-	since, project           string
-	follow, summary, ungated bool
+	session, since, project, stateDir string
+	follow, summary, ungated          bool
 }
 
 // followEvery is how often --follow looks for new decisions.
 const followEvery = 500 * time.Millisecond
 
-func runLog(ctx context.Context, r *runCtx) (verdict, error) {
+func runLog(ctx context.Context, r *runCtx, o logOptions) (verdict, error) {
 	if r.opts.configPath != "" {
 		return incomplete, errorf(ErrUsage, "--config: log reads no config")
 	}
-	keep, err := r.logFilter()
+	keep, err := r.logFilter(o)
 	if err != nil {
 		return incomplete, err
 	}
-	if r.opts.log.summary && !r.opts.log.ungated {
-		return r.logSummaries(keep)
+	if o.summary && !o.ungated {
+		return r.logSummaries(o, keep)
 	}
-	if r.opts.log.ungated {
-		since, err := r.logSince()
+	if o.ungated {
+		since, err := r.logSince(o)
 		if err != nil {
 			return incomplete, err
 		}
-		return r.logUngated(since)
+		return r.logUngated(o, since)
 	}
 	print := r.logPrinter()
-	files := decisionlog.Files(r.explainStateDir())
+	files := decisionlog.Files(r.stateDirOr(o.stateDir))
 	var offset int64
 	shown := 0
 	for i, f := range files {
@@ -81,15 +82,15 @@ func runLog(ctx context.Context, r *runCtx) (verdict, error) {
 	}
 	if shown == 0 && !r.opts.json {
 		// A table with no line said nothing at all: say so.
-		what := "No decision is recorded in " + r.explainStateDir() + " yet: the hooks record each stop and gated tool call they answer."
-		if r.opts.session != "" || r.opts.log.since != "" || r.opts.log.project != "" {
-			what = "No recorded decision matches --session, --since or --project (the log is in " + r.explainStateDir() + ")."
+		what := "No decision is recorded in " + r.stateDirOr(o.stateDir) + " yet: the hooks record each stop and gated tool call they answer."
+		if o.session != "" || o.since != "" || o.project != "" {
+			what = "No recorded decision matches --session, --since or --project (the log is in " + r.stateDirOr(o.stateDir) + ")."
 		}
 		if _, err := fmt.Fprintln(r.stdout, what); err != nil {
 			return incomplete, errorf(ErrEnv, "%w", err)
 		}
 	}
-	for r.opts.log.follow {
+	for o.follow {
 		if err := r.env.Sleep(ctx, followEvery); err != nil {
 			return complete, nil // interrupted: done
 		}
@@ -106,12 +107,12 @@ func runLog(ctx context.Context, r *runCtx) (verdict, error) {
 }
 
 // logSummaries prints closer log --summary of the entries keep keeps.
-func (r *runCtx) logSummaries(keep func(decisionlog.Entry) bool) (verdict, error) {
-	if r.opts.log.follow {
+func (r *runCtx) logSummaries(o logOptions, keep func(decisionlog.Entry) bool) (verdict, error) {
+	if o.follow {
 		return incomplete, errorf(ErrUsage, "--summary and --follow: a summary is of the decisions recorded so far")
 	}
 	var kept []decisionlog.Entry
-	for _, f := range decisionlog.Files(r.explainStateDir()) {
+	for _, f := range decisionlog.Files(r.stateDirOr(o.stateDir)) {
 		if _, err := decisionlog.Read(f, 0, func(e decisionlog.Entry) {
 			if keep(e) {
 				kept = append(kept, e)
@@ -121,7 +122,7 @@ func (r *runCtx) logSummaries(keep func(decisionlog.Entry) bool) (verdict, error
 		}
 	}
 	if len(kept) == 0 && !r.opts.json {
-		if _, err := fmt.Fprintln(r.stdout, "No decision to summarize in "+r.explainStateDir()+" (with --session, --since or --project, none matches)."); err != nil {
+		if _, err := fmt.Fprintln(r.stdout, "No decision to summarize in "+r.stateDirOr(o.stateDir)+" (with --session, --since or --project, none matches)."); err != nil {
 			return incomplete, errorf(ErrEnv, "%w", err)
 		}
 		return complete, nil
@@ -133,8 +134,7 @@ func (r *runCtx) logSummaries(keep func(decisionlog.Entry) bool) (verdict, error
 }
 
 // logSince is --since's time, zero when it is not given.
-func (r *runCtx) logSince() (time.Time, error) {
-	o := r.opts.log
+func (r *runCtx) logSince(o logOptions) (time.Time, error) {
 	if o.since == "" {
 		return time.Time{}, nil
 	}
@@ -148,9 +148,8 @@ func (r *runCtx) logSince() (time.Time, error) {
 }
 
 // logFilter is what --session, --since and --project keep.
-func (r *runCtx) logFilter() (func(decisionlog.Entry) bool, error) {
-	o := r.opts.log
-	since, err := r.logSince()
+func (r *runCtx) logFilter(o logOptions) (func(decisionlog.Entry) bool, error) {
+	since, err := r.logSince(o)
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +161,7 @@ func (r *runCtx) logFilter() (func(decisionlog.Entry) bool, error) {
 		}
 		project = consent.Resolve(abs)
 	}
-	session := r.opts.session
+	session := o.session
 	return func(e decisionlog.Entry) bool {
 		return (session == "" || e.Session == session) &&
 			(since.IsZero() || !e.Time.Before(since)) &&

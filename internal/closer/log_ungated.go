@@ -39,13 +39,13 @@ type ungatedSession struct {
 // to count as maybe still going.
 const recentlyActive = 2 * time.Minute
 
-func (r *runCtx) logUngated(since time.Time) (verdict, error) {
-	if r.opts.log.follow || r.opts.log.summary {
+func (r *runCtx) logUngated(o logOptions, since time.Time) (verdict, error) {
+	if o.follow || o.summary {
 		return incomplete, errorf(ErrUsage, "--ungated goes with neither --follow nor --summary")
 	}
 	answered := map[string]bool{}
 	gated := map[string]bool{} // projects, resolved
-	for _, f := range decisionlog.Files(r.explainStateDir()) {
+	for _, f := range decisionlog.Files(r.stateDirOr(o.stateDir)) {
 		if _, err := decisionlog.Read(f, 0, func(e decisionlog.Entry) {
 			answered[e.Session] = true
 			if e.Project != "" {
@@ -55,8 +55,8 @@ func (r *runCtx) logUngated(since time.Time) (verdict, error) {
 			return incomplete, errorf(ErrEnv, "decision log: %w", err)
 		}
 	}
-	if r.opts.log.project != "" {
-		abs, err := filepath.Abs(r.opts.log.project)
+	if o.project != "" {
+		abs, err := filepath.Abs(o.project)
 		if err != nil {
 			return incomplete, errorf(ErrUsage, "--project: %w", err)
 		}
@@ -66,7 +66,7 @@ func (r *runCtx) logUngated(since time.Time) (verdict, error) {
 	var found []ungatedSession
 	for _, h := range hookio.HostsKeepingSessions() {
 		for _, s := range h.RecordedSessions(r.env.Getenv, since, maxUngatedScan) {
-			if answered[s.ID] || !gated[consent.Resolve(s.Cwd)] || (r.opts.session != "" && s.ID != r.opts.session) {
+			if answered[s.ID] || !gated[consent.Resolve(s.Cwd)] || (o.session != "" && s.ID != o.session) {
 				continue
 			}
 			found = append(found, ungatedSession{Host: string(h), Session: s.ID, Project: s.Cwd, Last: s.Last, Record: s.Path, Active: now.Sub(s.Last) < recentlyActive})

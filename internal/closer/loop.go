@@ -21,14 +21,28 @@ prompt. It stops when complete, at --max-iterations, or when the circuit
 breaker trips: --no-progress-limit iterations in a row whose smart-check
 timed out, made no commit after the rescue, or could not probe. Flags after
 -- go to claude.`,
-	flags: func(fs *flag.FlagSet, o *options) {
+	rest: true,
+	bind: func(fs *flag.FlagSet, _ *options) runFunc {
+		var o loopOptions
 		fs.StringVar(&o.promptFile, "prompt-file", "", "`file` holding the task prompt (required)")
 		fs.IntVar(&o.maxIterations, "max-iterations", 10, "stop after `n` iterations")
 		fs.IntVar(&o.noProgressLimit, "no-progress-limit", 3, "stop after `n` iterations in a row without progress")
 		fs.DurationVar(&o.iterationTimeout, "iteration-timeout", time.Hour, "stop one claude run (and its process group) after this `duration`")
-		probeFlags(fs, o)
+		probeFlags(fs, &o.probe)
+		return func(ctx context.Context, r *runCtx) (verdict, error) {
+			o.claudeArgs = r.opts.args // flags after -- go to claude
+			return runLoop(ctx, r, o)
+		}
 	},
-	run: runLoop,
+}
+
+// loopOptions are loop's flags.
+type loopOptions struct {
+	promptFile                     string
+	maxIterations, noProgressLimit int
+	iterationTimeout               time.Duration
+	probe                          probeOptions
+	claudeArgs                     []string // what follows --
 }
 
 // Why a loop stopped.
@@ -68,8 +82,7 @@ type SummaryEvent struct {
 	Error      string  `json:"error,omitempty"`
 }
 
-func runLoop(ctx context.Context, r *runCtx) (verdict, error) {
-	o := r.opts
+func runLoop(ctx context.Context, r *runCtx, o loopOptions) (verdict, error) {
 	switch {
 	case o.promptFile == "":
 		return incomplete, errorf(ErrUsage, "--prompt-file FILE is required")
@@ -111,7 +124,7 @@ func runLoop(ctx context.Context, r *runCtx) (verdict, error) {
 	p := r.printer()
 	noProgress := 0
 	for i := 1; i <= o.maxIterations; i++ {
-		ev, err := r.iteration(ctx, i, prompt, start)
+		ev, err := r.iteration(ctx, o, i, prompt, start)
 		sum.Iterations = i
 		if ev.SmartCheck.Rescued {
 			sum.Rescues++
@@ -123,7 +136,7 @@ func runLoop(ctx context.Context, r *runCtx) (verdict, error) {
 			} else {
 				sum.Error = err.Error()
 			}
-			r.finish(ctx, p, &sum, start)
+			r.finish(ctx, o, p, &sum, start)
 			if sum.Stopped == StoppedInterrupted {
 				return incomplete, p.err
 			}
@@ -146,7 +159,7 @@ func runLoop(ctx context.Context, r *runCtx) (verdict, error) {
 		}
 		prompt = nextPrompt(ev)
 	}
-	r.finish(ctx, p, &sum, start)
+	r.finish(ctx, o, p, &sum, start)
 	return verdict(sum.Stopped == StoppedComplete), p.err
 }
 
@@ -158,7 +171,7 @@ func progressless(s SmartReport) bool {
 }
 
 // iteration runs the agent once, then smart-check and check.
-func (r *runCtx) iteration(ctx context.Context, i int, prompt string, start time.Time) (IterationEvent, error) {
+func (r *runCtx) iteration(ctx context.Context, o loopOptions, i int, prompt string, start time.Time) (IterationEvent, error) {
 	ev := IterationEvent{Event: "iteration", Iteration: i}
 	iterBase, err := head(ctx, r.dir)
 	if err != nil {
@@ -168,8 +181,8 @@ func (r *runCtx) iteration(ctx context.Context, i int, prompt string, start time
 	if i > 1 {
 		args = append([]string{"--continue"}, args...)
 	}
-	args = append(args, r.opts.claudeArgs...)
-	cr, err := runClaude(ctx, r.opts.claude, r.dir, r.opts.iterationTimeout, args...)
+	args = append(args, o.claudeArgs...)
+	cr, err := runClaude(ctx, o.probe.claude, r.dir, o.iterationTimeout, args...)
 	var nv *noVerdict
 	switch {
 	case errors.As(err, &nv):
@@ -178,12 +191,12 @@ func (r *runCtx) iteration(ctx context.Context, i int, prompt string, start time
 		return ev, err
 	}
 	ev.SessionID = cr.SessionID
-	ev.SmartCheck, err = r.smartCheck(ctx, iterBase, "")
+	ev.SmartCheck, err = r.smartCheck(ctx, o.probe, iterBase, "")
 	if err != nil {
 		return ev, err
 	}
 	ev.NewCommits = ev.SmartCheck.NewCommits
-	ev.Check, err = r.check(ctx)
+	ev.Check, err = r.check(ctx, sessionOptions{})
 	if err != nil {
 		return ev, err
 	}
@@ -233,7 +246,7 @@ func (r *runCtx) progress(p *printer, ev IterationEvent, max int) {
 
 // finish prints the summary. The commits are counted with a fresh
 // context: an interrupted loop still reports them.
-func (r *runCtx) finish(ctx context.Context, p *printer, sum *SummaryEvent, start time.Time) {
+func (r *runCtx) finish(ctx context.Context, o loopOptions, p *printer, sum *SummaryEvent, start time.Time) {
 	sum.ElapsedS = r.env.Now().Sub(start).Seconds()
 	if n, err := commitsSince(context.WithoutCancel(ctx), r.dir, sum.Baseline); err == nil {
 		sum.Commits = n
@@ -250,7 +263,7 @@ func (r *runCtx) finish(ctx context.Context, p *printer, sum *SummaryEvent, star
 	case StoppedComplete:
 		p.line(p.green(msg))
 	case StoppedCircuitBreaker:
-		p.line(p.red(msg) + fmt.Sprintf(". No progress in %d iterations in a row: look at what the agent is stuck on before running it again.", r.opts.noProgressLimit))
+		p.line(p.red(msg) + fmt.Sprintf(". No progress in %d iterations in a row: look at what the agent is stuck on before running it again.", o.noProgressLimit))
 	default:
 		p.line(p.red(msg))
 	}

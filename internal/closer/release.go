@@ -22,22 +22,29 @@ that name no turn (Copilot CLI, Cursor, Gemini CLI's events without a turn
 record) the release lasts the session. --undo takes it back.
 DONEGATE_MODE=off where the host starts turns the hooks off for a whole
 session; DONEGATE_MODE=observe makes them report without holding.`,
-	flags: func(fs *flag.FlagSet, o *options) {
+	bind: func(fs *flag.FlagSet, _ *options) runFunc {
+		var o releaseOptions
 		fs.StringVar(&o.session, "session", "", "the session `id` to release (default: the latest the hooks saw)")
 		fs.BoolVar(&o.undo, "undo", false, "take the release back: the turn's stops are checked again")
-		fs.StringVar(&o.explain.stateDir, "state-dir", "", "the hooks' state `dir`, as their --state-dir (default: $DONEGATE_STATE_DIR, %LOCALAPPDATA%\\donegate on Windows, $XDG_STATE_HOME/donegate, ~/.local/state/donegate)")
+		stateDirFlag(fs, &o.stateDir)
+		return func(ctx context.Context, r *runCtx) (verdict, error) { return runRelease(ctx, r, o) }
 	},
-	run: runRelease,
 }
 
-func runRelease(_ context.Context, r *runCtx) (verdict, error) {
+// releaseOptions are release's flags.
+type releaseOptions struct {
+	session, stateDir string
+	undo              bool
+}
+
+func runRelease(_ context.Context, r *runCtx, o releaseOptions) (verdict, error) {
 	if r.opts.configPath != "" {
 		return incomplete, errorf(ErrUsage, "--config: release reads no config")
 	}
 	if err := r.personOnly("release"); err != nil {
 		return incomplete, err
 	}
-	rel, err := gate.Release(r.explainStateDir(), r.dir, r.opts.session, r.opts.undo, r.env.Now(), "closer release")
+	rel, err := gate.Release(r.stateDirOr(o.stateDir), r.dir, o.session, o.undo, r.env.Now(), "closer release")
 	if err != nil {
 		return incomplete, errorf(ErrEnv, "%w", err)
 	}

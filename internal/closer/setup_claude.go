@@ -44,9 +44,9 @@ var claudeSetup = hostSetup{
 		r.doctorPlanOnly(rep, cfg)
 		r.doctorRegistrations(rep, regs, cfg)
 	},
-	client: func(ctx context.Context, r *runCtx, rep *DoctorReport) {
+	client: func(ctx context.Context, r *runCtx, rep *DoctorReport, claude string) {
 		r.doctorSandbox(rep)
-		r.doctorClaude(ctx, rep)
+		r.doctorClaude(ctx, rep, claude)
 	},
 	notes: func(r *runCtx, _ initOptions) []string {
 		if r.sandboxOf().enabled {
@@ -390,8 +390,7 @@ func (r *runCtx) doctorRegistrations(rep *DoctorReport, regs []registration, cfg
 var versionRE = regexp.MustCompile(`\b(\d+)\.(\d+)\.(\d+)\b`)
 
 // doctorClaude reports the Claude Code version, when it is installed.
-func (r *runCtx) doctorClaude(ctx context.Context, rep *DoctorReport) {
-	bin := r.opts.claude
+func (r *runCtx) doctorClaude(ctx context.Context, rep *DoctorReport, bin string) {
 	res, err := runProgram(ctx, r.dir, versionTimeout, nil, bin, "--version")
 	switch {
 	case errors.Is(err, errNotFound):

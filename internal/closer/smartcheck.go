@@ -21,16 +21,21 @@ to commit is complete; "complete" with uncommitted changes runs
 --rescue-command and counts commits again; "waiting" or "working" waits
 --probe-interval and checks again, up to --max-probes, then tries one last
 rescue.`,
-	flags: func(fs *flag.FlagSet, o *options) {
-		fs.StringVar(&o.baseline, "baseline", "", "the `commit` the agent started from (required)")
-		fs.StringVar(&o.session, "session", "", "probe this session `id` (claude --resume ID) instead of the directory's latest (claude --continue)")
-		probeFlags(fs, o)
+	bind: func(fs *flag.FlagSet, _ *options) runFunc {
+		var baseline, session string
+		var po probeOptions
+		fs.StringVar(&baseline, "baseline", "", "the `commit` the agent started from (required)")
+		fs.StringVar(&session, "session", "", "probe this session `id` (claude --resume ID) instead of the directory's latest (claude --continue)")
+		probeFlags(fs, &po)
+		return func(ctx context.Context, r *runCtx) (verdict, error) {
+			return runSmartCheck(ctx, r, po, baseline, session)
+		}
 	},
-	run: runSmartCheck,
 }
 
 // probeOptions are smart-check's flags; loop takes them too.
 type probeOptions struct {
+	claude        string
 	maxProbes     int
 	interval      time.Duration
 	timeout       time.Duration
@@ -38,12 +43,12 @@ type probeOptions struct {
 	rescueTimeout time.Duration
 }
 
-func probeFlags(fs *flag.FlagSet, o *options) {
-	fs.IntVar(&o.probe.maxProbes, "max-probes", 5, "ask the agent's status at most `n` times")
-	fs.DurationVar(&o.probe.interval, "probe-interval", 30*time.Second, "wait this `duration` after a \"waiting\" or \"working\" answer")
-	fs.DurationVar(&o.probe.timeout, "probe-timeout", 60*time.Second, "stop a status probe (claude and its process group) after this `duration`")
-	fs.StringVar(&o.probe.rescueCommand, "rescue-command", "", "`command` (sh -c, in DIR) that commits what the agent left uncommitted; none by default")
-	fs.DurationVar(&o.probe.rescueTimeout, "rescue-timeout", 5*time.Minute, "stop the rescue command after this `duration`")
+func probeFlags(fs *flag.FlagSet, o *probeOptions) {
+	fs.IntVar(&o.maxProbes, "max-probes", 5, "ask the agent's status at most `n` times")
+	fs.DurationVar(&o.interval, "probe-interval", 30*time.Second, "wait this `duration` after a \"waiting\" or \"working\" answer")
+	fs.DurationVar(&o.timeout, "probe-timeout", 60*time.Second, "stop a status probe (claude and its process group) after this `duration`")
+	fs.StringVar(&o.rescueCommand, "rescue-command", "", "`command` (sh -c, in DIR) that commits what the agent left uncommitted; none by default")
+	fs.DurationVar(&o.rescueTimeout, "rescue-timeout", 5*time.Minute, "stop the rescue command after this `duration`")
 	claudeFlag(fs, &o.claude)
 }
 
@@ -99,11 +104,11 @@ type SmartReport struct {
 	SessionID  string  `json:"session_id"` // the session the probe answered in
 }
 
-func runSmartCheck(ctx context.Context, r *runCtx) (verdict, error) {
-	if r.opts.baseline == "" {
+func runSmartCheck(ctx context.Context, r *runCtx, po probeOptions, baseline, session string) (verdict, error) {
+	if baseline == "" {
 		return incomplete, errorf(ErrUsage, "--baseline COMMIT is required (the commit the agent started from)")
 	}
-	rep, err := r.smartCheck(ctx, r.opts.baseline, r.opts.session)
+	rep, err := r.smartCheck(ctx, po, baseline, session)
 	if err != nil {
 		return incomplete, err
 	}
@@ -158,8 +163,7 @@ func smartNext(rep SmartReport) string {
 }
 
 // smartCheck is the smart completion check against baseline.
-func (r *runCtx) smartCheck(ctx context.Context, baseline, session string) (SmartReport, error) {
-	po := r.opts.probe
+func (r *runCtx) smartCheck(ctx context.Context, po probeOptions, baseline, session string) (SmartReport, error) {
 	if err := po.check(); err != nil {
 		return SmartReport{}, err
 	}
@@ -199,7 +203,7 @@ func (r *runCtx) smartCheck(ctx context.Context, baseline, session string) (Smar
 		if rep.ProbesUsed >= po.maxProbes {
 			break
 		}
-		probe, sid, err := r.probe(ctx, session)
+		probe, sid, err := r.probe(ctx, po, session)
 		rep.ProbesUsed++
 		if sid != "" {
 			rep.SessionID = sid
@@ -223,7 +227,7 @@ func (r *runCtx) smartCheck(ctx context.Context, baseline, session string) (Smar
 			case po.rescueCommand == "":
 				return finish(StatusUncommitted, "the agent says it is complete but left changes uncommitted, and there is no --rescue-command")
 			}
-			made, out, err := r.rescue(ctx, base, &rep)
+			made, out, err := r.rescue(ctx, po, base, &rep)
 			if err != nil {
 				return rep, err
 			}
@@ -242,7 +246,7 @@ func (r *runCtx) smartCheck(ctx context.Context, baseline, session string) (Smar
 		return rep, err
 	}
 	if ch.Any() && po.rescueCommand != "" {
-		made, out, err := r.rescue(ctx, base, &rep)
+		made, out, err := r.rescue(ctx, po, base, &rep)
 		if err != nil {
 			return rep, err
 		}
@@ -266,13 +270,13 @@ const statusProbe = `Status check from the outer loop running you (closer), not 
 
 // probe asks the agent for its status: claude --continue (or --resume ID)
 // in DIR, without the project's hooks.
-func (r *runCtx) probe(ctx context.Context, session string) (*Probe, string, error) {
+func (r *runCtx) probe(ctx context.Context, po probeOptions, session string) (*Probe, string, error) {
 	args := []string{"--continue"}
 	if session != "" {
 		args = []string{"--resume", session}
 	}
 	args = append(args, "-p", statusProbe, "--output-format", "json", "--settings", noHooks)
-	cr, err := runClaude(ctx, r.opts.claude, r.dir, r.opts.probe.timeout, args...)
+	cr, err := runClaude(ctx, po.claude, r.dir, po.timeout, args...)
 	if err != nil {
 		return nil, "", err
 	}
@@ -285,8 +289,7 @@ func (r *runCtx) probe(ctx context.Context, session string) (*Probe, string, err
 
 // rescue runs --rescue-command and reports whether there are commits
 // since base afterwards, with the command's last output when not.
-func (r *runCtx) rescue(ctx context.Context, base string, rep *SmartReport) (bool, string, error) {
-	po := r.opts.probe
+func (r *runCtx) rescue(ctx context.Context, po probeOptions, base string, rep *SmartReport) (bool, string, error) {
 	rep.RescueRan = true
 	// A shell command, run as the hooks run theirs: stdout and stderr in
 	// the order they came, so the last lines reported are the last written.

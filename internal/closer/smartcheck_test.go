@@ -228,11 +228,10 @@ func write(t *testing.T, dir, name, content string) {
 func TestRescueReportsItsLastOutputInOrder(t *testing.T) {
 	repo, base := newRepo(t)
 	r := &runCtx{dir: repo, env: testEnv(nil, false)}
-	r.opts.probe.rescueCommand = "echo first; sleep 0.05; echo second >&2; sleep 0.05; echo third; exit 3"
-	r.opts.probe.rescueTimeout = time.Minute
+	po := probeOptions{rescueCommand: "echo first; sleep 0.05; echo second >&2; sleep 0.05; echo third; exit 3", rescueTimeout: time.Minute}
 	var rep SmartReport
-	rescued, out, err := r.rescue(context.Background(), base, &rep)
+	rescued, out, err := r.rescue(context.Background(), po, base, &rep)
 	require.NoError(t, err)
 	assert.False(t, rescued)
-	assert.Equal(t, "`"+r.opts.probe.rescueCommand+"` exited with code 3: first second third", out)
+	assert.Equal(t, "`"+po.rescueCommand+"` exited with code 3: first second third", out)
 }
