@@ -6,12 +6,14 @@
 package donegate_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -125,4 +127,63 @@ func mustReadFile(t *testing.T, path string) []byte {
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
 	return b
+}
+
+// openCodeHarness loads the OpenCode plugin in node with a stand-in of
+// OpenCode's client, in serve mode, sends it an assistant's finished
+// message and the session going idle (which runs the stop hook in the
+// background), and prints what the plugin logged and prompted.
+const openCodeHarness = `
+const { DonegatePlugin } = await import(process.argv[2])
+const logs = [], prompts = []
+const client = {
+  session: { todo: async () => ({ data: [] }), promptAsync: async (x) => { prompts.push(x.body.parts[0].text) }, prompt: async () => {} },
+  app: { log: async ({ body }) => { logs.push(body.level + ": " + body.message) } },
+}
+const p = await DonegatePlugin({ client, directory: process.cwd() })
+await p.event({ event: { type: "message.updated", properties: { info: { id: "m1", sessionID: "s1", role: "assistant", finish: "stop", time: { completed: 1 } } } } })
+await p.event({ event: { type: "session.idle", properties: { sessionID: "s1" } } })
+console.log(JSON.stringify({ logs, prompts }))
+`
+
+// The plugin's background run of stop-hook (TUI, opencode serve) keeps
+// what the hook prints within a bound: a hook that prints without end is
+// stopped there, and the agent let go with the reason logged, rather than
+// its output held in OpenCode's memory until the 10-minute backstop.
+func TestOpenCodePluginBoundsTheHooksOutput(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("needs node")
+	}
+	dir := t.TempDir()
+	plugin, err := filepath.Abs(filepath.Join("plugin", "opencode", "donegate.js"))
+	require.NoError(t, err)
+	harness := filepath.Join(dir, "harness.mjs")
+	require.NoError(t, os.WriteFile(harness, []byte(openCodeHarness), 0o600))
+	for _, tt := range []struct {
+		name, hook string
+		prompts    []string
+		log        string
+	}{
+		{"a hold", `cat >/dev/null; echo '{"decision":"block","reason":"Finish the tests."}'`, []string{"Finish the tests."}, ""},
+		{"output without end", `cat >/dev/null; yes donegate; sleep 600`, []string{}, "printed over 16 MiB, which is no answer of donegate's"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			hook := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "-")+".sh")
+			require.NoError(t, os.WriteFile(hook, []byte("#!/bin/sh\n"+tt.hook+"\n"), 0o700))
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, node, harness, "file://"+plugin)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "DONEGATE_STOP_HOOK="+hook, "DONEGATE_OPENCODE_MODE=serve")
+			out, err := cmd.Output()
+			require.NoError(t, err, "the harness ended within 60 s: %s", out)
+			var got struct{ Logs, Prompts []string }
+			require.NoError(t, json.Unmarshal(out, &got), "%s", out)
+			assert.Equal(t, tt.prompts, got.Prompts)
+			if tt.log != "" {
+				assert.Contains(t, strings.Join(got.Logs, "\n"), tt.log)
+			}
+		})
+	}
 }

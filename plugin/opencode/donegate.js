@@ -47,6 +47,11 @@ const GUARD_TIMEOUT_MS = 10_000
 // limits.budget (540 s by default) and answers; this is only a backstop.
 const HOOK_TIMEOUT_MS = 600_000
 
+// The most a hook's run may print: more is no answer of donegate's, and
+// the run is stopped (the agent let go, and said) rather than held in
+// OpenCode's memory.
+const MAX_OUTPUT_BYTES = 16 << 20
+
 // The finish reasons after which OpenCode's loop goes on by itself.
 const GOES_ON = ["tool-calls", "unknown"]
 
@@ -137,7 +142,7 @@ export const DonegatePlugin = async ({ client, directory }) => {
       encoding: "utf8",
       timeout: HOOK_TIMEOUT_MS,
       killSignal: "SIGKILL",
-      maxBuffer: 16 << 20,
+      maxBuffer: MAX_OUTPUT_BYTES,
     })
     const a = answer(r.status, r.stdout, r.stderr, r.error)
     tell(a)
@@ -165,20 +170,52 @@ export const DonegatePlugin = async ({ client, directory }) => {
         stderr = ""
       let child
       try {
-        child = spawn(STOP_HOOK, [], { cwd: directory, stdio: ["pipe", "pipe", "pipe"] })
+        // A process group of its own (not on Windows, where that would
+        // open a console), so that stopping it stops what it started.
+        child = spawn(STOP_HOOK, [], { cwd: directory, stdio: ["pipe", "pipe", "pipe"], detached: process.platform !== "win32" })
       } catch (e) {
         resolve(answer(null, "", "", e))
         return
       }
-      const timer = setTimeout(() => child.kill("SIGKILL"), HOOK_TIMEOUT_MS)
-      child.stdout.on("data", (d) => (stdout += d))
-      child.stderr.on("data", (d) => (stderr += d))
+      // stop ends the run: its process group killed, its output no longer
+      // read (what it started may hold the pipes open).
+      const stop = () => {
+        try {
+          if (process.platform !== "win32") process.kill(-child.pid, "SIGKILL")
+          else child.kill("SIGKILL")
+        } catch {
+          child.kill("SIGKILL")
+        }
+        child.stdout.destroy()
+        child.stderr.destroy()
+      }
+      const timer = setTimeout(stop, HOOK_TIMEOUT_MS)
+      // What the run printed is kept up to MAX_OUTPUT_BYTES; past it the
+      // run is stopped.
+      let size = 0,
+        overflow = false
+      const keep = (d) => {
+        size += d.length
+        if (size <= MAX_OUTPUT_BYTES) return true
+        if (!overflow) {
+          overflow = true
+          stop()
+        }
+        return false
+      }
+      child.stdout.on("data", (d) => keep(d) && (stdout += d))
+      child.stderr.on("data", (d) => keep(d) && (stderr += d))
       child.on("error", (e) => {
         clearTimeout(timer)
         resolve(answer(null, "", "", e))
       })
       child.on("close", (status) => {
         clearTimeout(timer)
+        if (overflow) {
+          log("error", `${STOP_HOOK} printed over ${MAX_OUTPUT_BYTES >> 20} MiB, which is no answer of donegate's: stopped, and the agent let go unchecked`)
+          resolve({})
+          return
+        }
         resolve(answer(status, stdout, stderr))
       })
       child.stdin.on("error", () => {})
