@@ -684,6 +684,7 @@ func (r *runCtx) doctorBinaries(ctx context.Context, rep *DoctorReport, regs []r
 			continue
 		}
 		rep.add("binaries", statusOK, "", "%s, version %s", path, fields[1])
+		r.doctorExporterBeside(rep, path)
 	}
 }
 

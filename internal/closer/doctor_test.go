@@ -842,3 +842,29 @@ func TestInstallCommand(t *testing.T) {
 	assert.True(t, strings.HasPrefix(win, `$env:CGO_ENABLED="0"; go install github.com/donegate/donegate/cmd/...@latest (PowerShell; in cmd.exe: set "CGO_ENABLED=0" && go install`), win)
 	assert.NotContains(t, win, "CGO_ENABLED=0 go install")
 }
+
+// With the export on, doctor says where a registered hook has no closer
+// beside it to start the exporter with, and says nothing once it has.
+func TestDoctorFindsNoExporterBesideTheHooks(t *testing.T) {
+	s := newDoctorSetup(t)
+	s.vars["DONEGATE_OTLP_ENDPOINT"] = "http://127.0.0.1:9"
+	_, out, _ := s.run(t)
+	assert.Contains(t, out, "! export: no closer")
+	assert.Contains(t, out, " beside "+filepath.ToSlash(filepath.Join(s.bin, "stop-hook"))+" to send the decisions with")
+	assert.Contains(t, out, " beside "+filepath.ToSlash(filepath.Join(s.bin, "posttooluse-hook")))
+
+	// The hooks start it as a program; doctor looks for the file.
+	closer := filepath.Join(s.bin, "closer")
+	if runtime.GOOS == "windows" {
+		closer += ".exe"
+	}
+	s.write(t, closer, "")
+	_, out, _ = s.run(t)
+	assert.NotContains(t, out, "no closer")
+	assert.Contains(t, out, "✓ export: to http://127.0.0.1:9/v1/logs")
+
+	delete(s.vars, "DONEGATE_OTLP_ENDPOINT")
+	require.NoError(t, os.Remove(closer))
+	_, out, _ = s.run(t)
+	assert.NotContains(t, out, "no closer", "the export off: nothing to start")
+}

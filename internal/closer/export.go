@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -174,5 +175,16 @@ func (r *runCtx) doctorExport(rep *DoctorReport) {
 	}
 	if !st.Dropped.IsZero() {
 		rep.add("export", statusWarn, "", "decisions rotated out of the decision log before they were sent (found %s)", st.Dropped.Local().Format(time.DateTime))
+	}
+}
+
+// doctorExporterBeside says, where the export is on, that the hook binary
+// at hook has no closer beside it to start the exporter with.
+func (r *runCtx) doctorExporterBeside(rep *DoctorReport, hook string) {
+	if _, on, err := otlp.Resolve(r.env.Getenv); err != nil || !on {
+		return
+	}
+	if _, err := otlp.CloserBeside(hook); err != nil {
+		rep.add("export", statusWarn, "install closer in the same dir: "+installCommand(runtime.GOOS), "%v", strings.TrimPrefix(err.Error(), "export: "))
 	}
 }

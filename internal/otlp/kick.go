@@ -75,13 +75,19 @@ func Closer() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("export: %w", err)
 	}
+	return CloserBeside(self)
+}
+
+// CloserBeside is the closer in the dir of the hook binary at hook, which
+// the hook starts the exporter with; an error says it is missing.
+func CloserBeside(hook string) (string, error) {
 	name := "closer"
 	if runtime.GOOS == "windows" {
 		name += ".exe"
 	}
-	path := filepath.Join(filepath.Dir(self), name)
+	path := filepath.Join(filepath.Dir(hook), name)
 	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
-		return "", fmt.Errorf("export: no %s beside %s to send the decisions with; they are kept in the decision log until `closer export` runs", name, self)
+		return "", fmt.Errorf("export: no %s beside %s to send the decisions with; they are kept in the decision log until `closer export` runs", name, hook)
 	}
 	return path, nil
 }
