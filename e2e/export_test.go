@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/donegate/donegate/hookio"
 	"github.com/donegate/donegate/internal/testsupport/fakeapi"
 )
 
@@ -510,4 +511,53 @@ func TestDashboardCountsTheDecisions(t *testing.T) {
 		}
 	}
 	assert.Greater(t, n, 10)
+}
+
+// What hookio's HidesOTEL says of Claude Code, measured with the real
+// client: its hooks get its environment without a single OTEL_ variable,
+// so the hooks export only where donegate's own settings say.
+func TestClaudeCodeHidesOTELFromItsHooks(t *testing.T) {
+	t.Parallel()
+	require.True(t, hookio.HostClaude.HidesOTEL())
+	api := fakeapi.New(fakeapi.Say("Done."))
+	s := newSession(t, api)
+	out := filepath.Join(t.TempDir(), "hook-env.txt")
+	s.Env = []string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:9", "OTEL_EXPORTER_OTLP_HEADERS=k=v", "DONEGATE_OTLP_ENDPOINT=http://127.0.0.1:9"}
+	s.Hooks["Stop"] = []hookEntry{{Command: "env > " + out}}
+	s.run("Hello")
+	env, err := os.ReadFile(out)
+	require.NoError(t, err, "the Stop hook ran")
+	assert.Contains(t, string(env), "DONEGATE_OTLP_ENDPOINT=http://127.0.0.1:9\n")
+	assert.NotContains(t, "\n"+string(env), "\nOTEL_")
+}
+
+// Codex and the Gemini CLI, measured the same way, pass OTEL_* to their
+// hooks: there OpenTelemetry's own variables reach the export.
+func TestCodexAndGeminiPassOTELToTheirHooks(t *testing.T) {
+	t.Parallel()
+	env := []string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:9"}
+	t.Run("codex", func(t *testing.T) {
+		t.Parallel()
+		require.False(t, hookio.HostCodex.HidesOTEL())
+		s := newCodexSession(t, fakeapi.Say("Done."))
+		out := filepath.Join(t.TempDir(), "hook-env.txt")
+		writeJSON(t, filepath.Join(s.Project, ".codex", "hooks.json"), map[string]any{"hooks": claudeShapedHooks(map[string]string{"Stop": "env > " + out + "; echo {}"})})
+		s.Env = env
+		s.run("Do it")
+		got, err := os.ReadFile(out)
+		require.NoError(t, err, "the Stop hook ran")
+		assert.Contains(t, string(got), "OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:9\n")
+	})
+	t.Run("gemini", func(t *testing.T) {
+		t.Parallel()
+		require.False(t, hookio.HostGemini.HidesOTEL())
+		s := newGeminiSession(t, fakeapi.NewGemini(fakeapi.Say("Done.")))
+		out := filepath.Join(t.TempDir(), "hook-env.txt")
+		s.Hooks = map[string][]string{"AfterAgent": {"env > " + out + "; echo {}"}}
+		s.Env = env
+		s.run("Do it")
+		got, err := os.ReadFile(out)
+		require.NoError(t, err, "the AfterAgent hook ran")
+		assert.Contains(t, string(got), "OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:9\n")
+	})
 }
