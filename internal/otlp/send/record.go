@@ -11,8 +11,26 @@ import (
 	"github.com/donegate/donegate/internal/decisionlog"
 )
 
-// EventName is every exported record's event name.
-const EventName = "donegate.decision"
+// EventName is every exported decision's event name; DroppedEventName
+// the record that says decisions rotated out of the log before they were
+// sent.
+const (
+	EventName        = "donegate.decision"
+	DroppedEventName = "donegate.export.dropped"
+)
+
+// droppedRecord says that decisions rotated out of the decision log
+// before they were sent, found at when.
+func droppedRecord(when time.Time) log.Record {
+	var r log.Record
+	r.SetEventName(DroppedEventName)
+	r.SetTimestamp(when)
+	r.SetObservedTimestamp(when)
+	r.SetSeverity(log.SeverityWarn)
+	r.SetSeverityText("WARN")
+	r.SetBody(attribute.StringValue("decisions rotated out of donegate's decision log before they were sent: the collector is missing some"))
+	return r
+}
 
 // holds are the decisions that kept the agent working or refused its
 // call: exported at severity WARN, the rest at INFO.

@@ -268,8 +268,11 @@ func (s *Sender) Send(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	segs, dropped := pending(s.StateDir, st)
+	s.captured.records = s.captured.records[:0] // none left from a send that found no file
 	if dropped {
+		// Said to the collector too, ahead of what follows the gap.
 		st.Dropped = time.Now().UTC()
+		s.logger.Emit(ctx, droppedRecord(st.Dropped))
 	}
 	sent := 0
 	for _, seg := range segs {
@@ -311,7 +314,13 @@ func (s *Sender) sendSegment(ctx context.Context, seg segment, st *Status) (int,
 	// flush sends what was emitted and moves the cursor to end (past
 	// lines that do not decode too).
 	flush := func(end int64) error {
-		if n := len(s.captured.records); n > 0 {
+		if len(s.captured.records) > 0 {
+			n := 0 // decisions, not the record of a loss
+			for _, r := range s.captured.records {
+				if r.EventName() == EventName {
+					n++
+				}
+			}
 			if err := s.Exporter.Export(ctx, s.captured.records); err != nil {
 				s.captured.records = s.captured.records[:0]
 				return fmt.Errorf("export to %s: %w", s.Settings.Endpoint, err)

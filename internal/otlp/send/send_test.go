@@ -26,9 +26,10 @@ import (
 // collector is an Exporter that keeps what it was sent, by session, and
 // fails when fail says so.
 type collector struct {
-	mu   sync.Mutex
-	got  []string
-	fail func() bool
+	mu      sync.Mutex
+	got     []string
+	dropped int // records that say decisions were lost
+	fail    func() bool
 }
 
 func (c *collector) received() []string {
@@ -44,6 +45,9 @@ func (c *collector) Export(_ context.Context, records []sdklog.Record) error {
 		return errors.New("collector down")
 	}
 	for _, r := range records {
+		if r.EventName() == DroppedEventName {
+			c.dropped++
+		}
 		r.WalkAttributes(func(kv attribute.KeyValue) bool {
 			if kv.Key == "gen_ai.conversation.id" {
 				c.got = append(c.got, kv.Value.AsString())
@@ -131,6 +135,7 @@ func TestSendFollowsTheRotation(t *testing.T) {
 	st, err := ReadStatus(state)
 	require.NoError(t, err)
 	assert.False(t, st.Dropped.IsZero(), "the loss is said")
+	assert.Equal(t, 1, col.dropped, "to the collector too")
 	assert.EqualValues(t, 5, st.Sent)
 }
 
