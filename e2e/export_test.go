@@ -513,51 +513,66 @@ func TestDashboardCountsTheDecisions(t *testing.T) {
 	assert.Greater(t, n, 10)
 }
 
-// What hookio's HidesOTEL says of Claude Code, measured with the real
-// client: its hooks get its environment without a single OTEL_ variable,
-// so the hooks export only where donegate's own settings say.
-func TestClaudeCodeHidesOTELFromItsHooks(t *testing.T) {
-	t.Parallel()
-	require.True(t, hookio.HostClaude.HidesOTEL())
-	api := fakeapi.New(fakeapi.Say("Done."))
-	s := newSession(t, api)
-	out := filepath.Join(t.TempDir(), "hook-env.txt")
-	s.Env = []string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:9", "OTEL_EXPORTER_OTLP_HEADERS=k=v", "DONEGATE_OTLP_ENDPOINT=http://127.0.0.1:9"}
-	s.Hooks["Stop"] = []hookEntry{{Command: "env > " + out}}
-	s.run("Hello")
-	env, err := os.ReadFile(out)
-	require.NoError(t, err, "the Stop hook ran")
-	assert.Contains(t, string(env), "DONEGATE_OTLP_ENDPOINT=http://127.0.0.1:9\n")
-	assert.NotContains(t, "\n"+string(env), "\nOTEL_")
-}
+// hookEnvOf runs a real client whose stop hook writes its environment,
+// the person's OpenTelemetry endpoint and donegate's set where the client
+// starts, and returns what the hook saw.
+type hookEnvOf func(t *testing.T, env []string, dump string)
 
-// Codex and the Gemini CLI, measured the same way, pass OTEL_* to their
-// hooks: there OpenTelemetry's own variables reach the export.
-func TestCodexAndGeminiPassOTELToTheirHooks(t *testing.T) {
+// What hookio's HidesOTEL says of each host, measured with the real
+// client: a host that hides them gives its hooks its environment without
+// a single OTEL_ variable (the hooks then export only where donegate's
+// own settings say), the others pass them as they pass the rest.
+func TestHooksSeeOTELAsTheirHostsSpecSays(t *testing.T) {
 	t.Parallel()
-	env := []string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:9"}
-	t.Run("codex", func(t *testing.T) {
-		t.Parallel()
-		require.False(t, hookio.HostCodex.HidesOTEL())
-		s := newCodexSession(t, fakeapi.Say("Done."))
-		out := filepath.Join(t.TempDir(), "hook-env.txt")
-		writeJSON(t, filepath.Join(s.Project, ".codex", "hooks.json"), map[string]any{"hooks": claudeShapedHooks(map[string]string{"Stop": "env > " + out + "; echo {}"})})
-		s.Env = env
-		s.run("Do it")
-		got, err := os.ReadFile(out)
-		require.NoError(t, err, "the Stop hook ran")
-		assert.Contains(t, string(got), "OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:9\n")
-	})
-	t.Run("gemini", func(t *testing.T) {
-		t.Parallel()
-		require.False(t, hookio.HostGemini.HidesOTEL())
-		s := newGeminiSession(t, fakeapi.NewGemini(fakeapi.Say("Done.")))
-		out := filepath.Join(t.TempDir(), "hook-env.txt")
-		s.Hooks = map[string][]string{"AfterAgent": {"env > " + out + "; echo {}"}}
-		s.Env = env
-		s.run("Do it")
-		got, err := os.ReadFile(out)
-		require.NoError(t, err, "the AfterAgent hook ran")
-		assert.Contains(t, string(got), "OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:9\n")
-	})
+	hosts := []struct {
+		host hookio.Host
+		run  hookEnvOf
+	}{
+		{hookio.HostClaude, func(t *testing.T, env []string, dump string) {
+			s := newSession(t, fakeapi.New(fakeapi.Say("Done.")))
+			s.Env = env
+			s.Hooks["Stop"] = []hookEntry{{Command: "env > " + dump}}
+			s.run("Hello")
+		}},
+		{hookio.HostCopilot, func(t *testing.T, env []string, dump string) {
+			s := newCopilotSession(t, fakeapi.New(fakeapi.Say("Done.")))
+			s.hook("env", "agentStop", "env > "+dump)
+			s.Env = env
+			s.run("Hello", false)
+		}},
+		{hookio.HostCodex, func(t *testing.T, env []string, dump string) {
+			s := newCodexSession(t, fakeapi.Say("Done."))
+			writeJSON(t, filepath.Join(s.Project, ".codex", "hooks.json"), map[string]any{"hooks": claudeShapedHooks(map[string]string{"Stop": "env > " + dump + "; echo {}"})})
+			s.Env = env
+			s.run("Hello")
+		}},
+		{hookio.HostGemini, func(t *testing.T, env []string, dump string) {
+			s := newGeminiSession(t, fakeapi.NewGemini(fakeapi.Say("Done.")))
+			s.Hooks = map[string][]string{"AfterAgent": {"env > " + dump + "; echo {}"}}
+			s.Env = env
+			s.run("Hello")
+		}},
+		{hookio.HostQwen, func(t *testing.T, env []string, dump string) {
+			s := newQwenSession(t, fakeapi.Say("Done."))
+			writeJSON(t, filepath.Join(s.Project, ".qwen", "settings.json"), map[string]any{"hooks": claudeShapedHooks(map[string]string{"Stop": "env > " + dump + "; echo {}"})})
+			s.Env = env
+			s.run("Hello")
+		}},
+	}
+	for _, h := range hosts {
+		t.Run(string(h.host), func(t *testing.T) {
+			t.Parallel()
+			dump := filepath.Join(t.TempDir(), "hook-env.txt")
+			h.run(t, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:9", "DONEGATE_OTLP_ENDPOINT=http://127.0.0.1:8"}, dump)
+			got, err := os.ReadFile(dump)
+			require.NoError(t, err, "the stop hook ran")
+			env := "\n" + string(got)
+			assert.Contains(t, env, "\nDONEGATE_OTLP_ENDPOINT=http://127.0.0.1:8\n", "the rest of the environment reaches the hook")
+			if h.host.HidesOTEL() {
+				assert.NotContains(t, env, "\nOTEL_", "%s hides OTEL_* from its hooks", h.host.Title())
+			} else {
+				assert.Contains(t, env, "\nOTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:9\n", "%s passes OTEL_* to its hooks", h.host.Title())
+			}
+		})
+	}
 }

@@ -35,8 +35,7 @@ var claudeSpec = hostSpec{
 	title: "Claude Code",
 	// Claude Code's hook prompt_id is its telemetry's prompt.id; its
 	// hooks get no OTEL_* variable, though the rest of its environment
-	// (2.1.332: e2e TestClaudeCodeHidesOTELFromItsHooks; Codex and the
-	// Gemini CLI pass them).
+	// (2.1.332: e2e TestHooksSeeOTELAsTheirHostsSpecSays).
 	turnTelemetryKey: "prompt.id",
 	hidesOTEL:        true,
 	names:            EventNames{"Stop and SubagentStop", "SessionStart and UserPromptSubmit", "PreToolUse and PostToolUse"},

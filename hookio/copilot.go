@@ -25,6 +25,9 @@ var copilotSpec = hostSpec{
 	// subagentStop of the same end.
 	subagentsOwnStop: func(e *Event) bool { return e.WireEventName == copilotAgentStop },
 	title:            copilotTitle,
+	// Its hooks get no OTEL_* variable, though the rest of its
+	// environment (1.0.102: e2e TestHooksSeeOTELAsTheirHostsSpecSays).
+	hidesOTEL: true,
 	// Measured on 1.0.102 (bash).
 	shellMarkers: []string{"COPILOT_CLI=1"},
 	names:        EventNames{"agentStop and subagentStop", "nothing (Copilot CLI ignores what those hooks answer)", "preToolUse"},
