@@ -10,6 +10,7 @@ import (
 
 	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/hookio"
+	"github.com/donegate/donegate/internal/otlp"
 	"github.com/donegate/donegate/internal/paths"
 )
 
@@ -83,8 +84,16 @@ func guardMayStop(raw []byte, env Env, host hookio.Host) bool {
 
 // guardWords are the words the guard's rules look for: closer's name,
 // the snapshots' dir, the variables' prefix, the settings files, the
-// state dir's default and its variable.
-var guardWords = []string{"closer", "shell-snapshots", "DONEGATE_", "settings", "state/donegate", "XDG_STATE_HOME"}
+// state dir's default and its variable, the export's user settings.
+var guardWords = []string{"closer", "shell-snapshots", "DONEGATE_", "settings", "state/donegate", "XDG_STATE_HOME", otlp.UserFileName}
+
+// exportSettingsRef is how a shell command names the user's export
+// settings (otlp.UserFile), whatever its dir is spelled as; the refusal
+// says why they are not the agent's.
+const (
+	exportSettingsRef     = "donegate/" + otlp.UserFileName
+	exportSettingsRefusal = "donegate refuses this call: the export's settings (" + otlp.UserFileName + ") are the person's; where your decisions go, or whether they go, is not yours to change."
+)
 
 // guardVerdict is what the guard answers a call it stops: denied, or
 // asked of the person (Verdict.Ask), with the reason.
@@ -127,6 +136,9 @@ func (r *run) guardCommand(cmd string) (guardVerdict, bool) {
 	}
 	if strings.Contains(cmd, "shell-snapshots") {
 		return guardVerdict{reason: "donegate refuses this call: your shell's snapshot (shell-snapshots) is not yours to change; a function or alias there would make a command print what it did not do."}, true
+	}
+	if strings.Contains(cmd, exportSettingsRef) {
+		return guardVerdict{reason: exportSettingsRefusal}, true
 	}
 	if strings.Contains(cmd, "DONEGATE_") && strings.Contains(cmd, "settings") {
 		return guardVerdict{reason: "donegate refuses this call: a DONEGATE_ variable in the host's settings is the person's to set, not yours."}, true
@@ -200,6 +212,9 @@ func (r *run) guardPath(p string) (guardVerdict, bool) {
 		if filepath.IsAbs(dir) && inside(p, dir) {
 			return guardVerdict{reason: "donegate refuses this call: " + p + " is in donegate's state dir, where the person's consent and donegate's records are kept; it is not yours to write."}, true
 		}
+	}
+	if sameFile(p, otlp.UserFile(r.env.Getenv)) {
+		return guardVerdict{reason: exportSettingsRefusal}, true
 	}
 	claudeDir := paths.ClaudeDir(r.env.Getenv, r.event.TranscriptPath)
 	if inside(p, filepath.Join(claudeDir, "shell-snapshots")) {
