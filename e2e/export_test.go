@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -627,4 +628,51 @@ func TestAgentCannotSilenceTheExport(t *testing.T) {
 	}
 	assert.Contains(t, decisions, "Stop blocked", "the holds reach the collector")
 	assert.Contains(t, decisions, "PreToolUse refused", "and the refused tries")
+}
+
+// A new user's setup, in the real Claude Code's interactive terminal: the
+// person sets DONEGATE_OTLP_ENDPOINT where they start claude, types a
+// task, and while the agent works types "donegate release": the hold
+// before it and the person's release both reach the collector.
+func TestTerminalSessionReachesTheCollector(t *testing.T) {
+	t.Parallel()
+	needDebianTool(t, "tmux")
+	col := newCollector(t)
+	col.start()
+	s := newSession(t, fakeapi.New())
+	api := fakeapi.New(
+		fakeapi.Say("Done."),
+		fakeapi.Call("Bash", map[string]any{"command": "sleep 6; echo slow job done", "description": "slow job"}),
+		fakeapi.Say("Done."),
+		fakeapi.Say("Done."),
+	)
+	s.API = api
+	t.Cleanup(api.Close)
+	s.config(`{"checkers":[{"type":"files","paths":["never.txt"]}]}`)
+	s.useDonegate()
+	s.Hooks["UserPromptSubmit"] = append(s.Hooks["UserPromptSubmit"], hookEntry{Command: filepath.Join(hookBinaries(t), "stop-hook") + " --criteria"})
+	s.consent()
+	term := startTerminal(t, s, api, "DONEGATE_OTLP_ENDPOINT="+col.URL())
+	term.typeLine("Do the task")
+	term.waitFor("the slow Bash call", func() bool { return len(api.Of("main")) >= 2 && strings.Contains(term.screen(), "slow job") })
+	time.Sleep(time.Second)
+	term.typeLine("donegate release")
+	term.waitFor("the turn's end", func() bool { return len(api.Of("main")) >= 3 && !strings.Contains(term.screen(), "esc to interrupt") })
+
+	var decisions []string
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		decisions = decisions[:0]
+		for _, rec := range col.records() {
+			if rec.Event == "donegate.decision" {
+				decisions = append(decisions, fmt.Sprint(rec.Attrs["donegate.event"], " ", rec.Attrs["donegate.decision"]))
+			}
+		}
+		if slices.Contains(decisions, "Stop released") {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	assert.Contains(t, decisions, "Stop blocked", "the hold; the screen:\n%s", term.screen())
+	assert.Contains(t, decisions, "Stop released", "the person's release")
 }

@@ -43,6 +43,31 @@ func TestPersonReleasesMidTurnInTheTerminal(t *testing.T) {
 	s.Hooks["UserPromptSubmit"] = append(s.Hooks["UserPromptSubmit"], hookEntry{Command: filepath.Join(hookBinaries(t), "stop-hook") + " --criteria"})
 	s.consent()
 
+	term := startTerminal(t, s, api)
+	term.typeLine("Run the slow job")
+	term.waitFor("the slow Bash call", func() bool { return len(api.Of("main")) >= 1 && strings.Contains(term.screen(), "slow job") })
+	time.Sleep(time.Second)
+	term.typeLine("donegate release")
+	term.waitFor("the turn's end", func() bool { return len(api.Of("main")) >= 2 && !strings.Contains(term.screen(), "esc to interrupt") })
+	time.Sleep(2 * time.Second)
+
+	c := s.closer(time.Minute, "explain", "--last", "--json")
+	var rep struct{ Why string }
+	require.NoError(t, json.Unmarshal([]byte(c.Stdout), &rep), c.Stdout+c.Stderr)
+	assert.Equal(t, "released by the person (the person's message): not checked", rep.Why, "the screen:\n%s", term.screen())
+	assert.NotContains(t, mainTurn(t, api, len(api.Of("main"))-1), heldWith, "never held")
+}
+
+// terminal is the real Claude Code's interactive CLI in tmux, run for the
+// session s against its stand-in, with extra variables in its environment.
+type terminal struct {
+	t      *testing.T
+	name   string
+	socket string
+}
+
+func startTerminal(t *testing.T, s *session, api *fakeapi.Server, extra ...string) *terminal {
+	t.Helper()
 	// The interactive CLI's first-run questions answered as a person
 	// who set it up before would have: onboarding done, the key approved,
 	// the folder trusted.
@@ -58,18 +83,15 @@ func TestPersonReleasesMidTurnInTheTerminal(t *testing.T) {
 
 	name := "donegate-" + filepath.Base(s.Home)
 	socket := filepath.Join(t.TempDir(), "tmux.sock")
-	tmux := func(args ...string) string {
-		t.Helper()
-		out, err := exec.Command("tmux", append([]string{"-S", socket}, args...)...).CombinedOutput()
-		require.NoError(t, err, "tmux %v: %s", args, out)
-		return string(out)
-	}
+	term := &terminal{t: t, name: name, socket: socket}
+	tmux := term.tmux
 	env := []string{
 		"PATH=" + os.Getenv("PATH"), "HOME=" + s.Home, "TMPDIR=" + t.TempDir(), "LANG=C.UTF-8", "TERM=xterm-256color",
 		"ANTHROPIC_BASE_URL=" + api.URL(), "ANTHROPIC_API_KEY=" + key,
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1",
 		"DONEGATE_STATE_DIR=" + filepath.Join(s.Home, "donegate-state"),
 	}
+	env = append(env, extra...)
 	command := "env -i"
 	for _, kv := range env {
 		command += " " + cli.ShellQuote(kv)
@@ -86,30 +108,34 @@ func TestPersonReleasesMidTurnInTheTerminal(t *testing.T) {
 		_ = exec.Command("tmux", "-S", socket, "kill-server").Run()
 		assert.Eventually(t, func() bool { return proctest.Gone(pid) }, 10*time.Second, 50*time.Millisecond, "the CLI must end")
 	})
-	screen := func() string { return tmux("capture-pane", "-p", "-t", name) }
-	waitFor := func(what string, ok func() bool) {
-		t.Helper()
-		deadline := time.Now().Add(60 * time.Second)
-		for !ok() {
-			if time.Now().After(deadline) {
-				t.Fatalf("waited 60 s for %s; the screen:\n%s", what, screen())
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
-	}
-	waitFor("the prompt", func() bool { return strings.Contains(screen(), "❯") })
-	tmux("send-keys", "-t", name, "-l", "Run the slow job")
-	tmux("send-keys", "-t", name, "Enter")
-	waitFor("the slow Bash call", func() bool { return len(api.Of("main")) >= 1 && strings.Contains(screen(), "slow job") })
-	time.Sleep(time.Second)
-	tmux("send-keys", "-t", name, "-l", "donegate release")
-	tmux("send-keys", "-t", name, "Enter")
-	waitFor("the turn's end", func() bool { return len(api.Of("main")) >= 2 && !strings.Contains(screen(), "esc to interrupt") })
-	time.Sleep(2 * time.Second)
+	term.waitFor("the prompt", func() bool { return strings.Contains(term.screen(), "❯") })
+	return term
+}
 
-	c := s.closer(time.Minute, "explain", "--last", "--json")
-	var rep struct{ Why string }
-	require.NoError(t, json.Unmarshal([]byte(c.Stdout), &rep), c.Stdout+c.Stderr)
-	assert.Equal(t, "released by the person (the person's message): not checked", rep.Why, "the screen:\n%s", screen())
-	assert.NotContains(t, mainTurn(t, api, len(api.Of("main"))-1), heldWith, "never held")
+func (term *terminal) tmux(args ...string) string {
+	term.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-S", term.socket}, args...)...).CombinedOutput()
+	require.NoError(term.t, err, "tmux %v: %s", args, out)
+	return string(out)
+}
+
+// screen is what the terminal shows.
+func (term *terminal) screen() string { return term.tmux("capture-pane", "-p", "-t", term.name) }
+
+// typeLine types text as the person does, and Enter.
+func (term *terminal) typeLine(text string) {
+	term.tmux("send-keys", "-t", term.name, "-l", text)
+	term.tmux("send-keys", "-t", term.name, "Enter")
+}
+
+// waitFor waits up to 60 s for ok.
+func (term *terminal) waitFor(what string, ok func() bool) {
+	term.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			term.t.Fatalf("waited 60 s for %s; the screen:\n%s", what, term.screen())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
