@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/donegate/donegate/internal/decisionlog"
+	"github.com/donegate/donegate/internal/gate"
 )
 
 // logSummary is what closer log --summary tells of one project and host:
@@ -58,23 +59,23 @@ func (s *logSummary) add(e decisionlog.Entry) {
 		s.sessions[e.Session] = true
 		s.Sessions++
 	}
-	switch e.Decision {
-	case "blocked":
+	switch gate.Kind(e.Decision) {
+	case gate.KindBlocked:
 		s.Held++
 		for _, c := range e.Checks {
 			if !c.Complete {
 				s.open[c.Label]++
 			}
 		}
-	case "complete":
+	case gate.KindComplete:
 		s.Complete++
-	case "let through":
+	case gate.KindLetGo:
 		s.LetGo++
-	case "observed":
+	case gate.KindObserved:
 		s.Observed++
-	case "released":
+	case gate.KindReleased:
 		s.Released++
-	case "refused":
+	case gate.KindRefused:
 		s.Refused++
 	}
 	for _, c := range e.Checks {

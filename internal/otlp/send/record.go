@@ -9,6 +9,7 @@ import (
 
 	"github.com/donegate/donegate/hookio"
 	"github.com/donegate/donegate/internal/decisionlog"
+	"github.com/donegate/donegate/internal/gate"
 )
 
 // EventName is every exported decision's event name; DroppedEventName
@@ -34,7 +35,7 @@ func droppedRecord(when time.Time) log.Record {
 
 // holds are the decisions that kept the agent working or refused its
 // call: exported at severity WARN, the rest at INFO.
-var holds = map[string]bool{"blocked": true, "refused": true, "observed": true}
+var holds = map[string]bool{string(gate.KindBlocked): true, string(gate.KindRefused): true, string(gate.KindObserved): true}
 
 // record is e as an OTLP log record: the decision's time, a body that
 // says it in a line, and the attributes docs/export.md lists.
