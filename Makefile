@@ -51,8 +51,9 @@ E2E_ENV         += DONEGATE_NX=$$(scripts/install-nx | tail -n 1)
 E2E_CLIENTS     += otelcol
 E2E_ENV         += DONEGATE_OTELCOL=$$(scripts/install-otelcol | tail -n 1)
 # Not clients: bubblewrap and socat, which Claude Code's sandbox runs the
-# agent's Bash under (e2e/sandbox_test.go), and tmux, the interactive
-# CLI's terminal (e2e/terminal_test.go): scripts/install-debian-tools.
+# agent's Bash under (e2e/sandbox_test.go), tmux, the interactive CLI's
+# terminal (e2e/terminal_test.go), and Bazel, which
+# testdata/script/bazel_workspace.txtar drives: scripts/install-debian-tools.
 E2E_CLIENTS     += debian-tools
 # Not a client: Wine 8 and its prefix (scripts/install-wine), which the
 # Windows binaries' end-to-end tests (e2e/windows_test.go) and the
@@ -157,7 +158,7 @@ copilot:
 
 ## codex, qwen, agent-sdk, opencode, pnpm, yarn, debian-tools, wine: install
 ## the pinned Codex CLI, Qwen Code, Claude Agent SDK, OpenCode, pnpm,
-## Yarn (berry and 1), Turborepo and Nx (npm), bubblewrap, socat and tmux (Debian), and
+## Yarn (berry and 1), Turborepo and Nx (npm), bubblewrap, socat, tmux and Bazel (Debian), and
 ## Wine 8 with its test prefix, and the OpenTelemetry Collector (Go), for
 ## the end-to-end tests.
 codex qwen agent-sdk opencode pnpm yarn turbo nx yarn-classic otelcol:

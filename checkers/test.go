@@ -44,7 +44,8 @@ type Test struct {
 type TestOptions struct {
 	// Command is run with sh -c in the project dir; it passes when it
 	// exits 0. Left out: the project's test command, detected from its
-	// files when checked as closer init detects it (go.mod: go test ./...;
+	// files when checked as closer init detects it (a Bazel workspace:
+	// bazel test //...; go.mod: go test ./...;
 	// a go.work at a root that is no module: go test ./MOD/... for each
 	// module it uses; package.json's "test" script: npm test; pytest;
 	// cargo test; a Makefile's test target: make test); none detected
@@ -83,7 +84,7 @@ var _ = declare(testTypeName, func() *Type {
 	t := register(Type{
 		Name:         testTypeName,
 		ProjectState: true,
-		Summary:      "the project's tests pass: `sh -c COMMAND`, run in the project dir, exits 0; `command` left out: detected from the project's files (go.mod, go.work, package.json, pytest, Cargo.toml, a Makefile `test` target), none detected passes",
+		Summary:      "the project's tests pass: `sh -c COMMAND`, run in the project dir, exits 0; `command` left out: detected from the project's files (a Bazel workspace, go.mod, go.work, package.json, pytest, Cargo.toml, a Makefile `test` target), none detected passes",
 		DefaultOn:    projectReasons,
 		Patterns:     []string{"test-failed", "tests-weakened"},
 		Example:      `{"type": "test", "command": "x", "timeout": "1m", "cache": true, "weakening": "ignore", "scope": "all"}`,
@@ -215,7 +216,7 @@ func appendUntold(found, more []weakness) []weakness {
 
 // detectedExamples names the commands a test checker without one may
 // detect, for descriptions.
-const detectedExamples = "`go test ./...`, `npm test`, `pytest`, `cargo test` or `make test`"
+const detectedExamples = "`bazel test //...`, `go test ./...`, `npm test`, `pytest`, `cargo test` or `make test`"
 
 // testVoice is how a test checker speaks. Scripts and the end-to-end
 // tests match the sentences of its template (test-failed): keep them.

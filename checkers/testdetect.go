@@ -39,6 +39,9 @@ var testKinds = []struct {
 	what   string // for the message when none matches
 	detect func(dir string) (d DetectedTest, note string, err error)
 }{
+	// First: a repository built with Bazel has its tests in its build
+	// graph, whatever else it holds (a go.mod for editors, say).
+	{"MODULE.bazel, WORKSPACE.bazel or WORKSPACE", bazelKind},
 	{"go.mod", fileKind("go.mod", "go test ./...")},
 	{"go.work", goWorkKind},
 	{`package.json with a "test" script`, npmKind},
@@ -99,12 +102,18 @@ func DetectTestCommand(dir string) (DetectedTest, error) {
 //   - make test: the whole makefile make reads: the test rule's recipe,
 //     its prerequisites and the variables they expand can be anywhere in
 //     it. Files it includes are not covered.
+//   - bazel test //...: the workspace's .bazelrc, the project's rc files
+//     it imports and .bazelversion (see bazelDefinition); not the BUILD
+//     files, which are the project's code as its tests are.
 //
 // DefinedBy names the files of the project at dir that define a command
 // detected from the file from, as its Definition digests them, for
 // messages: "package.json", "package.json or .npmrc", "package.json,
 // .npmrc or turbo.json" (the ones present beside package.json).
 func DefinedBy(dir, from string) string {
+	if isBazelRoot(from) {
+		return ".bazelrc, a file it imports or .bazelversion"
+	}
 	files := []string{from}
 	if from == "package.json" {
 		for _, name := range []string{".npmrc", "turbo.json", "nx.json"} {
@@ -119,7 +128,8 @@ func DefinedBy(dir, from string) string {
 	return strings.Join(files[:len(files)-1], ", ") + " or " + files[len(files)-1]
 }
 
-// testDefinition is npm's and make's digest; "" for the others.
+// testDefinition is npm's and make's digest; "" for the others (Bazel's
+// is bazelDefinition).
 func testDefinition(dir, from string, data []byte) (string, error) {
 	switch from {
 	case "package.json":

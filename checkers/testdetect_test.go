@@ -46,6 +46,12 @@ func TestTestCheckerDetectsTheCommand(t *testing.T) {
 			complete: true, feedback: "No test command detected"},
 		{name: "a Go workspace with a quoted path", files: map[string]string{"go.work": "use \"./my mod\"\n"},
 			complete: true, feedback: "No test command detected"},
+		// A repository built with Bazel has its tests in its build graph,
+		// whatever else it holds.
+		{name: "a Bazel workspace beside a go.mod", files: map[string]string{"MODULE.bazel": "module(name = \"x\")\n", "go.mod": "module x\n"},
+			want: "bazel test //...", feedback: "The test command `bazel test //...` failed"},
+		{name: "a Bazel WORKSPACE", files: map[string]string{"WORKSPACE": "", "package.json": `{"scripts":{"test":"jest"}}`},
+			want: "bazel test //...", feedback: "`bazel test //...` failed"},
 		{name: "nothing", files: map[string]string{"README": "hi\n"}, complete: true, feedback: "No test command detected in "},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -125,4 +131,54 @@ func TestDetectionCountsOnlyRegularFiles(t *testing.T) {
 	d, err := checkers.DetectTestCommand(dir)
 	require.NoError(t, err)
 	assert.Equal(t, "go test ./...", d.Command)
+}
+
+// What the person allows of `bazel test //...` is how .bazelrc, the
+// project's rc files it imports and .bazelversion make it run: an edit of
+// any of them (a --test_tag_filters that leaves the failing test out, a
+// remote cache of the agent's) is a new definition; the BUILD files are
+// the project's code, as its tests are, and rc files outside the project
+// are the person's.
+func TestBazelDefinition(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) {
+		t.Helper()
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644))
+	}
+	write("WORKSPACE", "")
+	write("BUILD", "")
+	write(".bazelrc", "test --test_output=errors\nimport %workspace%/tools/ci.bazelrc\ntry-import %workspace%/user.bazelrc\ntry-import /etc/other.bazelrc\n")
+	write("tools/ci.bazelrc", "try-import %workspace%/tools/more.bazelrc\n")
+	definition := func() string {
+		t.Helper()
+		d, err := checkers.DetectTestCommand(dir)
+		require.NoError(t, err)
+		require.Equal(t, "bazel test //...", d.Command)
+		require.Equal(t, "WORKSPACE", d.From)
+		require.NotEmpty(t, d.Definition)
+		return d.Definition
+	}
+	seen := map[string]string{definition(): "first"}
+	for _, tt := range []struct {
+		name, file, content string
+		changes             bool
+	}{
+		{"the BUILD file", "BUILD", "sh_test(name = \"t\", srcs = [\"t.sh\"])\n", false},
+		{"a file nothing imports", "other.bazelrc", "test --test_tag_filters=-x\n", false},
+		{".bazelrc", ".bazelrc", "test --test_output=errors --test_tag_filters=-broken\nimport %workspace%/tools/ci.bazelrc\ntry-import %workspace%/user.bazelrc\n", true},
+		{"a try-imported file appearing", "user.bazelrc", "test --test_filter=Nothing\n", true},
+		{"a file imported by an imported one", "tools/more.bazelrc", "build --remote_cache=grpc://127.0.0.1:1\n", true},
+		{".bazelversion", ".bazelversion", "7.4.1\n", true},
+	} {
+		write(tt.file, tt.content)
+		got := definition()
+		if tt.changes {
+			assert.NotContains(t, seen, got, "%s changes the definition", tt.name)
+		} else {
+			assert.Contains(t, seen, got, "%s does not change the definition", tt.name)
+		}
+		seen = map[string]string{got: tt.name}
+	}
+	assert.Equal(t, ".bazelrc, a file it imports or .bazelversion", checkers.DefinedBy(dir, "WORKSPACE"))
 }

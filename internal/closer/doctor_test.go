@@ -492,7 +492,7 @@ func TestDoctor(t *testing.T) {
 			setup: func(t *testing.T, s *doctorSetup) { require.NoError(t, os.Remove(filepath.Join(s.proj, "go.mod"))) },
 			code:  ExitComplete,
 			want: []string{
-				`^! config: the chain holds the agent for nothing in practice: it checks only the agent's plan \(no test command detected in .*/proj: looked for go\.mod; .*\), and CLAUDE_CODE_ENABLE_TODO_TOOLS is set neither in the environment nor in any settings file's "env"`,
+				`^! config: the chain holds the agent for nothing in practice: it checks only the agent's plan \(no test command detected in .*/proj: looked for MODULE\.bazel, WORKSPACE\.bazel or WORKSPACE; go\.mod; .*\), and CLAUDE_CODE_ENABLE_TODO_TOOLS is set neither in the environment nor in any settings file's "env"`,
 				`^    fix: give the model its plan tools: add "env": \{"CLAUDE_CODE_ENABLE_TODO_TOOLS": "1"\} to \.claude/settings\.json .*closer init writes the test command`,
 			},
 		},

@@ -29,7 +29,7 @@ var initCommand = command{
 each agent host (--host ` + hostNames() + `; by default
 the hosts whose dirs the project has, else whose CLIs are on PATH, else
 Claude Code). The config gets the plan checker, the test command detected
-from the project's files (go.mod, a go.work, package.json with a "test"
+from the project's files (a Bazel workspace, go.mod, a go.work, package.json with a "test"
 script, pyproject.toml, setup.cfg or pytest.ini, Cargo.toml, a Makefile
 with a test target) and the type-check, lint and format presets the project has tools
 for: .claude/donegate.json with Claude Code, else .donegate.json; an
