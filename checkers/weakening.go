@@ -30,11 +30,13 @@ import (
 //     (skipIf, skipUnless, expectedFailure) and pytest.skip(; JavaScript's
 //     and TypeScript's it.skip, describe.skip, test.skip, xit, xdescribe,
 //     test.todo and .only (which silently drops every other test), fit and
-//     fdescribe; Rust's #[ignore];
+//     fdescribe; Rust's #[ignore]; Bazel's "manual" tag, which leaves a
+//     target out of `bazel test //...`;
 //   - test functions it deletes (Go's TestX and FuzzX, Python's test_x
 //     functions and TestX classes, it("...") and test("...") cases, Rust's
-//     #[test] functions) that no other file gains, and test files it
-//     deletes;
+//     #[test] functions, Bazel's test rules in BUILD files: a rule
+//     X_test(name = "...") or a name ending in _test or _tests) that no
+//     other file gains, and test files it deletes;
 //   - a test command it turns into a no-op: package.json's "test" script
 //     or a makefile's test recipe that becomes empty, true, exit 0, echo
 //     only, or ends in || true.
@@ -108,6 +110,13 @@ var testLangs = sync.OnceValue(func() []testLang {
 			comment: slashComment,
 		},
 		{
+			name:    "Bazel",
+			isTest:  func(p string) bool { b := path.Base(p); return b == "BUILD" || b == "BUILD.bazel" },
+			marker:  regexp.MustCompile(`"manual"`),
+			def:     regexp.MustCompile(`^\s*\w+_test\(\s*name\s*=\s*"([^"]+)"|^\s*name\s*=\s*"(\w*_tests?)"`),
+			comment: func(l string) bool { return strings.HasPrefix(l, "#") },
+		},
+		{
 			name:    "Rust",
 			isTest:  func(p string) bool { return strings.HasSuffix(p, ".rs") },
 			marker:  regexp.MustCompile(`#\[ignore\b`),
@@ -133,7 +142,7 @@ func langOf(p string) *testLang {
 }
 
 // testPathspecs limit the diff to what the rules read.
-var testPathspecs = []string{"*_test.go", "*.py", "*.test.*", "*.spec.*", "*__tests__/*", "*.rs", "package.json", "Makefile", "makefile", "GNUmakefile"}
+var testPathspecs = []string{"*_test.go", "*.py", "*.test.*", "*.spec.*", "*__tests__/*", "*.rs", "*BUILD", "*BUILD.bazel", "package.json", "Makefile", "makefile", "GNUmakefile"}
 
 // maxDiffBytes bounds the diff read: past it, what was read is judged.
 const maxDiffBytes = 16 << 20

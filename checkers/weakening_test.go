@@ -24,6 +24,19 @@ const (
 // TestWeakenedTestsHold: a passing test command does not pass when the
 // change weakened the tests against the baseline; each rule names the
 // file, the line and the test.
+const bazelBuild = `cc_library(
+    name = "lib",
+    srcs = ["lib.cc"],
+)
+
+go_test(
+    name = "lib_test",
+    srcs = ["lib_test.go"],
+)
+
+sh_test(name = "tool_test", srcs = ["tool_test.sh"])
+`
+
 func TestWeakenedTestsHold(t *testing.T) {
 	base := map[string]string{
 		"calc_test.go":       calcTest,
@@ -33,6 +46,7 @@ func TestWeakenedTestsHold(t *testing.T) {
 		"package.json":       `{"scripts":{"test":"jest"}}`,
 		"Makefile":           "test:\n\tgo test ./...\n",
 		"other/util_test.go": "package other\n\nimport \"testing\"\n\nfunc TestUtil(t *testing.T) {}\n",
+		"lib/BUILD":          bazelBuild,
 	}
 	cases := []struct {
 		name   string
@@ -71,6 +85,14 @@ func TestWeakenedTestsHold(t *testing.T) {
 			s = swap(s, "\n    #[test]\n    fn adds_zero() {\n        assert_eq!(add(0, 3), 3);\n    }\n", "")
 			writeFile(t, dir, "src/lib.rs", s)
 		}, []string{"- src/lib.rs:8 (adds): adds #[ignore", "- src/lib.rs:13 (adds_zero): deletes the test"}},
+		{"bazel: a \"manual\" tag and a deleted test rule", func(t *testing.T, dir string) {
+			s := swap(bazelBuild, `    name = "lib_test",`, `    name = "lib_test",`+"\n"+`    tags = ["manual"],`)
+			s = swap(s, `sh_test(name = "tool_test", srcs = ["tool_test.sh"])`+"\n", "")
+			writeFile(t, dir, "lib/BUILD", s)
+		}, []string{`- lib/BUILD:8 (lib_test): adds "manual"`, "- lib/BUILD:11 (tool_test): deletes the test"}},
+		{"bazel: a library renamed is no deletion", func(t *testing.T, dir string) {
+			writeFile(t, dir, "lib/BUILD", swap(bazelBuild, `name = "lib",`, `name = "core",`))
+		}, nil},
 		{"npm test made a no-op", func(t *testing.T, dir string) {
 			writeFile(t, dir, "package.json", `{"scripts":{"test":"exit 0"}}`)
 		}, []string{"- package.json: turns the test command `jest` into `exit 0`, which tests nothing"}},
