@@ -187,3 +187,79 @@ func TestOpenCodePluginBoundsTheHooksOutput(t *testing.T) {
 		})
 	}
 }
+
+// kiloRunHarness loads the plugin in node as the Kilo CLI loads it
+// (KILOCODE_VERSION in its environment), in run mode, and sends it an
+// assistant's last step finishing: the stop hook runs at once, and a
+// hold is sent as a prompt Kilo queues (promptAsync), since Kilo 7.7.7
+// reads no message stored with noReply once its loop finished.
+const kiloRunHarness = `
+const { DonegatePlugin } = await import(process.argv[2])
+const calls = []
+const client = {
+  session: {
+    todo: async () => ({ data: [] }),
+    promptAsync: async (x) => { calls.push("promptAsync: " + x.body.parts[0].text) },
+    prompt: async (x) => { calls.push("prompt" + (x.body.noReply ? " noReply" : "") + ": " + x.body.parts[0].text) },
+  },
+  app: { log: async () => {} },
+}
+const p = await DonegatePlugin({ client, directory: process.cwd() })
+await p.event({ event: { type: "session.created", properties: { info: { id: "s1", version: "7.7.7" } } } })
+await p.event({ event: { type: "message.updated", properties: { info: { id: "u1", sessionID: "s1", role: "user" } } } })
+await p.event({ event: { type: "message.updated", properties: { info: { id: "m1", sessionID: "s1", role: "assistant" } } } })
+await p.event({ event: { type: "message.part.updated", properties: { part: { type: "step-finish", reason: "stop", sessionID: "s1", messageID: "m1" } } } })
+await new Promise((r) => setTimeout(r, 100))
+console.log(JSON.stringify({ calls }))
+`
+
+// Under Kilo the plugin names the host in its events (kilo_version,
+// kilo_mode), so that stop-hook answers Kilo, and holds `kilo run` with a
+// queued prompt; under OpenCode, as before, with a message stored for the
+// running loop.
+func TestPluginHoldsKiloAndOpenCodeEachTheirWay(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("needs node")
+	}
+	dir := t.TempDir()
+	plugin, err := filepath.Abs(filepath.Join("plugin", "opencode", "donegate.js"))
+	require.NoError(t, err)
+	harness := filepath.Join(dir, "harness.mjs")
+	require.NoError(t, os.WriteFile(harness, []byte(kiloRunHarness), 0o600))
+	event := filepath.Join(dir, "event.json")
+	hook := filepath.Join(dir, "hook.sh")
+	require.NoError(t, os.WriteFile(hook, []byte("#!/bin/sh\ncat > "+event+"\necho '{\"decision\":\"block\",\"reason\":\"Finish the tests.\"}'\n"), 0o700))
+	for _, tt := range []struct {
+		name, env, host, call string
+	}{
+		{"kilo", "KILOCODE_VERSION=7.7.7", "kilo", "promptAsync: Finish the tests."},
+		{"opencode", "OPENCODE=1", "opencode", "prompt noReply: Finish the tests."},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, node, harness, "file://"+plugin)
+			cmd.Dir = dir
+			var env []string
+			for _, kv := range os.Environ() {
+				if !strings.HasPrefix(kv, "KILOCODE_VERSION=") {
+					env = append(env, kv)
+				}
+			}
+			cmd.Env = append(env, "DONEGATE_STOP_HOOK="+hook, "DONEGATE_OPENCODE_MODE=run", tt.env)
+			out, err := cmd.Output()
+			require.NoError(t, err, "%s", out)
+			var got struct{ Calls []string }
+			require.NoError(t, json.Unmarshal(out, &got), "%s", out)
+			assert.Equal(t, []string{tt.call}, got.Calls)
+			var sent map[string]any
+			require.NoError(t, json.Unmarshal(mustReadFile(t, event), &sent))
+			assert.Equal(t, "7.7.7", sent[tt.host+"_version"])
+			assert.Equal(t, "run", sent[tt.host+"_mode"])
+			other := map[string]string{"kilo": "opencode", "opencode": "kilo"}[tt.host]
+			assert.NotContains(t, sent, other+"_version")
+			assert.NotContains(t, sent, other+"_mode")
+		})
+	}
+}

@@ -25,14 +25,45 @@ import (
 	"github.com/donegate/donegate/internal/testsupport/fakeapi"
 )
 
-// The real OpenCode (scripts/install-opencode, 1.18.33) held by donegate's
+// The real OpenCode (scripts/install-opencode, 1.18.33) and the real Kilo
+// CLI (scripts/install-kilo, 7.7.7), an OpenCode fork, held by donegate's
 // OpenCode plugin, offline against the Responses API stand-in: a custom
-// provider in opencode.json (@ai-sdk/openai, baseURL on 127.0.0.1),
-// models.dev and updates off, a throwaway HOME, and the plugin's
-// dependency pre-installed where OpenCode would install it at each start.
+// provider in opencode.json or kilo.json (@ai-sdk/openai, baseURL on
+// 127.0.0.1), models.dev and updates off, a throwaway HOME, and for
+// OpenCode the plugin's dependency pre-installed where it would install
+// it at each start (Kilo's install of @kilocode/plugin fails offline, and
+// it goes on without).
+
+// pluginHost is a host that loads donegate's OpenCode plugin.
+type pluginHost struct {
+	name           string // as hookio and closer init name it
+	envVar, script string // where its pinned client is
+	configFile     string // the project's config, with the offline provider
+	projectDir     string // where it loads the project's plugins from
+	env            []string
+	runArgs        []string       // before the prompt of `<client> run`
+	config         map[string]any // more of its config file
+	// pluginDeps: the client installs its plugin package into every
+	// config dir at each start unless it is there.
+	pluginDeps bool
+}
+
+var (
+	openCodeHost = pluginHost{name: "opencode", envVar: "DONEGATE_OPENCODE", script: "install-opencode", configFile: "opencode.json", projectDir: ".opencode",
+		env: []string{"OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_AUTOUPDATE=1"}, pluginDeps: true}
+	// Kilo asks the person before a shell or edit call: `kilo run`
+	// refuses such calls without --auto, and `kilo serve` waits for an
+	// answer, which the config gives. Its indexing took 12 s of each
+	// start here; its telemetry (PostHog) is off.
+	kiloHost = pluginHost{name: "kilo", envVar: "DONEGATE_KILO", script: "install-kilo", configFile: "kilo.json", projectDir: ".kilo",
+		env:     []string{"KILO_DISABLE_MODELS_FETCH=1", "KILO_DISABLE_AUTOUPDATE=1", "KILO_DISABLE_CODEBASE_INDEXING=1", "KILO_TELEMETRY_LEVEL=off"},
+		runArgs: []string{"--auto"}, config: map[string]any{"permission": map[string]any{"bash": "allow", "edit": "allow"}}}
+	pluginHosts = []pluginHost{openCodeHost, kiloHost}
+)
 
 type openCodeSession struct {
 	t       *testing.T
+	host    pluginHost
 	API     *fakeapi.Responses
 	Home    string
 	Project string
@@ -40,15 +71,18 @@ type openCodeSession struct {
 	Env     []string
 }
 
-func newOpenCodeSession(t *testing.T, turns ...fakeapi.Turn) *openCodeSession {
+func newPluginSession(t *testing.T, h pluginHost, turns ...fakeapi.Turn) *openCodeSession {
 	t.Helper()
-	s := &openCodeSession{t: t, Home: t.TempDir(), Project: t.TempDir(), Events: filepath.Join(t.TempDir(), "events")}
+	s := &openCodeSession{t: t, host: h, Home: t.TempDir(), Project: t.TempDir(), Events: filepath.Join(t.TempDir(), "events")}
 	s.useAPI(fakeapi.NewResponses(turns...))
-	bin := clientPath(t, "DONEGATE_OPENCODE", "install-opencode")
+	bin := clientPath(t, h.envVar, h.script)
 	deps := filepath.Join(filepath.Dir(bin), "..", "..", "..", "plugin-deps")
 	// The manifests copied, node_modules linked: a copy of its 64 MB took
 	// 4.7 s of system time here, each time; OpenCode only reads it.
 	for _, dir := range []string{filepath.Join(s.Home, ".config", "opencode"), filepath.Join(s.Project, ".opencode")} {
+		if !h.pluginDeps {
+			break
+		}
 		require.NoError(t, os.MkdirAll(dir, 0o755))
 		for _, name := range []string{"package.json", "package-lock.json"} {
 			data, err := os.ReadFile(filepath.Join(deps, name))
@@ -61,12 +95,17 @@ func newOpenCodeSession(t *testing.T, turns ...fakeapi.Turn) *openCodeSession {
 	// recorder: DONEGATE_STOP_HOOK names one executable.
 	plugin, err := os.ReadFile(filepath.Join(repoRoot(t), "plugin", "opencode", "donegate.js"))
 	require.NoError(t, err)
-	require.NoError(t, os.MkdirAll(filepath.Join(s.Project, ".opencode", "plugin"), 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(s.Project, ".opencode", "plugin", "donegate.js"), plugin, 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Join(s.Project, h.projectDir, "plugin"), 0o755))
+	require.NoError(t, os.WriteFile(s.plugin(), plugin, 0o644))
 	hook := filepath.Join(t.TempDir(), "stop-hook")
 	require.NoError(t, os.WriteFile(hook, []byte("#!/bin/sh\nexec "+recorder(t, s.Events)+" "+filepath.Join(hookBinaries(t), "stop-hook")+"\n"), 0o755))
 	s.Env = []string{"DONEGATE_STOP_HOOK=" + hook}
 	return s
+}
+
+// plugin is where the project's copy of the plugin is.
+func (s *openCodeSession) plugin() string {
+	return filepath.Join(s.Project, s.host.projectDir, "plugin", "donegate.js")
 }
 
 // config writes the project's .donegate.json (what closer init --host
@@ -82,10 +121,9 @@ func (s *openCodeSession) useAPI(api *fakeapi.Responses) {
 
 func (s *openCodeSession) stateDir() string { return filepath.Join(s.Home, "donegate-state") }
 
-// configJSON is opencode.json's offline provider.
+// configJSON is opencode.json's (kilo.json's) offline provider.
 func (s *openCodeSession) configJSON() map[string]any {
-	return map[string]any{
-		"$schema": "https://opencode.ai/config.json",
+	config := map[string]any{
 		"provider": map[string]any{"fake": map[string]any{
 			"npm":     "@ai-sdk/openai",
 			"options": map[string]any{"baseURL": s.API.URL(), "apiKey": "fake-key-for-tests"},
@@ -97,14 +135,19 @@ func (s *openCodeSession) configJSON() map[string]any {
 		"autoupdate":        false,
 		"share":             "disabled",
 	}
+	for k, v := range s.host.config {
+		config[k] = v
+	}
+	return config
 }
 
 func (s *openCodeSession) run(prompt string) clientRun {
 	s.t.Helper()
-	bin := clientPath(s.t, "DONEGATE_OPENCODE", "install-opencode")
+	bin := clientPath(s.t, s.host.envVar, s.host.script)
 	allowProject(s.t, s.stateDir(), s.Project)
-	writeJSON(s.t, filepath.Join(s.Project, "opencode.json"), s.configJSON())
-	return runClient(s.t, 2*time.Minute, s.Project, s.env(), bin, "run", prompt)
+	writeJSON(s.t, filepath.Join(s.Project, s.host.configFile), s.configJSON())
+	args := append(append([]string{"run"}, s.host.runArgs...), prompt)
+	return runClient(s.t, 2*time.Minute, s.Project, s.env(), bin, args...)
 }
 
 // env is what OpenCode runs with: a throwaway HOME and XDG dirs, offline.
@@ -115,10 +158,8 @@ func (s *openCodeSession) env() []string {
 		"XDG_DATA_HOME=" + filepath.Join(s.Home, ".local", "share"),
 		"XDG_CACHE_HOME=" + filepath.Join(s.Home, ".cache"),
 		"XDG_STATE_HOME=" + filepath.Join(s.Home, ".local", "state"),
-		"OPENCODE_DISABLE_MODELS_FETCH=1",
-		"OPENCODE_DISABLE_AUTOUPDATE=1",
 		"DONEGATE_STATE_DIR=" + s.stateDir(),
-	}, s.Env...)
+	}, append(append([]string{}, s.host.env...), s.Env...)...)
 }
 
 // told returns what OpenCode told the model before main request i since
@@ -134,6 +175,16 @@ func (s *openCodeSession) told(i int) string {
 // run` (the hook runs as the last step finishes) and `opencode serve`,
 // which the TUI runs too (the hook runs once the session is idle).
 var openCodeModes = []string{"run", "serve"}
+
+// eachPluginHost runs f as subtests host/mode: each host that loads the
+// plugin, in each of modes.
+func eachPluginHost(t *testing.T, modes []string, f func(t *testing.T, h pluginHost, mode string)) {
+	for _, h := range pluginHosts {
+		for _, mode := range modes {
+			t.Run(h.name+"/"+mode, func(t *testing.T) { f(t, h, mode) })
+		}
+	}
+}
 
 // prompt sends prompt in mode and returns the agent's last message and
 // what OpenCode wrote to stderr; stops is how many stops the scenario
@@ -177,98 +228,92 @@ func openCodeTodos(items ...string) fakeapi.Turn {
 // (a) An open todo holds the agent; once every todo is done it is let go.
 func TestOpenCodeTodosHoldTheAgent(t *testing.T) {
 	t.Parallel()
-	for _, mode := range openCodeModes {
-		t.Run(mode, func(t *testing.T) {
-			s := newOpenCodeSession(t,
-				openCodeTodos("Write the tests", "completed", "Implement the feature", "in_progress"),
-				fakeapi.Say("I am done."),
-				openCodeTodos("Write the tests", "completed", "Implement the feature", "completed"),
-				fakeapi.Say("Now all done."),
-			)
-			s.config(`{"checkers":[{"type":"plan"}]}`)
-			final, _ := s.prompt(mode, "Build the feature", 2)
+	eachPluginHost(t, openCodeModes, func(t *testing.T, h pluginHost, mode string) {
+		s := newPluginSession(t, h,
+			openCodeTodos("Write the tests", "completed", "Implement the feature", "in_progress"),
+			fakeapi.Say("I am done."),
+			openCodeTodos("Write the tests", "completed", "Implement the feature", "completed"),
+			fakeapi.Say("Now all done."),
+		)
+		s.config(`{"checkers":[{"type":"plan"}]}`)
+		final, _ := s.prompt(mode, "Build the feature", 2)
 
-			// What came after the agent's "I am done.": the hold alone.
-			told := s.told(2)
-			_, told, _ = strings.Cut(told, "I am done.")
-			assert.Contains(t, told, "You have 1 incomplete task(s) out of 2. ")
-			assert.Contains(t, told, "todowrite", "the feedback names the host's plan tool")
-			assert.Contains(t, told, "Implement the feature")
-			assert.NotContains(t, told, "Write the tests", "only the open todo is named")
-			s.assertEnded(final, "Now all done.", 4)
+		// What came after the agent's "I am done.": the hold alone.
+		told := s.told(2)
+		_, told, _ = strings.Cut(told, "I am done.")
+		assert.Contains(t, told, "You have 1 incomplete task(s) out of 2. ")
+		assert.Contains(t, told, "todowrite", "the feedback names the host's plan tool")
+		assert.Contains(t, told, "Implement the feature")
+		assert.NotContains(t, told, "Write the tests", "only the open todo is named")
+		s.assertEnded(final, "Now all done.", 4)
 
-			events := clientEvents(t, s.Events)
-			stops := ofEvent(events, "Stop")
-			require.Len(t, stops, 2)
-			assert.Equal(t, stops[0].str("prompt_id"), stops[1].str("prompt_id"), "one prompt across the continuation")
-			assert.Equal(t, mode, stops[0].str("opencode_mode"))
-			checkFixtures(t, "opencode", events, []fixture{
-				{mode + "-stop.json", nthEvent("Stop", 0, "stop_hook_active", false)},
-				{mode + "-stop-continued.json", nthEvent("Stop", 0, "stop_hook_active", true)},
-			}, s.placeholders(events)...)
-		})
-	}
+		events := clientEvents(t, s.Events)
+		stops := ofEvent(events, "Stop")
+		require.Len(t, stops, 2)
+		assert.Equal(t, stops[0].str("prompt_id"), stops[1].str("prompt_id"), "one prompt across the continuation")
+		assert.Equal(t, mode, stops[0].str(h.name+"_mode"))
+		checkFixtures(t, h.name, events, []fixture{
+			{mode + "-stop.json", nthEvent("Stop", 0, "stop_hook_active", false)},
+			{mode + "-stop-continued.json", nthEvent("Stop", 0, "stop_hook_active", true)},
+		}, s.placeholders(events)...)
+	})
 }
 
 // (b) A failing go test holds the agent; its fix lets it go.
 func TestOpenCodeFailingTestHoldsUntilFixed(t *testing.T) {
 	t.Parallel()
-	for _, mode := range openCodeModes {
-		t.Run(mode, func(t *testing.T) {
-			s := newOpenCodeSession(t)
-			s.Env = append(s.Env, goProject(t, s.Project, s.Home)...)
-			s.useAPI(fakeapi.NewResponses(
-				fakeapi.Say("Done."),
-				fakeapi.Call("bash", map[string]any{"command": "printf '%s' '" + fixedCalc + "' > calc.go", "description": "Fix Add"}),
-				fakeapi.Say("Fixed: Add adds."),
-			))
-			s.config(`{"checkers":[{"type":"test","command":"go test ./..."}]}`)
-			final, _ := s.prompt(mode, "Make Add correct", 2)
+	eachPluginHost(t, openCodeModes, func(t *testing.T, h pluginHost, mode string) {
+		s := newPluginSession(t, h)
+		s.Env = append(s.Env, goProject(t, s.Project, s.Home)...)
+		s.useAPI(fakeapi.NewResponses(
+			fakeapi.Say("Done."),
+			fakeapi.Call("bash", map[string]any{"command": "printf '%s' '" + fixedCalc + "' > calc.go", "description": "Fix Add"}),
+			fakeapi.Say("Fixed: Add adds."),
+		))
+		s.config(`{"checkers":[{"type":"test","command":"go test ./..."}]}`)
+		final, _ := s.prompt(mode, "Make Add correct", 2)
 
-			told := s.told(1)
-			assert.Contains(t, told, goTestFailure)
-			assert.Contains(t, told, "Add(2, 3) = -1, want 5")
-			s.assertEnded(final, "Fixed: Add adds.", 3)
-			data, err := os.ReadFile(filepath.Join(s.Project, "calc.go"))
-			require.NoError(t, err)
-			assert.Equal(t, fixedCalc, string(data), "the agent's command fixed it")
-		})
-	}
+		told := s.told(1)
+		assert.Contains(t, told, goTestFailure)
+		assert.Contains(t, told, "Add(2, 3) = -1, want 5")
+		s.assertEnded(final, "Fixed: Add adds.", 3)
+		data, err := os.ReadFile(filepath.Join(s.Project, "calc.go"))
+		require.NoError(t, err)
+		assert.Equal(t, fixedCalc, string(data), "the agent's command fixed it")
+	})
 }
 
 // (c) An agent that never finishes is let go after limits.max_blocks
 // continuations: OpenCode has no cap of its own.
 func TestOpenCodeNeverFinishingAgentIsLetGoAfterMaxBlocks(t *testing.T) {
 	t.Parallel()
-	for _, mode := range openCodeModes {
-		t.Run(mode, func(t *testing.T) {
-			var turns []fakeapi.Turn
-			for i := 0; i < 12; i++ {
-				turns = append(turns, fakeapi.Say("Done."))
-			}
-			s := newOpenCodeSession(t, turns...)
-			s.config(`{"checkers":[{"type":"files","paths":["never.txt"]}],"limits":{"max_blocks":3}}`)
-			final, stderr := s.prompt(mode, "Do it", 4)
+	eachPluginHost(t, openCodeModes, func(t *testing.T, h pluginHost, mode string) {
+		var turns []fakeapi.Turn
+		for i := 0; i < 12; i++ {
+			turns = append(turns, fakeapi.Say("Done."))
+		}
+		s := newPluginSession(t, h, turns...)
+		s.config(`{"checkers":[{"type":"files","paths":["never.txt"]}],"limits":{"max_blocks":3}}`)
+		final, stderr := s.prompt(mode, "Do it", 4)
 
-			for i := 1; i <= 3; i++ {
-				assert.Contains(t, s.told(i), "Missing required files: never.txt", "continuation %d", i)
-			}
-			s.assertEnded(final, "Done.", 4)
-			if mode == "run" {
-				// opencode serve logs it, and shows it in the TUI.
-				assert.Contains(t, stderr, "donegate: still incomplete after 3 continuations; letting the agent stop", "the person is told why the agent was let go")
-				// opencode run prints the agent's messages only: each hold
-				// is told on stderr (issue 45).
-				assert.Equal(t, 3, strings.Count(stderr, "donegate: holding the agent: Missing required files: never.txt"), stderr)
-			}
-			stops := ofEvent(clientEvents(t, s.Events), "Stop")
-			require.Len(t, stops, 4, "three holds, then the agent was let go")
-			count := donegateStopCount(t, s.stateDir())
-			assert.Equal(t, 3, count.Blocks, "donegate's own count")
-			assert.True(t, count.Exhausted)
-			assert.Equal(t, stops[0].str("prompt_id"), count.PromptID, "counted per prompt of the person")
-		})
-	}
+		for i := 1; i <= 3; i++ {
+			assert.Contains(t, s.told(i), "Missing required files: never.txt", "continuation %d", i)
+		}
+		s.assertEnded(final, "Done.", 4)
+		if mode == "run" {
+			// opencode serve logs it, and shows it in the TUI.
+			assert.Contains(t, stderr, "donegate: still incomplete after 3 continuations; letting the agent stop", "the person is told why the agent was let go")
+			// opencode run prints the agent's messages only: each hold
+			// is told on stderr (issue 45).
+			assert.Equal(t, 3, strings.Count(stderr, "donegate: holding the agent: Missing required files: never.txt"), stderr)
+		}
+		stops := ofEvent(clientEvents(t, s.Events), "Stop")
+		require.Len(t, stops, 4, "three holds, then the agent was let go")
+		count := donegateStopCount(t, s.stateDir())
+		assert.Equal(t, 3, count.Blocks, "donegate's own count")
+		assert.True(t, count.Exhausted)
+		assert.Equal(t, stops[0].str("prompt_id"), count.PromptID, "counted per prompt of the person")
+	})
 }
 
 // (d) closer init --host opencode on a fresh Go project, then a real
@@ -277,16 +322,20 @@ func TestOpenCodeNeverFinishingAgentIsLetGoAfterMaxBlocks(t *testing.T) {
 // go.mod) holds the agent until it is fixed.
 func TestOpenCodeAfterCloserInitHoldsTheAgent(t *testing.T) {
 	t.Parallel()
-	s := newOpenCodeSession(t)
-	require.NoError(t, os.Remove(filepath.Join(s.Project, ".opencode", "plugin", "donegate.js")))
+	eachPluginHost(t, []string{"run"}, testAfterCloserInitHoldsTheAgent)
+}
+
+func testAfterCloserInitHoldsTheAgent(t *testing.T, h pluginHost, _ string) {
+	s := newPluginSession(t, h)
+	require.NoError(t, os.Remove(s.plugin()))
 	env := goProject(t, s.Project, s.Home)
 	s.useAPI(fakeapi.NewResponses(
 		fakeapi.Say("Done."),
 		fakeapi.Call("bash", map[string]any{"command": "printf '%s' '" + fixedCalc + "' > calc.go", "description": "Fix Add"}),
 		fakeapi.Say("Fixed: Add adds."),
 	))
-	path := closerInit(t, "opencode", s.Project, s.Home)
-	plugin, err := os.ReadFile(filepath.Join(s.Project, ".opencode", "plugin", "donegate.js"))
+	path := closerInit(t, h.name, s.Project, s.Home)
+	plugin, err := os.ReadFile(s.plugin())
 	require.NoError(t, err, "init wrote the plugin")
 	assert.Contains(t, string(plugin), `|| "stop-hook"`, "by name, found on PATH")
 	s.Env = append(env, "PATH="+path) // no DONEGATE_STOP_HOOK: the plugin runs stop-hook from PATH
@@ -312,9 +361,9 @@ type served struct {
 // the agent by prompting it again once it is idle.
 func (s *openCodeSession) serve(prompt string, stops int) served {
 	s.t.Helper()
-	bin := clientPath(s.t, "DONEGATE_OPENCODE", "install-opencode")
+	bin := clientPath(s.t, s.host.envVar, s.host.script)
 	allowProject(s.t, s.stateDir(), s.Project)
-	writeJSON(s.t, filepath.Join(s.Project, "opencode.json"), s.configJSON())
+	writeJSON(s.t, filepath.Join(s.Project, s.host.configFile), s.configJSON())
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(s.t, err)
 	port := l.Addr().(*net.TCPAddr).Port
@@ -423,8 +472,12 @@ func (s *openCodeSession) serve(prompt string, stops int) served {
 // after the tries still holds.
 func TestOpenCodeGuardRefusesTheAgentsCalls(t *testing.T) {
 	t.Parallel()
-	s := newOpenCodeSession(t)
-	plugin := filepath.Join(s.Project, ".opencode", "plugin", "donegate.js")
+	eachPluginHost(t, []string{"run"}, testGuardRefusesTheAgentsCalls)
+}
+
+func testGuardRefusesTheAgentsCalls(t *testing.T, h pluginHost, _ string) {
+	s := newPluginSession(t, h)
+	plugin := s.plugin()
 	s.useAPI(fakeapi.NewResponses(
 		fakeapi.Call("bash", map[string]any{"command": "echo draft > work.txt", "description": "draft"}),
 		fakeapi.Call("bash", map[string]any{"command": closerBinary(t) + " release", "description": "release"}),

@@ -36,10 +36,13 @@ const (
 	// HostOpenCode is OpenCode, through donegate's OpenCode plugin (see
 	// readOpenCode): it has no hooks of its own that could hold an agent.
 	HostOpenCode Host = "opencode"
+	// HostKilo is the Kilo CLI, an OpenCode fork, through the same plugin
+	// (see kilo.go).
+	HostKilo Host = "kilo"
 )
 
 // Hosts lists every host, in the order docs and errors name them.
-var Hosts = []Host{HostClaude, HostCodex, HostQwen, HostGemini, HostCopilot, HostCursor, HostVSCode, HostOpenCode}
+var Hosts = []Host{HostClaude, HostCodex, HostQwen, HostGemini, HostCopilot, HostCursor, HostVSCode, HostOpenCode, HostKilo}
 
 // ParseHost accepts a host's name as flags and closer take it.
 func ParseHost(s string) (Host, error) {
@@ -121,6 +124,18 @@ func (h Host) SettingsFiles(project string, getenv paths.Getenv, transcriptPath 
 		return f(project, getenv, transcriptPath)
 	}
 	return nil, nil
+}
+
+// PluginDirs are the dirs whose every file the host loads as a plugin of
+// code that runs inside it, beside donegate's own (OpenCode's and Kilo's
+// plugin dirs), in the project (project is its dir) and the user's: the
+// guard asks the person before a file there is written, since such a
+// plugin could change what donegate's sees or runs.
+func (h Host) PluginDirs(project string, getenv paths.Getenv) []string {
+	if f := h.spec().pluginDirs; f != nil {
+		return f(project, getenv)
+	}
+	return nil
 }
 
 // inputString is an editedPaths that reads the string field of a tool's
@@ -228,6 +243,9 @@ type hostSpec struct {
 	// call, or waits for ever), so what the guard would ask is denied,
 	// saying why (see noAsk).
 	cannotAsk bool
+	// pluginDirs: see Host.PluginDirs; nil for a host with no plugins of
+	// code.
+	pluginDirs func(project string, getenv paths.Getenv) []string
 	// settingsFiles: see Host.SettingsFiles; nil where the guard does
 	// not read the host's edits.
 	settingsFiles func(project string, getenv paths.Getenv, transcriptPath string) (inProject, user []string)
@@ -408,6 +426,7 @@ var hostSpecs = map[Host]*hostSpec{
 	HostCursor:   &cursorSpec,
 	HostVSCode:   &vscodeSpec,
 	HostOpenCode: &openCodeSpec,
+	HostKilo:     &kiloSpec,
 }
 
 // spec is h's spec; an unknown host (none, "") is read and answered as
@@ -423,7 +442,7 @@ func (h Host) spec() *hostSpec {
 type detectKeys struct {
 	eventName, sessionID, transcript                                 string
 	hasEventName, turnID, model, camelSession, cursor, qwenStopStats bool
-	camelEventName, openCode                                         bool
+	camelEventName, openCode, kilo                                   bool
 }
 
 // see notes the top-level field key of value v where DetectHost reads
@@ -457,6 +476,8 @@ func (k *detectKeys) see(key string, v gjson.Result) bool {
 		k.qwenStopStats = true
 	case openCodeKey:
 		k.openCode = true
+	case kiloKey:
+		k.kilo = true
 	default:
 		return false
 	}
@@ -499,7 +520,8 @@ func DetectionKey(key string) bool {
 //     context_usage and context_limit that only Qwen adds.
 //
 //   - OpenCode: opencode_version, which donegate's OpenCode plugin sends
-//     and no host does.
+//     and no host does; Kilo CLI: kilo_version, which the same plugin
+//     sends there.
 //
 // Invalid JSON is Claude Code's: ParseEvent reports it as it always has.
 func DetectHost(raw []byte, getenv func(string) string) Host {
@@ -517,6 +539,8 @@ func DetectHost(raw []byte, getenv func(string) string) Host {
 	switch {
 	case k.openCode:
 		return HostOpenCode
+	case k.kilo:
+		return HostKilo
 	case k.cursor:
 		return HostCursor
 	case k.camelSession && k.camelEventName && !k.hasEventName:

@@ -37,7 +37,7 @@ var openCodeSpec = hostSpec{
 	shellMarkers: []string{"OPENCODE=1"},
 	names:        EventNames{"the end of a turn (donegate's OpenCode plugin)", "nothing (the OpenCode plugin sends stops only)", "a shell or edit call, before it runs (donegate's OpenCode plugin)"},
 	peekEvent:    "hook_event_name",
-	read:         (*Event).readOpenCode,
+	read:         readPluginEvent(openCodeKey, "the OpenCode plugin"),
 	// The plugin's tool.execute.before sends a PreToolUse of the shell
 	// and edit tools (args as OpenCode gives them: command, filePath) and
 	// throws, which refuses the call, on a deny; nobody can be asked
@@ -49,15 +49,38 @@ var openCodeSpec = hostSpec{
 	editTools:   []string{"write", "edit"},
 	editedPaths: inputString("filePath"),
 	settingsFiles: func(project string, getenv paths.Getenv, _ string) ([]string, []string) {
-		config := getenv("XDG_CONFIG_HOME")
-		if config == "" {
-			config = filepath.Join(paths.Home(getenv), ".config")
-		}
+		config := configHome(getenv)
 		return []string{filepath.Join(project, "opencode.json"), filepath.Join(project, ".opencode", "plugin", "donegate.js")},
 			[]string{filepath.Join(config, "opencode", "opencode.json"), filepath.Join(config, "opencode", "plugin", "donegate.js")}
 	},
-	planTool: "todowrite",
-	plan:     openCodePlan,
+	pluginDirs: pluginDirsOf("opencode", ".opencode"),
+	planTool:   "todowrite",
+	plan:       openCodePlan,
+}
+
+// configHome is the user's config dir: $XDG_CONFIG_HOME, else ~/.config.
+func configHome(getenv paths.Getenv) string {
+	if config := getenv("XDG_CONFIG_HOME"); config != "" {
+		return config
+	}
+	return filepath.Join(paths.Home(getenv), ".config")
+}
+
+// pluginDirsOf is a pluginDirs of a host that loads every file of
+// plugin/ and plugins/ in its dirs of a project (projectDirs) and its
+// user config dir ($XDG_CONFIG_HOME/<user>) as a plugin.
+func pluginDirsOf(user string, projectDirs ...string) func(string, paths.Getenv) []string {
+	return func(project string, getenv paths.Getenv) []string {
+		roots := []string{filepath.Join(configHome(getenv), user)}
+		for _, d := range projectDirs {
+			roots = append(roots, filepath.Join(project, d))
+		}
+		var dirs []string
+		for _, root := range roots {
+			dirs = append(dirs, filepath.Join(root, "plugin"), filepath.Join(root, "plugins"))
+		}
+		return dirs
+	}
 }
 
 // openCodeKey is the field only the OpenCode plugin's events carry.
@@ -69,15 +92,22 @@ type Todo struct {
 	Content, Status string
 }
 
-// readOpenCode reads the OpenCode plugin's events: Stop only.
-func (e *Event) readOpenCode(root gjson.Result) error {
+// readPluginEvent reads the events of donegate's OpenCode plugin, sent
+// as the host whose version is the field key (OpenCode's, or Kilo's:
+// the plugin is the same): Stop and PreToolUse. plugin names it for
+// errors.
+func readPluginEvent(key, plugin string) func(*Event, gjson.Result) error {
+	return func(e *Event, root gjson.Result) error { return e.readPluginEvent(root, key, plugin) }
+}
+
+func (e *Event) readPluginEvent(root gjson.Result, key, plugin string) error {
 	err := readStrings(root, []field{
 		{"hook_event_name", &e.WireEventName},
 		{"session_id", &e.SessionID},
 		{"cwd", &e.Cwd},
 		{"prompt_id", &e.PromptID},
 		{"last_assistant_message", &e.LastAssistantMessage},
-		{openCodeKey, &e.ClientVersion},
+		{key, &e.ClientVersion},
 	})
 	if err != nil {
 		return err
@@ -95,7 +125,7 @@ func (e *Event) readOpenCode(root gjson.Result) error {
 		return nil
 	}
 	if e.HookEventName != EventStop {
-		return fmt.Errorf("%w: the OpenCode plugin sends Stop and PreToolUse events only, not %q", ErrBadEvent, e.WireEventName)
+		return fmt.Errorf("%w: %s sends Stop and PreToolUse events only, not %q", ErrBadEvent, plugin, e.WireEventName)
 	}
 	if err := readBool(root, "stop_hook_active", &e.StopHookActive); err != nil {
 		return err

@@ -96,6 +96,16 @@ func TestDoctorOpenCode(t *testing.T) {
 			[]string{"! opencode: .opencode/plugin/donegate.js is another version of donegate's OpenCode plugin"}},
 		{"not ours", map[string]string{".opencode/plugin/donegate.js": "export const X = 1\n"}, ExitComplete,
 			[]string{"! opencode: .opencode/plugin/donegate.js is not donegate's OpenCode plugin"}},
+		// The Kilo CLI loads the same plugin from its own dirs, never
+		// from .opencode/.
+		{"kilo, no plugin", map[string]string{".kilo/kilo.json": "{}", ".opencode/plugin/donegate.js": string(plugin.OpenCode)}, ExitIncomplete,
+			[]string{"✗ kilo: Kilo CLI is used here (.kilo/) but loads no donegate plugin (.kilo/plugin/donegate.js, or ~/.config/kilo/plugin/donegate.js)"}},
+		{"kilo, the plugin", map[string]string{".kilo/plugin/donegate.js": string(plugin.OpenCode)}, ExitComplete,
+			[]string{"✓ kilo: Kilo CLI loads donegate's plugin from .kilo/plugin/donegate.js (this closer's version)"}},
+		{"kilo, twice", map[string]string{".kilo/plugin/donegate.js": string(plugin.OpenCode), ".kilocode/plugins/donegate.js": string(plugin.OpenCode)}, ExitIncomplete,
+			[]string{"✗ kilo: Kilo CLI loads donegate's plugin 2 times"}},
+		{"kilo, the user's", map[string]string{".kilo/kilo.json": "{}", "~/.config/kilo/plugin/donegate.js": string(plugin.OpenCode)}, ExitComplete,
+			[]string{"✓ kilo: Kilo CLI loads donegate's plugin from ", "/home/.config/kilo/plugin/donegate.js (this closer's version)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -113,7 +123,7 @@ func TestDoctorOpenCode(t *testing.T) {
 			for _, w := range tt.want {
 				assert.Contains(t, out, w)
 			}
-			assert.NotContains(t, out, "claude:", "an OpenCode project is no Claude Code one")
+			assert.NotContains(t, out, "claude:", "an OpenCode or Kilo project is no Claude Code one")
 		})
 	}
 }

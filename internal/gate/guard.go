@@ -73,7 +73,7 @@ func guardMayStop(raw []byte, env Env, host hookio.Host) bool {
 		}
 	}
 	inProject, user := host.SettingsFiles("", env.Getenv, "")
-	for _, f := range slices.Concat(inProject, user, hookio.ProjectEnvFiles()) {
+	for _, f := range slices.Concat(inProject, user, hookio.ProjectEnvFiles(), host.PluginDirs("", env.Getenv)) {
 		if bytes.Contains(raw, []byte(path.Base(filepath.ToSlash(f)))) {
 			return true
 		}
@@ -233,6 +233,9 @@ func (r *run) guardPath(p string) (guardVerdict, bool) {
 	}
 	if slices.ContainsFunc(inProject, func(f string) bool { return sameFile(p, f) }) {
 		return guardVerdict{ask: true, reason: "This call changes the project's host settings (" + p + "), where donegate's hooks are registered and an \"env\" may reach the hooks: the person confirms it."}, true
+	}
+	if slices.ContainsFunc(r.event.Host.PluginDirs(project, r.env.Getenv), func(d string) bool { return inside(p, d) }) {
+		return guardVerdict{ask: true, reason: "This call writes in a dir the host loads plugins from (" + p + "): a plugin runs inside the host, beside donegate's, and could change what it sees or runs: the person confirms it."}, true
 	}
 	return guardVerdict{}, false
 }

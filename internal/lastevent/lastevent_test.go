@@ -166,6 +166,7 @@ func TestKeepBoundedKeepsEveryHost(t *testing.T) {
 		hookio.HostCursor:   "cursor/stop.json",
 		hookio.HostVSCode:   "vscode/stop.json",
 		hookio.HostOpenCode: "opencode/run-stop.json",
+		hookio.HostKilo:     "kilo/run-stop.json",
 	}
 	grow := map[string]func(ev map[string]any){
 		"a long field": func(ev map[string]any) { ev["zz_padding"] = strings.Repeat("x", 1<<20) },

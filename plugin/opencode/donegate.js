@@ -1,8 +1,10 @@
 // donegate for OpenCode: keeps the agent working until its task is done.
+// The Kilo CLI, a fork of OpenCode, loads it too.
 //
 // `closer init --host opencode` writes this file into .opencode/plugin/
 // (--user: ~/.config/opencode/plugin/); OpenCode loads every file there at
-// start. OpenCode has no hook that can hold an agent at the end of a turn,
+// start. `closer init --host kilo` writes it into .kilo/plugin/ (--user:
+// ~/.config/kilo/plugin/), where Kilo loads it from. OpenCode has no hook that can hold an agent at the end of a turn,
 // so this plugin does what a Stop hook does elsewhere: when the agent ends
 // its turn it runs donegate's stop-hook on an event of OpenCode's shape
 // (docs/hosts.md, OpenCode) and, while work is open, gives the hook's reason
@@ -19,6 +21,10 @@
 //     it and calls the model again. The hook runs synchronously: nothing
 //     else of OpenCode runs meanwhile, which is what keeps the loop from
 //     ending first (a hold sent after one await was lost in every run).
+//     Kilo 7.7.7 reads no message stored that way once its loop has
+//     finished: there the reason is sent as a prompt (promptAsync), which
+//     Kilo queues while the session is busy and runs before `kilo run`
+//     ends (it drains the session's queue first).
 //   - Everywhere else (the TUI, `opencode serve` and what attaches to it)
 //     the hook runs in the background at session.idle and the reason is
 //     sent as a new prompt: OpenCode stays responsive while checks run.
@@ -28,6 +34,11 @@
 // go and the error is logged: a broken gate must never trap an agent.
 
 import { spawn, spawnSync } from "node:child_process"
+
+// The host: Kilo sets KILOCODE_VERSION in the process that loads plugins;
+// its events name it ("kilo_version"), so that stop-hook answers it as
+// Kilo's.
+const HOST = process.env.KILOCODE_VERSION ? "kilo" : "opencode"
 
 // The stop-hook binary: this name on PATH, or $DONEGATE_STOP_HOOK.
 const STOP_HOOK = process.env.DONEGATE_STOP_HOOK || "stop-hook"
@@ -97,8 +108,8 @@ export const DonegatePlugin = async ({ client, directory }) => {
 
   const stopEvent = (id, s, messageID) => ({
     hook_event_name: "Stop",
-    opencode_version: s.version || "unknown",
-    opencode_mode: mode,
+    [`${HOST}_version`]: s.version || "unknown",
+    [`${HOST}_mode`]: mode,
     session_id: id,
     cwd: directory,
     prompt_id: s.turn,
@@ -149,10 +160,13 @@ export const DonegatePlugin = async ({ client, directory }) => {
     if (a.decision !== "block" || !a.reason) return
     s.pending = true
     // Not awaited before anything else: the message must be stored before
-    // the loop reads the session again.
-    client.session
-      .prompt({ path: { id }, body: { noReply: true, parts: [{ type: "text", text: a.reason }] } })
-      .catch((e) => {
+    // the loop reads the session again (Kilo: queued before the run ends).
+    const parts = [{ type: "text", text: a.reason }]
+    const held =
+      HOST === "kilo"
+        ? client.session.promptAsync({ path: { id }, body: { parts } })
+        : client.session.prompt({ path: { id }, body: { noReply: true, parts } })
+    held.catch((e) => {
         s.pending = false
         log("error", `could not give the agent donegate's reason: ${e}`)
       })
@@ -246,8 +260,8 @@ export const DonegatePlugin = async ({ client, directory }) => {
     const r = spawnSync(TOOL_HOOK, [], {
       input: JSON.stringify({
         hook_event_name: "PreToolUse",
-        opencode_version: s.version || "unknown",
-        opencode_mode: mode,
+        [`${HOST}_version`]: s.version || "unknown",
+        [`${HOST}_mode`]: mode,
         session_id: input.sessionID,
         cwd: directory,
         tool_name: input.tool,

@@ -1,0 +1,69 @@
+package hookio
+
+import (
+	"path/filepath"
+
+	"github.com/donegate/donegate/internal/paths"
+)
+
+// The Kilo CLI (@kilocode/cli), a fork of OpenCode, has no hook that can
+// hold an agent either: it loads donegate's OpenCode plugin (written by
+// closer init --host kilo into .kilo/plugin/), which sends the OpenCode
+// plugin's events with Kilo's names for its own fields:
+//
+//	{"hook_event_name": "Stop", "kilo_version": "7.7.7",
+//	 "kilo_mode": "run" | "serve", "session_id": "ses_...", ...}
+//
+// and reads Claude Code's Stop answer back, as under OpenCode (see
+// opencode.go). Measured with Kilo 7.7.7: it loads plugins from .kilo/
+// and .kilocode/ in the project and ~/.config/kilo/ (not .opencode/), and
+// reads kilo.json, kilo.jsonc and opencode.json there.
+
+// kiloSpec: OpenCode's, but for the names.
+var kiloSpec = hostSpec{
+	title: "Kilo CLI",
+	// Measured on the pinned Kilo (bash): it sets OPENCODE=1 too.
+	shellMarkers: []string{"KILO=1"},
+	names:        EventNames{"the end of a turn (donegate's plugin for Kilo)", "nothing (the plugin sends stops only)", "a shell or edit call, before it runs (donegate's plugin for Kilo)"},
+	peekEvent:    "hook_event_name",
+	read:         readPluginEvent(kiloKey, "donegate's plugin for Kilo"),
+	write:        writeClaudeShaped(true),
+	cannotAsk:    true,
+	shellTool:    "bash",
+	guardsTools:  true,
+	editTools:    []string{"write", "edit"},
+	editedPaths:  inputString("filePath"),
+	settingsFiles: func(project string, getenv paths.Getenv, _ string) ([]string, []string) {
+		config := configHome(getenv)
+		var inProject, user []string
+		for _, name := range kiloConfigFiles {
+			inProject = append(inProject, filepath.Join(project, name))
+			user = append(user, filepath.Join(config, "kilo", name))
+		}
+		for _, dir := range KiloProjectDirs {
+			for _, name := range kiloConfigFiles {
+				inProject = append(inProject, filepath.Join(project, dir, name))
+			}
+			for _, plugins := range []string{"plugin", "plugins"} {
+				inProject = append(inProject, filepath.Join(project, dir, plugins, "donegate.js"))
+			}
+		}
+		for _, plugins := range []string{"plugin", "plugins"} {
+			user = append(user, filepath.Join(config, "kilo", plugins, "donegate.js"))
+		}
+		return inProject, user
+	},
+	pluginDirs: pluginDirsOf("kilo", KiloProjectDirs...),
+	planTool:   "todowrite",
+	plan:       openCodePlan,
+}
+
+// kiloKey is the field only the plugin's events under Kilo carry.
+const kiloKey = "kilo_version"
+
+// KiloProjectDirs are the dirs of a project Kilo loads plugins and config
+// from (7.7.7).
+var KiloProjectDirs = []string{".kilo", ".kilocode"}
+
+// kiloConfigFiles are the config files Kilo reads in each of its dirs.
+var kiloConfigFiles = []string{"kilo.json", "kilo.jsonc", "opencode.json", "opencode.jsonc"}

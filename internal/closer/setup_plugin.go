@@ -1,0 +1,178 @@
+package closer
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/donegate/donegate/plugin"
+)
+
+// Hosts with no hook file that can hold an agent (OpenCode, and the Kilo
+// CLI, its fork) load donegate's OpenCode plugin
+// (plugin/opencode/donegate.js) instead. init writes it where the host
+// loads plugins from; doctor finds where it is loaded from. A
+// pluginDirs says where that is for one host.
+type pluginDirs struct {
+	// project are the dirs of a project the host loads plugins from, the
+	// first the one init writes into (".opencode").
+	project []string
+	// user is the host's dir under the user's config dir ("opencode"):
+	// $XDG_CONFIG_HOME/<user>, else ~/.config/<user>.
+	user string
+}
+
+// pluginSubdirs are the dirs of a config dir plugins are loaded from
+// (OpenCode 1.18.33 and Kilo 7.7.7 read both spellings).
+var pluginSubdirs = []string{"plugin", "plugins"}
+
+// pluginMarker is in every version of donegate's OpenCode plugin: a file
+// that has it is donegate's to update.
+const pluginMarker = "donegate for OpenCode"
+
+// pluginSetup is the hostSetup of a host that loads the plugin, its other
+// fields (host, marker, binary, notes) the host's own.
+func pluginSetup(s hostSetup, d pluginDirs) hostSetup {
+	s.project = filepath.Join(d.project[0], pluginSubdirs[0], "donegate.js")
+	s.plugin = true
+	s.installed = func(r *runCtx) bool { return len(r.pluginFiles(d)) > 0 }
+	s.change = func(r *runCtx, s hostSetup, o initOptions, _ map[string]string, rep *InitReport) (*change, error) {
+		return r.pluginChange(d, s, o, rep)
+	}
+	s.doctor = func(r *runCtx, rep *DoctorReport, s hostSetup, _ []registration) { r.doctorPlugin(d, rep, s) }
+	return s
+}
+
+// pluginConfigDir is the host's user config dir ("" when neither
+// XDG_CONFIG_HOME nor HOME gives an absolute path).
+func (r *runCtx) pluginConfigDir(d pluginDirs) string {
+	if dir := r.env.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(dir) {
+		return filepath.Join(dir, d.user)
+	}
+	if home := r.home(); filepath.IsAbs(home) {
+		return filepath.Join(home, ".config", d.user)
+	}
+	return ""
+}
+
+// pluginFiles lists the files of donegate's plugin the host would load in
+// the project and for the user: a file named donegate.js in one of its
+// plugin dirs.
+func (r *runCtx) pluginFiles(d pluginDirs) []string {
+	var found, roots []string
+	for _, dir := range d.project {
+		roots = append(roots, filepath.Join(r.dir, dir))
+	}
+	if dir := r.pluginConfigDir(d); dir != "" {
+		roots = append(roots, dir)
+	}
+	for _, root := range roots {
+		for _, sub := range pluginSubdirs {
+			path := filepath.Join(root, sub, "donegate.js")
+			if st, err := os.Lstat(path); err == nil && !st.IsDir() {
+				found = append(found, path)
+			}
+		}
+	}
+	return found
+}
+
+// pluginSource is the plugin as init writes it: with --absolute, naming
+// this machine's stop-hook.
+func (r *runCtx) pluginSource(absolute bool) ([]byte, error) {
+	if !absolute {
+		return plugin.OpenCode, nil
+	}
+	path, err := r.findHook("stop-hook")
+	if err != nil {
+		return nil, err
+	}
+	quoted, _ := json.Marshal(path)
+	line := strings.Replace(plugin.OpenCodeStopHook, `"stop-hook"`, string(quoted), 1)
+	return bytes.Replace(plugin.OpenCode, []byte(plugin.OpenCodeStopHook), []byte(line), 1), nil
+}
+
+// pluginChange works out the plugin file init writes: in the project's
+// first plugin dir (--user: the user's), or where the project already
+// has it; nil when it is there as init would write it.
+func (r *runCtx) pluginChange(d pluginDirs, s hostSetup, o initOptions, rep *InitReport) (*change, error) {
+	root := filepath.Join(r.dir, d.project[0])
+	if o.user {
+		if root = r.pluginConfigDir(d); root == "" {
+			return nil, errorf(ErrEnv, "--user: the user's %s config dir is unknown (HOME is unset and XDG_CONFIG_HOME is not an absolute path): set HOME, and run init again", s.title())
+		}
+	}
+	target := filepath.Join(root, pluginSubdirs[0], "donegate.js")
+	if _, err := os.Lstat(filepath.Join(root, pluginSubdirs[1], "donegate.js")); err == nil {
+		// Two copies would hold the agent twice at each stop.
+		target = filepath.Join(root, pluginSubdirs[1], "donegate.js")
+	}
+	for _, other := range r.pluginFiles(d) {
+		if !sameFile(other, target) {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("%s also loads %s: remove one of the two, or each stop is checked twice (and spends limits.max_blocks twice)", s.title(), r.display(other)))
+		}
+	}
+	src, err := r.pluginSource(o.absolute)
+	if err != nil {
+		return nil, err
+	}
+	home := r.dir
+	if o.user {
+		home = root
+	}
+	path, base, err := resolveDest(target, home, o.user)
+	if err != nil {
+		return nil, errorf(ErrEnv, "%w", err)
+	}
+	old, mode, err := readSettings(path)
+	if err != nil {
+		return nil, errorf(ErrEnv, "%w", err)
+	}
+	if bytes.Equal(old, src) {
+		rep.Files = append(rep.Files, InitFile{Path: r.display(path), Action: "unchanged", hooks: true})
+		rep.Notes = append(rep.Notes, r.display(path)+": donegate's OpenCode plugin is there already")
+		return nil, nil
+	}
+	if old != nil && !bytes.Contains(old, []byte(pluginMarker)) {
+		return nil, errorf(ErrConfig, "%s is not donegate's OpenCode plugin: it is left as it is; move it, or see docs/install.md, Set up %s", r.display(path), s.title())
+	}
+	return &change{path: path, root: base, display: r.display(path), old: old, new: src, mode: mode, hooks: true}, nil
+}
+
+// doctorPlugin says where the host loads donegate's plugin from, and what
+// keeps it from holding the agent.
+func (r *runCtx) doctorPlugin(d pluginDirs, rep *DoctorReport, s hostSetup) {
+	area := string(s.host)
+	title := s.title()
+	fix := "run closer init --host " + string(s.host) + " (docs/install.md, Set up " + title + ")"
+	found := r.pluginFiles(d)
+	if len(found) == 0 {
+		rep.add(area, statusFail, fix, "%s is used here (%s) but loads no donegate plugin (%s, or %s): nothing holds its agent", title, s.markerDir(), filepath.Join(d.project[0], pluginSubdirs[0], "donegate.js"), filepath.Join("~", ".config", d.user, pluginSubdirs[0], "donegate.js"))
+		return
+	}
+	if len(found) > 1 {
+		var names []string
+		for _, f := range found {
+			names = append(names, r.display(f))
+		}
+		rep.add(area, statusFail, "keep one of them", "%s loads donegate's plugin %d times (%s): each stop is checked as often, and spends limits.max_blocks as often", title, len(found), andList(names))
+	}
+	for _, f := range found {
+		data, _, err := readSettings(f)
+		switch {
+		case err != nil:
+			rep.add(area, statusFail, "make it a regular file", "%v", err)
+		case !bytes.Contains(data, []byte(pluginMarker)):
+			rep.add(area, statusWarn, "rename it, or replace it: "+fix, "%s is not donegate's OpenCode plugin, though %s loads it by that name", r.display(f), title)
+		case bytes.Equal(data, plugin.OpenCode):
+			rep.add(area, statusOK, "", "%s loads donegate's plugin from %s (this closer's version); it runs stop-hook from PATH or $DONEGATE_STOP_HOOK", title, r.display(f))
+		case bytes.Contains(data, []byte(plugin.OpenCodeStopHook)):
+			rep.add(area, statusWarn, fix, "%s is another version of donegate's OpenCode plugin than this closer's", r.display(f))
+		default:
+			rep.add(area, statusOK, "", "%s loads donegate's plugin from %s, naming its own stop-hook (init --absolute, or edited)", title, r.display(f))
+		}
+	}
+}
