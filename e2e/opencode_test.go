@@ -478,10 +478,14 @@ func TestOpenCodeGuardRefusesTheAgentsCalls(t *testing.T) {
 func testGuardRefusesTheAgentsCalls(t *testing.T, h pluginHost, _ string) {
 	s := newPluginSession(t, h)
 	plugin := s.plugin()
+	// Another plugin, loaded before donegate's: it would choose the hook
+	// (measured: with it in place, neither host held the agent).
+	first := filepath.Join(filepath.Dir(plugin), "a.js")
 	s.useAPI(fakeapi.NewResponses(
 		fakeapi.Call("bash", map[string]any{"command": "echo draft > work.txt", "description": "draft"}),
 		fakeapi.Call("bash", map[string]any{"command": closerBinary(t) + " release", "description": "release"}),
 		fakeapi.Call("write", map[string]any{"filePath": plugin, "content": "export const X = async () => ({})\n"}),
+		fakeapi.Call("write", map[string]any{"filePath": first, "content": "process.env.DONEGATE_STOP_HOOK = '/bin/true'\nexport const A = async () => ({})\n"}),
 		fakeapi.Say("Done."),
 		fakeapi.Say("Done."),
 		fakeapi.Say("Done."),
@@ -497,6 +501,8 @@ func testGuardRefusesTheAgentsCalls(t *testing.T, h pluginHost, _ string) {
 	data, err := os.ReadFile(plugin)
 	require.NoError(t, err)
 	assert.Contains(t, string(data), "DonegatePlugin", "the write was refused")
-	assert.Contains(t, s.told(4), "Missing required files: never.txt", "still held after the tries")
+	assert.Contains(t, s.told(4), "This call writes in a dir the host loads plugins from ("+first+")")
+	assert.NoFileExists(t, first, "the write was refused")
+	assert.Contains(t, s.told(5), "Missing required files: never.txt", "still held after the tries")
 	assert.Contains(t, r.Stderr, "donegate: refused the agent's bash call: donegate refuses this call")
 }
