@@ -263,3 +263,69 @@ func TestPluginHoldsKiloAndOpenCodeEachTheirWay(t *testing.T) {
 		})
 	}
 }
+
+// piHarness loads the extension for pi in node with a stand-in of pi's
+// API (its VERSION export from a stand-in package) and calls its
+// agent_before_settle handler as pi would at the end of a run, printing
+// what it returned.
+const piHarness = `
+const { default: ext } = await import(process.argv[2])
+const handlers = {}
+ext({ on: (name, f) => { handlers[name] = f } })
+const ctx = { mode: "print", hasUI: false, cwd: process.cwd(), sessionManager: { getSessionId: () => "s1", getSessionFile: () => "/s1.jsonl" } }
+await handlers.input({ type: "input", text: "Do it" }, ctx)
+const got = await handlers.agent_before_settle({ type: "agent_before_settle", outcome: "completed", entries: [], continue: false, context: { llmMessages: [{ role: "assistant", content: [{ type: "text", text: "Done." }] }] } }, ctx)
+console.log(JSON.stringify(got ?? null))
+`
+
+// The extension for pi runs stop-hook in the background at the end of a
+// run, bounded: a hold becomes a message and one more request; a hook
+// that prints without end is stopped past 16 MiB and the agent let go,
+// said on stderr, rather than its output held in pi's memory.
+func TestPiExtensionHoldsAndBoundsTheHook(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("needs node")
+	}
+	dir := t.TempDir()
+	pkg := filepath.Join(dir, "node_modules", "@earendil-works", "pi-coding-agent")
+	require.NoError(t, os.MkdirAll(pkg, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(pkg, "package.json"), []byte(`{"name":"@earendil-works/pi-coding-agent","type":"module","main":"index.js"}`), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(pkg, "index.js"), []byte(`export const VERSION = "1.6.0"`+"\n"), 0o600))
+	ext := filepath.Join(dir, "donegate.mjs")
+	require.NoError(t, os.WriteFile(ext, mustReadFile(t, filepath.Join("plugin", "pi", "donegate.js")), 0o600))
+	harness := filepath.Join(dir, "harness.mjs")
+	require.NoError(t, os.WriteFile(harness, []byte(piHarness), 0o600))
+	event := filepath.Join(dir, "event.json")
+	for _, tt := range []struct {
+		name, hook, want, stderr string
+	}{
+		{"a hold", `cat > ` + event + `; echo '{"decision":"block","reason":"Finish the tests."}'`,
+			`{"entries":[{"type":"custom_message","customType":"donegate","content":"Finish the tests.","display":true}],"continue":true}`, "donegate: holding the agent: Finish the tests."},
+		{"done", `cat >/dev/null; echo '{}'`, `null`, ""},
+		{"output without end", `cat >/dev/null; yes donegate; sleep 600`, `null`, "printed over 16 MiB, which is no answer of donegate's; the agent was let go unchecked"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			hook := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "-")+".sh")
+			require.NoError(t, os.WriteFile(hook, []byte("#!/bin/sh\n"+tt.hook+"\n"), 0o700))
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, node, harness, "file://"+ext)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "DONEGATE_STOP_HOOK="+hook)
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			require.NoError(t, err, "the harness ended within 60 s: %s %s", out, stderr.String())
+			assert.JSONEq(t, tt.want, string(out))
+			if tt.stderr != "" {
+				assert.Contains(t, stderr.String(), tt.stderr)
+			}
+		})
+	}
+	var sent map[string]any
+	require.NoError(t, json.Unmarshal(mustReadFile(t, event), &sent))
+	assert.Equal(t, map[string]any{"hook_event_name": "Stop", "pi_version": "1.6.0", "pi_mode": "print", "session_id": "s1", "transcript_path": "/s1.jsonl",
+		"cwd": dir, "prompt_id": sent["prompt_id"], "stop_hook_active": false, "last_assistant_message": "Done."}, sent)
+	assert.Regexp(t, `^prompt-`, sent["prompt_id"])
+}

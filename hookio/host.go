@@ -39,10 +39,12 @@ const (
 	// HostKilo is the Kilo CLI, an OpenCode fork, through the same plugin
 	// (see kilo.go).
 	HostKilo Host = "kilo"
+	// HostPi is pi, through donegate's extension for pi (see pi.go).
+	HostPi Host = "pi"
 )
 
 // Hosts lists every host, in the order docs and errors name them.
-var Hosts = []Host{HostClaude, HostCodex, HostQwen, HostGemini, HostCopilot, HostCursor, HostVSCode, HostOpenCode, HostKilo}
+var Hosts = []Host{HostClaude, HostCodex, HostQwen, HostGemini, HostCopilot, HostCursor, HostVSCode, HostOpenCode, HostKilo, HostPi}
 
 // ParseHost accepts a host's name as flags and closer take it.
 func ParseHost(s string) (Host, error) {
@@ -427,6 +429,7 @@ var hostSpecs = map[Host]*hostSpec{
 	HostVSCode:   &vscodeSpec,
 	HostOpenCode: &openCodeSpec,
 	HostKilo:     &kiloSpec,
+	HostPi:       &piSpec,
 }
 
 // spec is h's spec; an unknown host (none, "") is read and answered as
@@ -442,7 +445,7 @@ func (h Host) spec() *hostSpec {
 type detectKeys struct {
 	eventName, sessionID, transcript                                 string
 	hasEventName, turnID, model, camelSession, cursor, qwenStopStats bool
-	camelEventName, openCode, kilo                                   bool
+	camelEventName, openCode, kilo, pi                               bool
 }
 
 // see notes the top-level field key of value v where DetectHost reads
@@ -478,6 +481,8 @@ func (k *detectKeys) see(key string, v gjson.Result) bool {
 		k.openCode = true
 	case kiloKey:
 		k.kilo = true
+	case piKey:
+		k.pi = true
 	default:
 		return false
 	}
@@ -521,7 +526,8 @@ func DetectionKey(key string) bool {
 //
 //   - OpenCode: opencode_version, which donegate's OpenCode plugin sends
 //     and no host does; Kilo CLI: kilo_version, which the same plugin
-//     sends there.
+//     sends there; pi: pi_version, which donegate's extension for pi
+//     sends.
 //
 // Invalid JSON is Claude Code's: ParseEvent reports it as it always has.
 func DetectHost(raw []byte, getenv func(string) string) Host {
@@ -541,6 +547,8 @@ func DetectHost(raw []byte, getenv func(string) string) Host {
 		return HostOpenCode
 	case k.kilo:
 		return HostKilo
+	case k.pi:
+		return HostPi
 	case k.cursor:
 		return HostCursor
 	case k.camelSession && k.camelEventName && !k.hasEventName:

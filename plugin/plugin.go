@@ -1,6 +1,6 @@
 // Package plugin holds the files of donegate's host plugins that closer
 // writes into a project: the OpenCode plugin (closer init --host
-// opencode). The Claude Code plugin, the Codex plugin and the Gemini
+// opencode, --host kilo) and the extension for pi (--host pi). The Claude Code plugin, the Codex plugin and the Gemini
 // extension are built from this directory by scripts/build-plugin.
 package plugin
 
@@ -15,3 +15,12 @@ var OpenCode []byte
 // OpenCodeStopHook is the line of OpenCode that names the stop-hook
 // binary; closer init --absolute puts this machine's path in its quotes.
 const OpenCodeStopHook = `const STOP_HOOK = process.env.DONEGATE_STOP_HOOK || "stop-hook"`
+
+// Pi is donegate's extension for pi, pi/donegate.js: pi loads it from
+// .pi/extensions/ (or ~/.pi/agent/extensions/).
+//
+//go:embed pi/donegate.js
+var Pi []byte
+
+// PiStopHook is the line of Pi that names the stop-hook binary.
+const PiStopHook = `const STOP_HOOK = process.env.DONEGATE_STOP_HOOK || "stop-hook"`

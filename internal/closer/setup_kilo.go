@@ -10,4 +10,4 @@ var kiloSetup = pluginSetup(hostSetup{
 	notes: func(*runCtx, initOptions) []string {
 		return []string{"Kilo loads donegate's plugin when it starts; under `kilo run` the checks run while Kilo waits, elsewhere (the TUI, `kilo serve`) in the background once the agent is idle (docs/hosts.md, Kilo CLI)"}
 	},
-}, pluginDirs{project: hookio.KiloProjectDirs, user: "kilo"})
+}, openCodePlugin("kilo", hookio.KiloProjectDirs...))

@@ -9,4 +9,4 @@ var openCodeSetup = pluginSetup(hostSetup{
 	notes: func(*runCtx, initOptions) []string {
 		return []string{"OpenCode loads donegate's plugin when it starts; under `opencode run` the checks run while OpenCode waits, elsewhere (the TUI, `opencode serve`) in the background once the agent is idle (docs/hosts.md, OpenCode)"}
 	},
-}, pluginDirs{project: []string{".opencode"}, user: "opencode"})
+}, openCodePlugin("opencode", ".opencode"))

@@ -104,6 +104,15 @@ func TestDoctorOpenCode(t *testing.T) {
 			[]string{"✓ kilo: Kilo CLI loads donegate's plugin from .kilo/plugin/donegate.js (this closer's version)"}},
 		{"kilo, twice", map[string]string{".kilo/plugin/donegate.js": string(plugin.OpenCode), ".kilocode/plugins/donegate.js": string(plugin.OpenCode)}, ExitIncomplete,
 			[]string{"✗ kilo: Kilo CLI loads donegate's plugin 2 times"}},
+		// pi loads donegate's extension for pi, from .pi/extensions/.
+		{"pi, no extension", map[string]string{".pi/settings.json": "{}", ".opencode/plugin/donegate.js": string(plugin.OpenCode)}, ExitIncomplete,
+			[]string{"✗ pi: pi is used here (.pi/) but loads no donegate extension for pi (.pi/extensions/donegate.js, or ~/.pi/agent/extensions/donegate.js)"}},
+		{"pi, the extension", map[string]string{".pi/extensions/donegate.js": string(plugin.Pi)}, ExitComplete,
+			[]string{"✓ pi: pi loads donegate's extension for pi from .pi/extensions/donegate.js (this closer's version)"}},
+		{"pi, the OpenCode plugin in its place", map[string]string{".pi/extensions/donegate.js": string(plugin.OpenCode)}, ExitComplete,
+			[]string{"! pi: .pi/extensions/donegate.js is not donegate's extension for pi, though pi loads it by that name"}},
+		{"pi, the user's", map[string]string{".pi/settings.json": "{}", "~/.pi/agent/extensions/donegate.js": string(plugin.Pi)}, ExitComplete,
+			[]string{"✓ pi: pi loads donegate's extension for pi from ", "/home/.pi/agent/extensions/donegate.js (this closer's version)"}},
 		{"kilo, the user's", map[string]string{".kilo/kilo.json": "{}", "~/.config/kilo/plugin/donegate.js": string(plugin.OpenCode)}, ExitComplete,
 			[]string{"✓ kilo: Kilo CLI loads donegate's plugin from ", "/home/.config/kilo/plugin/donegate.js (this closer's version)"}},
 	}

@@ -167,6 +167,7 @@ func TestKeepBoundedKeepsEveryHost(t *testing.T) {
 		hookio.HostVSCode:   "vscode/stop.json",
 		hookio.HostOpenCode: "opencode/run-stop.json",
 		hookio.HostKilo:     "kilo/run-stop.json",
+		hookio.HostPi:       "pi/print-stop.json",
 	}
 	grow := map[string]func(ev map[string]any){
 		"a long field": func(ev map[string]any) { ev["zz_padding"] = strings.Repeat("x", 1<<20) },
