@@ -58,6 +58,11 @@ func TestHostEntries(t *testing.T) {
 			{"SessionStart", "", "stop-hook --criteria"},
 			{"UserPromptSubmit", "", "stop-hook --criteria"},
 		},
+		HostDroid: {
+			{"Stop", "", "stop-hook"},
+			{"SubagentStop", "", "stop-hook"},
+			{"PreToolUse", "Execute|Create|Edit", "posttooluse-hook"},
+		},
 		HostCodex: {
 			{"Stop", "", "stop-hook"},
 			{"SubagentStop", "", "stop-hook"},

@@ -41,10 +41,12 @@ const (
 	HostKilo Host = "kilo"
 	// HostPi is pi, through donegate's extension for pi (see pi.go).
 	HostPi Host = "pi"
+	// HostDroid is Factory Droid (see droid.go).
+	HostDroid Host = "droid"
 )
 
 // Hosts lists every host, in the order docs and errors name them.
-var Hosts = []Host{HostClaude, HostCodex, HostQwen, HostGemini, HostCopilot, HostCursor, HostVSCode, HostOpenCode, HostKilo, HostPi}
+var Hosts = []Host{HostClaude, HostCodex, HostQwen, HostGemini, HostCopilot, HostCursor, HostVSCode, HostOpenCode, HostKilo, HostPi, HostDroid}
 
 // ParseHost accepts a host's name as flags and closer take it.
 func ParseHost(s string) (Host, error) {
@@ -430,6 +432,7 @@ var hostSpecs = map[Host]*hostSpec{
 	HostOpenCode: &openCodeSpec,
 	HostKilo:     &kiloSpec,
 	HostPi:       &piSpec,
+	HostDroid:    &droidSpec,
 }
 
 // spec is h's spec; an unknown host (none, "") is read and answered as
@@ -445,7 +448,7 @@ func (h Host) spec() *hostSpec {
 type detectKeys struct {
 	eventName, sessionID, transcript                                 string
 	hasEventName, turnID, model, camelSession, cursor, qwenStopStats bool
-	camelEventName, openCode, kilo, pi                               bool
+	camelEventName, openCode, kilo, pi, droidStop                    bool
 }
 
 // see notes the top-level field key of value v where DetectHost reads
@@ -483,6 +486,8 @@ func (k *detectKeys) see(key string, v gjson.Result) bool {
 		k.kilo = true
 	case piKey:
 		k.pi = true
+	case droidStopKey:
+		k.droidStop = true
 	default:
 		return false
 	}
@@ -529,6 +534,9 @@ func DetectionKey(key string) bool {
 //     sends there; pi: pi_version, which donegate's extension for pi
 //     sends.
 //
+//   - Factory Droid: a transcript under a .factory/sessions dir (every
+//     event of its carries one), or a Stop with tool_execution_count.
+//
 // Invalid JSON is Claude Code's: ParseEvent reports it as it always has.
 func DetectHost(raw []byte, getenv func(string) string) Host {
 	var k detectKeys
@@ -566,6 +574,8 @@ func DetectHost(raw []byte, getenv func(string) string) Host {
 		return HostCodex
 	case underDir(k.transcript, ".qwen"):
 		return HostQwen
+	case underDir(k.transcript, ".factory/sessions") || k.droidStop:
+		return HostDroid
 	case k.qwenStopStats && (k.eventName == EventStop || k.eventName == EventSubagentStop):
 		return HostQwen
 	case (k.eventName == EventSessionStart || k.eventName == "SessionEnd") && geminiSession(k.sessionID, k.transcript, getenv):

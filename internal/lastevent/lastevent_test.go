@@ -168,6 +168,7 @@ func TestKeepBoundedKeepsEveryHost(t *testing.T) {
 		hookio.HostOpenCode: "opencode/run-stop.json",
 		hookio.HostKilo:     "kilo/run-stop.json",
 		hookio.HostPi:       "pi/print-stop.json",
+		hookio.HostDroid:    "droid/stop.json",
 	}
 	grow := map[string]func(ev map[string]any){
 		"a long field": func(ev map[string]any) { ev["zz_padding"] = strings.Repeat("x", 1<<20) },
