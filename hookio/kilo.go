@@ -19,43 +19,41 @@ import (
 // and .kilocode/ in the project and ~/.config/kilo/ (not .opencode/), and
 // reads kilo.json, kilo.jsonc and opencode.json there.
 
-// kiloSpec: OpenCode's, but for the names.
-var kiloSpec = hostSpec{
-	title: "Kilo CLI",
+// kiloSpec: OpenCode's, but for its names, its event's field and its
+// files.
+var kiloSpec = func() hostSpec {
+	s := openCodeSpec
+	s.title = "Kilo CLI"
 	// Measured on the pinned Kilo (bash): it sets OPENCODE=1 too.
-	shellMarkers: []string{"KILO=1"},
-	names:        EventNames{"the end of a turn (donegate's plugin for Kilo)", "nothing (the plugin sends stops only)", "a shell or edit call, before it runs (donegate's plugin for Kilo)"},
-	peekEvent:    "hook_event_name",
-	read:         readPluginEvent(kiloKey, "donegate's plugin for Kilo"),
-	write:        writeClaudeShaped(true),
-	cannotAsk:    true,
-	shellTool:    "bash",
-	guardsTools:  true,
-	editTools:    []string{"write", "edit"},
-	editedPaths:  inputString("filePath"),
-	settingsFiles: func(project string, getenv paths.Getenv, _ string) ([]string, []string) {
-		config := configHome(getenv)
-		var inProject, user []string
+	s.shellMarkers = []string{"KILO=1"}
+	s.names = EventNames{"the end of a turn (donegate's plugin for Kilo)", "nothing (the plugin sends stops only)", "a shell or edit call, before it runs (donegate's plugin for Kilo)"}
+	s.read = readPluginEvent(kiloKey, "donegate's plugin for Kilo")
+	s.settingsFiles = kiloSettingsFiles
+	s.pluginDirs = pluginDirsOf("kilo", KiloProjectDirs...)
+	return s
+}()
+
+// kiloSettingsFiles are Kilo's config files and donegate's plugin in
+// each of its dirs, the project's and the user's.
+func kiloSettingsFiles(project string, getenv paths.Getenv, _ string) ([]string, []string) {
+	config := configHome(getenv)
+	var inProject, user []string
+	for _, name := range kiloConfigFiles {
+		inProject = append(inProject, filepath.Join(project, name))
+		user = append(user, filepath.Join(config, "kilo", name))
+	}
+	for _, dir := range KiloProjectDirs {
 		for _, name := range kiloConfigFiles {
-			inProject = append(inProject, filepath.Join(project, name))
-			user = append(user, filepath.Join(config, "kilo", name))
-		}
-		for _, dir := range KiloProjectDirs {
-			for _, name := range kiloConfigFiles {
-				inProject = append(inProject, filepath.Join(project, dir, name))
-			}
-			for _, plugins := range []string{"plugin", "plugins"} {
-				inProject = append(inProject, filepath.Join(project, dir, plugins, "donegate.js"))
-			}
+			inProject = append(inProject, filepath.Join(project, dir, name))
 		}
 		for _, plugins := range []string{"plugin", "plugins"} {
-			user = append(user, filepath.Join(config, "kilo", plugins, "donegate.js"))
+			inProject = append(inProject, filepath.Join(project, dir, plugins, "donegate.js"))
 		}
-		return inProject, user
-	},
-	pluginDirs: pluginDirsOf("kilo", KiloProjectDirs...),
-	planTool:   "todowrite",
-	plan:       openCodePlan,
+	}
+	for _, plugins := range []string{"plugin", "plugins"} {
+		user = append(user, filepath.Join(config, "kilo", plugins, "donegate.js"))
+	}
+	return inProject, user
 }
 
 // kiloKey is the field only the plugin's events under Kilo carry.
