@@ -72,12 +72,13 @@ type openCodeSession struct {
 	Home    string
 	Project string
 	Events  string // what the plugin sent stop-hook, one file per event
+	Running string // one file per stop-hook run not yet ended
 	Env     []string
 }
 
 func newPluginSession(t *testing.T, h pluginHost, turns ...fakeapi.Turn) *openCodeSession {
 	t.Helper()
-	s := &openCodeSession{t: t, host: h, Home: t.TempDir(), Project: t.TempDir(), Events: filepath.Join(t.TempDir(), "events")}
+	s := &openCodeSession{t: t, host: h, Home: t.TempDir(), Project: t.TempDir(), Events: filepath.Join(t.TempDir(), "events"), Running: t.TempDir()}
 	s.useAPI(fakeapi.NewResponses(turns...))
 	bin := clientPath(t, h.envVar, h.script)
 	deps := filepath.Join(filepath.Dir(bin), "..", "..", "..", "plugin-deps")
@@ -96,15 +97,39 @@ func newPluginSession(t *testing.T, h pluginHost, turns ...fakeapi.Turn) *openCo
 		require.NoError(t, os.Symlink(filepath.Join(deps, "node_modules"), filepath.Join(dir, "node_modules")))
 	}
 	// The plugin as closer init writes it, running stop-hook through the
-	// recorder: DONEGATE_STOP_HOOK names one executable.
+	// recorder: DONEGATE_STOP_HOOK names one executable. Each run is
+	// marked in s.Running until it ends: the plugin runs the hook in its
+	// own process group while the session shows idle, and a run that
+	// outlives the server still writes to the state dir.
 	plugin, err := os.ReadFile(filepath.Join(repoRoot(t), "plugin", "opencode", "donegate.js"))
 	require.NoError(t, err)
 	require.NoError(t, os.MkdirAll(filepath.Join(s.Project, h.projectDir, "plugin"), 0o755))
 	require.NoError(t, os.WriteFile(s.plugin(), plugin, 0o644))
 	hook := filepath.Join(t.TempDir(), "stop-hook")
-	require.NoError(t, os.WriteFile(hook, []byte("#!/bin/sh\nexec "+recorder(t, s.Events)+" "+filepath.Join(hookBinaries(t), "stop-hook")+"\n"), 0o755))
+	script := "#!/bin/sh\nmark='" + s.Running + "'/$$\n: > \"$mark\"\n" + recorder(t, s.Events) + " " + filepath.Join(hookBinaries(t), "stop-hook") + "\nrc=$?\nrm -f \"$mark\"\nexit $rc\n"
+	require.NoError(t, os.WriteFile(hook, []byte(script), 0o755))
+	// Registered after the temporary dirs, so run before their removal.
+	t.Cleanup(func() { s.waitHooksEnded(2 * time.Minute) })
 	s.Env = []string{"DONEGATE_STOP_HOOK=" + hook}
 	return s
+}
+
+// hooksRunning is how many stop-hook runs have begun and not ended.
+func (s *openCodeSession) hooksRunning() int {
+	entries, _ := os.ReadDir(s.Running)
+	return len(entries)
+}
+
+// waitHooksEnded waits up to limit for every stop-hook run to end.
+func (s *openCodeSession) waitHooksEnded(limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	for s.hooksRunning() > 0 {
+		if time.Now().After(deadline) {
+			s.t.Errorf("%d stop-hook runs still running after %v", s.hooksRunning(), limit)
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // plugin is where the project's copy of the plugin is.
@@ -441,7 +466,7 @@ func (s *openCodeSession) serve(prompt string, stops int) served {
 		call("GET", "/session/status", nil, &status)
 		busy := status[sess.ID].Type != "" && status[sess.ID].Type != "idle"
 		switch {
-		case busy || len(ofEvent(clientEvents(s.t, s.Events), "Stop")) < stops:
+		case busy || len(ofEvent(clientEvents(s.t, s.Events), "Stop")) < stops || s.hooksRunning() > 0:
 			idleSince = time.Time{}
 		case idleSince.IsZero():
 			idleSince = time.Now()
