@@ -1,10 +1,12 @@
 package checkers
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -198,7 +200,7 @@ func (k commandCheck) check(ctx context.Context, c *Context) (Result, error) {
 	case !errors.Is(err, errNoWorkspace):
 		return r, err
 	case k.cache && c.CacheDir != "":
-		if why := k.readsOutside(c.ProjectDir); why != "" {
+		if why := cmp.Or(k.ownCache(), k.readsOutside(c.ProjectDir)); why != "" {
 			outside = errUncached{why: why}
 		}
 	}
@@ -222,6 +224,17 @@ func (k commandCheck) check(ctx context.Context, c *Context) (Result, error) {
 	// the keys of test results remembered before there were conditions
 	// (see cacheParts).
 	return cached(ctx, c, own, k.cacheParts(), run)
+}
+
+// ownCache says why a command's program keeps its own results, which
+// answer better than one of donegate's: Bazel's, local or remote, covers
+// its external repositories wherever they are (testdetect_bazel.go). ""
+// for other programs.
+func (k commandCheck) ownCache() string {
+	if p := filepath.Base(program(k.command)); p == "bazel" || p == "bazelisk" {
+		return "Bazel's own cache answers for what a change affects"
+	}
+	return ""
 }
 
 // run runs the command once. ended is true when it was stopped by its

@@ -1,6 +1,7 @@
 package checkers
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -94,17 +95,23 @@ func DetectTestCommand(dir string) (DetectedTest, error) {
 //     is expected to change. A go.mod or Cargo.toml that gains a
 //     dependency does not void consent.
 //   - npm test: the package's "pretest", "test" and "posttest" scripts,
-//     which npm runs in turn, and the project's .npmrc, whose
-//     script-shell and node-options change how they run; and turbo.json
+//     which npm runs in turn, and the project's .npmrc and the user's,
+//     whose script-shell and node-options change how they run (the
+//     user's without its credentials, see userNpmrc); and turbo.json
 //     and nx.json where there are, whose tasks, inputs and caching decide
 //     what a root script through them runs. Editing the test script
 //     changes what "the tests" are.
 //   - make test: the whole makefile make reads: the test rule's recipe,
 //     its prerequisites and the variables they expand can be anywhere in
 //     it. Files it includes are not covered.
-//   - bazel test //...: the workspace's .bazelrc, the project's rc files
-//     it imports and .bazelversion (see bazelDefinition); not the BUILD
-//     files, which are the project's code as its tests are.
+//   - bazel test //...: the workspace's .bazelrc, the user's, the rc
+//     files they import and .bazelversion (see bazelDefinition); not the
+//     BUILD files, which are the project's code as its tests are.
+//
+// A user's rc file counts although it is the person's: outside a sandbox
+// the agent's shell can write it as well as the project's, and one line
+// there (script-shell=true, test --test_tag_filters=-broken) passes any
+// test.
 //
 // DefinedBy names the files of the project at dir that define a command
 // detected from the file from, as its Definition digests them, for
@@ -112,7 +119,7 @@ func DetectTestCommand(dir string) (DetectedTest, error) {
 // .npmrc or turbo.json" (the ones present beside package.json).
 func DefinedBy(dir, from string) string {
 	if isBazelRoot(from) {
-		return ".bazelrc, a file it imports or .bazelversion"
+		return ".bazelrc, ~/.bazelrc, a file they import or .bazelversion"
 	}
 	files := []string{from}
 	if from == "package.json" {
@@ -120,6 +127,9 @@ func DefinedBy(dir, from string) string {
 			if ok, _ := file(name).present(dir); ok {
 				files = append(files, name)
 			}
+		}
+		if user, _ := userNpmrc(); user != nil {
+			files = append(files, "~/.npmrc")
 		}
 	}
 	if len(files) == 1 {
@@ -143,6 +153,13 @@ func testDefinition(dir, from string, data []byte) (string, error) {
 			return "", err
 		}
 		fmt.Fprintf(&b, ".npmrc=%q\n", npmrc)
+		user, err := userNpmrc()
+		if err != nil {
+			return "", err
+		}
+		if user != nil {
+			fmt.Fprintf(&b, "~/.npmrc=%q\n", user)
+		}
 		// The build graph a root script runs the tests through: which
 		// tasks run, on what inputs, and what its cache may answer.
 		for _, name := range []string{"turbo.json", "nx.json"} {
@@ -159,6 +176,47 @@ func testDefinition(dir, from string, data []byte) (string, error) {
 		return consent.Digest(data), nil
 	}
 	return "", nil
+}
+
+// userNpmrc is what of the user's npm config (npm_config_userconfig,
+// else ~/.npmrc) changes how npm runs a script: its lines but comments,
+// blank ones and credentials — the registry-scoped keys (//host/:…) and
+// _auth, _authToken, _password, username, email —, which `npm login`
+// rewrites and which run nothing. nil when nothing is kept, so that a
+// file of credentials alone changes no project's consent.
+func userNpmrc() ([]byte, error) {
+	path := cmp.Or(os.Getenv("npm_config_userconfig"), os.Getenv("NPM_CONFIG_USERCONFIG"))
+	if path == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return nil, nil
+		}
+		path = filepath.Join(home, ".npmrc")
+	}
+	data, err := readUserFile(path)
+	if err != nil || data == nil {
+		return nil, err
+	}
+	var kept []byte
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		key, _, _ := strings.Cut(line, "=")
+		key = strings.TrimSpace(key)
+		switch {
+		case line == "" || line[0] == '#' || line[0] == ';':
+		case strings.HasPrefix(key, "//"), key == "_auth", key == "_authToken", key == "_password", key == "username", key == "email":
+		default:
+			kept = append(append(kept, line...), '\n')
+		}
+	}
+	return kept, nil
+}
+
+// readUserFile reads a config file of the user's at path, as readManifest
+// reads the project's: nil when absent, an error when it is not a regular
+// file or cannot be read.
+func readUserFile(path string) ([]byte, error) {
+	return readManifest(filepath.Dir(path), filepath.Base(path))
 }
 
 // fileKind is a project kind told by one of names being a regular file.

@@ -2,6 +2,7 @@ package checkers
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,7 +14,7 @@ import (
 // knows from its own build graph which tests a change affects, and its
 // test cache (local, and a team's remote cache named in .bazelrc) answers
 // for the rest, so the stop asks Bazel rather than guessing beside it.
-// donegate reuses no result of a Bazel run of its own (see readsOutside):
+// donegate reuses no result of a Bazel run of its own (see ownCache):
 // Bazel's answer covers what a remembered one could not, the external
 // repositories outside the work tree among them, and with its server
 // warm an unchanged tree costs it well under a second.
@@ -52,14 +53,15 @@ func bazelKind(dir string) (DetectedTest, string, error) {
 func isBazelRoot(from string) bool { return slices.Contains(bazelRoots, from) }
 
 // bazelDefinition digests what defines how `bazel test //...` runs beyond
-// its words: the workspace's .bazelrc and the project's files it imports
-// (`import` and `try-import` of %workspace% paths, transitively, absent
+// its words: the workspace's .bazelrc and the user's ~/.bazelrc, which
+// Bazel reads by default, the rc files they import (`import` and
+// `try-import`, of %workspace% paths or any other, transitively; absent
 // ones noted as such), whose `test` options choose which tests run
 // (--test_tag_filters, --test_filter, --build_tests_only), what answers
 // for them (--remote_cache, --disk_cache) and how; and .bazelversion,
-// which picks the Bazel that bazelisk runs. An rc file outside the
-// project (the person's ~/.bazelrc, /etc/bazel.bazelrc) is the person's,
-// and not covered, as ~/.npmrc is not for npm.
+// which picks the Bazel that bazelisk runs. The system's
+// /etc/bazel.bazelrc is not covered: the agent, running as the person,
+// cannot write it.
 func bazelDefinition(dir string) (string, error) {
 	var b strings.Builder
 	version, err := readManifest(dir, ".bazelversion")
@@ -67,21 +69,29 @@ func bazelDefinition(dir string) (string, error) {
 		return "", err
 	}
 	fmt.Fprintf(&b, ".bazelversion=%q\n", version)
+	queue := []string{filepath.Join(dir, ".bazelrc")}
+	if home, err := os.UserHomeDir(); err == nil {
+		queue = append(queue, filepath.Join(home, ".bazelrc"))
+	}
 	seen := map[string]bool{}
-	queue := []string{".bazelrc"}
 	for len(queue) > 0 && len(seen) < maxBazelrcFiles {
-		name := queue[0]
+		path := queue[0]
 		queue = queue[1:]
-		if seen[name] {
+		if seen[path] {
 			continue
 		}
-		seen[name] = true
-		data, err := readManifest(dir, filepath.FromSlash(name))
+		seen[path] = true
+		data, err := readUserFile(path)
 		if err != nil {
 			return "", err
 		}
-		fmt.Fprintf(&b, "%s=%q\n", name, data)
-		queue = append(queue, bazelrcImports(data)...)
+		label := bazelrcLabel(dir, path)
+		if data == nil && strings.HasPrefix(label, "~") {
+			// The user's, absent: as it was before donegate read it.
+			continue
+		}
+		fmt.Fprintf(&b, "%s=%q\n", label, data)
+		queue = append(queue, bazelrcImports(dir, data)...)
 	}
 	if len(queue) > 0 {
 		fmt.Fprintf(&b, "more=%q\n", queue)
@@ -89,26 +99,38 @@ func bazelDefinition(dir string) (string, error) {
 	return consent.Digest([]byte(b.String())), nil
 }
 
-// bazelrcImports returns the project files an rc file imports, relative
-// to the workspace and slash-separated: the %workspace% paths of its
-// `import` and `try-import` lines. Paths elsewhere are not the project's.
-func bazelrcImports(data []byte) []string {
-	var names []string
+// bazelrcLabel names an rc file in the digest: slash-separated and
+// relative to the workspace at dir when in it, "~/.bazelrc" for the
+// user's, else its path.
+func bazelrcLabel(dir, path string) string {
+	if rel, err := filepath.Rel(dir, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return filepath.ToSlash(rel)
+	}
+	if home, err := os.UserHomeDir(); err == nil && path == filepath.Join(home, ".bazelrc") {
+		return "~/.bazelrc"
+	}
+	return path
+}
+
+// bazelrcImports returns the paths of the rc files an rc file imports:
+// its `import` and `try-import` lines, %workspace% resolved against the
+// workspace at dir. A relative path, which Bazel does not accept, is
+// skipped.
+func bazelrcImports(dir string, data []byte) []string {
+	var paths []string
 	for _, line := range strings.Split(string(data), "\n") {
 		fields := strings.Fields(line)
 		if len(fields) != 2 || (fields[0] != "import" && fields[0] != "try-import") {
 			continue
 		}
 		path := strings.Trim(fields[1], `"'`)
-		rel, ok := strings.CutPrefix(path, "%workspace%/")
-		if !ok {
+		if rel, ok := strings.CutPrefix(path, "%workspace%/"); ok {
+			path = filepath.Join(dir, filepath.FromSlash(rel))
+		}
+		if !filepath.IsAbs(path) {
 			continue
 		}
-		rel = filepath.ToSlash(filepath.Clean(filepath.FromSlash(rel)))
-		if rel == ".." || strings.HasPrefix(rel, "../") || filepath.IsAbs(rel) {
-			continue
-		}
-		names = append(names, rel)
+		paths = append(paths, filepath.Clean(path))
 	}
-	return names
+	return paths
 }

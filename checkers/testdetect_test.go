@@ -140,45 +140,116 @@ func TestDetectionCountsOnlyRegularFiles(t *testing.T) {
 // the project's code, as its tests are, and rc files outside the project
 // are the person's.
 func TestBazelDefinition(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, content string) {
-		t.Helper()
-		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755))
-		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644))
-	}
+	dir, home, elsewhere := t.TempDir(), t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("USERPROFILE", home)
+	write := writeIn(t, dir)
 	write("WORKSPACE", "")
 	write("BUILD", "")
-	write(".bazelrc", "test --test_output=errors\nimport %workspace%/tools/ci.bazelrc\ntry-import %workspace%/user.bazelrc\ntry-import /etc/other.bazelrc\n")
+	write(".bazelrc", "test --test_output=errors\nimport %workspace%/tools/ci.bazelrc\ntry-import %workspace%/user.bazelrc\ntry-import "+filepath.Join(elsewhere, "other.bazelrc")+"\n")
 	write("tools/ci.bazelrc", "try-import %workspace%/tools/more.bazelrc\n")
+	testDefinitionChanges(t, dir, "bazel test //...", "WORKSPACE", []definitionChange{
+		{"the BUILD file", "BUILD", "sh_test(name = \"t\", srcs = [\"t.sh\"])\n", false},
+		{"a file nothing imports", "other.bazelrc", "test --test_tag_filters=-x\n", false},
+		{".bazelrc", ".bazelrc", "test --test_output=errors --test_tag_filters=-broken\nimport %workspace%/tools/ci.bazelrc\ntry-import %workspace%/user.bazelrc\ntry-import " + filepath.Join(elsewhere, "other.bazelrc") + "\n", true},
+		{"a try-imported file appearing", "user.bazelrc", "test --test_filter=Nothing\n", true},
+		{"a file imported by an imported one", "tools/more.bazelrc", "build --remote_cache=grpc://127.0.0.1:1\n", true},
+		{"a file imported from outside the workspace", filepath.Join(elsewhere, "other.bazelrc"), "test --test_filter=Nothing\n", true},
+		{".bazelversion", ".bazelversion", "7.4.1\n", true},
+		{"the user's ~/.bazelrc appearing", filepath.Join(home, ".bazelrc"), "test --test_tag_filters=-broken\n", true},
+		{"a file the user's imports", filepath.Join(home, "more.bazelrc"), "", false},
+		{"the user's ~/.bazelrc importing it", filepath.Join(home, ".bazelrc"), "test --test_tag_filters=-broken\ntry-import " + filepath.Join(home, "more.bazelrc") + "\n", true},
+		{"the file the user's imports", filepath.Join(home, "more.bazelrc"), "test --test_filter=Nothing\n", true},
+	})
+	assert.Equal(t, ".bazelrc, ~/.bazelrc, a file they import or .bazelversion", checkers.DefinedBy(dir, "WORKSPACE"))
+}
+
+func TestNpmDefinition(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("USERPROFILE", home)
+	t.Setenv("npm_config_userconfig", "")
+	t.Setenv("NPM_CONFIG_USERCONFIG", "")
+	write := writeIn(t, dir)
+	write("package.json", `{"scripts":{"test":"node --test"}}`)
+	assert.Equal(t, "package.json", checkers.DefinedBy(dir, "package.json"))
+	testDefinitionChanges(t, dir, "npm test", "package.json", []definitionChange{
+		{"a dependency", "package.json", `{"scripts":{"test":"node --test"},"dependencies":{"x":"1"}}`, false},
+		{"the test script", "package.json", `{"scripts":{"test":"node --test a"},"dependencies":{"x":"1"}}`, true},
+		{"a pretest script", "package.json", `{"scripts":{"pretest":"true","test":"node --test a"}}`, true},
+		{"the project's .npmrc", ".npmrc", "script-shell=/bin/true\n", true},
+		{"the user's ~/.npmrc with credentials alone", filepath.Join(home, ".npmrc"), "//registry.npmjs.org/:_authToken=abc\n; a comment\nemail=me@example.com\n", false},
+		{"npm login rewriting its token", filepath.Join(home, ".npmrc"), "//registry.npmjs.org/:_authToken=def\n\n", false},
+		{"the user's ~/.npmrc setting script-shell", filepath.Join(home, ".npmrc"), "//registry.npmjs.org/:_authToken=def\nscript-shell=/bin/true\n", true},
+		{"the user's ~/.npmrc setting node-options", filepath.Join(home, ".npmrc"), "script-shell=/bin/true\nnode-options=--require=/tmp/pass.js\n", true},
+	})
+	assert.Equal(t, "package.json, .npmrc or ~/.npmrc", checkers.DefinedBy(dir, "package.json"))
+
+	// npm_config_userconfig names the user's config in its place.
+	other := filepath.Join(t.TempDir(), "npmrc")
+	before, err := checkers.DetectTestCommand(dir)
+	require.NoError(t, err)
+	t.Setenv("npm_config_userconfig", other)
+	require.NoError(t, os.WriteFile(other, []byte("script-shell=/bin/true\nnode-options=--require=/tmp/pass.js\n"), 0o644))
+	after, err := checkers.DetectTestCommand(dir)
+	require.NoError(t, err)
+	assert.Equal(t, before.Definition, after.Definition, "the same settings in the file npm_config_userconfig names")
+	require.NoError(t, os.WriteFile(other, []byte("script-shell=/bin/false\n"), 0o644))
+	after, err = checkers.DetectTestCommand(dir)
+	require.NoError(t, err)
+	assert.NotEqual(t, before.Definition, after.Definition, "npm_config_userconfig's file read")
+
+	// Not a regular file: an error, which holds, rather than a read that
+	// blocks or a definition that skips it.
+	require.NoError(t, os.Remove(other))
+	require.NoError(t, os.Mkdir(other, 0o755))
+	_, err = checkers.DetectTestCommand(dir)
+	assert.Error(t, err)
+}
+
+// writeIn writes files into dir, a name relative to it or a path.
+func writeIn(t *testing.T, dir string) func(name, content string) {
+	return func(name, content string) {
+		t.Helper()
+		path := name
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(dir, name)
+		}
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
+	}
+}
+
+// definitionChange is a write, and whether it changes the detected
+// command's definition from what it was before it.
+type definitionChange struct {
+	name, file, content string
+	changes             bool
+}
+
+// testDefinitionChanges makes each change in turn in the project at dir,
+// whose detected command is command, from from.
+func testDefinitionChanges(t *testing.T, dir, command, from string, changes []definitionChange) {
+	t.Helper()
+	write := writeIn(t, dir)
 	definition := func() string {
 		t.Helper()
 		d, err := checkers.DetectTestCommand(dir)
 		require.NoError(t, err)
-		require.Equal(t, "bazel test //...", d.Command)
-		require.Equal(t, "WORKSPACE", d.From)
+		require.Equal(t, command, d.Command)
+		require.Equal(t, from, d.From)
 		require.NotEmpty(t, d.Definition)
 		return d.Definition
 	}
-	seen := map[string]string{definition(): "first"}
-	for _, tt := range []struct {
-		name, file, content string
-		changes             bool
-	}{
-		{"the BUILD file", "BUILD", "sh_test(name = \"t\", srcs = [\"t.sh\"])\n", false},
-		{"a file nothing imports", "other.bazelrc", "test --test_tag_filters=-x\n", false},
-		{".bazelrc", ".bazelrc", "test --test_output=errors --test_tag_filters=-broken\nimport %workspace%/tools/ci.bazelrc\ntry-import %workspace%/user.bazelrc\n", true},
-		{"a try-imported file appearing", "user.bazelrc", "test --test_filter=Nothing\n", true},
-		{"a file imported by an imported one", "tools/more.bazelrc", "build --remote_cache=grpc://127.0.0.1:1\n", true},
-		{".bazelversion", ".bazelversion", "7.4.1\n", true},
-	} {
+	last := definition()
+	for _, tt := range changes {
 		write(tt.file, tt.content)
 		got := definition()
 		if tt.changes {
-			assert.NotContains(t, seen, got, "%s changes the definition", tt.name)
+			assert.NotEqual(t, last, got, "%s changes the definition", tt.name)
 		} else {
-			assert.Contains(t, seen, got, "%s does not change the definition", tt.name)
+			assert.Equal(t, last, got, "%s does not change the definition", tt.name)
 		}
-		seen = map[string]string{got: tt.name}
+		last = got
 	}
-	assert.Equal(t, ".bazelrc, a file it imports or .bazelversion", checkers.DefinedBy(dir, "WORKSPACE"))
 }

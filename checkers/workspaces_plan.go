@@ -208,15 +208,10 @@ func (k commandCheck) planWorkspace(ctx context.Context, c *Context, pkgs []wsPa
 // leaves it (package.json's "workspaces", pnpm-workspace.yaml's
 // "packages", a Cargo workspace's members or a path dependency of its
 // root manifest). "" when none does, or none is read: only the manifest
-// the command was detected from is. A Bazel run, detected or named, is
-// answered from Bazel's own cache, which covers its external
-// repositories wherever they are (testdetect_bazel.go).
+// the command was detected from is.
 func (k commandCheck) readsOutside(dir string) string {
 	if k.kind != "test" {
 		return ""
-	}
-	if p := filepath.Base(program(k.command)); p == "bazel" || p == "bazelisk" {
-		return "Bazel's own cache answers for what a change affects"
 	}
 	top, err := treecache.Top(dir)
 	if err != nil {
