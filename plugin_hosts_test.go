@@ -329,3 +329,67 @@ func TestPiExtensionHoldsAndBoundsTheHook(t *testing.T) {
 		"cwd": dir, "prompt_id": sent["prompt_id"], "stop_hook_active": false, "last_assistant_message": "Done."}, sent)
 	assert.Regexp(t, `^prompt-`, sent["prompt_id"])
 }
+
+// TestClineHookRoutesAndBoundsTheHooks: donegate's Cline hook hands the
+// agent's submit_and_exit to stop-hook and every other call to
+// posttooluse-hook, the event unchanged, and prints the answer; what the
+// person is told goes to stderr; a hook that fails, cannot be run or
+// prints without end gives no answer (the call goes on), said on stderr.
+func TestClineHookRoutesAndBoundsTheHooks(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("needs node")
+	}
+	dir := t.TempDir()
+	script := filepath.Join(dir, "PreToolUse.cjs")
+	require.NoError(t, os.WriteFile(script, mustReadFile(t, filepath.Join("plugin", "cline", "PreToolUse.cjs")), 0o600))
+	// A project whose package.json makes .js files ES modules: the .cjs
+	// runs all the same.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"type":"module"}`), 0o600))
+	hook := func(name, body string) string {
+		path := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(path, []byte("#!/bin/sh\n"+body+"\n"), 0o700))
+		return path
+	}
+	submit := `{"clineVersion":"","hookName":"tool_call","workspaceInfo":{"rootPath":"` + dir + `"},"tool_call":{"id":"1","name":"submit_and_exit","input":{"summary":"Done."}}}`
+	shell := `{"clineVersion":"","hookName":"tool_call","workspaceInfo":{"rootPath":"` + dir + `"},"tool_call":{"id":"2","name":"run_commands","input":{"commands":["ls"]}}}`
+	held := `{"cancel":false,"contextModification":"Finish the tests.","overrideInput":null}`
+	stopHook := hook("stop.sh", `cat > stop.in; pwd > stop.cwd; echo '`+held+`'`)
+	toolHook := hook("tool.sh", `cat > tool.in; echo '{}'`)
+	for _, tt := range []struct {
+		name, event, stop, tool, want, stderr string
+	}{
+		{"the final call to stop-hook", submit, stopHook, toolHook, held, ""},
+		{"another call to posttooluse-hook", shell, stopHook, toolHook, `{}`, ""},
+		{"what the person is told", submit, hook("told.sh", `cat >/dev/null; echo '{"systemMessage":"donegate: letting the agent stop"}'`), toolHook,
+			`{"systemMessage":"donegate: letting the agent stop"}`, "donegate: letting the agent stop"},
+		{"a hook that fails", submit, hook("fail.sh", `cat >/dev/null; echo broken >&2; exit 1`), toolHook, ``, "exited 1: broken; the call goes on"},
+		{"a hook that cannot run", shell, stopHook, filepath.Join(dir, "missing"), ``, "could not run"},
+		{"output without end", submit, hook("yes.sh", `cat >/dev/null; yes donegate; sleep 600`), toolHook, ``, "printed over 16 MiB, which is no answer of donegate's; the call goes on"},
+		{"not an event", `{"tool_call":`, stopHook, toolHook, ``, "not an event of Cline's"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, node, script)
+			cmd.Dir = t.TempDir()
+			cmd.Env = append(os.Environ(), "DONEGATE_STOP_HOOK="+tt.stop, "DONEGATE_TOOL_HOOK="+tt.tool)
+			cmd.Stdin = strings.NewReader(tt.event)
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			require.NoError(t, err, "the hook ended within 60 s, with exit 0: %s %s", out, stderr.String())
+			if tt.want == "" {
+				assert.Empty(t, strings.TrimSpace(string(out)))
+			} else {
+				assert.JSONEq(t, tt.want, string(out))
+			}
+			if tt.stderr != "" {
+				assert.Contains(t, stderr.String(), tt.stderr)
+			}
+		})
+	}
+	assert.JSONEq(t, submit, string(mustReadFile(t, filepath.Join(dir, "stop.in"))), "stop-hook got the event unchanged")
+	assert.Equal(t, dir+"\n", string(mustReadFile(t, filepath.Join(dir, "stop.cwd"))), "in the workspace's root")
+	assert.JSONEq(t, shell, string(mustReadFile(t, filepath.Join(dir, "tool.in"))), "posttooluse-hook got the event unchanged")
+}

@@ -408,6 +408,9 @@ func (e *Event) ShellCommand() string {
 	if tool == "" || e.ToolName != tool || (e.HookEventName != EventPreToolUse && e.HookEventName != EventPostToolUse) {
 		return ""
 	}
+	if f := e.Host.spec().shellCommand; f != nil {
+		return f(e)
+	}
 	return gjson.GetBytes(e.ToolInput, "command").Str
 }
 

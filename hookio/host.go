@@ -43,10 +43,13 @@ const (
 	HostPi Host = "pi"
 	// HostDroid is Factory Droid (see droid.go).
 	HostDroid Host = "droid"
+	// HostCline is the Cline CLI, through donegate's Cline hook (see
+	// cline.go).
+	HostCline Host = "cline"
 )
 
 // Hosts lists every host, in the order docs and errors name them.
-var Hosts = []Host{HostClaude, HostCodex, HostQwen, HostGemini, HostCopilot, HostCursor, HostVSCode, HostOpenCode, HostKilo, HostPi, HostDroid}
+var Hosts = []Host{HostClaude, HostCodex, HostQwen, HostGemini, HostCopilot, HostCursor, HostVSCode, HostOpenCode, HostKilo, HostPi, HostDroid, HostCline}
 
 // ParseHost accepts a host's name as flags and closer take it.
 func ParseHost(s string) (Host, error) {
@@ -223,8 +226,10 @@ type hostSpec struct {
 	// record of the host's sessions.
 	sessions *sessionRecords
 	names    EventNames
-	// shellTool: see Host.ShellTool.
-	shellTool string
+	// shellTool: see Host.ShellTool; shellCommand reads what a call of
+	// it runs (see Event.ShellCommand), nil for its input's "command".
+	shellTool    string
+	shellCommand func(e *Event) string
 	// roles are the entries of Entries the host registers in its hook
 	// files (see Host.Entries); nil where it has none (a plugin host,
 	// or one that runs another host's). wireNames are its names of
@@ -433,6 +438,7 @@ var hostSpecs = map[Host]*hostSpec{
 	HostKilo:     &kiloSpec,
 	HostPi:       &piSpec,
 	HostDroid:    &droidSpec,
+	HostCline:    &clineSpec,
 }
 
 // spec is h's spec; an unknown host (none, "") is read and answered as
@@ -448,7 +454,7 @@ func (h Host) spec() *hostSpec {
 type detectKeys struct {
 	eventName, sessionID, transcript                                 string
 	hasEventName, turnID, model, camelSession, cursor, qwenStopStats bool
-	camelEventName, openCode, kilo, pi, droidStop                    bool
+	camelEventName, openCode, kilo, pi, droidStop, cline             bool
 }
 
 // see notes the top-level field key of value v where DetectHost reads
@@ -488,6 +494,8 @@ func (k *detectKeys) see(key string, v gjson.Result) bool {
 		k.pi = true
 	case droidStopKey:
 		k.droidStop = true
+	case clineKey:
+		k.cline = true
 	default:
 		return false
 	}
@@ -537,6 +545,8 @@ func DetectionKey(key string) bool {
 //   - Factory Droid: a transcript under a .factory/sessions dir (every
 //     event of its carries one), or a Stop with tool_execution_count.
 //
+//   - Cline CLI: clineVersion, which only its events carry.
+//
 // Invalid JSON is Claude Code's: ParseEvent reports it as it always has.
 func DetectHost(raw []byte, getenv func(string) string) Host {
 	var k detectKeys
@@ -557,6 +567,8 @@ func DetectHost(raw []byte, getenv func(string) string) Host {
 		return HostKilo
 	case k.pi:
 		return HostPi
+	case k.cline:
+		return HostCline
 	case k.cursor:
 		return HostCursor
 	case k.camelSession && k.camelEventName && !k.hasEventName:

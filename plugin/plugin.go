@@ -1,6 +1,7 @@
 // Package plugin holds the files of donegate's host plugins that closer
 // writes into a project: the OpenCode plugin (closer init --host
-// opencode, --host kilo) and the extension for pi (--host pi). The Claude Code plugin, the Codex plugin and the Gemini
+// opencode, --host kilo), the extension for pi (--host pi) and the Cline
+// hook (--host cline). The Claude Code plugin, the Codex plugin and the Gemini
 // extension are built from this directory by scripts/build-plugin.
 package plugin
 
@@ -24,3 +25,12 @@ var Pi []byte
 
 // PiStopHook is the line of Pi that names the stop-hook binary.
 const PiStopHook = `const STOP_HOOK = process.env.DONEGATE_STOP_HOOK || "stop-hook"`
+
+// Cline is donegate's Cline hook, cline/PreToolUse.cjs: Cline runs it
+// from .clinerules/hooks/ (or ~/.cline/hooks/) at each tool call.
+//
+//go:embed cline/PreToolUse.cjs
+var Cline []byte
+
+// ClineStopHook is the line of Cline that names the stop-hook binary.
+const ClineStopHook = `const STOP_HOOK = process.env.DONEGATE_STOP_HOOK || "stop-hook"`

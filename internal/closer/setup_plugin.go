@@ -35,6 +35,16 @@ type pluginDirs struct {
 	source               []byte
 	stopHookLine, marker string
 	what                 string
+	// file is the plugin's file name there; "" for donegate.js.
+	file string
+}
+
+// fileName is the name of the plugin's file in a plugin dir.
+func (d pluginDirs) fileName() string {
+	if d.file == "" {
+		return "donegate.js"
+	}
+	return d.file
 }
 
 // openCodePlugin is what OpenCode and Kilo load: the subdirs they read
@@ -52,7 +62,7 @@ func openCodePlugin(name string, project ...string) pluginDirs {
 // pluginSetup is the hostSetup of a host that loads the plugin, its other
 // fields (host, marker, binary, notes) the host's own.
 func pluginSetup(s hostSetup, d pluginDirs) hostSetup {
-	s.project = filepath.Join(d.project[0], d.subdirs[0], "donegate.js")
+	s.project = filepath.Join(d.project[0], d.subdirs[0], d.fileName())
 	s.plugin = true
 	s.installed = func(r *runCtx) bool { return len(r.pluginFiles(d)) > 0 }
 	s.change = func(r *runCtx, s hostSetup, o initOptions, _ map[string]string, rep *InitReport) (*change, error) {
@@ -75,7 +85,7 @@ func (r *runCtx) xdgConfigDir(name string) string {
 }
 
 // pluginFiles lists the files of donegate's plugin the host would load in
-// the project and for the user: a file named donegate.js in one of its
+// the project and for the user: a file of the plugin's name in one of its
 // plugin dirs.
 func (r *runCtx) pluginFiles(d pluginDirs) []string {
 	var found, roots []string
@@ -87,7 +97,7 @@ func (r *runCtx) pluginFiles(d pluginDirs) []string {
 	}
 	for _, root := range roots {
 		for _, sub := range d.subdirs {
-			path := filepath.Join(root, sub, "donegate.js")
+			path := filepath.Join(root, sub, d.fileName())
 			if st, err := os.Lstat(path); err == nil && !st.IsDir() {
 				found = append(found, path)
 			}
@@ -121,11 +131,11 @@ func (r *runCtx) pluginChange(d pluginDirs, s hostSetup, o initOptions, rep *Ini
 			return nil, errorf(ErrEnv, "--user: the user's %s dir is unknown (HOME is unset, and no variable names it as an absolute path): set HOME, and run init again", s.title())
 		}
 	}
-	target := filepath.Join(root, d.subdirs[0], "donegate.js")
+	target := filepath.Join(root, d.subdirs[0], d.fileName())
 	for _, sub := range d.subdirs[1:] {
-		if _, err := os.Lstat(filepath.Join(root, sub, "donegate.js")); err == nil {
+		if _, err := os.Lstat(filepath.Join(root, sub, d.fileName())); err == nil {
 			// Two copies would hold the agent twice at each stop.
-			target = filepath.Join(root, sub, "donegate.js")
+			target = filepath.Join(root, sub, d.fileName())
 		}
 	}
 	for _, other := range r.pluginFiles(d) {
@@ -168,7 +178,7 @@ func (r *runCtx) doctorPlugin(d pluginDirs, rep *DoctorReport, s hostSetup) {
 	fix := "run closer init --host " + string(s.host) + " (docs/install.md, Set up " + title + ")"
 	found := r.pluginFiles(d)
 	if len(found) == 0 {
-		rep.add(area, statusFail, fix, "%s is used here (%s) but loads no donegate %s (%s, or %s): nothing holds its agent", title, s.markerDir(), strings.TrimPrefix(d.what, "OpenCode "), filepath.Join(d.project[0], d.subdirs[0], "donegate.js"), filepath.Join(d.userHint, d.subdirs[0], "donegate.js"))
+		rep.add(area, statusFail, fix, "%s is used here (%s) but loads no donegate %s (%s, or %s): nothing holds its agent", title, s.markerDir(), strings.TrimPrefix(d.what, "OpenCode "), filepath.Join(d.project[0], d.subdirs[0], d.fileName()), filepath.Join(d.userHint, d.subdirs[0], d.fileName()))
 		return
 	}
 	if len(found) > 1 {

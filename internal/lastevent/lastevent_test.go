@@ -169,6 +169,7 @@ func TestKeepBoundedKeepsEveryHost(t *testing.T) {
 		hookio.HostKilo:     "kilo/run-stop.json",
 		hookio.HostPi:       "pi/print-stop.json",
 		hookio.HostDroid:    "droid/stop.json",
+		hookio.HostCline:    "cline/pretooluse-submit_and_exit.json",
 	}
 	grow := map[string]func(ev map[string]any){
 		"a long field": func(ev map[string]any) { ev["zz_padding"] = strings.Repeat("x", 1<<20) },
