@@ -63,6 +63,11 @@ func TestHostEntries(t *testing.T) {
 			{"SubagentStop", "", "stop-hook"},
 			{"PreToolUse", "Execute|Create|Edit", "posttooluse-hook"},
 		},
+		HostQoder: {
+			{"Stop", "", "stop-hook"},
+			{"SubagentStop", "", "stop-hook"},
+			{"PreToolUse", "Bash|Write|Edit", "posttooluse-hook"},
+		},
 		HostCodex: {
 			{"Stop", "", "stop-hook"},
 			{"SubagentStop", "", "stop-hook"},

@@ -46,10 +46,14 @@ const (
 	// HostCline is the Cline CLI, through donegate's Cline hook (see
 	// cline.go).
 	HostCline Host = "cline"
+	// HostQoder is the Qoder CLI, by contract (see qoder.go).
+	HostQoder Host = "qoder"
+	// HostGoose is Goose, by contract (see goose.go).
+	HostGoose Host = "goose"
 )
 
 // Hosts lists every host, in the order docs and errors name them.
-var Hosts = []Host{HostClaude, HostCodex, HostQwen, HostGemini, HostCopilot, HostCursor, HostVSCode, HostOpenCode, HostKilo, HostPi, HostDroid, HostCline}
+var Hosts = []Host{HostClaude, HostCodex, HostQwen, HostGemini, HostCopilot, HostCursor, HostVSCode, HostOpenCode, HostKilo, HostPi, HostDroid, HostCline, HostQoder, HostGoose}
 
 // ParseHost accepts a host's name as flags and closer take it.
 func ParseHost(s string) (Host, error) {
@@ -439,6 +443,8 @@ var hostSpecs = map[Host]*hostSpec{
 	HostPi:       &piSpec,
 	HostDroid:    &droidSpec,
 	HostCline:    &clineSpec,
+	HostQoder:    &qoderSpec,
+	HostGoose:    &gooseSpec,
 }
 
 // spec is h's spec; an unknown host (none, "") is read and answered as
@@ -454,7 +460,7 @@ func (h Host) spec() *hostSpec {
 type detectKeys struct {
 	eventName, sessionID, transcript                                 string
 	hasEventName, turnID, model, camelSession, cursor, qwenStopStats bool
-	camelEventName, openCode, kilo, pi, droidStop, cline             bool
+	camelEventName, openCode, kilo, pi, droidStop, cline, goose      bool
 }
 
 // see notes the top-level field key of value v where DetectHost reads
@@ -496,6 +502,8 @@ func (k *detectKeys) see(key string, v gjson.Result) bool {
 		k.droidStop = true
 	case clineKey:
 		k.cline = true
+	case gooseKey:
+		k.goose = true
 	default:
 		return false
 	}
@@ -547,6 +555,11 @@ func DetectionKey(key string) bool {
 //
 //   - Cline CLI: clineVersion, which only its events carry.
 //
+//   - Qoder CLI (by contract): a transcript under a .qoder dir.
+//
+//   - Goose (by contract): "event" and session_id, and no
+//     hook_event_name.
+//
 // Invalid JSON is Claude Code's: ParseEvent reports it as it always has.
 func DetectHost(raw []byte, getenv func(string) string) Host {
 	var k detectKeys
@@ -574,8 +587,11 @@ func DetectHost(raw []byte, getenv func(string) string) Host {
 	case k.camelSession && k.camelEventName && !k.hasEventName:
 		return HostVSCode
 	case !k.hasEventName:
-		if k.camelSession {
+		switch {
+		case k.camelSession:
 			return HostCopilot
+		case k.goose && k.sessionID != "":
+			return HostGoose
 		}
 		return HostClaude
 	case geminiEvents[k.eventName]:
@@ -588,6 +604,8 @@ func DetectHost(raw []byte, getenv func(string) string) Host {
 		return HostQwen
 	case underDir(k.transcript, ".factory/sessions") || k.droidStop:
 		return HostDroid
+	case underDir(k.transcript, ".qoder"):
+		return HostQoder
 	case k.qwenStopStats && (k.eventName == EventStop || k.eventName == EventSubagentStop):
 		return HostQwen
 	case (k.eventName == EventSessionStart || k.eventName == "SessionEnd") && geminiSession(k.sessionID, k.transcript, getenv):

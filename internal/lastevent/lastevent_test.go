@@ -170,6 +170,8 @@ func TestKeepBoundedKeepsEveryHost(t *testing.T) {
 		hookio.HostPi:       "pi/print-stop.json",
 		hookio.HostDroid:    "droid/stop.json",
 		hookio.HostCline:    "cline/pretooluse-submit_and_exit.json",
+		hookio.HostQoder:    "qoder/stop.json",
+		hookio.HostGoose:    "goose/stop.json",
 	}
 	grow := map[string]func(ev map[string]any){
 		"a long field": func(ev map[string]any) { ev["zz_padding"] = strings.Repeat("x", 1<<20) },
