@@ -40,7 +40,8 @@ var droidSpec = hostSpec{
 		return e.readClaudeShaped(root, nil)
 	},
 	write: writeClaudeShaped(true),
-	// Droid keeps its todos in its own transcript, not read here yet.
+	// droid exec 0.225.2 offers its agent no todo tool (its tool list,
+	// measured).
 	plan: noPlan,
 }
 
