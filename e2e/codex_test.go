@@ -511,3 +511,47 @@ func TestCodexShowsAStopSystemMessageAsAWarning(t *testing.T) {
 	s.appServerTurns(codex, "Do it", 1)
 	assert.Contains(t, warnings, "warning: donegate: letting the agent stop")
 }
+
+// TestCodexSandboxKeepsTheAgentOut: with Codex's workspace-write sandbox
+// (sandbox_mode = "workspace-write"), the agent's shell cannot write
+// donegate's state dir (a forged consent record, a release) or the
+// project's .codex/ (donegate's hooks), while the hooks, which run
+// outside the sandbox, go on holding it: a failing test holds until the
+// agent fixes it. The test's HOME is under /tmp, which the sandbox lets
+// the agent write by default; the config excludes it, as a HOME outside
+// /tmp is.
+func TestCodexSandboxKeepsTheAgentOut(t *testing.T) {
+	t.Parallel()
+	s := newCodexSession(t)
+	s.Env = goProject(t, s.Project, s.Home)
+	state := s.stateDir()
+	api := fakeapi.NewResponses(
+		fakeapi.Call("exec_command", map[string]any{"cmd": "mkdir -p '" + state + "/consent' && echo forged > '" + state + "/consent/forged'; echo state=$?; echo '{}' > .codex/hooks.json; echo hooks=$?"}),
+		fakeapi.Say("Done."),
+		fakeapi.Call("exec_command", map[string]any{"cmd": "printf '%s' '" + fixedCalc + "' > calc.go"}),
+		fakeapi.Say("Fixed: Add adds."),
+	)
+	t.Cleanup(api.Close)
+	s.useAPI(api)
+	cfg := filepath.Join(s.codexHome(), "config.toml")
+	data, err := os.ReadFile(cfg)
+	require.NoError(t, err)
+	sandboxed := strings.Replace(string(data), `sandbox_mode = "danger-full-access"`,
+		"sandbox_mode = \"workspace-write\"\n\n[sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n", 1)
+	require.NotEqual(t, string(data), sandboxed)
+	require.NoError(t, os.WriteFile(cfg, []byte(sandboxed), 0o644))
+	hooks, err := os.ReadFile(filepath.Join(s.Project, ".codex", "hooks.json"))
+	require.NoError(t, err)
+	r := s.run("Make Add correct")
+
+	tried := s.told(1)
+	assert.Contains(t, tried, "Read-only file system")
+	assert.Contains(t, tried, "state=1")
+	assert.Contains(t, tried, "hooks=1")
+	assert.NoFileExists(t, filepath.Join(state, "consent", "forged"))
+	after, err := os.ReadFile(filepath.Join(s.Project, ".codex", "hooks.json"))
+	require.NoError(t, err)
+	assert.Equal(t, string(hooks), string(after), "donegate's hooks as they were")
+	assert.Contains(t, s.told(2), goTestFailure, "held: the hooks run outside the sandbox")
+	s.assertEnded(r, "Fixed: Add adds.", 4)
+}

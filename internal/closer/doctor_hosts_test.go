@@ -461,3 +461,51 @@ func buildHostPlugin(t *testing.T, host, dir string) {
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 }
+
+// TestDoctorCodexSandbox: doctor says whether Codex's sandbox keeps the
+// agent's shell out of donegate's state dir: its mode from the user's
+// config.toml, the project's winning, and under workspace-write the
+// roots the agent may write (the project, /tmp and $TMPDIR unless
+// excluded, writable_roots) against the state dir.
+func TestDoctorCodexSandbox(t *testing.T) {
+	outside := filepath.Join(string(filepath.Separator)+"var", "lib", "donegate-test-state")
+	for _, tt := range []struct {
+		name, user, project, state string
+		want                       string
+	}{
+		{name: "not set", want: `^✓ codex: Codex's sandbox_mode is not set \(optional; each run's flags choose\): with sandbox_mode = "workspace-write" in .*/home/\.codex/config\.toml, the agent's shell cannot write donegate's state dir or the project's \.codex/$`},
+		{name: "no sandbox", user: `sandbox_mode = "danger-full-access"`, want: `^✓ codex: Codex runs the agent's commands with no sandbox \(optional; sandbox_mode = "danger-full-access" in .*/home/\.codex/config\.toml\)`},
+		{name: "read-only", user: `sandbox_mode = "read-only"`, want: `^✓ codex: Codex's sandbox is read-only`},
+		{name: "workspace-write, the state dir elsewhere", user: `sandbox_mode = "workspace-write"`, state: outside,
+			want: `^✓ codex: Codex's workspace-write sandbox \(.*/home/\.codex/config\.toml\) keeps the agent's shell out of donegate's state dir \(` + regexp.QuoteMeta(outside) + `\)`},
+		{name: "workspace-write, the state dir under TMPDIR", user: `sandbox_mode = "workspace-write"`, state: "TMPDIR",
+			want: `^! codex: Codex's workspace-write sandbox \(.*\) lets the agent's shell write .*tmp-root.*, which holds donegate's state dir`},
+		{name: "workspace-write, TMPDIR excluded", user: "sandbox_mode = \"workspace-write\"\n[sandbox_workspace_write]\nexclude_tmpdir_env_var = true\nexclude_slash_tmp = true", state: "TMPDIR",
+			want: `^✓ codex: Codex's workspace-write sandbox`},
+		{name: "workspace-write, a writable root holding it", user: "sandbox_mode = \"workspace-write\"\n[sandbox_workspace_write]\nwritable_roots = [\"" + filepath.Dir(outside) + "\"]", state: outside,
+			want: `^! codex: .* lets the agent's shell write ` + regexp.QuoteMeta(filepath.Dir(outside))},
+		{name: "the project's config wins", user: `sandbox_mode = "workspace-write"`, project: `sandbox_mode = "danger-full-access"`, state: outside,
+			want: `^✓ codex: Codex runs the agent's commands with no sandbox \(optional; sandbox_mode = "danger-full-access" in DIR/\.codex/config\.toml\)`},
+		{name: "an unknown mode", user: `sandbox_mode = "elsewhere"`, want: `^\? codex: Codex's sandbox_mode is "elsewhere"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newDoctorSetup(t)
+			s.write(t, filepath.Join(s.proj, ".codex", "hooks.json"), codexHooks)
+			s.write(t, filepath.Join(s.home, ".codex", "config.toml"), tt.user+"\n")
+			if tt.project != "" {
+				s.write(t, filepath.Join(s.proj, ".codex", "config.toml"), tt.project+"\n")
+			}
+			tmp := filepath.Join(s.home, "tmp-root")
+			s.vars["TMPDIR"] = tmp
+			switch tt.state {
+			case "TMPDIR":
+				s.vars["DONEGATE_STATE_DIR"] = filepath.Join(tmp, "state")
+			case "":
+			default:
+				s.vars["DONEGATE_STATE_DIR"] = tt.state
+			}
+			_, out, _ := s.run(t)
+			assert.Regexp(t, "(?m)"+strings.ReplaceAll(tt.want, "DIR", regexp.QuoteMeta(s.proj)), out)
+		})
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/donegate/donegate/hookio"
+	"github.com/donegate/donegate/internal/safewrite"
 )
 
 // Codex CLI's setup: .codex/hooks.json in Claude Code's shape (Codex also
@@ -42,16 +43,22 @@ var codexSetup = hostSetup{
 	},
 	files:   codexFiles,
 	plugins: (*runCtx).codexPlugins,
-	notes: func(_ *runCtx, o initOptions) []string {
+	notes: func(r *runCtx, o initOptions) []string {
 		trust := "Codex runs a hook only once you trust it, and skips an untrusted one silently: open /hooks in Codex and review donegate's hooks (init never writes Codex's trusted_hash: that consent is yours to give); `codex exec` reads a project's .codex/ only with --trust"
 		if o.managed {
 			trust = "Codex runs the hooks of its managed requirements without review: no /hooks trust, no --trust, for every user of this machine"
 		}
-		return []string{
+		notes := []string{
 			trust,
 			"Codex gives the model its plan tool (update_plan) only with `[tools.update_plan] enabled = true` in ~/.codex/config.toml; without it the plan checker has no plan to check (closer doctor says)",
 			"codex exec shows a hook's systemMessage nowhere (the TUI shows it as a warning): when donegate lets the agent go, `closer explain --last` says why",
 		}
+		if home := r.codexHome(); home != "" {
+			if c, _, err := readCodexConfig(filepath.Join(home, "config.toml")); err == nil && c.SandboxMode != "workspace-write" && c.SandboxMode != "read-only" {
+				notes = append(notes, `with sandbox_mode = "workspace-write" in `+filepath.Join(home, "config.toml")+", Codex's sandbox keeps the agent's shell out of donegate's state dir and the project's .codex/, while the hooks, outside it, go on (closer doctor reports it)")
+			}
+		}
+		return notes
 	},
 }
 
@@ -186,6 +193,14 @@ type codexConfig struct {
 	// AllowManagedHooksOnly, in requirements.toml only: Codex runs no
 	// hook of the user's, the project's or a session's config.
 	AllowManagedHooksOnly bool `toml:"allow_managed_hooks_only"`
+	// SandboxMode and SandboxWorkspaceWrite: the sandbox of the agent's
+	// commands (see doctorCodexSandbox).
+	SandboxMode           string `toml:"sandbox_mode"`
+	SandboxWorkspaceWrite struct {
+		WritableRoots       []string `toml:"writable_roots"`
+		ExcludeSlashTmp     *bool    `toml:"exclude_slash_tmp"`
+		ExcludeTmpdirEnvVar *bool    `toml:"exclude_tmpdir_env_var"`
+	} `toml:"sandbox_workspace_write"`
 }
 
 // readCodexConfig reads a config.toml; ok is false when it does not
@@ -278,6 +293,7 @@ func (r *runCtx) doctorCodex(rep *DoctorReport, s hostSetup, regs []registration
 		rep.add("codex", statusWarn, "trust the project when Codex asks (codex exec: --trust)",
 			"%s is not a trusted project in %s: Codex ignores its .codex/ (donegate's hooks included) until it is", r.dir, userPath)
 	}
+	r.doctorCodexSandbox(rep, user, project, userPath)
 	on := user.Tools.UpdatePlan.Enabled
 	if project.Tools.UpdatePlan.Enabled != nil {
 		on = project.Tools.UpdatePlan.Enabled
@@ -310,5 +326,57 @@ func codexProjectTrusted(c codexConfig, dir string) bool {
 		if d == filepath.Dir(d) {
 			return false
 		}
+	}
+}
+
+// doctorCodexSandbox says whether Codex's sandbox keeps the agent's
+// commands out of donegate's state dir and the project's .codex/.
+// Measured with Codex 0.171.0 (TestCodexSandboxKeepsTheAgentOut):
+// under "workspace-write" the agent's shell can write the project, /tmp
+// and $TMPDIR (unless [sandbox_workspace_write] excludes them) and the
+// writable_roots, never the project's .codex/ or .git/; the hooks run
+// outside it. A flag of the run (--sandbox, --full-auto,
+// --dangerously-bypass-approvals-and-sandbox) or a profile overrides
+// what the config says, which doctor cannot see.
+func (r *runCtx) doctorCodexSandbox(rep *DoctorReport, user, project codexConfig, userPath string) {
+	mode, where := user.SandboxMode, userPath
+	ww := user.SandboxWorkspaceWrite
+	if project.SandboxMode != "" {
+		mode, where = project.SandboxMode, filepath.Join(r.dir, ".codex", "config.toml")
+		ww = project.SandboxWorkspaceWrite
+	}
+	// Like Claude Code's, the sandbox is the person's choice: without it
+	// the guard and closer's own refusals stand (docs/security.md).
+	const offer = `: with sandbox_mode = "workspace-write" in %s, the agent's shell cannot write donegate's state dir or the project's .codex/`
+	switch mode {
+	case "":
+		rep.add("codex", statusOK, "", "Codex's sandbox_mode is not set (optional; each run's flags choose)"+offer, userPath)
+	case "danger-full-access":
+		rep.add("codex", statusOK, "", "Codex runs the agent's commands with no sandbox (optional; sandbox_mode = \"danger-full-access\" in %s)"+offer, where, where)
+	case "read-only":
+		rep.add("codex", statusOK, "", "Codex's sandbox is read-only (%s): the agent's shell writes nothing, donegate's state dir included", where)
+	case "workspace-write":
+		sd := filepath.Clean(r.stateDir())
+		var open []string
+		roots := append([]string{r.dir}, ww.WritableRoots...)
+		if ww.ExcludeSlashTmp == nil || !*ww.ExcludeSlashTmp {
+			roots = append(roots, "/tmp")
+		}
+		if tmp := r.env.Getenv("TMPDIR"); tmp != "" && (ww.ExcludeTmpdirEnvVar == nil || !*ww.ExcludeTmpdirEnvVar) {
+			roots = append(roots, tmp)
+		}
+		for _, root := range roots {
+			if root != "" && filepath.IsAbs(root) && safewrite.Inside(filepath.Clean(root), sd) {
+				open = append(open, root)
+			}
+		}
+		if len(open) > 0 {
+			rep.add("codex", statusWarn, "keep the state dir out of them (DONEGATE_STATE_DIR), or exclude them in [sandbox_workspace_write]",
+				"Codex's workspace-write sandbox (%s) lets the agent's shell write %s, which holds donegate's state dir %s", where, andList(open), sd)
+			return
+		}
+		rep.add("codex", statusOK, "", "Codex's workspace-write sandbox (%s) keeps the agent's shell out of donegate's state dir (%s) and the project's .codex/ (unless a run's flags choose another)", where, sd)
+	default:
+		rep.add("codex", statusUnknown, "", "Codex's sandbox_mode is %q (%s), which doctor does not know", mode, where)
 	}
 }
