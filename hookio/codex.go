@@ -59,13 +59,18 @@ var codexSpec = hostSpec{
 		return []string{filepath.Join(project, ".codex", "hooks.json"), filepath.Join(project, ".codex", "config.toml")},
 			[]string{filepath.Join(home, "hooks.json"), filepath.Join(home, "config.toml")}
 	},
-	roles:       []Role{RoleStop, RoleSubagentStop, RoleGuardShell, RoleGuardEdit, RoleCriteriaSession, RoleCriteriaPrompt},
-	joinsGuard:  true,
-	guardsTools: true,
-	cannotAsk:   true,
-	peekEvent:   "hook_event_name",
-	read:        (*Event).readCodex,
-	write:       writeClaudeShaped(true),
+	roles: []Role{RoleStop, RoleSubagentStop, RoleGuardShell, RoleGuardEdit, RoleCriteriaSession, RoleCriteriaPrompt},
+	// Measured on 0.171.0 in tmux: a message typed in the TUI while
+	// the agent works is "to be submitted after next tool call", and
+	// fires UserPromptSubmit then, with its text and the running
+	// turn's turn_id, before the turn's Stop.
+	promptMidTurn: true,
+	joinsGuard:    true,
+	guardsTools:   true,
+	cannotAsk:     true,
+	peekEvent:     "hook_event_name",
+	read:          (*Event).readCodex,
+	write:         writeClaudeShaped(true),
 	// codex exec --output-schema makes the agent's final message, the
 	// Stop's last_assistant_message, a JSON object.
 	finalOutput: codexFinalOutput,
@@ -141,7 +146,7 @@ func codexFinalOutput(e *Event) []byte {
 
 // readCodex reads Codex's events: Claude Code's, with turn_id and model.
 func (e *Event) readCodex(root gjson.Result) error {
-	if err := e.readClaudeShaped(root, []field{{"turn_id", &e.TurnID}, {"model", &e.Model}}); err != nil {
+	if err := e.readClaudeShaped(root, []field{{"turn_id", &e.TurnID}, {"model", &e.Model}, {"prompt", &e.Prompt}}); err != nil {
 		return err
 	}
 	if e.PromptID == "" {

@@ -115,7 +115,7 @@ func TestParseHostEvents(t *testing.T) {
 		{"codex/sessionstart.json", Event{Host: HostCodex, HookEventName: EventSessionStart, WireEventName: "SessionStart",
 			SessionID: codexSession, Model: "fake-model", Cwd: project, PermissionMode: "bypassPermissions"}, false},
 		{"codex/userpromptsubmit.json", Event{Host: HostCodex, HookEventName: EventUserPromptSubmit, WireEventName: "UserPromptSubmit",
-			SessionID: codexSession, TurnID: codexTurn, PromptID: codexTurn, Model: "fake-model", Cwd: project, PermissionMode: "bypassPermissions"}, false},
+			SessionID: codexSession, TurnID: codexTurn, PromptID: codexTurn, Model: "fake-model", Cwd: project, PermissionMode: "bypassPermissions", Prompt: "Make Add correct"}, false},
 		{"qwen/stop.json", Event{Host: HostQwen, HookEventName: EventStop, WireEventName: "Stop",
 			SessionID: qwenSession, PromptID: qwenPrompt, Cwd: project, PermissionMode: "yolo", LastAssistantMessage: "Done."}, false},
 		{"qwen/stop-continued.json", Event{Host: HostQwen, HookEventName: EventStop, WireEventName: "Stop",

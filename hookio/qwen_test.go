@@ -24,7 +24,7 @@ func TestQwenResumesTurn(t *testing.T) {
 		{"qwen/sessionstart.json", "", false},
 		// Another host's prompt event is the person's, with or without
 		// its prompt read (Claude Code's is: see gate's ReleasePhrase).
-		{"codex/userpromptsubmit.json", "", false},
+		{"codex/userpromptsubmit.json", "Make Add correct", false},
 		{"userpromptsubmit.json", "Build it", false},
 	}
 	for _, tt := range tests {

@@ -31,7 +31,7 @@ func (r *runCtx) personOnly(what string) error {
 	}
 	instead := "run closer " + what + " in a terminal of your own, outside the agent"
 	if what == "release" && found.Host.PromptMidTurn() {
-		instead = "type \"" + gate.ReleasePhrase + "\" as a message in the session (it reaches donegate at once, even while the agent works), or " + instead
+		instead = "type \"" + gate.ReleasePhrase + "\" as a message in the session (it reaches donegate even while the agent works), or " + instead
 	}
 	return errorf(ErrEnv, "refused: this runs inside %s, and an agent may not %s its own gate. If you are the person: %s", found, gateVerb(what), instead)
 }
