@@ -94,7 +94,9 @@ func TestCodexPersonReleasesMidTurnInTheTerminal(t *testing.T) {
 	waitFor("the slow command", func() bool { return len(s.API.Of("main")) >= 1 && strings.Contains(screen(), "esc to interrupt") })
 	time.Sleep(time.Second)
 	typeLine("donegate release")
-	waitFor("the turn's end", func() bool { return len(ofEvent(clientEvents(t, s.Events), "Stop")) >= 1 && strings.Contains(screen(), "Worked for") })
+	waitFor("the turn's end", func() bool {
+		return len(ofEvent(clientEvents(t, s.Events), "Stop")) >= 1 && strings.Contains(screen(), "Worked for")
+	})
 
 	prompts := ofEvent(clientEvents(t, s.Events), "UserPromptSubmit")
 	require.Len(t, prompts, 2, "the screen:\n%s", screen())
