@@ -5,20 +5,16 @@ package e2e
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/donegate/donegate/internal/cli"
 	"github.com/donegate/donegate/internal/testsupport/fakeapi"
-	"github.com/donegate/donegate/internal/testsupport/proctest"
 )
 
 // TestCodexPersonReleasesMidTurnInTheTerminal: in the real Codex CLI's
@@ -51,44 +47,11 @@ func TestCodexPersonReleasesMidTurnInTheTerminal(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, f.Close())
 
-	socket := filepath.Join(t.TempDir(), "tmux.sock")
-	name := "donegate-codex-" + filepath.Base(s.Home)
-	tmux := func(args ...string) string {
-		t.Helper()
-		out, err := exec.Command("tmux", append([]string{"-S", socket}, args...)...).CombinedOutput()
-		require.NoError(t, err, "tmux %v: %s", args, out)
-		return string(out)
-	}
-	command := "env -i"
-	for _, kv := range []string{"PATH=" + os.Getenv("PATH"), "HOME=" + s.Home, "CODEX_HOME=" + s.codexHome(), "FAKE_API_KEY=fake-key-for-tests",
-		"DONEGATE_STATE_DIR=" + s.stateDir(), "TMPDIR=" + t.TempDir(), "TERM=xterm-256color", "LANG=C.UTF-8"} {
-		command += " " + cli.ShellQuote(kv)
-	}
-	command += " " + cli.ShellQuote(clientPath(t, "DONEGATE_CODEX", "install-codex")) + " --dangerously-bypass-hook-trust"
-	tmux("new-session", "-d", "-s", name, "-x", "160", "-y", "50", "-c", s.Project, command)
-	pid, err := strconv.Atoi(strings.TrimSpace(tmux("display-message", "-p", "-t", name, "#{pane_pid}")))
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		_ = syscall.Kill(-pid, syscall.SIGKILL)
-		_ = exec.Command("tmux", "-S", socket, "kill-server").Run()
-		assert.Eventually(t, func() bool { return proctest.Gone(pid) }, 10*time.Second, 50*time.Millisecond, "the CLI must end")
-	})
-	screen := func() string { return tmux("capture-pane", "-p", "-t", name) }
-	waitFor := func(what string, ok func() bool) {
-		t.Helper()
-		deadline := time.Now().Add(60 * time.Second)
-		for !ok() {
-			if time.Now().After(deadline) {
-				t.Fatalf("waited 60 s for %s; the screen:\n%s", what, screen())
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
-	}
-	typeLine := func(text string) {
-		tmux("send-keys", "-t", name, "-l", text)
-		time.Sleep(300 * time.Millisecond) // a paste followed at once by Enter is taken as text
-		tmux("send-keys", "-t", name, "Enter")
-	}
+	term := newTerminal(t, "donegate-codex-"+filepath.Base(s.Home), s.Project,
+		[]string{"PATH=" + os.Getenv("PATH"), "HOME=" + s.Home, "CODEX_HOME=" + s.codexHome(), "FAKE_API_KEY=fake-key-for-tests",
+			"DONEGATE_STATE_DIR=" + s.stateDir(), "TMPDIR=" + t.TempDir(), "TERM=xterm-256color", "LANG=C.UTF-8"},
+		clientPath(t, "DONEGATE_CODEX", "install-codex"), "--dangerously-bypass-hook-trust")
+	screen, waitFor, typeLine := term.screen, term.waitFor, term.typeLine
 	waitFor("the prompt", func() bool { return strings.Contains(screen(), "Ask Codex to do anything") })
 	typeLine("Run the slow job")
 	waitFor("the slow command", func() bool { return len(s.API.Of("main")) >= 1 && strings.Contains(screen(), "esc to interrupt") })

@@ -81,10 +81,6 @@ func startTerminal(t *testing.T, s *session, api *fakeapi.Server, extra ...strin
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(s.Home, ".claude.json"), data, 0o600))
 
-	name := "donegate-" + filepath.Base(s.Home)
-	socket := filepath.Join(t.TempDir(), "tmux.sock")
-	term := &terminal{t: t, name: name, socket: socket}
-	tmux := term.tmux
 	env := []string{
 		"PATH=" + os.Getenv("PATH"), "HOME=" + s.Home, "TMPDIR=" + t.TempDir(), "LANG=C.UTF-8", "TERM=xterm-256color",
 		"ANTHROPIC_BASE_URL=" + api.URL(), "ANTHROPIC_API_KEY=" + key,
@@ -92,23 +88,35 @@ func startTerminal(t *testing.T, s *session, api *fakeapi.Server, extra ...strin
 		"DONEGATE_STATE_DIR=" + filepath.Join(s.Home, "donegate-state"),
 	}
 	env = append(env, extra...)
+	term := newTerminal(t, "donegate-"+filepath.Base(s.Home), s.Project, env,
+		claudeBinary(t), "--settings", s.settingsFile(), "--allowedTools", "Bash", "--permission-mode", "default")
+	term.waitFor("the prompt", func() bool { return strings.Contains(term.screen(), "❯") })
+	return term
+}
+
+// newTerminal runs program with args in tmux, in dir, with env alone as
+// its environment, and kills it and what it started at the test's end.
+func newTerminal(t *testing.T, name, dir string, env []string, program string, args ...string) *terminal {
+	t.Helper()
+	term := &terminal{t: t, name: name, socket: filepath.Join(t.TempDir(), "tmux.sock")}
 	command := "env -i"
 	for _, kv := range env {
 		command += " " + cli.ShellQuote(kv)
 	}
-	command += " " + cli.ShellQuote(claudeBinary(t)) + " --settings " + cli.ShellQuote(s.settingsFile()) + " --allowedTools Bash --permission-mode default"
-	tmux("new-session", "-d", "-s", name, "-x", "160", "-y", "50", "-c", s.Project, command)
-	pid, err := strconv.Atoi(strings.TrimSpace(tmux("display-message", "-p", "-t", name, "#{pane_pid}")))
+	for _, a := range append([]string{program}, args...) {
+		command += " " + cli.ShellQuote(a)
+	}
+	term.tmux("new-session", "-d", "-s", name, "-x", "160", "-y", "50", "-c", dir, command)
+	pid, err := strconv.Atoi(strings.TrimSpace(term.tmux("display-message", "-p", "-t", name, "#{pane_pid}")))
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		// The CLI (env execs it: the pane's process, leading its own
 		// group) and what it started are killed and waited for before the
 		// temporary dirs they write in are removed.
 		_ = syscall.Kill(-pid, syscall.SIGKILL)
-		_ = exec.Command("tmux", "-S", socket, "kill-server").Run()
+		_ = exec.Command("tmux", "-S", term.socket, "kill-server").Run()
 		assert.Eventually(t, func() bool { return proctest.Gone(pid) }, 10*time.Second, 50*time.Millisecond, "the CLI must end")
 	})
-	term.waitFor("the prompt", func() bool { return strings.Contains(term.screen(), "❯") })
 	return term
 }
 
@@ -122,9 +130,12 @@ func (term *terminal) tmux(args ...string) string {
 // screen is what the terminal shows.
 func (term *terminal) screen() string { return term.tmux("capture-pane", "-p", "-t", term.name) }
 
-// typeLine types text as the person does, and Enter.
+// typeLine types text as the person does, and Enter a moment later
+// (Codex's TUI takes an Enter that comes with the text as part of a
+// paste).
 func (term *terminal) typeLine(text string) {
 	term.tmux("send-keys", "-t", term.name, "-l", text)
+	time.Sleep(300 * time.Millisecond)
 	term.tmux("send-keys", "-t", term.name, "Enter")
 }
 
