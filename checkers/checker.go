@@ -130,8 +130,11 @@ type Context struct {
 	Home string
 	// Getenv is the hook's environment, for the host's own readers to
 	// find where it keeps the plan ($CLAUDE_CONFIG_DIR, say: see
-	// hookio.PlanQuery); checkers themselves read no variable. nil: none
-	// is set.
+	// hookio.PlanQuery); checkers themselves read no variable, but for
+	// the user's config files a detected command's program reads
+	// (~/.npmrc, ~/.bazelrc: see userNpmrc), which they find as that
+	// program does, from the environment it inherits: the process's.
+	// nil: none is set.
 	Getenv func(string) string
 	// Reason says what the agent is trying to do.
 	Reason StopReason

@@ -47,7 +47,7 @@ func TestCodexGoalTurnsWithoutProgressAreLetGo(t *testing.T) {
 		"Stop":             rec + " " + stopHook,
 	})})
 	codex := clientPath(t, "DONEGATE_CODEX", "install-codex")
-	allowProject(t, s.stateDir(), s.Project)
+	allowProject(t, s.Home, s.stateDir(), s.Project)
 	s.trustProjectHooks(codex)
 
 	turnIDs := s.appServerTurns(codex, "Write never.txt", 4)

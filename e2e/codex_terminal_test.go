@@ -33,7 +33,7 @@ func TestCodexPersonReleasesMidTurnInTheTerminal(t *testing.T) {
 		fakeapi.Say("Done again."),
 	)
 	s.config(`{"checkers":[{"type":"files","paths":["never.txt"]}]}`)
-	allowProject(t, s.stateDir(), s.Project)
+	allowProject(t, s.Home, s.stateDir(), s.Project)
 	rec := recorder(t, s.Events)
 	writeJSON(t, filepath.Join(s.Project, ".codex", "hooks.json"), map[string]any{"hooks": claudeShapedHooks(map[string]string{
 		"UserPromptSubmit": rec + " " + filepath.Join(hookBinaries(t), "stop-hook") + " --criteria",

@@ -91,7 +91,7 @@ type codexResult struct {
 func (s *codexSession) run(prompt string, flags ...string) codexResult {
 	s.t.Helper()
 	codex := clientPath(s.t, "DONEGATE_CODEX", "install-codex")
-	allowProject(s.t, s.stateDir(), s.Project)
+	allowProject(s.t, s.Home, s.stateDir(), s.Project)
 	env := append([]string{
 		"HOME=" + s.Home,
 		"CODEX_HOME=" + s.codexHome(),

@@ -100,7 +100,7 @@ type copilotResult struct {
 func (s *copilotSession) run(prompt string, resume bool) copilotResult {
 	s.t.Helper()
 	s.writeHooks()
-	allowProject(s.t, filepath.Join(s.Home, "donegate-state"), s.Project)
+	allowProject(s.t, s.Home, filepath.Join(s.Home, "donegate-state"), s.Project)
 	copilot := copilotBinary(s.t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

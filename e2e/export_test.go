@@ -371,7 +371,7 @@ func TestDecisionsWaitForTheCollector(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(project, "fixed.txt"), []byte("not yet\n"), 0o600))
 	require.NoError(t, os.MkdirAll(filepath.Join(project, ".claude"), 0o700))
 	require.NoError(t, os.WriteFile(filepath.Join(project, ".claude", "donegate.json"), []byte(`{"checkers":[{"type":"test","command":`+fmt.Sprintf("%q", exportTest)+`}]}`), 0o600))
-	allowProject(t, state, project)
+	allowProject(t, home, state, project)
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "LANG=C.UTF-8", "DONEGATE_STATE_DIR=" + state,
 		"MY_SERVICE_API_KEY=" + exportSecret, "DONEGATE_OTLP_ENDPOINT=" + col.URL()}
 

@@ -121,7 +121,7 @@ func (s *geminiSession) run(prompt string, args ...string) geminiRun {
 	if len(s.Hooks) > 0 { // none when closer init wrote them
 		s.writeSettings()
 	}
-	allowProject(s.t, filepath.Join(s.Home, "donegate-state"), s.Project)
+	allowProject(s.t, s.Home, filepath.Join(s.Home, "donegate-state"), s.Project)
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	args = append([]string{"-p", prompt, "-o", "stream-json", "--yolo", "-m", geminiModel}, args...)

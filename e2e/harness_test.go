@@ -106,7 +106,7 @@ var sandboxSettings = map[string]any{"enabled": true, "failIfUnavailable": true,
 func (s *session) consent() {
 	s.t.Helper()
 	if !s.NoConsent {
-		allowProject(s.t, filepath.Join(s.Home, "donegate-state"), s.Project)
+		allowProject(s.t, s.Home, filepath.Join(s.Home, "donegate-state"), s.Project)
 	}
 }
 

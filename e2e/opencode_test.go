@@ -173,7 +173,7 @@ func (s *openCodeSession) configJSON() map[string]any {
 func (s *openCodeSession) run(prompt string) clientRun {
 	s.t.Helper()
 	bin := clientPath(s.t, s.host.envVar, s.host.script)
-	allowProject(s.t, s.stateDir(), s.Project)
+	allowProject(s.t, s.Home, s.stateDir(), s.Project)
 	writeJSON(s.t, filepath.Join(s.Project, s.host.configFile), s.configJSON())
 	args := append(append([]string{"run"}, s.host.runArgs...), prompt)
 	return runClient(s.t, s.host.limit, s.Project, s.env(), bin, args...)
@@ -391,7 +391,7 @@ type served struct {
 func (s *openCodeSession) serve(prompt string, stops int) served {
 	s.t.Helper()
 	bin := clientPath(s.t, s.host.envVar, s.host.script)
-	allowProject(s.t, s.stateDir(), s.Project)
+	allowProject(s.t, s.Home, s.stateDir(), s.Project)
 	writeJSON(s.t, filepath.Join(s.Project, s.host.configFile), s.configJSON())
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(s.t, err)

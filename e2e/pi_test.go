@@ -71,7 +71,7 @@ func (s *piSession) run(prompt string) clientRun {
 		"models": []any{map[string]any{"id": "fake-model"}},
 	}}})
 	writeJSON(s.t, filepath.Join(agent, "settings.json"), map[string]any{"defaultProjectTrust": "always"})
-	allowProject(s.t, s.stateDir(), s.Project)
+	allowProject(s.t, s.Home, s.stateDir(), s.Project)
 	env := append([]string{"HOME=" + s.Home, "PI_OFFLINE=1", "DONEGATE_STATE_DIR=" + s.stateDir()}, s.Env...)
 	return runClient(s.t, 2*time.Minute, s.Project, env, bin, "-p", "--model", "fake/fake-model", prompt)
 }

@@ -73,7 +73,7 @@ func (s *qwenSession) stateDir() string { return filepath.Join(s.Home, "donegate
 func (s *qwenSession) run(prompt string) clientRun {
 	s.t.Helper()
 	qwen := clientPath(s.t, "DONEGATE_QWEN", "install-qwen")
-	allowProject(s.t, s.stateDir(), s.Project)
+	allowProject(s.t, s.Home, s.stateDir(), s.Project)
 	env := append([]string{
 		"HOME=" + s.Home,
 		"OPENAI_BASE_URL=" + s.API.URL(),

@@ -190,7 +190,7 @@ func TestCodexManagedHooksRunWithoutReview(t *testing.T) {
 	script := "#!/bin/sh\nexec unshare --mount --map-root-user sh -c 'mount --bind \"$0\" /etc && exec \"$@\"' '" + etc + "' '" + codex + "' \"$@\"\n"
 	require.NoError(t, os.WriteFile(wrapper, []byte(script), 0o755))
 
-	allowProject(t, s.stateDir(), s.Project)
+	allowProject(t, s.Home, s.stateDir(), s.Project)
 	runEnv := append([]string{"HOME=" + s.Home, "CODEX_HOME=" + s.codexHome(), "FAKE_API_KEY=fake-key-for-tests", "DONEGATE_STATE_DIR=" + s.stateDir()}, env...)
 	res := runClient(t, 2*time.Minute, s.Project, runEnv, wrapper, "exec", "--json", "Make Add correct")
 	require.Equal(t, 0, res.ExitCode, "stdout: %s\nstderr: %s", res.Stdout, res.Stderr)
