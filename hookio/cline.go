@@ -167,47 +167,64 @@ func (e *Event) readCline(root gjson.Result) error {
 
 // clineCommands is what a run_commands call runs, one command a line: its
 // input is a command, a list of them, or an object holding them in
-// "commands", "command" (with "args") or "cmd", each a string or a
-// {"command", "args"} object — as Cline reads it. What is none of these
-// is the input's JSON text, for the guard to read whole.
+// "commands", "command" (with "args") or "cmd" — as Cline reads it. A
+// command is a string, or words: a list, or a {"command", "args"} object
+// (its command a string or a list), each read as one command line, never
+// split into lines of their own. What is none of these is the input's
+// JSON text, for the guard to read whole.
 func clineCommands(e *Event) string {
 	in := gjson.ParseBytes(e.ToolInput)
-	var list []gjson.Result
-	switch {
-	case in.Type == gjson.String, in.IsArray():
-		list = []gjson.Result{in}
-	case in.Get("commands").Exists():
-		list = []gjson.Result{in.Get("commands")}
-	case in.Get("command").Exists():
-		list = []gjson.Result{in}
-	case in.Get("cmd").Exists():
-		list = []gjson.Result{in.Get("cmd")}
-	default:
-		return in.Raw
-	}
 	var lines []string
-	var add func(v gjson.Result)
-	add = func(v gjson.Result) {
+	one := func(v gjson.Result) {
 		switch {
 		case v.Type == gjson.String:
 			lines = append(lines, v.Str)
 		case v.IsArray():
-			v.ForEach(func(_, item gjson.Result) bool { add(item); return true })
-		case v.IsObject() && v.Get("command").Type == gjson.String:
-			words := []string{v.Get("command").Str}
-			v.Get("args").ForEach(func(_, a gjson.Result) bool {
-				words = append(words, shellQuote(a.String()))
-				return true
-			})
-			lines = append(lines, strings.Join(words, " "))
+			lines = append(lines, clineWords(v))
+		case v.IsObject() && (v.Get("command").Type == gjson.String || v.Get("command").IsArray()):
+			words := clineWords(v.Get("command"))
+			if args := v.Get("args"); args.Exists() {
+				words += " " + clineWords(args)
+			}
+			lines = append(lines, words)
 		default:
 			lines = append(lines, v.Raw)
 		}
 	}
-	for _, v := range list {
-		add(v)
+	many := func(v gjson.Result) {
+		if !v.IsArray() {
+			one(v)
+			return
+		}
+		v.ForEach(func(_, item gjson.Result) bool { one(item); return true })
+	}
+	switch {
+	case in.Type == gjson.String, in.IsArray():
+		many(in)
+	case in.Get("commands").Exists():
+		many(in.Get("commands"))
+	case in.Get("command").Exists():
+		one(in)
+	case in.Get("cmd").Exists():
+		one(in.Get("cmd"))
+	default:
+		return in.Raw
 	}
 	return strings.Join(lines, "\n")
+}
+
+// clineWords is a command's words as one shell line: a string as it is,
+// a list of words each quoted where it needs it.
+func clineWords(v gjson.Result) string {
+	if !v.IsArray() {
+		return v.String()
+	}
+	var words []string
+	v.ForEach(func(_, w gjson.Result) bool {
+		words = append(words, shellQuote(w.String()))
+		return true
+	})
+	return strings.Join(words, " ")
 }
 
 // shellQuote quotes a word for a POSIX shell where it needs it.
