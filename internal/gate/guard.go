@@ -148,7 +148,30 @@ func (r *run) guardCommand(cmd string) (guardVerdict, bool) {
 			return guardVerdict{ask: true, reason: "This command names donegate's state dir (" + dir + "), where the person's consent and donegate's records are kept: the person confirms it."}, true
 		}
 	}
+	for _, dir := range r.pluginDirForms() {
+		if strings.Contains(cmd, dir) {
+			return guardVerdict{ask: true, reason: "This command names a dir the host loads plugins or hooks from (" + dir + "): a file there runs inside the host beside donegate's, and could change what it sees or answers: the person confirms it."}, true
+		}
+	}
 	return guardVerdict{}, false
+}
+
+// pluginDirForms are the ways a command may name a dir the host loads
+// plugins or hooks from (see hookio.Host.PluginDirs): its path, and
+// relative to the project or the home dir, slash-separated.
+func (r *run) pluginDirForms() []string {
+	project := r.projectDir()
+	home := paths.Home(r.env.Getenv)
+	var forms []string
+	for _, dir := range r.event.Host.PluginDirs(project, r.env.Getenv) {
+		forms = append(forms, filepath.Clean(dir))
+		for _, root := range []string{project, home} {
+			if rel, err := filepath.Rel(root, dir); root != "" && err == nil && filepath.IsLocal(rel) {
+				forms = append(forms, filepath.ToSlash(rel))
+			}
+		}
+	}
+	return forms
 }
 
 // closerPersonsCommand returns the person's command a shell command runs
