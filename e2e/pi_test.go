@@ -64,7 +64,15 @@ func (s *piSession) stateDir() string { return filepath.Join(s.Home, "donegate-s
 // run runs `pi -p prompt` in the project.
 func (s *piSession) run(prompt string) clientRun {
 	s.t.Helper()
-	bin := clientPath(s.t, "DONEGATE_PI", "install-pi")
+	bin, env := s.setUp()
+	return runClient(s.t, 2*time.Minute, s.Project, env, bin, "-p", "--model", "fake/fake-model", prompt)
+}
+
+// setUp writes pi's model and trust settings and the person's consent, as
+// a run needs them, and returns pi and its environment.
+func (s *piSession) setUp() (bin string, env []string) {
+	s.t.Helper()
+	bin = clientPath(s.t, "DONEGATE_PI", "install-pi")
 	agent := filepath.Join(s.Home, ".pi", "agent")
 	writeJSON(s.t, filepath.Join(agent, "models.json"), map[string]any{"providers": map[string]any{"fake": map[string]any{
 		"baseUrl": s.API.URL(), "api": "openai-completions", "apiKey": "fake-key-for-tests",
@@ -72,8 +80,7 @@ func (s *piSession) run(prompt string) clientRun {
 	}}})
 	writeJSON(s.t, filepath.Join(agent, "settings.json"), map[string]any{"defaultProjectTrust": "always"})
 	allowProject(s.t, s.Home, s.stateDir(), s.Project)
-	env := append([]string{"HOME=" + s.Home, "PI_OFFLINE=1", "DONEGATE_STATE_DIR=" + s.stateDir()}, s.Env...)
-	return runClient(s.t, 2*time.Minute, s.Project, env, bin, "-p", "--model", "fake/fake-model", prompt)
+	return bin, append([]string{"HOME=" + s.Home, "PI_OFFLINE=1", "DONEGATE_STATE_DIR=" + s.stateDir()}, s.Env...)
 }
 
 // told returns what pi told the model in main request i since the model
@@ -225,4 +232,33 @@ func TestPiGuardRefusesTheAgentsCalls(t *testing.T) {
 	assert.Contains(t, s.told(4), "This call writes in a dir the host loads plugins from ("+other+")")
 	assert.NoFileExists(t, other, "the write was refused")
 	assert.Contains(t, s.told(5), "Missing required files: never.txt", "still held after the tries")
+}
+
+// In pi's TUI (tmux) the extension holds the same way: the hold is a
+// [donegate] message in the conversation, and the let-go past
+// limits.max_blocks a warning on the screen.
+func TestPiTUIHoldsTheAgent(t *testing.T) {
+	t.Parallel()
+	needDebianTool(t, "tmux")
+	s := newPiSession(t, fakeapi.Say("Done."), fakeapi.Say("Done again."), fakeapi.Say("Done thrice."))
+	s.config(`{"checkers":[{"type":"files","paths":["never.txt"]}],"limits":{"max_blocks":2}}`)
+	bin, env := s.setUp()
+	env = append(env, "PATH="+os.Getenv("PATH"), "TERM=xterm-256color", "LANG=C.UTF-8")
+	term := newTerminal(t, "donegate-pi-"+filepath.Base(s.Home), s.Project, env, bin, "--model", "fake/fake-model")
+	term.waitFor("the extension loaded", func() bool { return strings.Contains(term.screen(), "donegate.js") })
+	term.typeLine("Write never.txt")
+	term.waitFor("the let-go", func() bool { return strings.Contains(term.screen(), "letting the agent stop") })
+
+	screen := term.screen()
+	assert.Equal(t, 2, strings.Count(screen, "[donegate]"), "two holds shown in the conversation:\n%s", screen)
+	assert.Contains(t, screen, "donegate: still incomplete after 2 continuations; letting the agent stop: Missing required files: never.txt")
+	stops := ofEvent(clientEvents(t, s.Events), "Stop")
+	require.Len(t, stops, 3)
+	for i, st := range stops {
+		assert.Equal(t, "tui", st.Fields["pi_mode"], "stop %d", i)
+	}
+	for i := 1; i <= 2; i++ {
+		assert.Contains(t, s.told(i), "Missing required files: never.txt", "continuation %d", i)
+	}
+	assert.Len(t, s.API.Of("main"), 3)
 }
