@@ -468,7 +468,13 @@ func buildHostPlugin(t *testing.T, host, dir string) {
 // roots the agent may write (the project, /tmp and $TMPDIR unless
 // excluded, writable_roots) against the state dir.
 func TestDoctorCodexSandbox(t *testing.T) {
+	// A path outside every root the sandbox lets the agent write: on
+	// Windows, on the temporary dir's drive.
 	outside := filepath.Join(string(filepath.Separator)+"var", "lib", "donegate-test-state")
+	if runtime.GOOS == "windows" {
+		outside = filepath.VolumeName(os.TempDir()) + outside
+	}
+	slash := func(p string) string { return regexp.QuoteMeta(filepath.ToSlash(p)) } // doctor's output as the tests read it (unixView)
 	for _, tt := range []struct {
 		name, user, project, state string
 		want                       string
@@ -477,13 +483,13 @@ func TestDoctorCodexSandbox(t *testing.T) {
 		{name: "no sandbox", user: `sandbox_mode = "danger-full-access"`, want: `^✓ codex: Codex runs the agent's commands with no sandbox \(optional; sandbox_mode = "danger-full-access" in .*/home/\.codex/config\.toml\)`},
 		{name: "read-only", user: `sandbox_mode = "read-only"`, want: `^✓ codex: Codex's sandbox is read-only`},
 		{name: "workspace-write, the state dir elsewhere", user: `sandbox_mode = "workspace-write"`, state: outside,
-			want: `^✓ codex: Codex's workspace-write sandbox \(.*/home/\.codex/config\.toml\) keeps the agent's shell out of donegate's state dir \(` + regexp.QuoteMeta(outside) + `\)`},
+			want: `^✓ codex: Codex's workspace-write sandbox \(.*/home/\.codex/config\.toml\) keeps the agent's shell out of donegate's state dir \(` + slash(outside) + `\)`},
 		{name: "workspace-write, the state dir under TMPDIR", user: `sandbox_mode = "workspace-write"`, state: "TMPDIR",
 			want: `^! codex: Codex's workspace-write sandbox \(.*\) lets the agent's shell write .*tmp-root.*, which holds donegate's state dir`},
 		{name: "workspace-write, TMPDIR excluded", user: "sandbox_mode = \"workspace-write\"\n[sandbox_workspace_write]\nexclude_tmpdir_env_var = true\nexclude_slash_tmp = true", state: "TMPDIR",
 			want: `^✓ codex: Codex's workspace-write sandbox`},
-		{name: "workspace-write, a writable root holding it", user: "sandbox_mode = \"workspace-write\"\n[sandbox_workspace_write]\nwritable_roots = [\"" + filepath.Dir(outside) + "\"]", state: outside,
-			want: `^! codex: .* lets the agent's shell write ` + regexp.QuoteMeta(filepath.Dir(outside))},
+		{name: "workspace-write, a writable root holding it", user: "sandbox_mode = \"workspace-write\"\n[sandbox_workspace_write]\nwritable_roots = ['" + filepath.Dir(outside) + "']", state: outside,
+			want: `^! codex: .* lets the agent's shell write ` + slash(filepath.Dir(outside))},
 		{name: "the project's config wins", user: `sandbox_mode = "workspace-write"`, project: `sandbox_mode = "danger-full-access"`, state: outside,
 			want: `^✓ codex: Codex runs the agent's commands with no sandbox \(optional; sandbox_mode = "danger-full-access" in DIR/\.codex/config\.toml\)`},
 		{name: "an unknown mode", user: `sandbox_mode = "elsewhere"`, want: `^\? codex: Codex's sandbox_mode is "elsewhere"`},
@@ -505,7 +511,7 @@ func TestDoctorCodexSandbox(t *testing.T) {
 				s.vars["DONEGATE_STATE_DIR"] = tt.state
 			}
 			_, out, _ := s.run(t)
-			assert.Regexp(t, "(?m)"+strings.ReplaceAll(tt.want, "DIR", regexp.QuoteMeta(s.proj)), out)
+			assert.Regexp(t, "(?m)"+strings.ReplaceAll(tt.want, "DIR", slash(s.proj)), out)
 		})
 	}
 }
