@@ -1,6 +1,9 @@
-// Command closer runs donegate's checks outside a Claude Code hook: in CI,
-// after an agent run, and around an agent in an outer loop. See
-// `closer --help` and docs/closer.md.
+// Command closer is the person's side of donegate: it sets the hooks up
+// for each host (init), checks the setup (doctor), allows a project's
+// commands (allow), lets a held turn go (release), says why a stop was
+// decided (explain, log), sends the decisions on (export), and runs the
+// same checks outside a hook (check,
+// judge, smart-check, loop). See `closer --help` and docs/closer.md.
 package main
 
 import (

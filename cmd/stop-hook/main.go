@@ -1,7 +1,8 @@
-// Command stop-hook is donegate's hook at the end of an agent's turn
-// (Claude Code's and the Agent SDK's Stop and SubagentStop, Codex's and
-// Qwen Code's Stop, Gemini CLI's AfterAgent, Copilot CLI's agentStop,
-// Cursor's stop, VS Code's Stop, OpenCode's plugin). It keeps an agent
+// Command stop-hook is donegate's hook at the end of an agent's turn, in
+// each host's name for it (Stop and SubagentStop, Gemini CLI's
+// AfterAgent, Copilot CLI's agentStop, ...), or run by donegate's plugin
+// where a host has no such hook (OpenCode, Kilo, pi, Cline): the hosts
+// are listed in docs/hosts.md. It keeps an agent
 // working while its plan, tests or required files are not done; with
 // --criteria it tells the agent up front what will be checked, with
 // --start it starts the stop's checks after the agent's edits. See
