@@ -2,8 +2,8 @@
 // for each host (init), checks the setup (doctor), allows a project's
 // commands (allow), lets a held turn go (release), says why a stop was
 // decided (explain, log), sends the decisions on (export), and runs the
-// same checks outside a hook (check,
-// judge, smart-check, loop). See `closer --help` and docs/closer.md.
+// same checks outside a hook (check, judge, smart-check, loop). See
+// `closer --help` and docs/closer.md.
 package main
 
 import (
