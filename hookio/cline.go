@@ -9,6 +9,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/donegate/donegate/internal/cli"
 	"github.com/donegate/donegate/internal/paths"
 )
 
@@ -106,12 +107,26 @@ var ClineProjectHookDirs = []string{filepath.Join(".clinerules", "hooks"), filep
 // clineUserHookDirs are the user's: $CLINE_DIR/hooks (else
 // ~/.cline/hooks) and ~/Documents/Cline/Hooks.
 func clineUserHookDirs(getenv paths.Getenv) []string {
-	home := paths.Home(getenv)
-	dir := filepath.Join(home, ".cline")
-	if d := strings.TrimSpace(getenv("CLINE_DIR")); d != "" {
-		dir = d
+	var dirs []string
+	if d := ClineDir(getenv); d != "" {
+		dirs = append(dirs, filepath.Join(d, "hooks"))
 	}
-	return []string{filepath.Join(dir, "hooks"), filepath.Join(home, "Documents", "Cline", "Hooks")}
+	if home := paths.Home(getenv); home != "" {
+		dirs = append(dirs, filepath.Join(home, "Documents", "Cline", "Hooks"))
+	}
+	return dirs
+}
+
+// ClineDir is Cline's user dir, as Cline finds it: $CLINE_DIR, else
+// ~/.cline; "" when neither is known.
+func ClineDir(getenv paths.Getenv) string {
+	if d := strings.TrimSpace(getenv("CLINE_DIR")); d != "" {
+		return d
+	}
+	if home := paths.Home(getenv); home != "" {
+		return filepath.Join(home, ".cline")
+	}
+	return ""
 }
 
 // clineKey is the field only Cline's events carry.
@@ -221,18 +236,10 @@ func clineWords(v gjson.Result) string {
 	}
 	var words []string
 	v.ForEach(func(_, w gjson.Result) bool {
-		words = append(words, shellQuote(w.String()))
+		words = append(words, cli.ShellQuote(w.String()))
 		return true
 	})
 	return strings.Join(words, " ")
-}
-
-// shellQuote quotes a word for a POSIX shell where it needs it.
-func shellQuote(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t\n\"'\\$`;&|<>(){}*?[]#~!") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // clineAnswer is Cline's PreToolUse answer, and what the person is told

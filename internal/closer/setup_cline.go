@@ -19,11 +19,8 @@ var clineSetup = pluginSetup(hostSetup{
 }, pluginDirs{
 	project: []string{".clinerules", ".cline"}, subdirs: []string{"hooks"},
 	user: func(r *runCtx) string {
-		if d := r.env.Getenv("CLINE_DIR"); filepath.IsAbs(d) {
+		if d := hookio.ClineDir(r.env.Getenv); filepath.IsAbs(d) {
 			return d
-		}
-		if home := r.home(); filepath.IsAbs(home) {
-			return filepath.Join(home, ".cline")
 		}
 		return ""
 	},
