@@ -42,6 +42,9 @@ E2E_CLIENTS     += droid
 E2E_ENV         += DONEGATE_DROID=$$(scripts/install-droid | tail -n 1)
 E2E_CLIENTS     += cline
 E2E_ENV         += DONEGATE_CLINE=$$(scripts/install-cline | tail -n 1)
+# Amp's agent needs Amp's service: e2e/amp_test.go runs its plugin runtime.
+E2E_CLIENTS     += amp
+E2E_ENV         += DONEGATE_AMP=$$(scripts/install-amp | tail -n 1)
 # Not clients: the package managers testdata/script/pnpm_workspace.txtar
 # and yarn_workspace.txtar drive.
 E2E_CLIENTS     += pnpm yarn
@@ -164,12 +167,12 @@ claude:
 copilot:
 	@scripts/install-copilot >/dev/null
 
-## codex, qwen, agent-sdk, opencode, kilo, pi, droid, cline, pnpm, yarn, debian-tools, wine: install
-## the pinned Codex CLI, Qwen Code, Claude Agent SDK, OpenCode, Kilo CLI, pi (with Node 22), Factory Droid, Cline CLI, pnpm,
+## codex, qwen, agent-sdk, opencode, kilo, pi, droid, cline, amp, pnpm, yarn, debian-tools, wine: install
+## the pinned Codex CLI, Qwen Code, Claude Agent SDK, OpenCode, Kilo CLI, pi (with Node 22), Factory Droid, Cline CLI, Amp's CLI, pnpm,
 ## Yarn (berry and 1), Turborepo and Nx (npm), bubblewrap, socat, tmux and Bazel (Debian), and
 ## Wine 8 with its test prefix, and the OpenTelemetry Collector (Go), for
 ## the end-to-end tests.
-codex qwen agent-sdk opencode kilo pi droid cline pnpm yarn turbo nx yarn-classic otelcol:
+codex qwen agent-sdk opencode kilo pi droid cline amp pnpm yarn turbo nx yarn-classic otelcol:
 	@scripts/install-$@ >/dev/null
 
 # Exit 3: the packages cannot be had here, which skips the tests that

@@ -50,10 +50,12 @@ const (
 	HostQoder Host = "qoder"
 	// HostGoose is Goose, by contract (see goose.go).
 	HostGoose Host = "goose"
+	// HostAmp is Amp, through donegate's plugin for Amp (see amp.go).
+	HostAmp Host = "amp"
 )
 
 // Hosts lists every host, in the order docs and errors name them.
-var Hosts = []Host{HostClaude, HostCodex, HostQwen, HostGemini, HostCopilot, HostCursor, HostVSCode, HostOpenCode, HostKilo, HostPi, HostDroid, HostCline, HostQoder, HostGoose}
+var Hosts = []Host{HostClaude, HostCodex, HostQwen, HostGemini, HostCopilot, HostCursor, HostVSCode, HostOpenCode, HostKilo, HostPi, HostDroid, HostCline, HostQoder, HostGoose, HostAmp}
 
 // ParseHost accepts a host's name as flags and closer take it.
 func ParseHost(s string) (Host, error) {
@@ -445,6 +447,7 @@ var hostSpecs = map[Host]*hostSpec{
 	HostCline:    &clineSpec,
 	HostQoder:    &qoderSpec,
 	HostGoose:    &gooseSpec,
+	HostAmp:      &ampSpec,
 }
 
 // spec is h's spec; an unknown host (none, "") is read and answered as
@@ -460,7 +463,7 @@ func (h Host) spec() *hostSpec {
 type detectKeys struct {
 	eventName, sessionID, transcript                                 string
 	hasEventName, turnID, model, camelSession, cursor, qwenStopStats bool
-	camelEventName, openCode, kilo, pi, droidStop, cline, goose      bool
+	camelEventName, openCode, kilo, pi, droidStop, cline, goose, amp bool
 }
 
 // see notes the top-level field key of value v where DetectHost reads
@@ -504,6 +507,8 @@ func (k *detectKeys) see(key string, v gjson.Result) bool {
 		k.cline = true
 	case gooseKey:
 		k.goose = true
+	case ampKey:
+		k.amp = true
 	default:
 		return false
 	}
@@ -548,7 +553,7 @@ func DetectionKey(key string) bool {
 //   - OpenCode: opencode_version, which donegate's OpenCode plugin sends
 //     and no host does; Kilo CLI: kilo_version, which the same plugin
 //     sends there; pi: pi_version, which donegate's extension for pi
-//     sends.
+//     sends; Amp: amp_executor, which donegate's plugin for Amp sends.
 //
 //   - Factory Droid: a transcript under a .factory/sessions dir (every
 //     event of its carries one), or a Stop with tool_execution_count.
@@ -582,6 +587,8 @@ func DetectHost(raw []byte, getenv func(string) string) Host {
 		return HostPi
 	case k.cline:
 		return HostCline
+	case k.amp:
+		return HostAmp
 	case k.cursor:
 		return HostCursor
 	case k.camelSession && k.camelEventName && !k.hasEventName:

@@ -1,8 +1,9 @@
 // Package plugin holds the files of donegate's host plugins that closer
 // writes into a project: the OpenCode plugin (closer init --host
-// opencode, --host kilo), the extension for pi (--host pi) and the Cline
-// hook (--host cline). The Claude Code plugin, the Codex plugin and the Gemini
-// extension are built from this directory by scripts/build-plugin.
+// opencode, --host kilo), the extension for pi (--host pi), the Cline
+// hook (--host cline) and the plugin for Amp (--host amp). The Claude
+// Code plugin, the Codex plugin and the Gemini extension are built from
+// this directory by scripts/build-plugin.
 package plugin
 
 import _ "embed"
@@ -34,3 +35,12 @@ var Cline []byte
 
 // ClineStopHook is the line of Cline that names the stop-hook binary.
 const ClineStopHook = `const STOP_HOOK = process.env.DONEGATE_STOP_HOOK || "stop-hook"`
+
+// Amp is donegate's plugin for Amp, amp/donegate.ts: Amp loads it from
+// .amp/plugins/ (or ~/.config/amp/plugins/) when run with PLUGINS=all.
+//
+//go:embed amp/donegate.ts
+var Amp []byte
+
+// AmpStopHook is the line of Amp that names the stop-hook binary.
+const AmpStopHook = `const STOP_HOOK = process.env.DONEGATE_STOP_HOOK || "stop-hook"`

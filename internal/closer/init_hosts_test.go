@@ -292,7 +292,7 @@ func TestInitDetectsHosts(t *testing.T) {
 func TestInitRefusesAnUnknownHost(t *testing.T) {
 	code, _, errOut := initRun(t, t.TempDir(), "", "--dir", t.TempDir(), "--host", "codex,vim")
 	assert.Equal(t, ExitUsage, code)
-	assert.Contains(t, errOut, `unknown host "vim" (init sets up: claude, codex, qwen, gemini, copilot, opencode, kilo, pi, droid, cline, qoder)`)
+	assert.Contains(t, errOut, `unknown host "vim" (init sets up: claude, codex, qwen, gemini, copilot, opencode, kilo, pi, droid, cline, qoder, amp)`)
 }
 
 // TestInitHostUser: --user writes the host's user-level file, never the

@@ -170,6 +170,7 @@ func TestKeepBoundedKeepsEveryHost(t *testing.T) {
 		hookio.HostPi:       "pi/print-stop.json",
 		hookio.HostDroid:    "droid/stop.json",
 		hookio.HostCline:    "cline/pretooluse-submit_and_exit.json",
+		hookio.HostAmp:      "amp/stop.json",
 		hookio.HostQoder:    "qoder/stop.json",
 		hookio.HostGoose:    "goose/stop.json",
 	}
