@@ -160,6 +160,9 @@ type commandCheck struct {
 	// for a command that is no detected Go test command.
 	jsonCommand string
 	goRoots     []string
+	// libtest: the command is the detected `cargo test`, whose output is
+	// read for the tests that ran (see libtestReport).
+	libtest bool
 }
 
 // A voice is how a command checker's type speaks: the noun that names its
@@ -251,6 +254,9 @@ func (k commandCheck) run(ctx context.Context, c *Context, own time.Duration, fp
 	if k.jsonCommand != "" {
 		cmd.Shell, cmd.SplitStdout, cmd.MaxStdout = k.jsonCommand, true, maxGoJSONBytes
 	}
+	if k.libtest {
+		cmd.MaxOutput = maxLibtestOutputBytes
+	}
 	out, err := c.runner().Run(runCtx, cmd)
 	if err != nil {
 		return Result{}, false, fmt.Errorf("%s %q: %w", k.voice.noun, k.command, err)
@@ -262,6 +268,15 @@ func (k commandCheck) run(ctx context.Context, c *Context, own time.Duration, fp
 		out.Output = append(text, out.Output...)
 		if !out.StdoutCut {
 			report, _ = json.Marshal(rep)
+		}
+	}
+	if k.libtest && !out.OutputCut && !out.Ended && out.Signal == "" {
+		// A pass is judged with its report (see Test.Check); a failure's
+		// tests ran all the same, and a later pass must run them too.
+		if rep := readLibtest(out.Output); k.when.met(out) {
+			report, _ = json.Marshal(rep)
+		} else {
+			c.libtestRemember(rep)
 		}
 	}
 	switch {

@@ -47,7 +47,7 @@ var testKinds = []struct {
 	{"go.work", goWorkKind},
 	{`package.json with a "test" script`, npmKind},
 	{"pyproject.toml, setup.cfg or pytest.ini", fileKind("pyproject.toml", "pytest", "setup.cfg", "pytest.ini")},
-	{"Cargo.toml", fileKind("Cargo.toml", "cargo test")},
+	{"Cargo.toml", cargoKind},
 	{"a Makefile with a test target", makeKind},
 }
 
@@ -88,12 +88,16 @@ func DetectTestCommand(dir string) (DetectedTest, error) {
 
 // What each detected command's consent covers (its Definition), and why:
 //
-//   - go test ./..., pytest, cargo test: nothing beyond the command.
-//     Which program runs and how is donegate's choice; what it then runs
-//     is the project's code — its tests, conftest.py, build.rs — which is
+//   - go test ./..., pytest: nothing beyond the command. Which program
+//     runs and how is donegate's choice; what it then runs is the
+//     project's code — its tests, conftest.py, build.rs — which is
 //     exactly what the person allowed to be tested, and which the agent
 //     is expected to change. A go.mod or Cargo.toml that gains a
 //     dependency does not void consent.
+//   - cargo test: the same, and the Cargo config files Cargo reads for
+//     the project (.cargo/config.toml here and above, $CARGO_HOME's),
+//     whose runner, rustc wrapper, flags and [env] change what runs (see
+//     cargoDefinition).
 //   - npm test: the package's "pretest", "test" and "posttest" scripts,
 //     which npm runs in turn, and the project's .npmrc and the user's,
 //     whose script-shell and node-options change how they run (the
@@ -120,6 +124,9 @@ func DetectTestCommand(dir string) (DetectedTest, error) {
 func DefinedBy(dir, from string) string {
 	if isBazelRoot(from) {
 		return ".bazelrc, ~/.bazelrc, a file they import or .bazelversion"
+	}
+	if from == "Cargo.toml" {
+		return "a .cargo/config.toml (the project's, a dir's above it, or ~/.cargo's)"
 	}
 	files := []string{from}
 	if from == "package.json" {

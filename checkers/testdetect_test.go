@@ -164,6 +164,38 @@ func TestBazelDefinition(t *testing.T) {
 	assert.Equal(t, ".bazelrc, ~/.bazelrc, a file they import or .bazelversion", checkers.DefinedBy(dir, "WORKSPACE"))
 }
 
+func TestCargoDefinition(t *testing.T) {
+	root, home := t.TempDir(), t.TempDir()
+	dir := filepath.Join(root, "proj")
+	t.Setenv("HOME", home)
+	t.Setenv("USERPROFILE", home)
+	t.Setenv("CARGO_HOME", "")
+	write := writeIn(t, dir)
+	write("Cargo.toml", "[package]\nname = \"calc\"\nversion = \"0.1.0\"\n")
+	d, err := checkers.DetectTestCommand(dir)
+	require.NoError(t, err)
+	assert.Empty(t, d.Definition, "no Cargo config: as before donegate read them")
+	write(".cargo/config.toml", "[term]\nverbose = false\n")
+	testDefinitionChanges(t, dir, "cargo test", "Cargo.toml", []definitionChange{
+		{"a dependency", "Cargo.toml", "[package]\nname = \"calc\"\nversion = \"0.1.0\"\n[dependencies]\nx = \"1\"\n", false},
+		{"a test", "src/lib.rs", "#[test]\nfn t() {}\n", false},
+		{"the project's .cargo/config.toml", ".cargo/config.toml", "[target.x86_64-unknown-linux-gnu]\nrunner = \"true\"\n", true},
+		{"the older .cargo/config", ".cargo/config", "[env]\nRUST_TEST_THREADS = \"1\"\n", true},
+		{"a dir's above the project", filepath.Join(root, ".cargo", "config.toml"), "[build]\nrustflags = [\"--cfg\", \"skip\"]\n", true},
+		{"the user's ~/.cargo/config.toml", filepath.Join(home, ".cargo", "config.toml"), "[build]\nrustc-wrapper = \"/tmp/w\"\n", true},
+		{"cargo login's credentials", filepath.Join(home, ".cargo", "credentials.toml"), "[registry]\ntoken = \"abc\"\n", false},
+	})
+	other := t.TempDir()
+	t.Setenv("CARGO_HOME", other)
+	before, err := checkers.DetectTestCommand(dir)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(other, "config.toml"), []byte("[build]\nrustflags = [\"-Zx\"]\n"), 0o644))
+	after, err := checkers.DetectTestCommand(dir)
+	require.NoError(t, err)
+	assert.NotEqual(t, before.Definition, after.Definition, "$CARGO_HOME's config read")
+	assert.Equal(t, "a .cargo/config.toml (the project's, a dir's above it, or ~/.cargo's)", checkers.DefinedBy(dir, "Cargo.toml"))
+}
+
 func TestNpmDefinition(t *testing.T) {
 	dir, home := t.TempDir(), t.TempDir()
 	t.Setenv("HOME", home)

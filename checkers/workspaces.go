@@ -413,7 +413,8 @@ func (k commandCheck) workspaceTest(ctx context.Context, c *Context, own time.Du
 		key := keyOf(p, states, rest)
 		pk := k
 		pk.command = perPackage(p.Name)
-		pk.jsonCommand, pk.goRoots = "", nil
+		// libtest's report is read of a whole `cargo test` only.
+		pk.jsonCommand, pk.goRoots, pk.libtest = "", nil, false
 		if k.jsonCommand != "" {
 			pk.jsonCommand, pk.goRoots, _ = goJSONCommand(pk.command, k.from)
 		}

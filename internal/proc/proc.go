@@ -67,6 +67,10 @@ type Command struct {
 	// MaxStdout bounds the stdout kept with SplitStdout; 0 means
 	// MaxStdoutBytes. closer keeps a claude result whole (16 MiB).
 	MaxStdout int
+	// MaxOutput bounds the tail kept in Outcome.Output; 0 means
+	// MaxOutputBytes. A runner's report read from the output whole
+	// (libtest's) needs more.
+	MaxOutput int
 	// Background runs the command at a lower CPU priority (BackgroundNice),
 	// so that it does not slow what the person or the agent runs
 	// meanwhile: a check started before the stop.
@@ -87,6 +91,9 @@ type Outcome struct {
 	ExitCode int    // -1 when killed by a signal
 	Signal   string // the signal that ended it, if any
 	Output   []byte // the tail of stdout and stderr, interleaved; of stderr alone with SplitStdout
+	// OutputCut says Output is a tail: the command wrote more than its
+	// bound, the start discarded.
+	OutputCut bool
 	// Stdout is the head of stdout, with SplitStdout only; StdoutCut says
 	// the command wrote more than MaxStdoutBytes, the rest discarded.
 	Stdout    []byte
@@ -144,6 +151,9 @@ func Run(ctx context.Context, cmd Command) (Outcome, error) {
 	var p pipes
 	defer p.close()
 	out := &tail{max: MaxOutputBytes}
+	if cmd.MaxOutput > 0 {
+		out.max = cmd.MaxOutput
+	}
 	pw, err := p.read(out)
 	if err != nil {
 		return Outcome{}, fmt.Errorf("pipe for %q: %w", cmd, err)
@@ -214,7 +224,8 @@ func Run(ctx context.Context, cmd Command) (Outcome, error) {
 	p.drain(drainWait)
 
 	// The signal context ended while its parent did not: a signal did it.
-	o := Outcome{Output: out.bytes(), Elapsed: time.Since(start), Ended: ended, HookStopped: ended && parent.Err() == nil}
+	o := Outcome{Elapsed: time.Since(start), Ended: ended, HookStopped: ended && parent.Err() == nil}
+	o.Output, o.OutputCut = out.bytes()
 	if o.HookStopped {
 		stopped.Store(true)
 	}
@@ -359,7 +370,8 @@ func (t *tail) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-func (t *tail) bytes() []byte {
+// bytes returns the tail and whether it is one (the start was cut).
+func (t *tail) bytes() ([]byte, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	b := bytes.Clone(t.buf)
@@ -369,5 +381,5 @@ func (t *tail) bytes() []byte {
 			b = b[i+1:]
 		}
 	}
-	return b
+	return b, t.cut
 }

@@ -116,12 +116,13 @@ func TestRunArgsAndStreams(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "prog"), []byte("#!/bin/sh\necho \"prog in $(pwd) got $1\"\n"), 0o755))
 	big := strings.Repeat("x", 3<<20) // well over a pipe's buffer
 	tests := []struct {
-		name   string
-		cmd    Command
-		code   int
-		stdout string // with SplitStdout
-		output string
-		cut    bool
+		name      string
+		cmd       Command
+		code      int
+		stdout    string // with SplitStdout
+		output    string
+		cut       bool
+		outputCut bool
 	}{
 		{name: "arguments are not shell words", cmd: Command{Args: []string{"printf", "%s|", "a b", "$HOME", "*"}}, output: "a b|$HOME|*|"},
 		{name: "relative program is relative to Dir", cmd: Command{Args: []string{"./prog", "x"}}, output: "prog in " + dir + " got x\n"},
@@ -138,6 +139,10 @@ func TestRunArgsAndStreams(t *testing.T) {
 			stdout: big},
 		{name: "a smaller bound of its own", cmd: Command{Args: []string{"cat"}, Stdin: []byte(big), SplitStdout: true, MaxStdout: 10},
 			stdout: big[:10], cut: true},
+		{name: "output over its bound is a tail", cmd: Command{Shell: "printf 'one\\ntwo\\nthree\\n'", MaxOutput: 9},
+			output: "three\n", outputCut: true},
+		{name: "output within a larger bound is whole", cmd: Command{Args: []string{"cat"}, Stdin: []byte(big), MaxOutput: len(big)},
+			output: big},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -149,6 +154,7 @@ func TestRunArgsAndStreams(t *testing.T) {
 			assert.Equal(t, tt.output, string(o.Output))
 			assert.Equal(t, tt.stdout, string(o.Stdout))
 			assert.Equal(t, tt.cut, o.StdoutCut)
+			assert.Equal(t, tt.outputCut, o.OutputCut)
 		})
 	}
 }
