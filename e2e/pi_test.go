@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,7 +42,7 @@ func newPiSession(t *testing.T, turns ...fakeapi.Turn) *piSession {
 	require.NoError(t, os.MkdirAll(filepath.Dir(s.extension()), 0o755))
 	require.NoError(t, os.WriteFile(s.extension(), ext, 0o644))
 	hook := filepath.Join(t.TempDir(), "stop-hook")
-	require.NoError(t, os.WriteFile(hook, []byte("#!/bin/sh\nexec "+recorder(t, s.Events)+" "+filepath.Join(hookBinaries(t), "stop-hook")+"\n"), 0o755))
+	require.NoError(t, os.WriteFile(hook, []byte("#!/bin/sh\nexec "+recorder(t, s.Events)+" "+filepath.Join(hookBinaries(t), "stop-hook")+" \"$@\"\n"), 0o755))
 	s.Env = []string{"DONEGATE_STOP_HOOK=" + hook}
 	return s
 }
@@ -261,4 +262,48 @@ func TestPiTUIHoldsTheAgent(t *testing.T) {
 		assert.Contains(t, s.told(i), "Missing required files: never.txt", "continuation %d", i)
 	}
 	assert.Len(t, s.API.Of("main"), 3)
+}
+
+// (d) The person's route while the agent works, in pi's TUI (tmux): the
+// message "donegate release" typed during a slow command reaches the
+// extension at once (pi's input event, a steer from the keyboard), which
+// hands it to stop-hook --criteria with the running turn's prompt_id and
+// keeps it from the model; the stop that follows is let go unchecked,
+// and the log says the person released it.
+func TestPiPersonReleasesMidTurnInTheTerminal(t *testing.T) {
+	t.Parallel()
+	needDebianTool(t, "tmux")
+	s := newPiSession(t,
+		fakeapi.Call("bash", map[string]any{"command": "sleep 8; echo slow job done > job.txt"}),
+		fakeapi.Say("Done."),
+		fakeapi.Say("Done again."),
+	)
+	s.config(`{"checkers":[{"type":"files","paths":["never.txt"]}]}`)
+	bin, env := s.setUp()
+	env = append(env, "PATH="+os.Getenv("PATH"), "TERM=xterm-256color", "LANG=C.UTF-8")
+	term := newTerminal(t, "donegate-pi-release-"+filepath.Base(s.Home), s.Project, env, bin, "--model", "fake/fake-model")
+	term.waitFor("the extension loaded", func() bool { return strings.Contains(term.screen(), "donegate.js") })
+	term.typeLine("Run the slow job")
+	term.waitFor("the slow command", func() bool { return len(s.API.Of("main")) >= 1 && strings.Contains(term.screen(), "sleep 8") })
+	time.Sleep(time.Second)
+	term.typeLine("donegate release")
+	term.waitFor("the run's end", func() bool {
+		return len(ofEvent(clientEvents(t, s.Events), "Stop")) >= 1 && strings.Contains(term.screen(), "you released this turn")
+	})
+
+	events := clientEvents(t, s.Events)
+	prompts := ofEvent(events, "UserPromptSubmit")
+	require.Len(t, prompts, 1, "the screen:\n%s", term.screen())
+	assert.Equal(t, "donegate release", prompts[0].Fields["prompt"])
+	stops := ofEvent(events, "Stop")
+	require.Len(t, stops, 1, "let go at its first stop")
+	assert.Equal(t, prompts[0].Fields["prompt_id"], stops[0].Fields["prompt_id"], "the running turn's")
+	c := runClient(t, time.Minute, s.Project, []string{"HOME=" + s.Home, "DONEGATE_STATE_DIR=" + s.stateDir()}, closerBinary(t), "explain", "--last", "--json")
+	var rep struct{ Why string }
+	require.NoError(t, json.Unmarshal([]byte(c.Stdout), &rep), c.Stdout+c.Stderr)
+	assert.Equal(t, "released by the person (the person's message): not checked", rep.Why, "the screen:\n%s", term.screen())
+	assert.Len(t, s.API.Of("main"), 2, "never held, and the phrase never reached the model: the tool call's result, then Done.")
+	for _, r := range s.API.Of("main") {
+		assert.NotContains(t, fakeapi.ChatTail(r.Body), "donegate release", "the phrase is no message to the model")
+	}
 }

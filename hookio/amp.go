@@ -36,7 +36,7 @@ var ampSpec = hostSpec{
 	title:     "Amp",
 	names:     EventNames{"the end of a turn (donegate's plugin for Amp, at agent.end)", "nothing (the plugin sends stops only)", "a shell or edit call, before it runs (donegate's plugin for Amp, at tool.call)"},
 	peekEvent: "hook_event_name",
-	read:      readPluginEvent(ampKey, "donegate's plugin for Amp"),
+	read:      readPluginEvent(ampKey, "donegate's plugin for Amp", false),
 	write:     writeClaudeShaped(true),
 	// The plugin's tool.call answers reject-and-continue; nobody is
 	// asked there.

@@ -27,7 +27,7 @@ var kiloSpec = func() hostSpec {
 	// Measured on the pinned Kilo (bash): it sets OPENCODE=1 too.
 	s.shellMarkers = []string{"KILO=1"}
 	s.names = EventNames{"the end of a turn (donegate's plugin for Kilo)", "nothing (the plugin sends stops only)", "a shell or edit call, before it runs (donegate's plugin for Kilo)"}
-	s.read = readPluginEvent(kiloKey, "donegate's plugin for Kilo")
+	s.read = readPluginEvent(kiloKey, "donegate's plugin for Kilo", false)
 	s.settingsFiles = kiloSettingsFiles
 	s.pluginDirs = pluginDirsOf("kilo", KiloProjectDirs...)
 	return s

@@ -37,7 +37,7 @@ var openCodeSpec = hostSpec{
 	shellMarkers: []string{"OPENCODE=1"},
 	names:        EventNames{"the end of a turn (donegate's OpenCode plugin)", "nothing (the OpenCode plugin sends stops only)", "a shell or edit call, before it runs (donegate's OpenCode plugin)"},
 	peekEvent:    "hook_event_name",
-	read:         readPluginEvent(openCodeKey, "the OpenCode plugin"),
+	read:         readPluginEvent(openCodeKey, "the OpenCode plugin", false),
 	// The plugin's tool.execute.before sends a PreToolUse of the shell
 	// and edit tools (args as OpenCode gives them: command, filePath) and
 	// throws, which refuses the call, on a deny; nobody can be asked
@@ -92,15 +92,15 @@ type Todo struct {
 	Content, Status string
 }
 
-// readPluginEvent reads the events of donegate's OpenCode plugin, sent
-// as the host whose version is the field key (OpenCode's, or Kilo's:
-// the plugin is the same): Stop and PreToolUse. plugin names it for
-// errors.
-func readPluginEvent(key, plugin string) func(*Event, gjson.Result) error {
-	return func(e *Event, root gjson.Result) error { return e.readPluginEvent(root, key, plugin) }
+// readPluginEvent reads the events of donegate's plugins (OpenCode's,
+// which Kilo loads too, pi's extension, Amp's plugin), each told by its
+// field key: Stop and PreToolUse, and with prompts the person's
+// UserPromptSubmit. plugin names it for errors.
+func readPluginEvent(key, plugin string, prompts bool) func(*Event, gjson.Result) error {
+	return func(e *Event, root gjson.Result) error { return e.readPluginEvent(root, key, plugin, prompts) }
 }
 
-func (e *Event) readPluginEvent(root gjson.Result, key, plugin string) error {
+func (e *Event) readPluginEvent(root gjson.Result, key, plugin string, prompts bool) error {
 	err := readStrings(root, []field{
 		{"hook_event_name", &e.WireEventName},
 		{"session_id", &e.SessionID},
@@ -124,7 +124,15 @@ func (e *Event) readPluginEvent(root gjson.Result, key, plugin string) error {
 		}
 		return nil
 	}
+	if e.HookEventName == EventUserPromptSubmit && prompts {
+		// The person's message, typed while the agent works (pi's
+		// extension sends the release phrase so).
+		return readStrings(root, []field{{"prompt", &e.Prompt}})
+	}
 	if e.HookEventName != EventStop {
+		if prompts {
+			return fmt.Errorf("%w: %s sends Stop, PreToolUse and UserPromptSubmit events only, not %q", ErrBadEvent, plugin, e.WireEventName)
+		}
 		return fmt.Errorf("%w: %s sends Stop and PreToolUse events only, not %q", ErrBadEvent, plugin, e.WireEventName)
 	}
 	if err := readBool(root, "stop_hook_active", &e.StopHookActive); err != nil {

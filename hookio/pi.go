@@ -21,7 +21,16 @@ import (
 //	 "last_assistant_message": "..."}
 //
 // and reads Claude Code's Stop answer back: a block is appended as a
-// message to the agent, with one more request asked of pi.
+// message to the agent, with one more request asked of pi. A message the
+// person types while the agent works that is donegate's release phrase
+// comes to stop-hook --criteria as
+//
+//	{"hook_event_name": "UserPromptSubmit", ..., "prompt_id": "prompt-...",
+//	 "prompt": "donegate release"}
+//
+// with the running turn's prompt_id: pi's input event fires at once for
+// it (streamingBehavior "steer" or "followUp"), with source
+// "interactive", which only the person's keyboard gives.
 
 // piSpec: OpenCode's answers and events, pi's names and files.
 var piSpec = hostSpec{
@@ -29,10 +38,12 @@ var piSpec = hostSpec{
 	// pi's process marker, inherited by its bash tool (its docs, and
 	// measured with 1.6.0).
 	shellMarkers: []string{"PI_CODING_AGENT=true"},
-	names:        EventNames{"the end of a run (donegate's extension for pi, at agent_before_settle)", "nothing (the extension sends stops only)", "a shell or edit call, before it runs (donegate's extension for pi)"},
-	peekEvent:    "hook_event_name",
-	read:         readPluginEvent(piKey, "donegate's extension for pi"),
-	write:        writeClaudeShaped(true),
+	names:        EventNames{"the end of a run (donegate's extension for pi, at agent_before_settle)", "the person's release phrase, typed while the agent works (donegate's extension for pi, at input)", "a shell or edit call, before it runs (donegate's extension for pi)"},
+	// Measured with pi 1.6.0's TUI in tmux (TestPiPersonReleasesMidTurn).
+	promptMidTurn: true,
+	peekEvent:     "hook_event_name",
+	read:          readPluginEvent(piKey, "donegate's extension for pi", true),
+	write:         writeClaudeShaped(true),
 	// The extension's tool_call handler blocks a denied call; nobody is
 	// asked there.
 	cannotAsk:   true,

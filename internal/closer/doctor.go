@@ -780,7 +780,7 @@ func (r *runCtx) doctorMode(rep *DoctorReport, cfg *config.Config) {
 		status = statusWarn
 	}
 	rep.add("mode", status, "", "%s (%s): enforce holds the agent while work is open, observe reports without holding, off checks nothing; %s=observe|off where the host starts overrides the config", mode, from, gate.ModeEnv)
-	rep.add("mode", statusOK, "", "to let the agent go now: in Claude Code or Codex's TUI type %q as a message, even while the agent works; elsewhere run closer release in a terminal of your own (closer refuses it inside the agent's shell); closer release --undo takes it back", gate.ReleasePhrase)
+	rep.add("mode", statusOK, "", "to let the agent go now: in Claude Code, Codex's TUI or pi's type %q as a message, even while the agent works; elsewhere run closer release in a terminal of your own (closer refuses it inside the agent's shell); closer release --undo takes it back", gate.ReleasePhrase)
 }
 
 // detectedTest says, for a test checker without a command, what it runs in

@@ -18,7 +18,9 @@
 // write and edit calls run, posttooluse-hook looks at them (the guard:
 // docs/security.md), and a call it denies is blocked. If a hook cannot be
 // run or fails, the agent is let go (the call goes on) and the error is
-// said: a broken gate must never trap an agent.
+// said: a broken gate must never trap an agent. The person's message
+// "donegate release", typed while the agent works, lets the running turn
+// go (stop-hook --criteria records it).
 
 import { spawn } from "node:child_process"
 import { VERSION } from "@earendil-works/pi-coding-agent"
@@ -44,15 +46,19 @@ const HOOK_TIMEOUT_MS = 600_000
 // the run is stopped (the agent let go, and said).
 const MAX_OUTPUT_BYTES = 16 << 20
 
-// run runs a hook on input: its exit status and what it printed, or why
-// it gave no answer (error). Its process group is killed at the timeout
-// or past the output bound, and its pipes are no longer read then (what
-// it started may hold them open).
-const run = (program, input, timeoutMs, cwd) =>
+// The person's message that lets the running turn go, typed alone
+// (gate.ReleasePhrase; case and spaces do not matter).
+const RELEASE_PHRASE = "donegate release"
+
+// run runs a hook with args on input: its exit status and what it
+// printed, or why it gave no answer (error). Its process group is killed
+// at the timeout or past the output bound, and its pipes are no longer
+// read then (what it started may hold them open).
+const run = (program, input, timeoutMs, cwd, args = []) =>
   new Promise((resolve) => {
     let child
     try {
-      child = spawn(program, [], { cwd, stdio: ["pipe", "pipe", "pipe"], detached: process.platform !== "win32" })
+      child = spawn(program, args, { cwd, stdio: ["pipe", "pipe", "pipe"], detached: process.platform !== "win32" })
     } catch (e) {
       resolve({ error: `could not run ${program} (${e.message})` })
       return
@@ -145,7 +151,24 @@ export default function (pi) {
     cwd: ctx.cwd,
   })
 
-  pi.on("input", async () => {
+  pi.on("input", async (event, ctx) => {
+    // The release phrase typed while the agent works (pi fires input at
+    // once for it, as a steer or follow-up; "interactive" is the
+    // person's keyboard, which no tool of the agent's types into): it
+    // releases the running turn, and is no message to the agent.
+    const phrase = String(event.text ?? "").trim().split(/\s+/).join(" ").toLowerCase() === RELEASE_PHRASE
+    if (phrase && event.source === "interactive" && event.streamingBehavior && turn) {
+      const r = await run(
+        STOP_HOOK,
+        { hook_event_name: "UserPromptSubmit", ...base(ctx), prompt_id: turn, prompt: event.text },
+        GUARD_TIMEOUT_MS,
+        ctx.cwd,
+        ["--criteria"],
+      )
+      const a = answer(r, (level, m) => say(ctx, level, m))
+      if (a.systemMessage) say(ctx, "info", a.systemMessage)
+      return { action: "handled" }
+    }
     // A prompt of the person's (typed, or sent over RPC): a new turn.
     turn = `prompt-${Date.now().toString(36)}-${++prompts}`
     continued = false
