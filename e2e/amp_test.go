@@ -63,7 +63,25 @@ type ampRuntime struct {
 	told    []string // what the plugin told the person (ui.notify)
 	ready   chan struct{}
 	next    int
-	stderr  strings.Builder
+	stderr  lockedText // what the runtime wrote to stderr, written as the test reads
+}
+
+// lockedText is text written by one goroutine and read by another.
+type lockedText struct {
+	mu   sync.Mutex
+	text strings.Builder
+}
+
+func (l *lockedText) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.text.Write(p)
+}
+
+func (l *lockedText) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.text.String()
 }
 
 type ampResponse struct {

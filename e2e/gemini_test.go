@@ -767,3 +767,48 @@ func TestGeminiGuardRefusesTheAgentsCalls(t *testing.T) {
 	require.NotEmpty(t, r.Blocked, "still held after the tries; stdout: %s\nstderr: %s", r.Stdout, r.Stderr)
 	assert.Contains(t, geminiMainTurn(t, api, 4), "Write DONE.txt")
 }
+
+// TestGeminiTUIHasNoMidTurnRoute measures the person's route in Gemini
+// CLI's terminal (tmux): a message typed while the agent's slow shell
+// call runs fires no hook while the turn runs — its BeforeAgent, if it
+// comes, comes once the running turn has ended (its AfterAgent answered;
+// measured: queued and sent then, or left in the input box). No message
+// can release a turn there while it runs, so the person's route on Gemini
+// is closer release in a terminal of their own (docs/hosts.md). A Gemini
+// that fires BeforeAgent at once fails this, and the phrase can be built.
+func TestGeminiTUIHasNoMidTurnRoute(t *testing.T) {
+	t.Parallel()
+	needDebianTool(t, "tmux")
+	s := newGeminiSession(t, fakeapi.NewGemini(shell("sleep 6; echo done > job.txt"), fakeapi.Say("Done."), fakeapi.Say("Fine.")))
+	events := filepath.Join(t.TempDir(), "events")
+	rec := recorder(t, events)
+	s.Hooks["BeforeAgent"] = []string{rec + " " + filepath.Join(hookBinaries(t), "stop-hook") + " --criteria"}
+	s.Hooks["AfterAgent"] = []string{rec + " " + filepath.Join(hookBinaries(t), "stop-hook")}
+	s.config(`{"checkers":[{"type":"files","paths":["job.txt"]}]}`)
+	s.writeSettings()
+	state := filepath.Join(s.Home, "donegate-state")
+	allowProject(t, s.Home, state, s.Project)
+	env := []string{"PATH=" + hookBinaries(t) + string(os.PathListSeparator) + os.Getenv("PATH"), "HOME=" + s.Home, "TMPDIR=" + t.TempDir(), "LANG=C.UTF-8", "TERM=xterm-256color",
+		"GOOGLE_GEMINI_BASE_URL=" + s.API.URL(), "GEMINI_API_KEY=fake-key-for-tests", "GEMINI_CLI_TRUST_WORKSPACE=true", "DONEGATE_STATE_DIR=" + state}
+	term := newTerminal(t, "donegate-gemini-"+filepath.Base(s.Home), s.Project, env, geminiBinary(t), "--yolo", "-m", geminiModel)
+	term.waitFor("the prompt", func() bool { return strings.Contains(term.screen(), "Type your message") })
+	// Measured: an Enter in the first seconds after the prompt shows is
+	// taken before the input is live.
+	time.Sleep(3 * time.Second)
+	term.typeLine("Run the slow job")
+	term.waitFor("the slow command", func() bool { return len(s.API.Requests()) >= 1 && strings.Contains(term.screen(), "sleep 6") })
+	time.Sleep(time.Second)
+	typedAt := len(clientEvents(t, events))
+	term.typeLine("donegate release")
+	term.waitFor("the first turn's end", func() bool { return len(ofEvent(clientEvents(t, events), "AfterAgent")) >= 1 })
+	time.Sleep(3 * time.Second)
+
+	var order []string
+	for _, e := range clientEvents(t, events) {
+		order = append(order, fmt.Sprintf("%s %v", e.str("hook_event_name"), e.Fields["prompt"]))
+	}
+	require.Equal(t, 1, typedAt, "typed while the first turn ran: %v", order)
+	require.GreaterOrEqual(t, len(order), 2)
+	assert.Equal(t, []string{"BeforeAgent Run the slow job", "AfterAgent Run the slow job"}, order[:2],
+		"nothing of the typed message reached a hook while the turn ran; the screen:\n%s", term.screen())
+}
