@@ -538,3 +538,56 @@ func TestCopilotGuardRefusesTheAgentsCalls(t *testing.T) {
 	assert.Contains(t, string(data), `"agentStop"`, "the write was refused")
 	assert.Contains(t, main[4].TailText(), "Missing required files: never.txt", "still held after the tries")
 }
+
+// TestCopilotTUIHasNoMidTurnRoute measures the person's route in Copilot
+// CLI's terminal (tmux): a message typed while the agent works joins the
+// conversation at once (the screen shows it, and the model answers it)
+// but fires no userPromptSubmitted, nor does any later hook carry it. No
+// message can release a turn there, so the person's route on Copilot is
+// closer release in a terminal of their own (docs/hosts.md). A Copilot
+// that hands the message to its prompt hook fails this, and the phrase
+// can be built.
+func TestCopilotTUIHasNoMidTurnRoute(t *testing.T) {
+	t.Parallel()
+	needDebianTool(t, "tmux")
+	s := newCopilotSession(t, fakeapi.New(
+		fakeapi.Call("bash", map[string]any{"command": "sleep 6; echo done > job.txt", "description": "slow"}),
+		fakeapi.Say("Done."), fakeapi.Say("Fine."), fakeapi.Say("Third."),
+	))
+	events := filepath.Join(t.TempDir(), "events")
+	rec := recorder(t, events)
+	s.hook("donegate", "userPromptSubmitted", rec+" "+filepath.Join(hookBinaries(t), "stop-hook")+" --criteria")
+	s.hook("donegate", "agentStop", rec+" "+filepath.Join(hookBinaries(t), "stop-hook"))
+	s.config(`{"checkers":[{"type":"files","paths":[".donegate.json"]}]}`)
+	s.writeHooks()
+	state := filepath.Join(s.Home, "donegate-state")
+	allowProject(t, s.Home, state, s.Project)
+	env := []string{"PATH=" + hookBinaries(t) + string(os.PathListSeparator) + os.Getenv("PATH"), "HOME=" + s.Home, "TMPDIR=" + t.TempDir(), "LANG=C.UTF-8", "TERM=xterm-256color",
+		"COPILOT_OFFLINE=true", "COPILOT_AUTO_UPDATE=false", "COPILOT_PROVIDER_TYPE=anthropic", "COPILOT_PROVIDER_BASE_URL=" + s.API.URL(),
+		"COPILOT_PROVIDER_API_KEY=fake-key-for-tests", "COPILOT_MODEL=claude-sonnet-4.5", "COPILOT_ALLOW_ALL=true", "DONEGATE_STATE_DIR=" + state}
+	term := newTerminal(t, "donegate-copilot-"+filepath.Base(s.Home), s.Project, env, copilotBinary(t))
+	term.waitFor("the prompt", func() bool { return strings.Contains(term.screen(), "Interactive") })
+	time.Sleep(3 * time.Second)
+	term.typeLine("Run the slow job")
+	term.waitFor("the slow command", func() bool { return len(s.API.Requests()) >= 1 && strings.Contains(term.screen(), "sleep 6") })
+	time.Sleep(time.Second)
+	term.typeLine("donegate release")
+	term.waitFor("the typed message in the conversation, answered", func() bool {
+		screen := term.screen()
+		i := strings.Index(screen, "❯ donegate release")
+		return i >= 0 && strings.Contains(screen[i:], "Done.")
+	})
+	term.waitFor("the command's end", func() bool { return strings.Contains(term.screen(), "completed") })
+	time.Sleep(3 * time.Second)
+
+	recorded := clientEvents(t, events)
+	var prompts []any
+	for _, e := range recorded {
+		if p, ok := e.Fields["prompt"]; ok {
+			prompts = append(prompts, p)
+		}
+		assert.NotContains(t, string(e.Raw), "donegate release", "no hook carries the typed message")
+	}
+	require.NotEmpty(t, prompts)
+	assert.Equal(t, "Run the slow job", prompts[0])
+}
