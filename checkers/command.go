@@ -160,9 +160,9 @@ type commandCheck struct {
 	// for a command that is no detected Go test command.
 	jsonCommand string
 	goRoots     []string
-	// libtest: the command is the detected `cargo test`, whose output is
-	// read for the tests that ran (see libtestReport).
-	libtest bool
+	// ran is the runner whose output the command prints, read for the
+	// tests that ran (see ranReport); nil for none.
+	ran *ranRunner
 }
 
 // A voice is how a command checker's type speaks: the noun that names its
@@ -189,8 +189,9 @@ func (k commandCheck) check(ctx context.Context, c *Context) (Result, error) {
 	if k.kind == "test" && k.from == "package.json" && !k.wholeOnly && c.Since != nil {
 		if command, tool, ok := graphCommand(c.ProjectDir, c.Since.Head); ok {
 			// The repository's build graph tells what changed since the
-			// session began (see workspaces_graph.go).
-			k.command, k.graph = command, tool
+			// session began (see workspaces_graph.go); its output is
+			// the build system's, and no runner's report is read of it.
+			k.command, k.graph, k.ran = command, tool, nil
 			var cleanup func()
 			k.env, cleanup = graphEnv(tool)
 			defer cleanup()
@@ -254,8 +255,8 @@ func (k commandCheck) run(ctx context.Context, c *Context, own time.Duration, fp
 	if k.jsonCommand != "" {
 		cmd.Shell, cmd.SplitStdout, cmd.MaxStdout = k.jsonCommand, true, maxGoJSONBytes
 	}
-	if k.libtest {
-		cmd.MaxOutput = maxLibtestOutputBytes
+	if k.ran != nil {
+		cmd.MaxOutput = maxRanOutputBytes
 	}
 	out, err := c.runner().Run(runCtx, cmd)
 	if err != nil {
@@ -270,13 +271,13 @@ func (k commandCheck) run(ctx context.Context, c *Context, own time.Duration, fp
 			report, _ = json.Marshal(rep)
 		}
 	}
-	if k.libtest && !out.OutputCut && !out.Ended && out.Signal == "" {
+	if k.ran != nil && !out.OutputCut && !out.Ended && out.Signal == "" {
 		// A pass is judged with its report (see Test.Check); a failure's
 		// tests ran all the same, and a later pass must run them too.
-		if rep := readLibtest(out.Output); k.when.met(out) {
+		if rep, ok := k.ran.read(out.Output); ok && k.when.met(out) {
 			report, _ = json.Marshal(rep)
-		} else {
-			c.libtestRemember(rep)
+		} else if ok {
+			c.ranRemember(k.ran, rep)
 		}
 	}
 	switch {

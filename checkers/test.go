@@ -130,7 +130,7 @@ func (t Test) commandCheck(c *Context) (k commandCheck, ok bool, err error) {
 		if j, roots, ok := goJSONCommand(d.Command, d.From); ok {
 			k.jsonCommand, k.goRoots = j, roots
 		}
-		k.libtest = isLibtestCommand(d.Command, d.From)
+		k.ran = ranRunnerOf(d.Command, d.From)
 	}
 	return k, k.command != "", nil
 }
@@ -151,11 +151,11 @@ func (t Test) Check(ctx context.Context, c *Context) (Result, error) {
 	// It passed, or did not run for want of consent: either way a change
 	// that weakened the tests holds the agent, and says so first.
 	found, base, werr := weakened(ctx, c)
-	if werr == nil && base != "" && r.Complete && !r.NotRun && r.ran != nil && k.libtest {
-		var rep libtestReport
+	if werr == nil && base != "" && r.Complete && !r.NotRun && r.ran != nil && k.ran != nil {
+		var rep ranReport
 		if err := json.Unmarshal(r.ran, &rep); err == nil {
-			more := libtestWeaknesses(c.libtestEarlier(), rep)
-			c.libtestRemember(rep)
+			more := ranWeaknesses(k.ran, c.ranEarlier(k.ran), rep)
+			c.ranRemember(k.ran, rep)
 			found = appendUntold(found, more)
 		}
 	} else if werr == nil && base != "" && r.Complete && !r.NotRun && r.ran != nil {

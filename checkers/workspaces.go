@@ -413,8 +413,8 @@ func (k commandCheck) workspaceTest(ctx context.Context, c *Context, own time.Du
 		key := keyOf(p, states, rest)
 		pk := k
 		pk.command = perPackage(p.Name)
-		// libtest's report is read of a whole `cargo test` only.
-		pk.jsonCommand, pk.goRoots, pk.libtest = "", nil, false
+		// A runner's report is read of a whole command only.
+		pk.jsonCommand, pk.goRoots, pk.ran = "", nil, nil
 		if k.jsonCommand != "" {
 			pk.jsonCommand, pk.goRoots, _ = goJSONCommand(pk.command, k.from)
 		}

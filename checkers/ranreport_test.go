@@ -35,11 +35,11 @@ func TestReadLibtest(t *testing.T) {
 	assert.Empty(t, readLibtest([]byte("test before any binary ... ok\n")).Ran, "a test line before cargo named a binary is no report")
 }
 
-// TestLibtestWeaknesses: a test that ran at an earlier stop must pass now
+// TestRanWeaknesses: a test that ran at an earlier stop must pass now
 // in its binary, or under its name where no test of that name ran before.
-func TestLibtestWeaknesses(t *testing.T) {
+func TestRanWeaknesses(t *testing.T) {
 	const lib = "calc unittests src/lib.rs"
-	earlier := libtestReport{Ran: map[string]map[string]string{
+	earlier := ranReport{Ran: map[string]map[string]string{
 		lib:                {"tests::it_adds": "FAILED", "tests::it_works": "ok", "tests::helper": "ok"},
 		"it tests/it.rs":   {"integ": "ok"},
 		"other tests/o.rs": {"helper": "ok"},
@@ -59,8 +59,43 @@ func TestLibtestWeaknesses(t *testing.T) {
 			[]weakness{{File: "src/lib.rs", Test: "tests::helper", What: "no longer runs: it ran at an earlier stop of this session (it passed then), and `cargo test` reports no result for it now"}}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, libtestWeaknesses(earlier, libtestReport{Ran: tt.now}))
+			assert.Equal(t, tt.want, ranWeaknesses(libtestRunner, earlier, ranReport{Ran: tt.now}))
 		})
 	}
-	assert.Empty(t, libtestWeaknesses(libtestReport{}, libtestReport{Ran: map[string]map[string]string{lib: {"x": "ignored"}}}), "the first stop judges nothing")
+	assert.Empty(t, ranWeaknesses(libtestRunner, ranReport{}, ranReport{Ran: map[string]map[string]string{lib: {"x": "ignored"}}}), "the first stop judges nothing")
+}
+
+// TestReadNodeTest: node --test's output in its two default reporters,
+// read into the tests that ran, by suite and name; suites are not tests;
+// output without node's summary is no report.
+func TestReadNodeTest(t *testing.T) {
+	want := map[string]map[string]string{nodeTestGroup: {
+		"adds": "ok", "subs": "FAILED", "skipped": "ignored", "math > mul": "ok", "math > todo one": "ignored",
+	}}
+	for _, tt := range []struct{ name, out string }{
+		{"TAP, node 22", "TAP version 13\n# Subtest: adds\nok 1 - adds\n  ---\n  duration_ms: 1.2\n  type: 'test'\n  ...\n" +
+			"# Subtest: subs\nnot ok 2 - subs\n  ---\n  type: 'test'\n  error: |-\n    ok 9 - not a result\n  ...\n" +
+			"# Subtest: skipped\nok 3 - skipped # SKIP\n  ---\n  type: 'test'\n  ...\n" +
+			"# Subtest: math\n    # Subtest: mul\n    ok 1 - mul\n      ---\n      type: 'test'\n      ...\n" +
+			"    # Subtest: todo one\n    ok 2 - todo one # TODO\n      ---\n      type: 'test'\n      ...\n    1..2\n" +
+			"ok 4 - math\n  ---\n  duration_ms: 1.6\n  type: 'suite'\n  ...\n1..4\n# tests 5\n# suites 1\n# pass 2\n# fail 1\n"},
+		{"TAP, node 20: no type for a test", "TAP version 13\n# Subtest: adds\nok 1 - adds\n  ---\n  duration_ms: 1.2\n  ...\n" +
+			"# Subtest: subs\nnot ok 2 - subs\n  ---\n  duration_ms: 3\n  ...\n# Subtest: skipped\nok 3 - skipped # SKIP\n" +
+			"# Subtest: math\n    # Subtest: mul\n    ok 1 - mul\n    # Subtest: todo one\n    ok 2 - todo one # TODO\n    1..2\n" +
+			"ok 4 - math\n  ---\n  type: 'suite'\n  ...\n# tests 5\n# pass 2\n"},
+		{"spec, node 24", "✔ adds (2.04ms)\n✖ subs (1.66ms)\n﹣ skipped (0.3ms) # SKIP\n▶ math\n  ✔ mul (0.56ms)\n  ✔ todo one (0.24ms) # TODO\n✔ math (4.08ms)\n" +
+			"ℹ tests 5\nℹ suites 1\nℹ pass 2\nℹ fail 1\n\n✖ failing tests:\n\ntest at test/a.test.js:3:1\n✖ subs (1.66ms)\n  AssertionError\n✔ not a test\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := readNodeTest([]byte(tt.out))
+			assert.True(t, ok)
+			assert.Equal(t, want, got.Ran)
+		})
+	}
+	_, ok := readNodeTest([]byte("> build\n✔ built in 2s\nPASS src/a.test.js\n"))
+	assert.False(t, ok, "without node's summary there is no report")
+	got := ranWeaknesses(nodeTestRunner, ranReport{Ran: want}, ranReport{Ran: map[string]map[string]string{nodeTestGroup: {"adds": "ok", "subs": "ignored", "calc > mul": "ok"}}})
+	assert.Equal(t, []weakness{
+		{Test: "subs", What: "is ignored now; it ran at an earlier stop of this session (it failed then)"},
+	}, got, "a skipped test and a todo one ran at no earlier stop; mul moved to another suite")
 }
