@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // readNodeTest reads the output of node's test runner (node --test, under
@@ -16,24 +17,33 @@ import (
 // failure fails nothing).
 func readNodeTest(output []byte) (rep ranReport, ok bool) {
 	text := stripANSI(string(output))
+	re := nodeTestRegexps()
 	switch {
-	case nodeTAPSummary.MatchString(text) && nodeTAPPass.MatchString(text):
-		return readNodeTAP(text), true
-	case nodeSpecSummary.MatchString(text) && nodeSpecPass.MatchString(text):
-		return readNodeSpec(text), true
+	case re.tapSummary.MatchString(text) && re.tapPass.MatchString(text):
+		return readNodeTAP(text, re.tapResult), true
+	case re.specSummary.MatchString(text) && re.specPass.MatchString(text):
+		return readNodeSpec(text, re.specResult), true
 	}
 	return ranReport{}, false
 }
 
-var (
-	nodeTAPSummary  = regexp.MustCompile(`(?m)^# tests \d+$`)
-	nodeTAPPass     = regexp.MustCompile(`(?m)^# pass \d+$`)
-	nodeSpecSummary = regexp.MustCompile(`(?m)^ℹ tests \d+$`)
-	nodeSpecPass    = regexp.MustCompile(`(?m)^ℹ pass \d+$`)
-	// nodeTAPResult is a TAP result line: its indent, ok or not, name and
-	// directive.
-	nodeTAPResult = regexp.MustCompile(`^( *)(ok|not ok) \d+ - (.*?)(?: # (SKIP|TODO)\b.*)?$`)
-)
+// nodeTestRegexps are compiled when an output is read, not when a hook
+// starts (they are 15 KB of the hooks' start-up otherwise).
+var nodeTestRegexps = sync.OnceValue(func() (re struct {
+	tapSummary, tapPass, specSummary, specPass *regexp.Regexp
+	// tapResult is a TAP result line: its indent, ok or not, name and
+	// directive; specResult a spec reporter's: its indent, mark, name,
+	// time and directive.
+	tapResult, specResult *regexp.Regexp
+}) {
+	re.tapSummary = regexp.MustCompile(`(?m)^# tests \d+$`)
+	re.tapPass = regexp.MustCompile(`(?m)^# pass \d+$`)
+	re.specSummary = regexp.MustCompile(`(?m)^ℹ tests \d+$`)
+	re.specPass = regexp.MustCompile(`(?m)^ℹ pass \d+$`)
+	re.tapResult = regexp.MustCompile(`^( *)(ok|not ok) \d+ - (.*?)(?: # (SKIP|TODO)\b.*)?$`)
+	re.specResult = regexp.MustCompile(`^( *)(✔|✖|﹣) (.*?)(?: \([0-9.]+m?s\))?(?: # (SKIP|TODO)\b.*)?$`)
+	return re
+})
 
 // nodeTestGroup is the one group of node:test's tests: its output names
 // no file for a test that passed.
@@ -43,7 +53,7 @@ const nodeTestGroup = "node:test"
 // indent (4 spaces a level), its "ok N - NAME" or "not ok N - NAME" line
 // ends it, and its YAML block (between "---" and "...") says "type:
 // 'suite'" for a suite; nothing else in the block is read.
-func readNodeTAP(text string) ranReport {
+func readNodeTAP(text string, result *regexp.Regexp) ranReport {
 	rep := ranReport{Ran: map[string]map[string]string{}}
 	var stack []string // the open subtests' names, by level
 	type pending struct{ name, result string }
@@ -81,7 +91,7 @@ func readNodeTAP(text string) ranReport {
 			}
 			stack = append(stack[:level], strings.TrimPrefix(trimmed, "# Subtest: "))
 		default:
-			m := nodeTAPResult.FindStringSubmatch(line)
+			m := result.FindStringSubmatch(line)
 			if m == nil {
 				continue
 			}
@@ -103,15 +113,11 @@ func readNodeTAP(text string) ranReport {
 	return rep
 }
 
-// nodeSpecResult is a spec reporter's result line: its indent, mark,
-// name, time and directive.
-var nodeSpecResult = regexp.MustCompile(`^( *)(✔|✖|﹣) (.*?)(?: \([0-9.]+m?s\))?(?: # (SKIP|TODO)\b.*)?$`)
-
 // readNodeSpec reads node's spec reporter: "▶ NAME" opens a suite at its
 // indent (2 spaces a level), and the result line of the same name at that
 // indent closes it; "✔", "✖" and "﹣" lines below are its tests. What
 // follows "✖ failing tests:" repeats the failures, and is not read.
-func readNodeSpec(text string) ranReport {
+func readNodeSpec(text string, result *regexp.Regexp) ranReport {
 	rep := ranReport{Ran: map[string]map[string]string{}}
 	var suites []string // the open suites' names, by level
 	n := 0
@@ -130,7 +136,7 @@ func readNodeSpec(text string) ranReport {
 			suites = append(suites[:level], rest)
 			continue
 		}
-		m := nodeSpecResult.FindStringSubmatch(line)
+		m := result.FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}

@@ -2,8 +2,11 @@ package hookio
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/donegate/donegate/internal/paths"
 )
 
 // VS Code's agent (from its docs: no VS Code runs here): a Stop is held
@@ -26,6 +29,44 @@ var vscodeSpec = hostSpec{
 	// Its todo tool keeps its list in the chat session, in no file its
 	// docs describe: nothing to read (docs/hosts.md).
 	plan: noPlan,
+	// The guard, by contract: VS Code runs the .claude/settings.json
+	// entries, matchers ignored, so posttooluse-hook sees each call; its
+	// tools' names and inputs are those of its own source
+	// (microsoft/vscode-copilot-chat, toolNames.ts), and its hooks
+	// reference says a PreToolUse deny blocks the call and an ask asks
+	// the person.
+	shellTool:   "run_in_terminal",
+	guardsTools: true,
+	editTools:   []string{"create_file", "replace_string_in_file", "multi_replace_string_in_file", "insert_edit_into_file", "apply_patch"},
+	editedPaths: vscodeEditedPaths,
+	settingsFiles: func(project string, getenv paths.Getenv, transcriptPath string) ([]string, []string) {
+		inProject, user := claudeSpec.settingsFiles(project, getenv, transcriptPath)
+		return append(inProject, filepath.Join(project, ".vscode", "settings.json")), user
+	},
+	// Every .json there is a hook file it runs.
+	pluginDirs: func(project string, _ paths.Getenv) []string {
+		return []string{filepath.Join(project, ".github", "hooks")}
+	},
+}
+
+// vscodeEditedPaths reads the files an edit tool of VS Code's writes: its
+// filePath, each of a multi_replace_string_in_file's replacements', each
+// an apply_patch's patch (its input) adds, updates, deletes or moves to.
+func vscodeEditedPaths(e *Event) []string {
+	in := gjson.ParseBytes(e.ToolInput)
+	switch e.ToolName {
+	case "multi_replace_string_in_file":
+		var files []string
+		for _, r := range in.Get("replacements").Array() {
+			if f := r.Get("filePath").Str; f != "" {
+				files = append(files, f)
+			}
+		}
+		return files
+	case "apply_patch":
+		return codexPatchPaths(in.Get("input").Str)
+	}
+	return nonEmpty(in.Get("filePath").Str)
 }
 
 func vscodeShape(ev *Event, v Verdict, reason, context string) (hostAnswer, error) {
@@ -38,7 +79,11 @@ func vscodeShape(ev *Event, v Verdict, reason, context string) (hostAnswer, erro
 		case EventSubagentStop, EventPostToolUse:
 			a.Decision, a.Reason = "block", reason
 		case EventPreToolUse:
-			a.HookSpecificOutput = &hookSpecific{HookEventName: wire, PermissionDecision: "deny", PermissionDecisionReason: reason}
+			decision := "deny"
+			if v.Ask {
+				decision = "ask"
+			}
+			a.HookSpecificOutput = &hookSpecific{HookEventName: wire, PermissionDecision: decision, PermissionDecisionReason: reason}
 		default:
 			return a, cannotBlock(ev)
 		}

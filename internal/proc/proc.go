@@ -345,7 +345,10 @@ func (h *head) bytes() ([]byte, bool) {
 	return bytes.Clone(h.buf), h.cut
 }
 
-// tail keeps the last max bytes written to it.
+// tail keeps the last max bytes written to it. It holds up to twice
+// that, dropping the older half when full, so that a command writing far
+// more than max in small writes costs a copy per max bytes written, not
+// one per write.
 type tail struct {
 	mu  sync.Mutex
 	buf []byte
@@ -362,11 +365,11 @@ func (t *tail) Write(p []byte) (int, error) {
 		t.cut = true
 		return n, nil
 	}
-	if over := len(t.buf) + len(p) - t.max; over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > 2*t.max {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.max:]...)
 		t.cut = true
 	}
-	t.buf = append(t.buf, p...)
 	return n, nil
 }
 
@@ -374,6 +377,9 @@ func (t *tail) Write(p []byte) (int, error) {
 func (t *tail) bytes() ([]byte, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if len(t.buf) > t.max {
+		t.buf, t.cut = t.buf[len(t.buf)-t.max:], true
+	}
 	b := bytes.Clone(t.buf)
 	if t.cut {
 		// Drop the partial first line: a cut line misleads.
