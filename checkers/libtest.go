@@ -13,7 +13,6 @@ import (
 func readLibtest(output []byte) ranReport {
 	rep := ranReport{Ran: map[string]map[string]string{}}
 	binary := ""
-	n := 0
 	sc := bufio.NewScanner(bytes.NewReader(output))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
@@ -48,7 +47,7 @@ func readLibtest(output []byte) ranReport {
 				name = name[:j]
 			}
 		}
-		if !rep.add(binary, name, result, &n) {
+		if !rep.add(binary, name, result) {
 			break
 		}
 	}

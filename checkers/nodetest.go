@@ -58,14 +58,13 @@ func readNodeTAP(text string, result *regexp.Regexp) ranReport {
 	var stack []string // the open subtests' names, by level
 	type pending struct{ name, result string }
 	var last *pending // the latest result, until its YAML says whether it is a suite
-	n := 0
 	flush := func() bool {
 		if last == nil {
 			return true
 		}
 		p := last
 		last = nil
-		return rep.add(nodeTestGroup, p.name, p.result, &n)
+		return rep.add(nodeTestGroup, p.name, p.result)
 	}
 	inYAML := false // in a result's YAML block (an error's text may hold anything)
 	sc := bufio.NewScanner(strings.NewReader(text))
@@ -120,7 +119,6 @@ func readNodeTAP(text string, result *regexp.Regexp) ranReport {
 func readNodeSpec(text string, result *regexp.Regexp) ranReport {
 	rep := ranReport{Ran: map[string]map[string]string{}}
 	var suites []string // the open suites' names, by level
-	n := 0
 	sc := bufio.NewScanner(strings.NewReader(text))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
@@ -152,7 +150,7 @@ func readNodeSpec(text string, result *regexp.Regexp) ranReport {
 			result = "FAILED"
 		}
 		path := append(append([]string{}, suites[:min(level, len(suites))]...), m[3])
-		if !rep.add(nodeTestGroup, strings.Join(path, " > "), result, &n) {
+		if !rep.add(nodeTestGroup, strings.Join(path, " > "), result) {
 			break
 		}
 	}

@@ -56,12 +56,13 @@ func ranRunnerOf(command, from string) *ranRunner {
 // how it ended: "ok", "FAILED" or "ignored" (skipped, todo).
 type ranReport struct {
 	Ran map[string]map[string]string `json:"ran"`
+	n   int                          // the results add took
 }
 
 // add notes a test's result, a failure winning over a pass of the same
-// name, up to maxRanTests.
-func (r *ranReport) add(group, name, result string, n *int) bool {
-	if *n++; *n > maxRanTests {
+// name; false past maxRanTests results, the rest not kept.
+func (r *ranReport) add(group, name, result string) bool {
+	if r.n++; r.n > maxRanTests {
 		return false
 	}
 	if r.Ran[group] == nil {

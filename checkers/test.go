@@ -152,13 +152,14 @@ func (t Test) Check(ctx context.Context, c *Context) (Result, error) {
 	// that weakened the tests holds the agent, and says so first.
 	found, base, werr := weakened(ctx, c)
 	if werr == nil && base != "" && r.Complete && !r.NotRun && r.ran != nil && k.ran != nil {
+		// A runner's report: judged by the session's earlier stops.
 		var rep ranReport
 		if err := json.Unmarshal(r.ran, &rep); err == nil {
-			more := ranWeaknesses(k.ran, c.ranEarlier(k.ran), rep)
+			found = appendUntold(found, ranWeaknesses(k.ran, c.ranEarlier(k.ran), rep))
 			c.ranRemember(k.ran, rep)
-			found = appendUntold(found, more)
 		}
 	} else if werr == nil && base != "" && r.Complete && !r.NotRun && r.ran != nil {
+		// go test -json's: judged by the session's start.
 		var rep goReport
 		if err := json.Unmarshal(r.ran, &rep); err == nil {
 			roots := k.goRoots
