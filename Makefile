@@ -63,8 +63,9 @@ E2E_CLIENTS     += otelcol
 E2E_ENV         += DONEGATE_OTELCOL=$$(scripts/install-otelcol | tail -n 1)
 # Not clients: bubblewrap and socat, which Claude Code's sandbox runs the
 # agent's Bash under (e2e/sandbox_test.go), tmux, the interactive CLI's
-# terminal (e2e/terminal_test.go), and Bazel, which
-# testdata/script/bazel_workspace.txtar drives: scripts/install-debian-tools.
+# terminal (e2e/terminal_test.go), Bazel and pytest, which
+# testdata/script/bazel_workspace.txtar and tests_ran_pytest.txtar drive:
+# scripts/install-debian-tools.
 E2E_CLIENTS     += debian-tools
 # Not a client: Wine 8 and its prefix (scripts/install-wine), which the
 # Windows binaries' end-to-end tests (e2e/windows_test.go) and the
@@ -169,7 +170,7 @@ copilot:
 
 ## codex, qwen, agent-sdk, opencode, kilo, pi, droid, cline, amp, pnpm, yarn, debian-tools, wine: install
 ## the pinned Codex CLI, Qwen Code, Claude Agent SDK, OpenCode, Kilo CLI, pi (with Node 22), Factory Droid, Cline CLI, Amp's CLI, pnpm,
-## Yarn (berry and 1), Turborepo and Nx (npm), bubblewrap, socat, tmux and Bazel (Debian), and
+## Yarn (berry and 1), Turborepo and Nx (npm), bubblewrap, socat, tmux, Bazel and pytest (Debian), and
 ## Wine 8 with its test prefix, and the OpenTelemetry Collector (Go), for
 ## the end-to-end tests.
 codex qwen agent-sdk opencode kilo pi droid cline amp pnpm yarn turbo nx yarn-classic otelcol:

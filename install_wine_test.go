@@ -189,15 +189,15 @@ func TestInstallDebianTools(t *testing.T) {
 		require.NotNil(t, m, name)
 		return string(m[1])
 	}
-	bw, so, tm, bz := version("bubblewrap"), version("socat"), version("tmux"), version("bazel")
+	bw, so, tm, bz, py := version("bubblewrap"), version("socat"), version("tmux"), version("bazel"), version("pytest")
 	root, env := wineRepo(t, "bubblewrap="+bw)
 	require.NoError(t, os.WriteFile(filepath.Join(root, "scripts", "install-debian-tools"), script, 0o755))
 	// The fake apt-get brings the programs as the packages would.
-	for _, p := range []string{"bwrap", "socat", "tmux", "bazel"} {
+	for _, p := range []string{"bwrap", "socat", "tmux", "bazel", "pytest"} {
 		require.NoError(t, os.WriteFile(filepath.Join(root, "fakes", p), []byte("#!/bin/sh\n"), 0o755))
 	}
 	require.NoError(t, os.WriteFile(filepath.Join(root, "bin", "bwrap"), []byte("#!/bin/sh\n"), 0o755))
-	apt := strings.Replace(wineFakes["apt-get"], "           gcc-mingw-w64-x86-64)", "           socat) cp \"$FAKES/socat\" \"$BIN/\" ;;\n           tmux) cp \"$FAKES/tmux\" \"$BIN/\" ;;\n           bazel-bootstrap) cp \"$FAKES/bazel\" \"$BIN/\" ;;\n           gcc-mingw-w64-x86-64)", 1)
+	apt := strings.Replace(wineFakes["apt-get"], "           gcc-mingw-w64-x86-64)", "           socat) cp \"$FAKES/socat\" \"$BIN/\" ;;\n           tmux) cp \"$FAKES/tmux\" \"$BIN/\" ;;\n           bazel-bootstrap) cp \"$FAKES/bazel\" \"$BIN/\" ;;\n           python3-pytest) cp \"$FAKES/pytest\" \"$BIN/\" ;;\n           gcc-mingw-w64-x86-64)", 1)
 	require.NoError(t, os.WriteFile(filepath.Join(root, "bin", "apt-get"), []byte(apt), 0o755))
 
 	nonRoot := append(append([]string{}, env...), "FAKE_UID=1000")
@@ -205,12 +205,12 @@ func TestInstallDebianTools(t *testing.T) {
 	var exit *exec.ExitError
 	require.ErrorAs(t, err, &exit)
 	assert.Equal(t, 3, exit.ExitCode())
-	assert.Equal(t, "install-debian-tools: installing Debian's socat="+so+" tmux="+tm+" bazel-bootstrap="+bz+" needs root: sudo apt-get install socat="+so+" tmux="+tm+" bazel-bootstrap="+bz+"\n", out)
+	assert.Equal(t, "install-debian-tools: installing Debian's socat="+so+" tmux="+tm+" bazel-bootstrap="+bz+" python3-pytest="+py+" needs root: sudo apt-get install socat="+so+" tmux="+tm+" bazel-bootstrap="+bz+" python3-pytest="+py+"\n", out)
 	status := exec.Command(filepath.Join(root, "scripts", "install-debian-tools"), "--status")
 	status.Env = append(os.Environ(), nonRoot...)
 	got, err := status.CombinedOutput()
 	require.NoError(t, err)
-	assert.Equal(t, "make test: the sandbox, terminal and Bazel tests are skipped: installing Debian's socat="+so+" tmux="+tm+" bazel-bootstrap="+bz+" needs root: sudo apt-get install socat="+so+" tmux="+tm+" bazel-bootstrap="+bz+"\n", string(got))
+	assert.Equal(t, "make test: the sandbox, terminal, Bazel and pytest tests are skipped: installing Debian's socat="+so+" tmux="+tm+" bazel-bootstrap="+bz+" python3-pytest="+py+" needs root: sudo apt-get install socat="+so+" tmux="+tm+" bazel-bootstrap="+bz+" python3-pytest="+py+"\n", string(got))
 	status = exec.Command(filepath.Join(root, "scripts", "install-debian-tools"), "--status")
 	status.Env = append(os.Environ(), append(nonRoot, "DONEGATE_REQUIRE_DEBIAN=1")...)
 	_, err = status.CombinedOutput()
@@ -221,5 +221,5 @@ func TestInstallDebianTools(t *testing.T) {
 	assert.Equal(t, filepath.Join(root, "bin", "tmux"), last)
 	log, err := os.ReadFile(filepath.Join(root, "apt.log"))
 	require.NoError(t, err)
-	assert.Equal(t, "-o DPkg::Lock::Timeout=300 update -qq\n-o DPkg::Lock::Timeout=300 install -y -qq socat="+so+" tmux="+tm+" bazel-bootstrap="+bz+"\n", string(log))
+	assert.Equal(t, "-o DPkg::Lock::Timeout=300 update -qq\n-o DPkg::Lock::Timeout=300 install -y -qq socat="+so+" tmux="+tm+" bazel-bootstrap="+bz+" python3-pytest="+py+"\n", string(log))
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -255,12 +256,9 @@ func (k commandCheck) run(ctx context.Context, c *Context, own time.Duration, fp
 	if k.jsonCommand != "" {
 		cmd.Shell, cmd.SplitStdout, cmd.MaxStdout = k.jsonCommand, true, maxGoJSONBytes
 	}
-	if k.ran != nil {
-		cmd.MaxOutput = maxRanOutputBytes
-	}
-	out, err := c.runner().Run(runCtx, cmd)
+	out, rep, err := k.runRead(runCtx, c, cmd)
 	if err != nil {
-		return Result{}, false, fmt.Errorf("%s %q: %w", k.voice.noun, k.command, err)
+		return Result{}, false, err
 	}
 	var report []byte
 	if k.jsonCommand != "" {
@@ -271,14 +269,14 @@ func (k commandCheck) run(ctx context.Context, c *Context, own time.Duration, fp
 			report, _ = json.Marshal(rep)
 		}
 	}
-	if k.ran != nil && !out.OutputCut && !out.Ended && out.Signal == "" {
-		// A pass is judged with its report (see Test.Check); a failure's
-		// tests ran all the same, and a later pass must run them too.
-		if rep, ok := k.ran.read(out.Output); ok && k.when.met(out) {
-			report, _ = json.Marshal(rep)
-		} else if ok {
-			c.ranRemember(k.ran, rep)
-		}
+	switch {
+	case rep != nil && k.when.met(out):
+		// A pass is judged with its report (see Test.Check).
+		report, _ = json.Marshal(rep)
+	case rep != nil:
+		// A failure's tests ran all the same: a later pass must run
+		// them too.
+		c.ranRemember(k.ran, *rep)
 	}
 	switch {
 	case out.Ended && errors.Is(context.Cause(ctx), treecache.ErrSuperseded):
@@ -302,15 +300,51 @@ func (k commandCheck) run(ctx context.Context, c *Context, own time.Duration, fp
 		r.ran = report
 		return r, false, nil
 	}
-	if r, ok := k.flaky(ctx, c, own, out); ok {
+	if r, ok := k.flaky(ctx, c, own, out, rep); ok {
 		return r, false, nil
 	}
 	return k.fail(c, own, out, "", ""), false, nil
 }
 
+// runRead runs cmd with what k's runner needs to report the tests that
+// ran, and reads that report: nil where k has no runner read, or the run
+// was stopped, or its report is not whole (nothing is judged by it then);
+// empty where the runner gave none.
+func (k commandCheck) runRead(ctx context.Context, c *Context, cmd proc.Command) (proc.Outcome, *ranReport, error) {
+	file := ""
+	switch {
+	case k.ran != nil && k.ran.reportEnv != nil:
+		dir, err := os.MkdirTemp("", "donegate-report-")
+		if err != nil {
+			return proc.Outcome{}, nil, fmt.Errorf("a directory for %s's report: %w", k.ran.name, err)
+		}
+		defer os.RemoveAll(dir)
+		file = filepath.Join(dir, "report.xml")
+		cmd.Env = append(cmd.Env, k.ran.reportEnv(cmd.Env, file)...)
+	case k.ran != nil:
+		cmd.MaxOutput = maxRanOutputBytes
+	}
+	out, err := c.runner().Run(ctx, cmd)
+	if err != nil {
+		return out, nil, fmt.Errorf("%s %q: %w", k.voice.noun, k.command, err)
+	}
+	if k.ran == nil || out.Ended || out.Signal != "" {
+		return out, nil, nil
+	}
+	data, whole := ranReportData(out, file)
+	if !whole {
+		return out, nil, nil
+	}
+	rep, _ := k.ran.read(data)
+	return out, &rep, nil
+}
+
 // flaky runs a failing test command again (see Flaky) and reports
 // whether it passed the second time, with the result to answer then.
-func (k commandCheck) flaky(ctx context.Context, c *Context, own time.Duration, first proc.Outcome) (Result, bool) {
+// first is the failing run's report (nil: none read): with the rerun's,
+// the pass is judged by what ran in both (a rerun of the failed tests
+// alone, pytest's --lf, reports those only).
+func (k commandCheck) flaky(ctx context.Context, c *Context, own time.Duration, first proc.Outcome, firstRan *ranReport) (Result, bool) {
 	if k.kind != "test" || notFound(k, first) {
 		return Result{}, false
 	}
@@ -324,13 +358,17 @@ func (k commandCheck) flaky(ctx context.Context, c *Context, own time.Duration, 
 	command, tests := rerun(k.command, string(first.Output))
 	runCtx, cancel, _ := within(ctx, own)
 	defer cancel()
-	out, err := c.runner().Run(runCtx, proc.Command{Shell: command, Dir: c.ProjectDir, Env: slices.Concat(c.Env, k.env), Background: c.Early})
+	out, again, err := k.runRead(runCtx, c, proc.Command{Shell: command, Dir: c.ProjectDir, Env: slices.Concat(c.Env, k.env), Background: c.Early})
 	if err != nil || out.Ended || out.Signal != "" || !k.when.met(out) {
 		return Result{}, false
 	}
 	f := Flaky{Command: k.command, Rerun: command, Tests: tests}
 	c.noteFlaky(f)
-	return OK(fmt.Sprintf("The test command `%s` failed, then passed when run again (`%s`): a flaky failure, not held.", k.command, command)), true
+	r := OK(fmt.Sprintf("The test command `%s` failed, then passed when run again (`%s`): a flaky failure, not held.", k.command, command))
+	if firstRan != nil && again != nil {
+		r.ran, _ = json.Marshal(firstRan.then(*again))
+	}
+	return r, true
 }
 
 // fail reports a run of k that did not pass as its type's pattern. Every

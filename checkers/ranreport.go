@@ -1,45 +1,62 @@
 package checkers
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/donegate/donegate/internal/proc"
+	"github.com/donegate/donegate/internal/regular"
 	"github.com/donegate/donegate/internal/treecache"
 )
 
 // Tests not weakened, judged by what ran at the session's stops: for
-// runners whose every run prints each test and how it ended — Rust's
+// runners whose every run reports each test and how it ended — Rust's
 // libtest under the detected `cargo test` (a Cargo.toml at the project's
 // root, run whole), node:test under the detected `npm test` (its TAP or
-// spec output, told by node's summary lines) — donegate keeps, for the
-// session, the tests that ran at its stops (passed or failed), and at a
-// stop where the command passes, every one of them must still run and
-// pass, however it was disabled: an attribute or option in any spelling
-// (#[ignore] through cfg_attr, { skip: true }, { todo: true }), a #[cfg]
-// that leaves it out, a module or file no longer compiled or loaded. A
-// test that moved (another binary, module or suite, the same name)
-// counts where it passed. Nothing is run at the session's start, so the
-// first stop judges nothing by this: the diff rules (see weakened) hold
-// there, and a test the agent disables after a stop that ran it is held.
+// spec output, told by node's summary lines), the detected `pytest` (its
+// JUnit XML report, written where donegate tells it) — donegate keeps,
+// for the session, the tests that ran at its stops (passed or failed),
+// and at a stop where the command passes, every one of them must still
+// run and pass, however it was disabled: an attribute, option or call in
+// any spelling (#[ignore] through cfg_attr, { skip: true },
+// pytest.importorskip), a #[cfg] that leaves it out, a module or file no
+// longer compiled or loaded, a config that deselects it. A passing run
+// with no report is one where no test ran. A test that moved (another
+// binary, module, suite or file, the same name) counts where it passed;
+// one whose file the session's start did not have is the session's own.
+// Nothing is run at the session's start, so the first stop judges
+// nothing by this: the diff rules (see weakened) hold there, and a test
+// the agent disables after a stop that ran it is held.
 
-// A runner whose output is read: its name for the record, the command
-// for messages, and how its output reads (ok false: no report in it).
+// A runner whose report is read: its name for the record, the command
+// for messages, and how its report reads (ok false: no report in it).
+// The report is the command's output, or, where reportEnv is set, a file
+// the command writes where that environment tells it to (added to env,
+// the environment the command is given beyond donegate's own).
 type ranRunner struct {
-	name    string
-	command string
-	read    func(output []byte) (rep ranReport, ok bool)
+	name      string
+	command   string
+	read      func(report []byte) (rep ranReport, ok bool)
+	reportEnv func(env []string, file string) []string
 }
 
 var (
 	libtestRunner  = &ranRunner{name: "libtest", command: "cargo test", read: func(o []byte) (ranReport, bool) { return readLibtest(o), true }}
 	nodeTestRunner = &ranRunner{name: "node:test", command: "npm test", read: readNodeTest}
+	pytestRunner   = &ranRunner{name: "pytest", command: "pytest", read: readJUnit, reportEnv: pytestReportEnv}
 )
 
-// ranRunnerOf is the runner whose output a detected test command prints,
+// ranRunnerOf is the runner whose report a detected test command gives,
 // nil for none read.
 func ranRunnerOf(command, from string) *ranRunner {
 	switch {
@@ -47,8 +64,31 @@ func ranRunnerOf(command, from string) *ranRunner {
 		return libtestRunner
 	case command == "npm test" && from == "package.json":
 		return nodeTestRunner
+	case command == "pytest":
+		return pytestRunner
 	}
 	return nil
+}
+
+// pytestReportEnv has pytest write its JUnit XML report to file: the
+// --junitxml option (and the family that names each test's file) added
+// to PYTEST_ADDOPTS (the person's value kept
+// first), which pytest reads after the config's addopts, so that a
+// --junitxml there gives way for this run. pytest's terminal output
+// gains one line, naming the file.
+func pytestReportEnv(env []string, file string) []string {
+	addopts, ok := os.LookupEnv("PYTEST_ADDOPTS")
+	for _, kv := range env {
+		if v, found := strings.CutPrefix(kv, "PYTEST_ADDOPTS="); found {
+			addopts, ok = v, true
+		}
+	}
+	// xunit1: each test names its file.
+	opt := "-o junit_family=xunit1 --junitxml=" + shellWord(file)
+	if ok && strings.TrimSpace(addopts) != "" {
+		opt = addopts + " " + opt
+	}
+	return []string{"PYTEST_ADDOPTS=" + opt}
 }
 
 // ranReport is what a runner printed of the tests that ran: by group (a
@@ -72,6 +112,21 @@ func (r *ranReport) add(group, name, result string) bool {
 		r.Ran[group][name] = result
 	}
 	return true
+}
+
+// then is r with a later run's results over its own: a test that failed
+// in r and passed when run again passed.
+func (r ranReport) then(later ranReport) ranReport {
+	both := ranReport{Ran: map[string]map[string]string{}}
+	for _, rep := range []ranReport{r, later} {
+		for group, tests := range rep.Ran {
+			if both.Ran[group] == nil {
+				both.Ran[group] = map[string]string{}
+			}
+			maps.Copy(both.Ran[group], tests)
+		}
+	}
+	return both
 }
 
 // maxRanOutputBytes bounds the output of a read runner kept to be read:
@@ -183,8 +238,12 @@ func ranWeaknesses(runner *ranRunner, earlier, now ranReport) []weakness {
 				then = "failed"
 			}
 			what := fmt.Sprintf("no longer runs: it ran at an earlier stop of this session (it %s then), and `%s` reports no result for it now", then, runner.command)
-			if result == "ignored" {
+			switch result {
+			case "ignored":
 				what = fmt.Sprintf("is ignored now; it ran at an earlier stop of this session (it %s then)", then)
+			case "FAILED":
+				// A flaky pass whose rerun left it out.
+				what = fmt.Sprintf("failed in this run of `%s` and was not run again; it ran at an earlier stop of this session (it %s then)", runner.command, then)
 			}
 			found = append(found, weakness{File: ranSource(binary), Test: name, What: what})
 		}
@@ -192,13 +251,47 @@ func ranWeaknesses(runner *ranRunner, earlier, now ranReport) []weakness {
 	return found
 }
 
-// ranSource is the source a group's name holds ("src/lib.rs" of "calc
-// unittests src/lib.rs"), "" where it names none (node:test's).
+// ranSource is the source file a group names, relative to the project
+// dir: libtest's binary "calc unittests src/lib.rs" names src/lib.rs (a
+// crate's doc tests name none), pytest's group is its file; "" where it
+// names none (node:test's).
 func ranSource(group string) string {
-	if f := strings.Fields(group); len(f) > 1 {
+	if rest, ok := strings.CutPrefix(group, pytestGroup); ok {
+		return rest
+	}
+	if f := strings.Fields(group); len(f) > 1 && f[0] != "doc-tests" {
 		return f[len(f)-1]
 	}
 	return ""
+}
+
+// fromStart keeps the weaknesses of tests that may have existed at the
+// session's start (commit base): a test whose source file base did not
+// hold is one the session added, not one it began with. Where git cannot
+// tell, each is kept.
+func fromStart(ctx context.Context, dir, base string, found []weakness) []weakness {
+	var files []string
+	for _, w := range found {
+		if w.File != "" && !slices.Contains(files, w.File) {
+			files = append(files, w.File)
+		}
+	}
+	if len(files) == 0 {
+		return found
+	}
+	// ls-tree takes and prints paths relative to the directory it runs in.
+	list, err := treecache.Git(ctx, dir, append([]string{"ls-tree", "-r", "-z", "--name-only", base, "--"}, files...)...)
+	if err != nil {
+		return found
+	}
+	held := strings.Split(string(list), "\x00")
+	kept := found[:0:0]
+	for _, w := range found {
+		if w.File == "" || slices.Contains(held, filepath.ToSlash(w.File)) {
+			kept = append(kept, w)
+		}
+	}
+	return kept
 }
 
 // lastSegment is a test's name without its module path or suites.
@@ -210,4 +303,28 @@ func lastSegment(name string) string {
 		name = name[i+3:]
 	}
 	return name
+}
+
+// ranReportData is the report a run gave: the file it wrote, where it was
+// told to write one (none written is an empty report: no test ran), else
+// its output. whole is false where the report is past maxRanOutputBytes
+// or cannot be read (a file that is not a regular one, say): nothing is
+// judged by it.
+func ranReportData(out proc.Outcome, file string) (data []byte, whole bool) {
+	if file == "" {
+		return out.Output, !out.OutputCut
+	}
+	f, err := regular.Open(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, true
+	}
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	data, err = io.ReadAll(io.LimitReader(f, maxRanOutputBytes+1))
+	if err != nil || len(data) > maxRanOutputBytes {
+		return nil, false
+	}
+	return data, true
 }

@@ -155,7 +155,8 @@ func (t Test) Check(ctx context.Context, c *Context) (Result, error) {
 		// A runner's report: judged by the session's earlier stops.
 		var rep ranReport
 		if err := json.Unmarshal(r.ran, &rep); err == nil {
-			found = appendUntold(found, ranWeaknesses(k.ran, c.ranEarlier(k.ran), rep))
+			more := fromStart(ctx, c.ProjectDir, base, ranWeaknesses(k.ran, c.ranEarlier(k.ran), rep))
+			found = appendUntold(found, more)
 			c.ranRemember(k.ran, rep)
 		}
 	} else if werr == nil && base != "" && r.Complete && !r.NotRun && r.ran != nil {

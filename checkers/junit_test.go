@@ -1,0 +1,93 @@
+package checkers
+
+import (
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestReadJUnit: the JUnit XML report (xunit1) the real pytest 7.2.1
+// (Debian's) wrote for a file of passing, skipped, xfailed, failing and erroring
+// tests, parametrized ones with <, ], a space in their ids, and
+// unittest's and plain classes.
+func TestReadJUnit(t *testing.T) {
+	data, err := os.ReadFile("testdata/pytest/junit-7.2.1.xml")
+	require.NoError(t, err)
+	rep, ok := readJUnit(data)
+	require.True(t, ok)
+	assert.Equal(t, map[string]map[string]string{"pytest tests/test_calc.py": {
+		"test_add":       "ok",
+		"test_skip":      "ignored",
+		"test_fail":      "FAILED",
+		"test_xf":        "ignored",
+		"test_p[a b]":    "ok",
+		"test_p[c]d]":    "ok",
+		"test_p[<e>]":    "ok",
+		"TestK::test_u":  "ok",
+		"TestK::test_us": "ignored",
+		"TestP::test_m":  "ok",
+		"test_err":       "FAILED",
+	}}, rep.Ran)
+
+	for _, tt := range []struct {
+		name string
+		xml  string
+		ok   bool
+		want map[string]map[string]string
+	}{
+		{"no report", "", false, nil},
+		{"no tests", `<testsuites><testsuite name="pytest" tests="0"/></testsuites>`, true, nil},
+		{"a file that failed to import", `<testsuite><testcase classname="" name="tests.test_bad" time="0.1"><error message="collection failure">E</error></testcase></testsuite>`, true, map[string]map[string]string{"pytest": {"tests.test_bad": "FAILED"}}},
+		{"name= in another attribute's value is not the name", `<testsuite><testcase classname="a b name=&quot;x" name="y"/></testsuite>`, true, map[string]map[string]string{"pytest": {`a b name="x::y`: "ok"}}},
+		{"references", `<testsuite><testcase classname="m" name="t[&#10;&#x9;&amp;&apos;&bogus;]"/></testsuite>`, true, map[string]map[string]string{"pytest": {"m::t[\n\t&'&bogus;]": "ok"}}},
+		{"a file named", `<testsuite><testcase classname="m.K" name="a" file="tests/m.py" line="3"/></testsuite>`, true, map[string]map[string]string{"pytest tests/m.py": {"m.K::a": "ok"}}},
+		{"the module left out", `<testsuite><testcase classname="tests.m.K" name="a" file="tests/m.py"/><testcase classname="tests.m" name="b" file="tests/m.py"/></testsuite>`, true, map[string]map[string]string{"pytest tests/m.py": {"K::a": "ok", "b": "ok"}}},
+		{"cut short", `<testsuite><testcase classname="m" name="a"/><testcase classname="m" na`, true, map[string]map[string]string{"pytest": {"m::a": "ok"}}},
+		{"a < inside output is escaped", `<testsuite><testcase classname="m" name="a"><system-out>&lt;failure</system-out></testcase></testsuite>`, true, map[string]map[string]string{"pytest": {"m::a": "ok"}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rep, ok := readJUnit([]byte(tt.xml))
+			assert.Equal(t, tt.ok, ok)
+			if tt.want == nil {
+				assert.Empty(t, rep.Ran)
+				return
+			}
+			assert.Equal(t, tt.want, rep.Ran)
+		})
+	}
+}
+
+// TestPytestReportEnv: the report's option is added after the person's
+// PYTEST_ADDOPTS, the path quoted for pytest's shlex.
+func TestPytestReportEnv(t *testing.T) {
+	t.Setenv("PYTEST_ADDOPTS", "-x")
+	assert.Equal(t, []string{"PYTEST_ADDOPTS=-x -o junit_family=xunit1 --junitxml=/tmp/r/report.xml"}, pytestReportEnv(nil, "/tmp/r/report.xml"))
+	assert.Equal(t, []string{"PYTEST_ADDOPTS=-q -o junit_family=xunit1 --junitxml='C:\\Temp\\it'\\''s\\report.xml'"}, pytestReportEnv([]string{"PYTEST_ADDOPTS=-q"}, `C:\Temp\it's\report.xml`))
+	t.Setenv("PYTEST_ADDOPTS", " ")
+	assert.Equal(t, []string{"PYTEST_ADDOPTS=-o junit_family=xunit1 --junitxml=/r.xml"}, pytestReportEnv(nil, "/r.xml"))
+}
+
+// TestRanReportThen: a flaky pass is judged by both runs, the rerun's
+// results over the first's.
+func TestRanReportThen(t *testing.T) {
+	first := ranReport{Ran: map[string]map[string]string{"pytest": {"m::a": "ok", "m::b": "FAILED"}}}
+	again := ranReport{Ran: map[string]map[string]string{"pytest": {"m::b": "ok"}}}
+	assert.Equal(t, map[string]map[string]string{"pytest": {"m::a": "ok", "m::b": "ok"}}, first.then(again).Ran)
+	assert.Equal(t, "FAILED", first.Ran["pytest"]["m::b"], "the first run's report is left as it was")
+}
+
+// TestRanSource: the file a group names.
+func TestRanSource(t *testing.T) {
+	for group, want := range map[string]string{
+		"calc unittests src/lib.rs": "src/lib.rs",
+		"it tests\\it.rs":           "tests\\it.rs",
+		"doc-tests calc":            "",
+		"node:test":                 "",
+		"pytest tests/a b.py":       "tests/a b.py",
+		"pytest":                    "",
+	} {
+		assert.Equal(t, want, ranSource(group), group)
+	}
+}
