@@ -339,6 +339,8 @@ func (k commandCheck) workspace(dir string) (pkgs []wsPackage, perPackage func(n
 	case "go.work":
 		pkgs, ok = goWorkspace(dir, k.goRoots)
 		return pkgs, goModuleTest(pkgs), ok
+	case "pyproject.toml":
+		return uvWorkspace(dir, k.command)
 	}
 	return nil, nil, false
 }

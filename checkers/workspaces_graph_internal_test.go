@@ -64,6 +64,9 @@ func TestReadsOutside(t *testing.T) {
 		{"a Cargo path dependency outside", "Cargo.toml", "Cargo.toml", "[package]\nname = \"a\"\n[dependencies]\nb = { path = \"../../b\" }\n", true},
 		{"a Cargo path dependency inside", "Cargo.toml", "Cargo.toml", "[package]\nname = \"a\"\n[dependencies]\nb = { path = \"crates/b\" }\n", false},
 		{"an absolute path", "Cargo.toml", "Cargo.toml", "[workspace]\nmembers = [\"/opt/x\"]\n", true},
+		{"a uv member outside", "pyproject.toml", "pyproject.toml", "[tool.uv.workspace]\nmembers = [\"../libs/*\"]\n", true},
+		{"a uv path source outside", "pyproject.toml", "pyproject.toml", "[project]\nname = \"a\"\n[tool.uv.sources]\nb = { path = \"../b\", editable = true }\nc = { workspace = true }\n", true},
+		{"uv sources inside", "pyproject.toml", "pyproject.toml", "[tool.uv.workspace]\nmembers = [\"packages/*\"]\n[tool.uv.sources]\nb = { path = \"packages/b\" }\nc = { git = \"https://example.com/c\" }\n", false},
 		{"a command the config names", "", "package.json", `{"workspaces":["../ext/*"]}`, false},
 	}
 	for _, tt := range tests {

@@ -207,7 +207,8 @@ func (k commandCheck) planWorkspace(ctx context.Context, c *Context, pkgs []wsPa
 // which no state of the tree covers: a workspace member pattern that
 // leaves it (package.json's "workspaces", pnpm-workspace.yaml's
 // "packages", a Cargo workspace's members or a path dependency of its
-// root manifest). "" when none does, or none is read: only the manifest
+// root manifest, a uv workspace's members or a path source of its root
+// pyproject.toml). "" when none does, or none is read: only the manifest
 // the command was detected from is.
 func (k commandCheck) readsOutside(dir string) string {
 	if k.kind != "test" {
@@ -251,6 +252,20 @@ func (k commandCheck) readsOutside(dir string) string {
 		for _, deps := range []cargoDependencies{m.Dependencies, m.DevDependencies, m.BuildDependencies} {
 			for key := range deps {
 				patterns = append(patterns, deps.dependency(key).Path)
+			}
+		}
+	case "pyproject.toml":
+		m, ok := readPyproject(dir)
+		if !ok {
+			break
+		}
+		if m.Tool.UV.Workspace != nil {
+			patterns = append(patterns, m.Tool.UV.Workspace.Members...)
+		}
+		for _, source := range m.Tool.UV.Sources {
+			if table, ok := source.(map[string]any); ok {
+				p, _ := table["path"].(string)
+				patterns = append(patterns, p)
 			}
 		}
 	default:

@@ -41,6 +41,11 @@ import (
 //     workspaces: a Cargo crate reaches another only as a declared
 //     dependency); in a Go workspace, an import path of a workspace
 //     module (a module may import one it does not require);
+//   - in a uv workspace, an import of a member's module (import a.b,
+//     from a import x, importlib.import_module("a.b"), __import__("a"),
+//     a mock's patch("a.b.f")): every member
+//     is installed in the workspace's one environment, so a member may
+//     import one it does not declare;
 //   - a bundler's or test runner's config outside every package
 //     (vite, vitest, webpack, jest, babel, rollup) naming a package's
 //     directory: every package depends on it.
@@ -84,7 +89,7 @@ type wsReach struct {
 // the rules of its language: package names and aliases for JavaScript
 // ("package.json"), import paths for Go ("go.work").
 func reachOf(ctx context.Context, top, prefix string, files []string, pkgs []wsPackage, inRepo func(rel string) bool, kind string) (wsReach, error) {
-	js, goMod := kind == "package.json", kind == "go.work"
+	js, goMod, py := kind == "package.json", kind == "go.work", kind == "pyproject.toml"
 	var imports func([]byte) []int
 	if goMod {
 		imports = goImports(pkgs)
@@ -143,6 +148,10 @@ func reachOf(ctx context.Context, top, prefix string, files []string, pkgs []wsP
 		names[p.Name] = i
 	}
 	aliases := map[string][]int{} // an alias's prefix: the packages it leads to
+	var modules map[string][]int
+	if py {
+		modules = pyModules(files, prefix, owner, pkgs)
+	}
 	var read int64
 	var rootConfigs []string
 	for _, f := range files {
@@ -263,6 +272,11 @@ func reachOf(ctx context.Context, top, prefix string, files []string, pkgs []wsP
 		if goMod && strings.HasSuffix(rel, ".go") {
 			for _, q := range quotedBytes(data) {
 				add(from, imports(q))
+			}
+		}
+		if py && strings.HasSuffix(rel, ".py") {
+			for _, name := range pyImported(data) {
+				add(from, modules[name])
 			}
 		}
 		if !js {

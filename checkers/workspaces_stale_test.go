@@ -3,10 +3,12 @@ package checkers_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,21 +22,121 @@ import (
 // TestNeverAStaleWorkspaceResult changes a workspace at random, step after
 // step: a package's value made good or bad, its declared dependencies
 // changed, and edges its manifest does not name added or dropped in each
-// form a test reaches another package — a relative require, an import by
-// the package's name, path.join with '..' pieces, a tsconfig alias. A
-// package's test (a fake npm) fails when a package it reads holds a bad
-// value (its own does not count: its own change reruns it anyway). After each step the test check, run package by
+// form a test reaches another package — in an npm workspace a relative
+// require, an import by the package's name, path.join with '..' pieces,
+// a tsconfig alias; in a uv workspace an import of the member's module,
+// a from-import, importlib's import_module, os.path.join with '..'
+// pieces. A package's test (a fake npm or pytest) fails when a package
+// it reads holds a bad value (its own does not count: its own change
+// reruns it anyway). After each step the test check, run package by
 // package through the result cache, must answer what a run of every
 // package answers: a reused result is never stale.
 func TestNeverAStaleWorkspaceResult(t *testing.T) {
+	for _, kind := range staleKinds {
+		t.Run(kind.name, func(t *testing.T) { neverAStaleResult(t, kind) })
+	}
+}
+
+// A staleKind is a workspace kind TestNeverAStaleWorkspaceResult runs:
+// its root files; its fake test program, whose script reads the names of
+// the packages one reads from TRUTH/NAME, and the pattern of its command
+// in a failure; the forms of an undeclared edge; and the files of package
+// name that declare deps and read hidden (package name → form).
+type staleKind struct {
+	name            string
+	root            map[string]string
+	program, script string
+	failing         *regexp.Regexp
+	forms           []string
+	write           func(t *testing.T, pkg, name string, deps []string, hidden map[string]string)
+}
+
+var staleKinds = []staleKind{
+	{
+		name:    "npm",
+		root:    map[string]string{"package.json": `{"private":true,"workspaces":["packages/*"],"scripts":{"test":"npm test --workspaces --if-present"}}`},
+		program: "npm",
+		// `npm test --workspace=NAME --if-present`
+		script: `#!/bin/sh
+for a; do case $a in --workspace=*) name=${a#--workspace=};; esac; done
+[ -n "$name" ] || { echo "whole run: not expected here" >&2; exit 2; }
+for p in $(cat "TRUTH/$name"); do
+	grep -q bad "packages/$p/value" && { echo "$name: $p is bad"; exit 1; }
+done
+exit 0
+`,
+		failing: regexp.MustCompile(`--workspace=(p\d)`),
+		forms:   []string{"require", "name", "pieces", "alias"},
+		write: func(t *testing.T, pkg, name string, deps []string, hidden map[string]string) {
+			var declared, body, tsPaths []string
+			for _, d := range deps {
+				declared = append(declared, fmt.Sprintf("%q: \"*\"", d))
+			}
+			for _, j := range slices.Sorted(maps.Keys(hidden)) {
+				switch hidden[j] {
+				case "require":
+					body = append(body, fmt.Sprintf("require('../%s/value')", j))
+				case "name":
+					body = append(body, fmt.Sprintf("require(%q)", j))
+				case "pieces":
+					body = append(body, fmt.Sprintf("fs.readFileSync(path.join(__dirname, '..', %q, 'value'))", j))
+				case "alias":
+					tsPaths = append(tsPaths, fmt.Sprintf(`"~%s/*": ["../%s/*"]`, j, j))
+					body = append(body, fmt.Sprintf("import v from '~%s/value'", j))
+				}
+			}
+			require.NoError(t, os.WriteFile(filepath.Join(pkg, "package.json"), fmt.Appendf(nil, `{"name":%q,"dependencies":{%s},"scripts":{"test":"x"}}`, name, strings.Join(declared, ",")), 0o644))
+			require.NoError(t, os.WriteFile(filepath.Join(pkg, "test.js"), []byte(strings.Join(body, "\n")+"\n"), 0o644))
+			require.NoError(t, os.WriteFile(filepath.Join(pkg, "tsconfig.json"), fmt.Appendf(nil, `{"compilerOptions": {"paths": {%s}}}`, strings.Join(tsPaths, ",")), 0o644))
+		},
+	},
+	{
+		name:    "uv",
+		root:    map[string]string{"pyproject.toml": "[tool.uv.workspace]\nmembers = [\"packages/*\"]\n"},
+		program: "pytest",
+		// `pytest --rootdir=. -c pyproject.toml packages/NAME`
+		script: `#!/bin/sh
+for a; do case $a in packages/*) name=${a#packages/};; esac; done
+[ -n "$name" ] || { echo "whole run: not expected here" >&2; exit 2; }
+for p in $(cat "TRUTH/$name"); do
+	grep -q bad "packages/$p/value" && { echo "$name: $p is bad"; exit 1; }
+done
+exit 0
+`,
+		failing: regexp.MustCompile(`-c pyproject\.toml packages/(p\d)`),
+		forms:   []string{"import", "from", "import_module", "pieces"},
+		write: func(t *testing.T, pkg, name string, deps []string, hidden map[string]string) {
+			var declared, body []string
+			for _, d := range deps {
+				declared = append(declared, fmt.Sprintf("%q", d))
+			}
+			for _, j := range slices.Sorted(maps.Keys(hidden)) {
+				switch hidden[j] {
+				case "import":
+					body = append(body, "import "+j)
+				case "from":
+					body = append(body, fmt.Sprintf("from %s import value", j))
+				case "import_module":
+					body = append(body, fmt.Sprintf("m = importlib.import_module(%q)", j))
+				case "pieces":
+					body = append(body, fmt.Sprintf("open(os.path.join(os.path.dirname(__file__), '..', '..', %q, 'value'))", j))
+				}
+			}
+			require.NoError(t, os.WriteFile(filepath.Join(pkg, "pyproject.toml"), fmt.Appendf(nil, "[project]\nname = %q\ndependencies = [%s]\n", name, strings.Join(declared, ", ")), 0o644))
+			require.NoError(t, os.MkdirAll(filepath.Join(pkg, "tests"), 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(pkg, "tests", "test_"+name+".py"), []byte(strings.Join(body, "\n")+"\n"), 0o644))
+			require.NoError(t, os.MkdirAll(filepath.Join(pkg, "src", name), 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(pkg, "src", name, "__init__.py"), []byte("value = 1\n"), 0o644))
+		},
+	},
+}
+
+func neverAStaleResult(t *testing.T, kind staleKind) {
 	needSh(t)
 	const n = 5
-	files := map[string]string{
-		"package.json": `{"private":true,"workspaces":["packages/*"],"scripts":{"test":"npm test --workspaces --if-present"}}`,
-	}
+	files := maps.Clone(kind.root)
 	name := func(i int) string { return fmt.Sprintf("p%d", i) }
 	for i := range n {
-		files["packages/"+name(i)+"/package.json"] = fmt.Sprintf(`{"name":%q,"scripts":{"test":"x"}}`, name(i))
 		files["packages/"+name(i)+"/value"] = "good"
 	}
 	dir := gitRepo(t, files)
@@ -46,47 +148,28 @@ func TestNeverAStaleWorkspaceResult(t *testing.T) {
 	}
 	truth := t.TempDir()
 	bin := t.TempDir()
-	// The fake npm: `npm test --workspace=NAME --if-present` fails when
-	// a package NAME reads (listed outside the tree) holds a bad value.
-	require.NoError(t, os.WriteFile(filepath.Join(bin, "npm"), []byte(`#!/bin/sh
-for a; do case $a in --workspace=*) name=${a#--workspace=};; esac; done
-[ -n "$name" ] || { echo "whole run: not expected here" >&2; exit 2; }
-for p in $(cat "`+truth+`/$name"); do
-	grep -q bad "packages/$p/value" && { echo "$name: $p is bad"; exit 1; }
-done
-exit 0
-`), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(bin, kind.program), []byte(strings.ReplaceAll(kind.script, "TRUTH", truth)), 0o755))
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	forms := []string{"require", "name", "pieces", "alias"}
+	forms := kind.forms
 	write := func(i int) {
-		var deps, body, tsPaths []string
+		var deps []string
+		reads := map[string]string{}
 		for j := range n {
 			if declared[i][j] {
-				deps = append(deps, fmt.Sprintf("%q: \"*\"", name(j)))
+				deps = append(deps, name(j))
 			}
-			switch hidden[i][j] {
-			case "require":
-				body = append(body, fmt.Sprintf("require('../%s/value')", name(j)))
-			case "name":
-				body = append(body, fmt.Sprintf("require(%q)", name(j)))
-			case "pieces":
-				body = append(body, fmt.Sprintf("fs.readFileSync(path.join(__dirname, '..', %q, 'value'))", name(j)))
-			case "alias":
-				tsPaths = append(tsPaths, fmt.Sprintf(`"~%s/*": ["../%s/*"]`, name(j), name(j)))
-				body = append(body, fmt.Sprintf("import v from '~%s/value'", name(j)))
+			if hidden[i][j] != "" {
+				reads[name(j)] = hidden[i][j]
 			}
 		}
-		pkg := filepath.Join(dir, "packages", name(i))
-		require.NoError(t, os.WriteFile(filepath.Join(pkg, "package.json"), fmt.Appendf(nil, `{"name":%q,"dependencies":{%s},"scripts":{"test":"x"}}`, name(i), strings.Join(deps, ",")), 0o644))
-		require.NoError(t, os.WriteFile(filepath.Join(pkg, "test.js"), []byte(strings.Join(body, "\n")+"\n"), 0o644))
-		require.NoError(t, os.WriteFile(filepath.Join(pkg, "tsconfig.json"), fmt.Appendf(nil, `{"compilerOptions": {"paths": {%s}}}`, strings.Join(tsPaths, ",")), 0o644))
-		var reads []string
+		kind.write(t, filepath.Join(dir, "packages", name(i)), name(i), deps, reads)
+		var all []string
 		for j := range n {
 			if declared[i][j] || hidden[i][j] != "" {
-				reads = append(reads, name(j))
+				all = append(all, name(j))
 			}
 		}
-		require.NoError(t, os.WriteFile(filepath.Join(truth, name(i)), []byte(strings.Join(reads, " ")), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(truth, name(i)), []byte(strings.Join(all, " ")), 0o644))
 	}
 	for i := range n {
 		write(i)
@@ -105,7 +188,7 @@ exit 0
 		}
 		return false
 	}
-	failing := regexp.MustCompile(`--workspace=(p\d)`)
+	failing := kind.failing
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, seed>>9))

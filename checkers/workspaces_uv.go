@@ -1,0 +1,370 @@
+package checkers
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// A uv workspace tested by the detected `pytest` (pyproject.toml at the
+// project's root with a [tool.uv.workspace] table): pytest run there
+// collects the tests of every member, so each member's tests run on their
+// own — `pytest --rootdir=. -c CONFIG MEMBER_DIR`, the same pytest with
+// the same rootdir, the same config file (the one the root's run reads,
+// pinned, so that a member's own [tool.pytest.ini_options] is not read in
+// its place) and the member's directory as the only path — remembered by
+// the state of the member, of the members it depends on and of the rest
+// of the tree (see workspaceTest). A member depends on another it names
+// in [project] dependencies or optional-dependencies, [dependency-groups]
+// or [tool.uv] dev-dependencies (by the name's normalized form, whatever
+// its source says), or whose modules its files import (a member imports
+// any other installed in the workspace's one environment: see reachOf).
+//
+// uv itself is not run, and not needed: what is read is its workspace's
+// manifests, as uv documents them (members and exclude globs, [project]
+// names). It runs whole — the root's `pytest` — where the split would not
+// be the same tests: a root that names testpaths or python_files, or
+// --doctest-modules, or whose config pytest finds above the project dir;
+// a test file outside every member (the root package's own tests); two
+// members of one name, or one that cannot be read; more than
+// maxWorkspacePackages members. A member with no test file is not run on
+// its own: a change there runs every member, as a change outside them
+// does.
+
+// pyproject is what is read of a pyproject.toml.
+type pyproject struct {
+	Project *struct {
+		Name                 string              `toml:"name"`
+		Dependencies         []string            `toml:"dependencies"`
+		OptionalDependencies map[string][]string `toml:"optional-dependencies"`
+	} `toml:"project"`
+	DependencyGroups map[string][]any `toml:"dependency-groups"`
+	Tool             struct {
+		UV struct {
+			Workspace *struct {
+				Members []string `toml:"members"`
+				Exclude []string `toml:"exclude"`
+			} `toml:"workspace"`
+			Sources         map[string]any `toml:"sources"`
+			DevDependencies []string       `toml:"dev-dependencies"`
+		} `toml:"uv"`
+		Pytest *struct {
+			IniOptions map[string]any `toml:"ini_options"`
+		} `toml:"pytest"`
+	} `toml:"tool"`
+}
+
+// readPyproject reads dir's pyproject.toml; ok is false when there is
+// none or it does not parse.
+func readPyproject(dir string) (pyproject, bool) {
+	var m pyproject
+	data, err := readManifest(dir, "pyproject.toml")
+	if err != nil || data == nil {
+		return m, false
+	}
+	return m, toml.Unmarshal(data, &m) == nil
+}
+
+// pyRequirementName is the name at the start of a requirement
+// ("bird-feeder[extra]>=1; python_version>'3'").
+var pyRequirementName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*([A-Za-z0-9][A-Za-z0-9._-]*)`)
+})
+
+// pyName is a distribution name in its normalized form (PEP 503).
+func pyName(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		if r == '-' || r == '_' || r == '.' {
+			dash = true
+			continue
+		}
+		if dash && b.Len() > 0 {
+			b.WriteByte('-')
+		}
+		dash = false
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// requirements lists the names a member's manifest depends on.
+func (m pyproject) requirements() []string {
+	var reqs []string
+	if m.Project != nil {
+		reqs = append(reqs, m.Project.Dependencies...)
+		for _, group := range m.Project.OptionalDependencies {
+			reqs = append(reqs, group...)
+		}
+	}
+	for _, group := range m.DependencyGroups {
+		for _, r := range group {
+			if s, ok := r.(string); ok { // {include-group = "..."} names a group of the same file
+				reqs = append(reqs, s)
+			}
+		}
+	}
+	reqs = append(reqs, m.Tool.UV.DevDependencies...)
+	var names []string
+	for _, r := range reqs {
+		if n := pyRequirementName().FindStringSubmatch(r); n != nil {
+			names = append(names, pyName(n[1]))
+		}
+	}
+	return names
+}
+
+// pytestConfigs are the files pytest reads its config from, in the order
+// it looks at them in a directory, each with the sign that it holds
+// pytest's config ("" for any).
+var pytestConfigs = []struct{ name, sign string }{
+	{"pytest.ini", ""},
+	{".pytest.ini", ""},
+	{"pyproject.toml", "[tool.pytest.ini_options]"},
+	{"tox.ini", "[pytest]"},
+	{"setup.cfg", "[tool:pytest]"},
+}
+
+// pytestConfig is the config file pytest's run in dir reads (a name in
+// dir), "" with why where the split would not be the same tests: its
+// config names testpaths, python_files or --doctest-modules, or it is
+// above dir.
+func pytestConfig(dir string) (name, why string) {
+	for d := dir; ; {
+		for _, c := range pytestConfigs {
+			data, err := readManifest(d, c.name)
+			if err != nil {
+				return "", fmt.Sprintf("%s could not be read", filepath.Join(d, c.name))
+			}
+			if data == nil || c.sign != "" && !strings.Contains(string(data), c.sign) {
+				continue
+			}
+			if d != dir {
+				return "", fmt.Sprintf("pytest reads its config from %s, above the project", filepath.Join(d, c.name))
+			}
+			for _, setting := range []string{"testpaths", "python_files", "doctest-modules"} {
+				if strings.Contains(string(data), setting) {
+					return "", fmt.Sprintf("%s sets %s", c.name, setting)
+				}
+			}
+			return c.name, ""
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			// None: the root's pyproject.toml, which holds no pytest
+			// config, is pinned (pytest reads it as empty).
+			return "pyproject.toml", ""
+		}
+		d = parent
+	}
+}
+
+// pyTestFile reports whether a file's name is one pytest collects by
+// default (python_files: test_*.py, *_test.py).
+func pyTestFile(base string) bool {
+	return strings.HasSuffix(base, ".py") && (strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py"))
+}
+
+// pytestSkipsDir reports whether pytest's collection does not enter a
+// directory of this name (norecursedirs' default, __pycache__).
+func pytestSkipsDir(base string) bool {
+	switch base {
+	case "build", "dist", "node_modules", "venv", "CVS", "_darcs", "{arch}", "__pycache__":
+		return true
+	}
+	return strings.HasPrefix(base, ".") || strings.HasSuffix(base, ".egg")
+}
+
+// maxUVWalk bounds the entries looked at for test files.
+const maxUVWalk = 50000
+
+// uvWorkspace returns the members of the uv workspace at dir that hold
+// tests, and the command that runs one member's tests, when command
+// (the detected pytest) tests them all; ok is false otherwise.
+func uvWorkspace(dir, command string) (pkgs []wsPackage, perPackage func(name string) string, ok bool) {
+	root, ok := readPyproject(dir)
+	if !ok || root.Tool.UV.Workspace == nil {
+		return nil, nil, false
+	}
+	config, why := pytestConfig(dir)
+	if why != "" {
+		return nil, nil, false
+	}
+	dirs, ok := globDirs(dir, root.Tool.UV.Workspace.Members)
+	if !ok {
+		return nil, nil, false
+	}
+	excluded, ok := globDirs(dir, root.Tool.UV.Workspace.Exclude)
+	if !ok {
+		return nil, nil, false
+	}
+	dirs = slices.DeleteFunc(dirs, func(d string) bool { return slices.Contains(excluded, d) })
+	if len(dirs) == 0 || len(dirs) > maxWorkspacePackages {
+		return nil, nil, false
+	}
+	type member struct {
+		wsPackage
+		manifest pyproject
+		tests    bool
+	}
+	var members []*member
+	for _, d := range dirs {
+		abs := filepath.Join(dir, filepath.FromSlash(d))
+		if fi, err := os.Lstat(abs); err != nil || !fi.IsDir() {
+			continue // a file the glob matched, or a link
+		}
+		if _, err := os.Lstat(filepath.Join(abs, "pyproject.toml")); err != nil {
+			continue // uv takes a directory without one for no member
+		}
+		m, ok := readPyproject(abs)
+		if !ok || m.Project == nil || m.Project.Name == "" {
+			return nil, nil, false
+		}
+		name := pyName(m.Project.Name)
+		if slices.ContainsFunc(members, func(o *member) bool { return o.Name == name }) {
+			return nil, nil, false
+		}
+		members = append(members, &member{wsPackage: wsPackage{Name: name, Dir: d}, manifest: m})
+	}
+	if len(members) == 0 {
+		return nil, nil, false
+	}
+	// Which member each test file is in: one outside every member is a
+	// test the split would not run.
+	memberOf := func(rel string) *member {
+		for _, m := range members {
+			if rel == m.Dir || strings.HasPrefix(rel, m.Dir+"/") {
+				return m
+			}
+		}
+		return nil
+	}
+	seen, outside := 0, false
+	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if seen++; seen > maxUVWalk {
+			return fs.SkipAll
+		}
+		if p == dir {
+			return nil
+		}
+		if e.IsDir() {
+			if pytestSkipsDir(e.Name()) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !pyTestFile(e.Name()) {
+			return nil
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		if m := memberOf(path.Clean(filepath.ToSlash(rel))); m != nil {
+			m.tests = true
+		} else {
+			outside = true
+			return fs.SkipAll
+		}
+		return nil
+	})
+	if err != nil || outside || seen > maxUVWalk {
+		return nil, nil, false
+	}
+	dirOf := map[string]string{}
+	for _, m := range members {
+		for _, r := range m.manifest.requirements() {
+			if r != m.Name && !slices.Contains(m.Deps, r) && slices.ContainsFunc(members, func(o *member) bool { return o.Name == r }) {
+				m.Deps = append(m.Deps, r)
+			}
+		}
+		sort.Strings(m.Deps)
+		if m.tests {
+			pkgs = append(pkgs, m.wsPackage)
+			dirOf[m.Name] = m.Dir
+		}
+	}
+	if len(pkgs) == 0 {
+		return nil, nil, false
+	}
+	return pkgs, func(name string) string {
+		return fmt.Sprintf("%s --rootdir=. -c %s %s", command, shellWord(config), shellWord(dirOf[name]))
+	}, true
+}
+
+// pyModules maps each top-level module a workspace's members provide to
+// the members (indexes of pkgs) that provide it: under a member's src/,
+// every directory and .py file; at its root, a directory with an
+// __init__.py and a .py file other than a test file, conftest.py or
+// setup.py. files are relative to the work tree's top, prefix the
+// project dir's place there; owner is the member holding a path relative
+// to the project dir.
+func pyModules(files []string, prefix string, owner func(rel string) int, pkgs []wsPackage) map[string][]int {
+	modules := map[string][]int{}
+	provide := func(name string, i int) {
+		if name != "" && !slices.Contains(modules[name], i) {
+			modules[name] = append(modules[name], i)
+		}
+	}
+	for _, f := range files {
+		rel, ok := strings.CutPrefix(f, prefix)
+		if !ok || !strings.HasSuffix(rel, ".py") {
+			continue
+		}
+		i := owner(rel)
+		if i < 0 {
+			continue
+		}
+		in := strings.TrimPrefix(rel, pkgs[i].Dir+"/")
+		src := strings.HasPrefix(in, "src/")
+		in = strings.TrimPrefix(in, "src/")
+		top, rest, nested := strings.Cut(in, "/")
+		switch {
+		case nested && (src || rest == "__init__.py"):
+			provide(top, i)
+		case !nested && (src || !pyTestFile(top) && top != "conftest.py" && top != "setup.py"):
+			provide(strings.TrimSuffix(top, ".py"), i)
+		}
+	}
+	return modules
+}
+
+// pyImportLine is an import statement — from NAME import, or import
+// NAME[, NAME] (relative imports, from . import, are not another's) — or
+// a call given a module's name in a literal: importlib's import_module
+// and find_spec, __import__, a mock's patch and patch.object.
+var pyImportLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^[ \t]*(?:from[ \t]+([A-Za-z_][\w.]*)[ \t]+import\b|import[ \t]+([^\n#;]+))|\b(?:import_module|find_spec|__import__|patch|patch\.object)\(\s*[rbu]?["']([A-Za-z_][\w.]*)`)
+})
+
+// pyImported lists the top-level modules data's import statements name.
+func pyImported(data []byte) []string {
+	var names []string
+	for _, m := range pyImportLine().FindAllSubmatch(data, -1) {
+		list := string(m[1]) + string(m[2]) + string(m[3]) // one of them
+		for _, part := range strings.Split(list, ",") {
+			fields := strings.Fields(strings.Trim(part, " \t()\\"))
+			if len(fields) == 0 {
+				continue
+			}
+			top, _, _ := strings.Cut(fields[0], ".")
+			if top != "" && !slices.Contains(names, top) {
+				names = append(names, top)
+			}
+		}
+	}
+	return names
+}
