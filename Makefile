@@ -57,6 +57,11 @@ E2E_CLIENTS     += turbo nx yarn-classic
 E2E_ENV         += DONEGATE_YARN_CLASSIC=$$(scripts/install-yarn-classic | tail -n 1)
 E2E_ENV         += DONEGATE_TURBO=$$(scripts/install-turbo | tail -n 1)
 E2E_ENV         += DONEGATE_NX=$$(scripts/install-nx | tail -n 1)
+# Not clients: the test runners whose reports tests_ran_jest.txtar and
+# tests_ran_vitest.txtar read.
+E2E_CLIENTS     += jest vitest
+E2E_ENV         += DONEGATE_JEST=$$(scripts/install-jest | tail -n 1)
+E2E_ENV         += DONEGATE_VITEST=$$(scripts/install-vitest | tail -n 1)
 # Not a client: the OpenTelemetry Collector the export's decisions are
 # sent to (e2e/export_test.go), built from the Go module proxy.
 E2E_CLIENTS     += otelcol
@@ -170,10 +175,10 @@ copilot:
 
 ## codex, qwen, agent-sdk, opencode, kilo, pi, droid, cline, amp, pnpm, yarn, debian-tools, wine: install
 ## the pinned Codex CLI, Qwen Code, Claude Agent SDK, OpenCode, Kilo CLI, pi (with Node 22), Factory Droid, Cline CLI, Amp's CLI, pnpm,
-## Yarn (berry and 1), Turborepo and Nx (npm), bubblewrap, socat, tmux, Bazel and pytest (Debian), and
+## Yarn (berry and 1), Turborepo, Nx, Jest and Vitest (npm), bubblewrap, socat, tmux, Bazel and pytest (Debian), and
 ## Wine 8 with its test prefix, and the OpenTelemetry Collector (Go), for
 ## the end-to-end tests.
-codex qwen agent-sdk opencode kilo pi droid cline amp pnpm yarn turbo nx yarn-classic otelcol:
+codex qwen agent-sdk opencode kilo pi droid cline amp pnpm yarn turbo nx yarn-classic jest vitest otelcol:
 	@scripts/install-$@ >/dev/null
 
 # Exit 3: the packages cannot be had here, which skips the tests that

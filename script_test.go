@@ -54,7 +54,7 @@ func TestScripts(t *testing.T) {
 		goCache = strings.TrimSpace(string(out))
 	}
 	toolBin := ""
-	for name, v := range map[string]string{"pnpm": "DONEGATE_PNPM", "yarn": "DONEGATE_YARN", "turbo": "DONEGATE_TURBO", "nx": "DONEGATE_NX"} {
+	for name, v := range map[string]string{"pnpm": "DONEGATE_PNPM", "yarn": "DONEGATE_YARN", "turbo": "DONEGATE_TURBO", "nx": "DONEGATE_NX", "jest": "DONEGATE_JEST", "vitest": "DONEGATE_VITEST"} {
 		if path := os.Getenv(v); path != "" {
 			if toolBin == "" {
 				toolBin = t.TempDir()
@@ -101,10 +101,11 @@ func TestScripts(t *testing.T) {
 					env.Setenv(name, filepath.Join(home, dir))
 				}
 			}
-			// The package managers and build systems the scripts drive
-			// that make test installs pinned (scripts/install-pnpm,
-			// install-yarn, install-turbo, install-nx), on PATH under their
-			// names.
+			// The package managers, build systems and test runners the
+			// scripts drive that make test installs pinned
+			// (scripts/install-pnpm, install-yarn, install-turbo,
+			// install-nx, install-jest, install-vitest), on PATH under
+			// their names.
 			if toolBin != "" {
 				env.Setenv("PATH", toolBin+string(os.PathListSeparator)+env.Getenv("PATH"))
 			}
@@ -117,6 +118,16 @@ func TestScripts(t *testing.T) {
 			// link the installed package there (nx_workspace.txtar).
 			if nx := os.Getenv("DONEGATE_NX"); nx != "" {
 				env.Setenv("NX_PACKAGE", filepath.Dir(filepath.Dir(filepath.Dir(nx))))
+			}
+			// Jest and Vitest run from a project's node_modules too: the
+			// scripts link it to the installed one (tests_ran_jest.txtar,
+			// tests_ran_vitest.txtar). DONEGATE_JEST is its bin/jest.js,
+			// DONEGATE_VITEST its vitest.mjs.
+			if jest := os.Getenv("DONEGATE_JEST"); jest != "" {
+				env.Setenv("JEST_MODULES", filepath.Dir(filepath.Dir(filepath.Dir(jest))))
+			}
+			if vitest := os.Getenv("DONEGATE_VITEST"); vitest != "" {
+				env.Setenv("VITEST_MODULES", filepath.Dir(filepath.Dir(vitest)))
 			}
 			return os.MkdirAll(env.WorkDir+"/home", 0o755)
 		},

@@ -261,11 +261,13 @@ func (k commandCheck) run(ctx context.Context, c *Context, own time.Duration, fp
 		return Result{}, false, err
 	}
 	var report []byte
+	var goRep *goReport // go test -json's report, nil where cut
 	if k.jsonCommand != "" {
 		// The agent reads what go test prints, not its events.
 		text, rep := readGoTestJSON(out.Stdout)
 		out.Output = append(text, out.Output...)
 		if !out.StdoutCut {
+			goRep = &rep
 			report, _ = json.Marshal(rep)
 		}
 	}
@@ -300,7 +302,7 @@ func (k commandCheck) run(ctx context.Context, c *Context, own time.Duration, fp
 		r.ran = report
 		return r, false, nil
 	}
-	if r, ok := k.flaky(ctx, c, own, out, rep); ok {
+	if r, ok := k.flaky(ctx, c, own, out, rep, goRep); ok {
 		return r, false, nil
 	}
 	return k.fail(c, own, out, "", ""), false, nil
@@ -311,16 +313,21 @@ func (k commandCheck) run(ctx context.Context, c *Context, own time.Duration, fp
 // was stopped, or its report is not whole (nothing is judged by it then);
 // empty where the runner gave none.
 func (k commandCheck) runRead(ctx context.Context, c *Context, cmd proc.Command) (proc.Outcome, *ranReport, error) {
+	if k.ran != nil && c.ranSessionKey(k.ran) == "" {
+		// No session's record to judge it by (no session, no cache): the
+		// command as it is.
+		k.ran = nil
+	}
 	file := ""
 	switch {
-	case k.ran != nil && k.ran.reportEnv != nil:
+	case k.ran != nil && k.ran.toFile != nil:
 		dir, err := os.MkdirTemp("", "donegate-report-")
 		if err != nil {
 			return proc.Outcome{}, nil, fmt.Errorf("a directory for %s's report: %w", k.ran.name, err)
 		}
 		defer os.RemoveAll(dir)
-		file = filepath.Join(dir, "report.xml")
-		cmd.Env = append(cmd.Env, k.ran.reportEnv(cmd.Env, file)...)
+		file = filepath.Join(dir, "report")
+		cmd = k.ran.toFile(cmd, file)
 	case k.ran != nil:
 		cmd.MaxOutput = maxRanOutputBytes
 	}
@@ -335,16 +342,17 @@ func (k commandCheck) runRead(ctx context.Context, c *Context, cmd proc.Command)
 	if !whole {
 		return out, nil, nil
 	}
-	rep, _ := k.ran.read(data)
+	rep, _ := k.ran.read(data, c.ProjectDir)
 	return out, &rep, nil
 }
 
 // flaky runs a failing test command again (see Flaky) and reports
 // whether it passed the second time, with the result to answer then.
-// first is the failing run's report (nil: none read): with the rerun's,
-// the pass is judged by what ran in both (a rerun of the failed tests
-// alone, pytest's --lf, reports those only).
-func (k commandCheck) flaky(ctx context.Context, c *Context, own time.Duration, first proc.Outcome, firstRan *ranReport) (Result, bool) {
+// firstRan and firstGo are the failing run's reports (nil: none read):
+// with the rerun's, the pass is judged by what ran in both (a rerun of
+// the failed tests alone, go test -run's or pytest's --lf, reports those
+// only).
+func (k commandCheck) flaky(ctx context.Context, c *Context, own time.Duration, first proc.Outcome, firstRan *ranReport, firstGo *goReport) (Result, bool) {
 	if k.kind != "test" || notFound(k, first) {
 		return Result{}, false
 	}
@@ -358,15 +366,26 @@ func (k commandCheck) flaky(ctx context.Context, c *Context, own time.Duration, 
 	command, tests := rerun(k.command, string(first.Output))
 	runCtx, cancel, _ := within(ctx, own)
 	defer cancel()
-	out, again, err := k.runRead(runCtx, c, proc.Command{Shell: command, Dir: c.ProjectDir, Env: slices.Concat(c.Env, k.env), Background: c.Early})
+	cmd := proc.Command{Shell: command, Dir: c.ProjectDir, Env: slices.Concat(c.Env, k.env), Background: c.Early}
+	if firstGo != nil {
+		// go test's rerun in its -json form, for its report.
+		cmd.Shell, cmd.SplitStdout, cmd.MaxStdout = strings.Replace(command, "go test ", "go test -json ", 1), true, maxGoJSONBytes
+	}
+	out, again, err := k.runRead(runCtx, c, cmd)
 	if err != nil || out.Ended || out.Signal != "" || !k.when.met(out) {
 		return Result{}, false
 	}
 	f := Flaky{Command: k.command, Rerun: command, Tests: tests}
 	c.noteFlaky(f)
 	r := OK(fmt.Sprintf("The test command `%s` failed, then passed when run again (`%s`): a flaky failure, not held.", k.command, command))
-	if firstRan != nil && again != nil {
+	switch {
+	case firstRan != nil && again != nil:
 		r.ran, _ = json.Marshal(firstRan.then(*again))
+	case firstGo != nil && !out.StdoutCut:
+		_, rep := readGoTestJSON(out.Stdout)
+		both := *firstGo
+		both.merge(rep, nil)
+		r.ran, _ = json.Marshal(both)
 	}
 	return r, true
 }

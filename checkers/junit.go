@@ -10,7 +10,7 @@ import (
 // readJUnit reads a JUnit XML report as pytest writes it (--junitxml,
 // junit_family xunit1): each <testcase classname="tests.test_calc.TestK"
 // name="test_u" file="tests/test_calc.py"> is the test "TestK::test_u"
-// (its module left out, as in pytest's node id) of the group "pytest
+// (its module left out, as in pytest's node id) of the group "file
 // tests/test_calc.py" (where no file is named, the test
 // "tests.test_calc.TestK::test_u" of "pytest"), failed where it
 // holds <failure> or <error>, ignored where it holds <skipped> (a skip,
@@ -57,7 +57,7 @@ func readJUnit(data []byte) (rep ranReport, ok bool) {
 		}
 		group, file := "pytest", xmlAttr(tag, "file")
 		if file != "" {
-			group = pytestGroup + file
+			group = fileGroup + file
 			// The module's part of classname is the file's: left out.
 			module := strings.NewReplacer("/", ".", "\\", ".").Replace(strings.TrimSuffix(file, ".py"))
 			if class == module {
@@ -75,9 +75,10 @@ func readJUnit(data []byte) (rep ranReport, ok bool) {
 	}
 }
 
-// pytestGroup begins the name of a group of pytest's tests: their file
+// fileGroup begins the name of a group of tests that names their file
+// (pytest's, Jest's, Vitest's): the file, relative to the project dir,
 // follows.
-const pytestGroup = "pytest "
+const fileGroup = "file "
 
 // xmlAttr is the value of attribute name="..." in a start tag, its
 // entities replaced; "" where it has none.

@@ -1,7 +1,9 @@
 package checkers
 
 import (
+	"encoding/json"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -17,7 +19,7 @@ func TestReadJUnit(t *testing.T) {
 	require.NoError(t, err)
 	rep, ok := readJUnit(data)
 	require.True(t, ok)
-	assert.Equal(t, map[string]map[string]string{"pytest tests/test_calc.py": {
+	assert.Equal(t, map[string]map[string]string{"file tests/test_calc.py": {
 		"test_add":       "ok",
 		"test_skip":      "ignored",
 		"test_fail":      "FAILED",
@@ -42,8 +44,8 @@ func TestReadJUnit(t *testing.T) {
 		{"a file that failed to import", `<testsuite><testcase classname="" name="tests.test_bad" time="0.1"><error message="collection failure">E</error></testcase></testsuite>`, true, map[string]map[string]string{"pytest": {"tests.test_bad": "FAILED"}}},
 		{"name= in another attribute's value is not the name", `<testsuite><testcase classname="a b name=&quot;x" name="y"/></testsuite>`, true, map[string]map[string]string{"pytest": {`a b name="x::y`: "ok"}}},
 		{"references", `<testsuite><testcase classname="m" name="t[&#10;&#x9;&amp;&apos;&bogus;]"/></testsuite>`, true, map[string]map[string]string{"pytest": {"m::t[\n\t&'&bogus;]": "ok"}}},
-		{"a file named", `<testsuite><testcase classname="m.K" name="a" file="tests/m.py" line="3"/></testsuite>`, true, map[string]map[string]string{"pytest tests/m.py": {"m.K::a": "ok"}}},
-		{"the module left out", `<testsuite><testcase classname="tests.m.K" name="a" file="tests/m.py"/><testcase classname="tests.m" name="b" file="tests/m.py"/></testsuite>`, true, map[string]map[string]string{"pytest tests/m.py": {"K::a": "ok", "b": "ok"}}},
+		{"a file named", `<testsuite><testcase classname="m.K" name="a" file="tests/m.py" line="3"/></testsuite>`, true, map[string]map[string]string{"file tests/m.py": {"m.K::a": "ok"}}},
+		{"the module left out", `<testsuite><testcase classname="tests.m.K" name="a" file="tests/m.py"/><testcase classname="tests.m" name="b" file="tests/m.py"/></testsuite>`, true, map[string]map[string]string{"file tests/m.py": {"K::a": "ok", "b": "ok"}}},
 		{"cut short", `<testsuite><testcase classname="m" name="a"/><testcase classname="m" na`, true, map[string]map[string]string{"pytest": {"m::a": "ok"}}},
 		{"a < inside output is escaped", `<testsuite><testcase classname="m" name="a"><system-out>&lt;failure</system-out></testcase></testsuite>`, true, map[string]map[string]string{"pytest": {"m::a": "ok"}}},
 	} {
@@ -85,9 +87,62 @@ func TestRanSource(t *testing.T) {
 		"it tests\\it.rs":           "tests\\it.rs",
 		"doc-tests calc":            "",
 		"node:test":                 "",
-		"pytest tests/a b.py":       "tests/a b.py",
+		"file tests/a b.py":         "tests/a b.py",
 		"pytest":                    "",
 	} {
 		assert.Equal(t, want, ranSource(group), group)
+	}
+}
+
+// TestReadJestJSON: the JSON reports the real Jest 30.5.2 (--json) and
+// Vitest 3.2.7 (--reporter=json) wrote for one file of passing, skipped,
+// todo, failing and nested tests, read alike.
+func TestReadJestJSON(t *testing.T) {
+	want := map[string]map[string]string{"file test/calc2.test.js": {
+		"math > adds":         "ok",
+		"math > skipped":      "ignored",
+		"math > later":        "ignored",
+		"math > fails":        "FAILED",
+		"math > inner > deep": "ok",
+	}}
+	for _, name := range []string{"jest-30.5.2.json", "vitest-3.2.7.json"} {
+		data, err := os.ReadFile(filepath.Join("testdata", "jest", name))
+		require.NoError(t, err)
+		rep, ok := readJestJSON(data, "/p")
+		require.True(t, ok, name)
+		if name == "vitest-3.2.7.json" {
+			want = map[string]map[string]string{"file test/calc.test.mjs": want["file test/calc2.test.js"]}
+		}
+		assert.Equal(t, want, rep.Ran, name)
+	}
+	for _, bad := range []string{"", "{", `{"testResults": 1}`, `[]`} {
+		_, ok := readJestJSON([]byte(bad), "/p")
+		assert.False(t, ok, bad)
+	}
+}
+
+// TestJSTestRunner: a test script that runs Jest or Vitest alone, whose
+// arguments leave the report to donegate.
+func TestJSTestRunner(t *testing.T) {
+	for script, want := range map[string]string{
+		"jest":                          "jest",
+		"jest --ci --coverage src/":     "jest",
+		"vitest run":                    "vitest",
+		"vitest --run --project=unit":   "vitest",
+		"vitest":                        "vitest",
+		"jest --json":                   "",
+		"vitest run --reporter=verbose": "",
+		"vitest --outputFile.json=x":    "",
+		"jest --watch":                  "",
+		"jest && eslint .":              "",
+		"node --test":                   "",
+		"NODE_ENV=test jest":            "",
+		"jest $ARGS":                    "",
+	} {
+		dir := t.TempDir()
+		data, err := json.Marshal(map[string]any{"scripts": map[string]string{"test": script}})
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "package.json"), data, 0o644))
+		assert.Equal(t, want, jsTestRunner(dir), script)
 	}
 }

@@ -24,11 +24,12 @@ import (
 // libtest under the detected `cargo test` (a Cargo.toml at the project's
 // root, run whole), node:test under the detected `npm test` (its TAP or
 // spec output, told by node's summary lines), the detected `pytest` (its
-// JUnit XML report, written where donegate tells it) — donegate keeps,
-// for the session, the tests that ran at its stops (passed or failed),
-// and at a stop where the command passes, every one of them must still
-// run and pass, however it was disabled: an attribute, option or call in
-// any spelling (#[ignore] through cfg_attr, { skip: true },
+// JUnit XML report, written where donegate tells it), Jest and Vitest
+// under the detected `npm test` (their JSON report, likewise) — donegate
+// keeps, for the session, the tests that ran at its stops (passed or
+// failed), and at a stop where the command passes, every one of them
+// must still run and pass, however it was disabled: an attribute, option
+// or call in any spelling (#[ignore] through cfg_attr, { skip: true },
 // pytest.importorskip), a #[cfg] that leaves it out, a module or file no
 // longer compiled or loaded, a config that deselects it. A passing run
 // with no report is one where no test ran. A test that moved (another
@@ -39,30 +40,49 @@ import (
 // the agent disables after a stop that ran it is held.
 
 // A runner whose report is read: its name for the record, the command
-// for messages, and how its report reads (ok false: no report in it).
-// The report is the command's output, or, where reportEnv is set, a file
-// the command writes where that environment tells it to (added to env,
-// the environment the command is given beyond donegate's own).
+// for messages, and how its report reads, given the project dir (ok
+// false: no report in it). The report is the command's output, or, where
+// toFile is set, a file the command writes where toFile's form of the
+// command (more arguments, more environment) tells it to.
 type ranRunner struct {
-	name      string
-	command   string
-	read      func(report []byte) (rep ranReport, ok bool)
-	reportEnv func(env []string, file string) []string
+	name    string
+	command string
+	read    func(report []byte, dir string) (rep ranReport, ok bool)
+	toFile  func(cmd proc.Command, file string) proc.Command
 }
 
 var (
-	libtestRunner  = &ranRunner{name: "libtest", command: "cargo test", read: func(o []byte) (ranReport, bool) { return readLibtest(o), true }}
-	nodeTestRunner = &ranRunner{name: "node:test", command: "npm test", read: readNodeTest}
-	pytestRunner   = &ranRunner{name: "pytest", command: "pytest", read: readJUnit, reportEnv: pytestReportEnv}
+	libtestRunner  = &ranRunner{name: "libtest", command: "cargo test", read: func(o []byte, _ string) (ranReport, bool) { return readLibtest(o), true }}
+	nodeTestRunner = &ranRunner{name: "node:test", command: "npm test", read: func(o []byte, _ string) (ranReport, bool) { return readNodeTest(o) }}
+	pytestRunner   = &ranRunner{name: "pytest", command: "pytest", read: func(r []byte, _ string) (ranReport, bool) { return readJUnit(r) }, toFile: func(cmd proc.Command, file string) proc.Command {
+		cmd.Env = append(cmd.Env, pytestReportEnv(cmd.Env, file)...)
+		return cmd
+	}}
+	// Jest's and Vitest's JSON reports, one shape: npm passes what
+	// follows -- to the test script.
+	jestRunner = &ranRunner{name: "jest", command: "npm test", read: readJestJSON, toFile: func(cmd proc.Command, file string) proc.Command {
+		cmd.Shell += " -- --json --outputFile=" + argWord(file)
+		return cmd
+	}}
+	vitestRunner = &ranRunner{name: "vitest", command: "npm test", read: readJestJSON, toFile: func(cmd proc.Command, file string) proc.Command {
+		cmd.Shell += " -- --reporter=default --reporter=json --outputFile.json=" + argWord(file)
+		return cmd
+	}}
 )
 
-// ranRunnerOf is the runner whose report a detected test command gives,
-// nil for none read.
-func ranRunnerOf(command, from string) *ranRunner {
+// ranRunnerOf is the runner whose report the detected test command of
+// the project in dir gives, nil for none read.
+func ranRunnerOf(command, from, dir string) *ranRunner {
 	switch {
 	case command == "cargo test" && from == "Cargo.toml":
 		return libtestRunner
 	case command == "npm test" && from == "package.json":
+		switch jsTestRunner(dir) {
+		case "jest":
+			return jestRunner
+		case "vitest":
+			return vitestRunner
+		}
 		return nodeTestRunner
 	case command == "pytest":
 		return pytestRunner
@@ -253,10 +273,11 @@ func ranWeaknesses(runner *ranRunner, earlier, now ranReport) []weakness {
 
 // ranSource is the source file a group names, relative to the project
 // dir: libtest's binary "calc unittests src/lib.rs" names src/lib.rs (a
-// crate's doc tests name none), pytest's group is its file; "" where it
-// names none (node:test's).
+// crate's doc tests name none); "" where it
+// names none (node:test's). pytest's, Jest's and Vitest's groups are
+// fileGroup and the file.
 func ranSource(group string) string {
-	if rest, ok := strings.CutPrefix(group, pytestGroup); ok {
+	if rest, ok := strings.CutPrefix(group, fileGroup); ok {
 		return rest
 	}
 	if f := strings.Fields(group); len(f) > 1 && f[0] != "doc-tests" {

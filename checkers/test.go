@@ -130,7 +130,7 @@ func (t Test) commandCheck(c *Context) (k commandCheck, ok bool, err error) {
 		if j, roots, ok := goJSONCommand(d.Command, d.From); ok {
 			k.jsonCommand, k.goRoots = j, roots
 		}
-		k.ran = ranRunnerOf(d.Command, d.From)
+		k.ran = ranRunnerOf(d.Command, d.From, c.ProjectDir)
 	}
 	return k, k.command != "", nil
 }

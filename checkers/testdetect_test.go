@@ -27,11 +27,11 @@ func TestTestCheckerDetectsTheCommand(t *testing.T) {
 	for _, tt := range []struct {
 		name     string
 		files    map[string]string
-		want     string // the command run, "" for none
+		want     string // the command run (go test in its -json form, its report read), "" for none
 		complete bool
 		feedback string
 	}{
-		{name: "go", files: map[string]string{"go.mod": "module x\n"}, want: "go test ./...", feedback: "The test command `go test ./...` failed"},
+		{name: "go", files: map[string]string{"go.mod": "module x\n"}, want: "go test -json ./...", feedback: "The test command `go test ./...` failed"},
 		{name: "npm", files: map[string]string{"package.json": `{"scripts":{"test":"jest"}}`}, want: "npm test", feedback: "`npm test` failed"},
 		{name: "npm's placeholder is not run", files: map[string]string{"package.json": `{"scripts":{"test":"echo \"Error: no test specified\" && exit 1"}}`},
 			complete: true, feedback: "No test command detected"},
@@ -39,9 +39,9 @@ func TestTestCheckerDetectsTheCommand(t *testing.T) {
 		// At a go.work root that is no module, go test ./... fails to set
 		// up: each module the workspace uses is named.
 		{name: "a Go workspace", files: map[string]string{"go.work": "go 1.26\n\nuse (\n\t./api // the server\n\t./cli\n)\nuse ./tools/gen\nuse ./api\n"},
-			want: "go test ./api/... ./cli/... ./tools/gen/...", feedback: "`go test ./api/... ./cli/... ./tools/gen/...` failed"},
+			want: "go test -json ./api/... ./cli/... ./tools/gen/...", feedback: "`go test ./api/... ./cli/... ./tools/gen/...` failed"},
 		{name: "a Go workspace whose root is a module too", files: map[string]string{"go.work": "use (\n\t.\n\t./sub\n)\n"},
-			want: "go test ./... ./sub/...", feedback: "failed"},
+			want: "go test -json ./... ./sub/...", feedback: "failed"},
 		{name: "a Go workspace using a module out of the project", files: map[string]string{"go.work": "use ../other\n"},
 			complete: true, feedback: "No test command detected"},
 		{name: "a Go workspace with a quoted path", files: map[string]string{"go.work": "use \"./my mod\"\n"},
