@@ -20,6 +20,10 @@ func FromConfig(c *config.Config, reason StopReason) (Checker, error) {
 func New(spec config.Checker) (Checker, error) {
 	t, ok := LookupType(spec.Type)
 	if !ok {
+		if err := config.TypeError(spec.Type); err != nil {
+			// A mistake of donegate's own, found when the type was built.
+			return nil, fmt.Errorf("checker type %q cannot be used: %w", spec.Type, err)
+		}
 		// config validation makes this unreachable; keep it an error, not a panic.
 		return nil, fmt.Errorf("unknown checker type %q", spec.Type)
 	}

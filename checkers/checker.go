@@ -21,6 +21,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/hookio"
 	"github.com/donegate/donegate/internal/feedback"
 	"github.com/donegate/donegate/internal/treecache"
@@ -91,12 +92,13 @@ func firstFrames(stack []byte, n int) string {
 // StopReason says what the agent is trying to do.
 type StopReason string
 
-// Stop reasons.
+// Stop reasons: the config's events (config.Events, the one list), as
+// the checkers are asked at them.
 const (
-	ReasonStop         StopReason = "stop"          // the main agent ends its turn
-	ReasonSubagentStop StopReason = "subagent_stop" // a subagent ends
-	ReasonToolUse      StopReason = "tool_use"      // the agent calls a gated tool, such as StructuredOutput
-	ReasonManual       StopReason = "manual"        // asked from the command line
+	ReasonStop         StopReason = config.OnStop         // the main agent ends its turn
+	ReasonSubagentStop StopReason = config.OnSubagentStop // a subagent ends
+	ReasonToolUse      StopReason = config.OnToolUse      // the agent calls a gated tool, such as StructuredOutput
+	ReasonManual       StopReason = config.OnManual       // asked from the command line
 )
 
 // SessionStart is what the hooks saw of a session's start.

@@ -48,7 +48,7 @@ var _ = declare("composite", func() *Type {
 	return register(Type{
 		Name:      "composite",
 		Summary:   "`all`: every member passes; `any`: one member passes",
-		DefaultOn: allReasons,
+		DefaultOn: allReasons(),
 		Example:   `{"type": "composite", "mode": "any", "parallel": true, "checkers": [{"type": "plan"}]}`,
 	}, func(o *CompositeOptions) (Checker, error) {
 		return newComposite(o.Mode == "any", o.Parallel, o.Checkers)

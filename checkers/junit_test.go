@@ -1,9 +1,12 @@
 package checkers
 
 import (
+	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -145,4 +148,37 @@ func TestJSTestRunner(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "package.json"), data, 0o644))
 		assert.Equal(t, want, jsTestRunner(dir), script)
 	}
+}
+
+// TestFromStart: a weakness whose file the start commit did not hold is
+// the session's own; one whose file it held — named from the project
+// dir, or from the work tree's top as pytest does from a rootdir above
+// the project — or that names none, or one out of the tree, is kept.
+func TestFromStart(t *testing.T) {
+	top := t.TempDir()
+	git := func(args ...string) string {
+		cmd := exec.Command("git", append([]string{"-c", "user.email=a@b", "-c", "user.name=a"}, args...)...)
+		cmd.Dir = top
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, string(out))
+		return strings.TrimSpace(string(out))
+	}
+	git("init", "-q")
+	require.NoError(t, os.MkdirAll(filepath.Join(top, "proj", "tests"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(top, "proj", "tests", "test_a.py"), nil, 0o644))
+	git("add", ".")
+	git("commit", "-q", "-m", "start")
+	base := git("rev-parse", "HEAD")
+	found := []weakness{
+		{File: "tests/test_a.py", Test: "from the project"},
+		{File: "proj/tests/test_a.py", Test: "from the top"},
+		{File: "tests/test_new.py", Test: "the session's own"},
+		{Test: "no file"},
+		{File: "../elsewhere/test_x.py", Test: "out of the tree"},
+	}
+	var kept []string
+	for _, w := range fromStart(context.Background(), filepath.Join(top, "proj"), base, found) {
+		kept = append(kept, w.Test)
+	}
+	assert.Equal(t, []string{"from the project", "from the top", "no file", "out of the tree"}, kept)
 }

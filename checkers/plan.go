@@ -28,7 +28,7 @@ var _ = declare("plan", func() *Type {
 	return register(Type{
 		Name:      "plan",
 		Summary:   "every item of the agent's plan is `completed` (or there is no plan)",
-		DefaultOn: allReasons,
+		DefaultOn: allReasons(),
 		Patterns:  []string{"plan-incomplete"},
 		Example:   `{"type": "plan"}`,
 	}, func(*PlanOptions) (Checker, error) { return Plan{}, nil }, func(*PlanOptions) string {

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -288,27 +289,47 @@ func ranSource(group string) string {
 
 // fromStart keeps the weaknesses of tests that may have existed at the
 // session's start (commit base): a test whose source file base did not
-// hold is one the session added, not one it began with. Where git cannot
-// tell, each is kept.
+// hold is one the session added, not one it began with. A file is looked
+// for relative to the project dir and to the work tree's top (pytest
+// names a file from its rootdir, which its config may put above the
+// project). Where git cannot tell, each is kept.
 func fromStart(ctx context.Context, dir, base string, found []weakness) []weakness {
-	var files []string
-	for _, w := range found {
-		if w.File != "" && !slices.Contains(files, w.File) {
-			files = append(files, w.File)
-		}
-	}
-	if len(files) == 0 {
+	top, err := treecache.Top(dir)
+	if err != nil {
 		return found
 	}
-	// ls-tree takes and prints paths relative to the directory it runs in.
-	list, err := treecache.Git(ctx, dir, append([]string{"ls-tree", "-r", "-z", "--name-only", base, "--"}, files...)...)
+	prefix, err := filepath.Rel(top, dir)
+	if err != nil {
+		return found
+	}
+	prefix = strings.TrimPrefix(filepath.ToSlash(prefix), ".")
+	candidates := func(file string) []string {
+		f := path.Clean(filepath.ToSlash(file))
+		if path.IsAbs(f) || f == ".." || strings.HasPrefix(f, "../") {
+			return nil
+		}
+		return []string{path.Join(prefix, f), f}
+	}
+	var paths []string
+	for _, w := range found {
+		for _, c := range candidates(w.File) {
+			if w.File != "" && !slices.Contains(paths, c) {
+				paths = append(paths, c)
+			}
+		}
+	}
+	if len(paths) == 0 {
+		return found
+	}
+	list, err := treecache.Git(ctx, dir, append([]string{"ls-tree", "-r", "-z", "--name-only", "--full-tree", base, "--"}, paths...)...)
 	if err != nil {
 		return found
 	}
 	held := strings.Split(string(list), "\x00")
 	kept := found[:0:0]
 	for _, w := range found {
-		if w.File == "" || slices.Contains(held, filepath.ToSlash(w.File)) {
+		cs := candidates(w.File)
+		if w.File == "" || cs == nil || slices.ContainsFunc(cs, func(c string) bool { return slices.Contains(held, c) }) {
 			kept = append(kept, w)
 		}
 	}

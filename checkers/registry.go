@@ -3,8 +3,6 @@ package checkers
 import (
 	"fmt"
 	"reflect"
-	"slices"
-	"strings"
 
 	"github.com/donegate/donegate/config"
 )
@@ -60,30 +58,22 @@ type Type struct {
 	Commands func(spec config.Checker, dir string) ([]ProjectCommand, error)
 }
 
-// types holds the declared checker types by name, each built when first
-// asked for.
-var types = map[string]func() *Type{}
-
 // declare makes the checker type called name known, here and to the
-// config, and returns the function that gives it, built by build (which
-// calls register) when first asked for, by either: the config's
-// declaration builds it once, whoever asks first. Each type's file
-// declares its type in a package-level var, so every binary that links
-// checkers knows every type; building all 18 at every hook's start,
-// where a stop's config names two or three and an ungated tool call
-// none, cost it a tenth of a millisecond (docs/performance.md).
-func declare(name string, build func() *Type) func() *Type {
-	var t *Type
+// config, built by build (which calls register) when either first asks
+// for it: the config's registry is the one registry, and it keeps the
+// built *Type beside what the config reads of it (CheckerType.Impl).
+// Each type's file declares its type in a package-level var, so every
+// binary that links checkers knows every type; building all 18 at every
+// hook's start, where a stop's config names two or three and an ungated
+// tool call none, cost it a tenth of a millisecond (docs/performance.md).
+// A mistake in a type (see register) is an error of that type's, told
+// where it is used, never a panic on a hook's path.
+func declare(name string, build func() *Type) string {
 	config.DeclareType(name, func() config.CheckerType {
-		t = build()
-		return config.CheckerType{Name: t.Name, Options: reflect.TypeOf(t.Options).Elem(), DefaultOn: events(t.DefaultOn), Only: events(t.Only)}
+		t := build()
+		return config.CheckerType{Name: t.Name, Options: reflect.TypeOf(t.Options).Elem(), DefaultOn: events(t.DefaultOn), Only: events(t.Only), Impl: t}
 	})
-	get := func() *Type {
-		config.LookupType(name)
-		return t
-	}
-	types[name] = get
-	return get
+	return name
 }
 
 // register builds t, with the functions that build a checker of it and
@@ -128,27 +118,37 @@ func events(rs []StopReason) []string {
 	return on
 }
 
-// LookupType returns the declared type called name.
+// LookupType returns the declared type called name; false for none, or
+// for one whose declaration is broken (config.TypeError says why).
 func LookupType(name string) (*Type, bool) {
-	get, ok := types[name]
+	ct, ok := config.LookupType(name)
 	if !ok {
 		return nil, false
 	}
-	return get(), true
+	t, ok := ct.Impl.(*Type)
+	return t, ok
 }
 
-// Types returns every declared type, sorted by name.
+// Types returns every declared type that builds, sorted by name.
 func Types() []*Type {
-	ts := make([]*Type, 0, len(types))
-	for _, get := range types {
-		ts = append(ts, get())
+	var ts []*Type
+	for _, name := range config.CheckerTypes() {
+		if t, ok := LookupType(name); ok {
+			ts = append(ts, t)
+		}
 	}
-	slices.SortFunc(ts, func(a, b *Type) int { return strings.Compare(a.Name, b.Name) })
 	return ts
 }
 
-// Every event a checker can run at, for DefaultOn.
-var allReasons = []StopReason{ReasonStop, ReasonSubagentStop, ReasonToolUse, ReasonManual}
+// allReasons is every event a checker can run at, for DefaultOn:
+// config.Events.
+func allReasons() []StopReason {
+	rs := make([]StopReason, len(config.Events))
+	for i, e := range config.Events {
+		rs[i] = StopReason(e)
+	}
+	return rs
+}
 
 // Most types look at the project, not at one agent: they do not run when
 // a subagent stops (every subagent would run the test suite).

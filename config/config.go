@@ -290,11 +290,12 @@ func Default() *Config {
 	c := defaults()
 	c.Checkers = make([]Checker, len(defaultTypes))
 	for i, name := range defaultTypes {
-		typ := lookupType(name)
-		if typ == nil {
-			panic(fmt.Sprintf("embedded default config names checker type %q, which is not registered (is package checkers linked?)", name))
+		c.Checkers[i] = Checker{Type: name}
+		// A type that is not linked or cannot be built (TypeError) has no
+		// options: building its checker fails, and on_error decides.
+		if typ := lookupType(name); typ != nil {
+			c.Checkers[i].Options = reflect.New(typ.Options).Interface()
 		}
-		c.Checkers[i] = Checker{Type: name, Options: reflect.New(typ.Options).Interface()}
 	}
 	c.Source = DefaultSource
 	return c
@@ -306,10 +307,12 @@ var defaultTypes = []string{"plan", "test"}
 
 // defaultChain returns the checkers of the embedded default, decoded as
 // any file's are, so that a config without "checkers" holds the very same.
+// Where it does not decode (a type not linked, or one that cannot be
+// built), Default's checkers stand in, whose building fails as such.
 func defaultChain() []Checker {
 	c := defaults()
 	if problems, _ := decode(defaultJSON, c); len(problems) > 0 || c.Checkers == nil {
-		panic(fmt.Sprintf("embedded default config is invalid (is package checkers linked?): %v", problems))
+		return Default().Checkers
 	}
 	return c.Checkers
 }

@@ -259,3 +259,64 @@ func TestDeclaredTypeIsRegisteredWhenFirstNeeded(t *testing.T) {
 	assert.Equal(t, []string{config.OnStop}, ct.DefaultOn)
 	assert.Equal(t, int32(1), built.Load())
 }
+
+// TestABrokenTypeIsAnErrorNotAPanic: a declared type that cannot be built
+// — its build panics, gives another name or an event that is none, or
+// its name is declared twice — is an error where it is used (a problem
+// of the config that names it, an error of CheckTypes), never a panic
+// in a hook; the other types go on.
+func TestABrokenTypeIsAnErrorNotAPanic(t *testing.T) {
+	empty := reflect.TypeFor[struct{}]()
+	for _, tt := range []struct {
+		name    string
+		declare func(t *testing.T)
+		want    string
+	}{
+		{"its build panics", func(t *testing.T) {
+			config.DeclareForTest(t, "broken-x", func() config.CheckerType { panic("a Summary is missing") })
+		}, `building it panicked: a Summary is missing`},
+		{"it is built under another name", func(t *testing.T) {
+			config.DeclareForTest(t, "broken-x", func() config.CheckerType { return config.CheckerType{Name: "other", Options: empty} })
+		}, `declared, and built as "other"`},
+		{"an event that is none", func(t *testing.T) {
+			config.DeclareForTest(t, "broken-x", func() config.CheckerType {
+				return config.CheckerType{Name: "broken-x", Options: empty, DefaultOn: []string{"stopp"}}
+			})
+		}, `unknown event "stopp" in DefaultOn`},
+		{"declared twice", func(t *testing.T) {
+			build := func() config.CheckerType { return config.CheckerType{Name: "broken-x", Options: empty} }
+			config.DeclareForTest(t, "broken-x", build)
+			config.DeclareForTest(t, "broken-x", build)
+		}, `declared twice`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.declare(t)
+			var problems []config.Problem
+			require.NotPanics(t, func() {
+				problems, _ = config.Decode([]byte(`{"checkers":[{"type":"broken-x"},{"type":"plan"}]}`), config.Defaults())
+			})
+			require.Len(t, problems, 1)
+			assert.Equal(t, "checkers[0].type", problems[0].Path)
+			assert.Contains(t, problems[0].Message, `checker type "broken-x" cannot be used, a mistake of donegate's own`)
+			assert.Contains(t, problems[0].Message, tt.want)
+			require.Error(t, config.TypeError("broken-x"))
+			assert.Contains(t, config.CheckTypes().Error(), tt.want)
+			_, ok := config.LookupType("broken-x")
+			assert.False(t, ok)
+			_, ok = config.LookupType("plan")
+			assert.True(t, ok, "the other types go on")
+		})
+	}
+	assert.NoError(t, config.CheckTypes(), "gone with the test")
+}
+
+// TestTheEventListIsOne: the value rule of a checker's "on" names
+// config.Events, the one list of events (package checkers' StopReasons
+// are its constants).
+func TestTheEventListIsOne(t *testing.T) {
+	f, ok := reflect.TypeFor[config.Checker]().FieldByName("On")
+	require.True(t, ok)
+	_, list, ok := strings.Cut(f.Tag.Get("validate"), "oneof=")
+	require.True(t, ok)
+	assert.Equal(t, strings.Join(config.Events, " "), list)
+}

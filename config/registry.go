@@ -36,6 +36,10 @@ type CheckerType struct {
 	// only tool_use has. An "on" that names another event is refused at
 	// load.
 	Only []string
+	// Impl is what the package that declared the type keeps of it
+	// (package checkers: its *checkers.Type, with the constructor), so
+	// that one registry holds each type once.
+	Impl any
 
 	// composite is set for a type whose options hold other checkers (a
 	// field of type []Checker or Checker, at any depth of its options):
@@ -84,10 +88,13 @@ var (
 	declared = map[string]*declaration{}
 )
 
-// A declaration is a type known by name, built when first needed.
+// A declaration is a type known by name, built when first needed; err
+// is why it cannot be used (a mistake in its build, found then, or a
+// second declaration of its name).
 type declaration struct {
 	once  sync.Once
 	build func() CheckerType
+	err   error
 }
 
 // DeclareType makes the checker type called name known to the config;
@@ -95,56 +102,92 @@ type declaration struct {
 // then. Each checker type's file declares its type at start-up, which
 // costs a map entry; building one makes what the type is made of, and
 // all 18 at every hook's start cost it a tenth of a millisecond, though a
-// hook decodes a few or none (docs/performance.md). It panics on a name
-// declared twice or empty, and is for package initialization: the
-// declarations are read without a lock.
+// hook decodes a few or none (docs/performance.md). It is for package
+// initialization: the declarations are read without a lock. A name
+// declared twice, or empty, or a build that panics or gives another name
+// or a type RegisterType would refuse, makes the type unusable: a config
+// naming it gets that error as a problem (see TypeError), and CheckTypes,
+// which a test runs over every shipped type, returns it. Nothing here
+// panics where a hook may run.
 func DeclareType(name string, build func() CheckerType) {
-	if name == "" || declared[name] != nil || build == nil {
-		panic(fmt.Sprintf("config: checker type %q declared twice, unnamed or without a build function", name))
+	switch {
+	case name == "" || build == nil:
+		declared[name] = &declaration{err: fmt.Errorf("config: checker type %q declared unnamed or without a build function", name)}
+	case declared[name] != nil:
+		declared[name].err = fmt.Errorf("config: checker type %q declared twice", name)
+	default:
+		declared[name] = &declaration{build: build}
 	}
-	declared[name] = &declaration{build: build}
 }
 
 // lookupType returns the type called name, registering it if it is
-// declared and not registered yet; nil if there is none.
+// declared and not registered yet; nil if there is none or it is broken
+// (see TypeError).
 func lookupType(name string) *CheckerType {
 	if d := declared[name]; d != nil {
 		d.once.Do(func() {
+			if d.err != nil {
+				return
+			}
+			defer func() {
+				if p := recover(); p != nil {
+					d.err = fmt.Errorf("config: checker type %q: building it panicked: %v", name, p)
+				}
+			}()
 			t := d.build()
 			if t.Name != name {
-				panic(fmt.Sprintf("config: checker type %q declared, and built as %q", name, t.Name))
+				d.err = fmt.Errorf("config: checker type %q declared, and built as %q", name, t.Name)
+				return
 			}
-			registerType(t)
+			d.err = registerType(t)
 		})
+		if d.err != nil {
+			return nil
+		}
 	}
 	typesMu.RLock()
 	defer typesMu.RUnlock()
 	return types[name]
 }
 
+// TypeError says why the declared type called name cannot be used; nil
+// for a type that can, or none of that name.
+func TypeError(name string) error {
+	d := declared[name]
+	if d == nil {
+		return nil
+	}
+	lookupType(name)
+	return d.err
+}
+
 // RegisterType makes a checker type known to the config at once; a
 // declared type is registered by its declaration, and by nothing else.
 // It panics on a second type of the same name, an options type that is
-// not a struct or an event that is not one. The fields' own mistakes (a
-// Go type the config cannot decode, a key every checker has) are found
-// by CheckTypes, which TestEveryTypeIsValid in package checkers runs
-// over every shipped type: they are donegate's, not a config's.
+// not a struct or an event that is not one: it is for package
+// initialization and tests, where a declared type's mistakes are errors
+// (see DeclareType). The fields' own mistakes (a Go type the config
+// cannot decode, a key every checker has) are found by CheckTypes, which
+// TestEveryTypeIsValid in package checkers runs over every shipped type:
+// they are donegate's, not a config's.
 func RegisterType(t CheckerType) {
 	if declared[t.Name] != nil {
 		panic(fmt.Sprintf("config: checker type %q registered twice or unnamed", t.Name))
 	}
-	registerType(t)
+	if err := registerType(t); err != nil {
+		panic(err.Error())
+	}
 }
 
-// registerType is RegisterType for a type declared or not.
-func registerType(t CheckerType) {
+// registerType registers t, declared or not, or says why it cannot.
+func registerType(t CheckerType) error {
 	typesMu.Lock()
 	defer typesMu.Unlock()
 	if t.Name == "" || types[t.Name] != nil {
-		panic(fmt.Sprintf("config: checker type %q registered twice or unnamed", t.Name))
+		return fmt.Errorf("config: checker type %q registered twice or unnamed", t.Name)
 	}
 	if t.Options == nil || t.Options.Kind() != reflect.Struct {
-		panic(fmt.Sprintf("config: checker type %q: options must be a struct type, got %v", t.Name, t.Options))
+		return fmt.Errorf("config: checker type %q: options must be a struct type, got %v", t.Name, t.Options)
 	}
 	for _, l := range []struct {
 		what   string
@@ -152,12 +195,13 @@ func registerType(t CheckerType) {
 	}{{"DefaultOn", t.DefaultOn}, {"Only", t.Only}} {
 		for _, e := range l.events {
 			if !slices.Contains(Events, e) {
-				panic(fmt.Sprintf("config: checker type %q: unknown event %q in %s", t.Name, e, l.what))
+				return fmt.Errorf("config: checker type %q: unknown event %q in %s", t.Name, e, l.what)
 			}
 		}
 	}
 	t.composite = memberStep(t.Options) > 0
 	types[t.Name] = &t
+	return nil
 }
 
 // CheckTypes returns the first mistake in the options of a registered
@@ -165,6 +209,9 @@ func registerType(t CheckerType) {
 func CheckTypes() error {
 	for _, name := range CheckerTypes() {
 		t := lookupType(name)
+		if err := TypeError(name); err != nil {
+			return err
+		}
 		if t == nil {
 			return fmt.Errorf("config: checker type %q is not registered", name)
 		}

@@ -494,7 +494,11 @@ func (d *decoder) checker(v gjson.Result, path *jsonPath, dst *Checker, depth in
 	} else if t := ms[i].value; t.Type != gjson.String {
 		d.report(path.key("type"), "expected a string, got "+describe(t))
 	} else if typ = lookupType(str(t)); typ == nil {
-		d.report(path.key("type"), fmt.Sprintf("unknown checker type %q (valid: %s)", str(t), strings.Join(CheckerTypes(), ", ")))
+		if err := TypeError(str(t)); err != nil {
+			d.report(path.key("type"), fmt.Sprintf("checker type %q cannot be used, a mistake of donegate's own (please report it): %v", str(t), err))
+		} else {
+			d.report(path.key("type"), fmt.Sprintf("unknown checker type %q (valid: %s)", str(t), strings.Join(CheckerTypes(), ", ")))
+		}
 	} else if slices.Contains(dups, "type") {
 		// Already reported: which of the types was meant is unknown.
 		typ = nil
