@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -108,10 +109,16 @@ func TestReadJestJSON(t *testing.T) {
 		"math > fails":        "FAILED",
 		"math > inner > deep": "ok",
 	}}
+	// The reports name their files from /p: from C:\p on Windows.
+	dir, files := "/p", `"/p/test/`
+	if runtime.GOOS == "windows" {
+		dir, files = `C:\p`, `"C:\\p\\test\\`
+	}
 	for _, name := range []string{"jest-30.5.2.json", "vitest-3.2.7.json"} {
 		data, err := os.ReadFile(filepath.Join("testdata", "jest", name))
 		require.NoError(t, err)
-		rep, ok := readJestJSON(data, "/p")
+		data = []byte(strings.ReplaceAll(string(data), `"/p/test/`, files))
+		rep, ok := readJestJSON(data, dir)
 		require.True(t, ok, name)
 		if name == "vitest-3.2.7.json" {
 			want = map[string]map[string]string{"file test/calc.test.mjs": want["file test/calc2.test.js"]}
@@ -155,6 +162,9 @@ func TestJSTestRunner(t *testing.T) {
 // dir, or from the work tree's top as pytest does from a rootdir above
 // the project — or that names none, or one out of the tree, is kept.
 func TestFromStart(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
 	top := t.TempDir()
 	git := func(args ...string) string {
 		cmd := exec.Command("git", append([]string{"-c", "user.email=a@b", "-c", "user.name=a"}, args...)...)
