@@ -25,6 +25,7 @@ func readJUnit(data []byte) (rep ranReport, ok bool) {
 		return rep, false
 	}
 	rest := data
+	var lastFile, lastGroup, module string // a file's tests come together
 	for {
 		i := bytes.Index(rest, []byte("<testcase"))
 		if i < 0 {
@@ -57,9 +58,12 @@ func readJUnit(data []byte) (rep ranReport, ok bool) {
 		}
 		group, file := "pytest", xmlAttr(tag, "file")
 		if file != "" {
-			group = fileGroup + file
-			// The module's part of classname is the file's: left out.
-			module := strings.NewReplacer("/", ".", "\\", ".").Replace(strings.TrimSuffix(file, ".py"))
+			if file != lastFile {
+				// The module's part of classname is the file's: left out.
+				lastFile, lastGroup = file, fileGroup+file
+				module = strings.ReplaceAll(strings.ReplaceAll(strings.TrimSuffix(file, ".py"), "/", "."), "\\", ".")
+			}
+			group = lastGroup
 			if class == module {
 				class = ""
 			} else if rest, ok := strings.CutPrefix(class, module+"."); ok {

@@ -3,6 +3,7 @@ package checkers
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -191,4 +192,45 @@ func TestFromStart(t *testing.T) {
 		kept = append(kept, w.Test)
 	}
 	assert.Equal(t, []string{"from the project", "from the top", "no file", "out of the tree"}, kept)
+}
+
+// BenchmarkReadReports: reading the report of 3,000 tests, pytest's JUnit
+// XML (about 300 KB) and Jest's JSON, as a passing stop does once.
+func BenchmarkReadReports(b *testing.B) {
+	var x, j strings.Builder
+	x.WriteString(`<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" tests="3000">`)
+	j.WriteString(`{"testResults":[`)
+	for f := range 30 {
+		if f > 0 {
+			j.WriteString(",")
+		}
+		fmt.Fprintf(&j, `{"name":"/p/test/m%d.test.js","assertionResults":[`, f)
+		for i := range 100 {
+			fmt.Fprintf(&x, `<testcase classname="tests.test_m%d" name="test_%d" file="tests/test_m%d.py" line="%d" time="0.001" />`, f, i, f, 2*i)
+			if i > 0 {
+				j.WriteString(",")
+			}
+			fmt.Fprintf(&j, `{"ancestorTitles":["m%d"],"title":"t%d","fullName":"m%d t%d","status":"passed"}`, f, i, f, i)
+		}
+		j.WriteString("]}")
+	}
+	x.WriteString("</testsuite></testsuites>")
+	j.WriteString("]}")
+	for _, r := range []struct {
+		name string
+		data []byte
+		read func([]byte) (ranReport, bool)
+	}{
+		{"junit", []byte(x.String()), readJUnit},
+		{"jest", []byte(j.String()), func(d []byte) (ranReport, bool) { return readJestJSON(d, "/p") }},
+	} {
+		b.Run(r.name, func(b *testing.B) {
+			b.SetBytes(int64(len(r.data)))
+			for b.Loop() {
+				if rep, ok := r.read(r.data); !ok || len(rep.Ran) != 30 {
+					b.Fatal("not read")
+				}
+			}
+		})
+	}
 }
