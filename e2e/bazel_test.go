@@ -46,10 +46,7 @@ func TestBazelWorkspaceHoldsUntilFixed(t *testing.T) {
 		require.NoError(t, os.WriteFile(path, []byte(strings.ReplaceAll(string(f.Data), "$WORK", root)), 0o755))
 	}
 	gitInit(t, s.Project)
-	for _, args := range [][]string{{"add", "-A"}, {"-c", "user.email=a@b", "-c", "user.name=n", "commit", "-q", "-m", "init"}} {
-		out, err := exec.Command("git", append([]string{"-C", s.Project}, args...)...).CombinedOutput()
-		require.NoError(t, err, "%s", out)
-	}
+	commitAll(t, s.Project)
 	t.Cleanup(func() {
 		// The Bazel server writes under HOME until it ends.
 		cmd := exec.Command("bazel", "shutdown")

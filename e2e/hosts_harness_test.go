@@ -338,6 +338,15 @@ func gitInit(t *testing.T, dir string) {
 	require.NoError(t, err, "%s", out)
 }
 
+// commitAll commits every file of the repository at dir, as "init".
+func commitAll(t *testing.T, dir string) {
+	t.Helper()
+	for _, args := range [][]string{{"add", "-A"}, {"-c", "user.email=a@b", "-c", "user.name=n", "commit", "-q", "-m", "init"}} {
+		out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
+		require.NoError(t, err, "%s", out)
+	}
+}
+
 // clientRun is one finished run of a client.
 type clientRun struct {
 	Stdout, Stderr string

@@ -4,7 +4,6 @@ package e2e
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -38,10 +37,7 @@ func TestPytestSkipHeldByItsReport(t *testing.T) {
 		require.NoError(t, os.WriteFile(path, f.Data, 0o644))
 	}
 	gitInit(t, s.Project)
-	for _, args := range [][]string{{"add", "-A"}, {"-c", "user.email=a@b", "-c", "user.name=n", "commit", "-q", "-m", "init"}} {
-		out, err := exec.Command("git", append([]string{"-C", s.Project}, args...)...).CombinedOutput()
-		require.NoError(t, err, "%s", out)
-	}
+	commitAll(t, s.Project)
 	api := fakeapi.New(
 		fakeapi.Say("Done."),
 		fakeapi.Call("Write", map[string]any{"file_path": filepath.Join(s.Project, "tests", "test_calc.py"), "content": files["importorskip.py.txt"]}),

@@ -52,10 +52,7 @@ func TestPnpmWorkspaceRunsWhatTheAgentChanged(t *testing.T) {
 	require.Equal(t, 0, r.ExitCode, "pnpm install: %s %s", r.Stdout, r.Stderr)
 	gitInit(t, s.Project)
 	s.config(`{"checkers": [{"type": "test"}]}`)
-	for _, args := range [][]string{{"add", "-A"}, {"-c", "user.email=a@b", "-c", "user.name=n", "commit", "-q", "-m", "init"}} {
-		out, err := exec.Command("git", append([]string{"-C", s.Project}, args...)...).CombinedOutput()
-		require.NoError(t, err, "%s", out)
-	}
+	commitAll(t, s.Project)
 	api := fakeapi.New(
 		fakeapi.Call("Write", map[string]any{"file_path": filepath.Join(s.Project, "packages", "b", "broken"), "content": "x\n"}),
 		fakeapi.Say("Done."),
