@@ -1,10 +1,10 @@
 package checkers
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -188,6 +188,49 @@ func pytestSkipsDir(base string) bool {
 // maxUVWalk bounds the entries looked at for test files.
 const maxUVWalk = 50000
 
+// findPyTest reports whether the tree at root holds a file pytest
+// collects by default, looking first in the tests and test dirs a
+// project's tests are usually in and stopping at the first; a dir skip
+// reports true for is not entered, nor one pytest's collection does not
+// enter. ok is false where the tree could not be read or budget, the
+// entries left to look at, ran out.
+func findPyTest(root string, skip func(dir string) bool, budget *int) (found, ok bool) {
+	look := func(top string) error {
+		return filepath.WalkDir(top, func(p string, e fs.DirEntry, err error) error {
+			if err != nil {
+				if p != top || !errors.Is(err, fs.ErrNotExist) {
+					return err
+				}
+				return nil // no such dir
+			}
+			if *budget--; *budget < 0 {
+				return errUVBudget
+			}
+			switch {
+			case p == top:
+			case e.IsDir() && (pytestSkipsDir(e.Name()) || skip != nil && skip(p)):
+				return filepath.SkipDir
+			case !e.IsDir() && pyTestFile(e.Name()):
+				found = true
+				return fs.SkipAll
+			}
+			return nil
+		})
+	}
+	for _, top := range []string{filepath.Join(root, "tests"), filepath.Join(root, "test"), root} {
+		if err := look(top); err != nil {
+			return false, false
+		}
+		if found {
+			return true, true
+		}
+	}
+	return false, true
+}
+
+// errUVBudget stops a walk past maxUVWalk entries.
+var errUVBudget = errors.New("past the entries looked at")
+
 // uvWorkspace returns the members of the uv workspace at dir that hold
 // tests, and the command that runs one member's tests, when command
 // (the detected pytest) tests them all; ok is false otherwise.
@@ -215,7 +258,7 @@ func uvWorkspace(dir, command string) (pkgs []wsPackage, perPackage func(name st
 	type member struct {
 		wsPackage
 		manifest pyproject
-		tests    bool
+		tests    bool // it holds a test file
 	}
 	var members []*member
 	for _, d := range dirs {
@@ -239,50 +282,22 @@ func uvWorkspace(dir, command string) (pkgs []wsPackage, perPackage func(name st
 	if len(members) == 0 {
 		return nil, nil, false
 	}
-	// Which member each test file is in: one outside every member is a
-	// test the split would not run.
-	memberOf := func(rel string) *member {
-		for _, m := range members {
-			if rel == m.Dir || strings.HasPrefix(rel, m.Dir+"/") {
-				return m
-			}
-		}
-		return nil
+	// A test file outside every member is one the split would not run;
+	// the rest of the tree is walked, the members' dirs left out.
+	memberDir := map[string]*member{}
+	for _, m := range members {
+		memberDir[filepath.Join(dir, filepath.FromSlash(m.Dir))] = m
 	}
-	seen, outside := 0, false
-	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if seen++; seen > maxUVWalk {
-			return fs.SkipAll
-		}
-		if p == dir {
-			return nil
-		}
-		if e.IsDir() {
-			if pytestSkipsDir(e.Name()) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !pyTestFile(e.Name()) {
-			return nil
-		}
-		rel, err := filepath.Rel(dir, p)
-		if err != nil {
-			return err
-		}
-		if m := memberOf(path.Clean(filepath.ToSlash(rel))); m != nil {
-			m.tests = true
-		} else {
-			outside = true
-			return fs.SkipAll
-		}
-		return nil
-	})
-	if err != nil || outside || seen > maxUVWalk {
+	budget := maxUVWalk
+	if found, ok := findPyTest(dir, func(p string) bool { return memberDir[p] != nil }, &budget); found || !ok {
 		return nil, nil, false
+	}
+	for _, m := range members {
+		found, ok := findPyTest(filepath.Join(dir, filepath.FromSlash(m.Dir)), nil, &budget)
+		if !ok {
+			return nil, nil, false
+		}
+		m.tests = found
 	}
 	dirOf := map[string]string{}
 	for _, m := range members {
