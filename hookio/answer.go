@@ -163,6 +163,9 @@ func (a hostAnswer) appendJSON(b []byte) []byte {
 	o.StringOmitEmpty("permissionDecisionReason", a.PermissionDecisionReason)
 	o.StringOmitEmpty("followup_message", a.FollowupMessage)
 	o.StringOmitEmpty("additional_context", a.AdditionalContext)
+	o.StringOmitEmpty("permission", a.Permission)
+	o.StringOmitEmpty("user_message", a.UserMessage)
+	o.StringOmitEmpty("agent_message", a.AgentMessage)
 	a.HookSpecificOutput.appendTo(o)
 	o.StringOmitEmpty("systemMessage", a.SystemMessage)
 	return o.End()
@@ -313,6 +316,9 @@ type hostAnswer struct {
 	PermissionDecisionReason string        `json:"permissionDecisionReason,omitempty"`
 	FollowupMessage          string        `json:"followup_message,omitempty"`
 	AdditionalContext        string        `json:"additional_context,omitempty"`
+	Permission               string        `json:"permission,omitempty"`
+	UserMessage              string        `json:"user_message,omitempty"`
+	AgentMessage             string        `json:"agent_message,omitempty"`
 	HookSpecificOutput       *hookSpecific `json:"hookSpecificOutput,omitempty"`
 	SystemMessage            string        `json:"systemMessage,omitempty"`
 }

@@ -19,7 +19,7 @@ func TestAnswersAsEncodingJSON(t *testing.T) {
 	// A field added to one of these must be written by its appendJSON and
 	// set below.
 	require.Equal(t, 5, reflect.TypeFor[answer]().NumField(), "answer's fields")
-	require.Equal(t, 8, reflect.TypeFor[hostAnswer]().NumField(), "hostAnswer's fields")
+	require.Equal(t, 11, reflect.TypeFor[hostAnswer]().NumField(), "hostAnswer's fields")
 	require.Equal(t, 6, reflect.TypeFor[hookSpecific]().NumField(), "hookSpecific's fields")
 	rng := rand.New(rand.NewPCG(3, 4))
 	texts := []string{"", "x", "You have 2 incomplete task(s): <a> & \"b\"\n\tc", "\u2028 \xff \x01", "日本"}
@@ -47,7 +47,8 @@ func TestAnswersAsEncodingJSON(t *testing.T) {
 		a := answer{NeedsMoreTurns: rng.IntN(2) == 0, Decision: text(), Reason: text(), HookSpecificOutput: specific(), SystemMessage: text()}
 		require.Equal(t, testutil.SameFFFD(want(a)), testutil.SameFFFD(got(a)))
 		h := hostAnswer{Decision: text(), Reason: text(), PermissionDecision: text(), PermissionDecisionReason: text(),
-			FollowupMessage: text(), AdditionalContext: text(), HookSpecificOutput: specific(), SystemMessage: text()}
+			FollowupMessage: text(), AdditionalContext: text(), Permission: text(), UserMessage: text(), AgentMessage: text(),
+			HookSpecificOutput: specific(), SystemMessage: text()}
 		require.Equal(t, testutil.SameFFFD(want(h)), testutil.SameFFFD(got(h)))
 	}
 }

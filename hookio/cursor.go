@@ -2,8 +2,12 @@ package hookio
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/donegate/donegate/internal/jsonw"
+	"github.com/donegate/donegate/internal/paths"
 )
 
 // Cursor (from its docs: no client ran here): a stop is continued with
@@ -17,7 +21,7 @@ var cursorSpec = hostSpec{
 	// loop_count 0: the first stop since the person's prompt.
 	afterPersonsPrompt: func(e *Event) (bool, bool) { return e.LoopCount == 0, true },
 	title:              cursorTitle,
-	names:              EventNames{"stop and subagentStop", "sessionStart", "preToolUse and postToolUse"},
+	names:              EventNames{"stop and subagentStop", "sessionStart", "beforeShellExecution (the guard), preToolUse and postToolUse"},
 	read:               (*Event).readCursor,
 	shape:              cursorShape,
 	// loop_count 0 at the first stop of a turn; its beforeSubmitPrompt
@@ -26,12 +30,35 @@ var cursorSpec = hostSpec{
 	promptTakesNoContext: true,
 	// Cursor keeps no plan donegate can read: no plan tool.
 	plan: noPlan,
+	// The guard, by contract, on its shell alone: its beforeShellExecution
+	// hook, given the command, is answered {"permission":"deny"|"ask",
+	// "user_message":R,"agent_message":R} (its hooks docs). Its edit
+	// tools' inputs are not documented: not read.
+	shellTool:     cursorShellTool,
+	guardsTools:   true,
+	settingsFiles: cursorSettingsFiles,
 	// Cursor runs the hooks of .cursor/hooks.json and of
 	// .claude/settings.json for one stop, each with the same payload (its
 	// docs): a project that registers donegate in both (for Cursor and
 	// for Claude Code) would have the stop checked twice and counted
 	// twice, so max_blocks would be spent at half the continuations.
 	stopKey: cursorStopKey,
+}
+
+// cursorShellTool is what donegate calls the command Cursor's
+// beforeShellExecution hook is given (Cursor sends no tool name there).
+const cursorShellTool = "beforeShellExecution"
+
+// cursorSettingsFiles are the files whose hooks Cursor runs: its own
+// hooks.json, in the project and the user's, and Claude Code's settings
+// (its third-party hooks).
+func cursorSettingsFiles(project string, getenv paths.Getenv, transcriptPath string) ([]string, []string) {
+	inProject, user := claudeSpec.settingsFiles(project, getenv, transcriptPath)
+	inProject = append(inProject, filepath.Join(project, ".cursor", "hooks.json"))
+	if home := paths.Home(getenv); home != "" {
+		user = append(user, filepath.Join(home, ".cursor", "hooks.json"))
+	}
+	return inProject, user
 }
 
 // cursorStopKey names a Cursor stop: its generation_id and loop_count
@@ -50,8 +77,14 @@ func cursorShape(ev *Event, v Verdict, reason, context string) (hostAnswer, erro
 		switch {
 		case ev.IsStop():
 			a.FollowupMessage = reason
+		case ev.WireEventName == cursorShellTool:
+			a.Permission = "deny"
+			if v.Ask {
+				a.Permission = "ask"
+			}
+			a.UserMessage, a.AgentMessage = reason, reason
 		case ev.HookEventName == EventPreToolUse || ev.HookEventName == EventPostToolUse:
-			return a, fmt.Errorf("posttooluse-hook does not answer %s's %s events: do not register it there", cursorTitle, ev.WireEventName)
+			return a, fmt.Errorf("posttooluse-hook does not answer %s's %s events: register it at beforeShellExecution", cursorTitle, ev.WireEventName)
 		default:
 			return a, cannotBlock(ev)
 		}
@@ -79,6 +112,8 @@ var cursorNames = map[string]string{
 	"beforeSubmitPrompt": EventUserPromptSubmit,
 	"preToolUse":         EventPreToolUse,
 	"postToolUse":        EventPostToolUse,
+	// Before a command of the agent's runs in its shell: the guard.
+	cursorShellTool: EventPreToolUse,
 }
 
 // readCursor reads Cursor's wire format (from its docs: no client ran
@@ -102,6 +137,15 @@ func (e *Event) readCursor(root gjson.Result) error {
 	}
 	if err := e.nameEvent(cursorNames); err != nil {
 		return err
+	}
+	if e.WireEventName == cursorShellTool {
+		// The command it will run, as a shell tool's input.
+		var command string
+		if err := readStrings(root, []field{{"command", &command}}); err != nil {
+			return err
+		}
+		e.ToolName = cursorShellTool
+		e.ToolInput = append(jsonw.AppendString([]byte(`{"command":`), command, false), '}')
 	}
 	if e.IsStop() && status != "" && status != "completed" {
 		e.Unchecked = fmt.Sprintf("Cursor's %s with status %q: the agent did not finish its turn (the person stopped it, or it failed), and a follow-up would start it again", e.WireEventName, status)

@@ -148,6 +148,8 @@ func TestParseHostEvents(t *testing.T) {
 			SessionID: cursorSession, GenerationID: "0a1b2c3d-aaaa-4bbb-8ccc-ddddeeeeffff", Model: "claude-sonnet-4.5", Cwd: project, LoopCount: 1}, false},
 		{"cursor/beforesubmitprompt.json", Event{Host: HostCursor, HookEventName: EventUserPromptSubmit, WireEventName: "beforeSubmitPrompt",
 			SessionID: cursorSession, GenerationID: "9e1f2a3b-aaaa-4bbb-8ccc-ddddeeeeffff", Model: "claude-sonnet-4.5", Cwd: project, Prompt: "Write DONE.txt"}, false},
+		{"cursor/beforeshellexecution.json", Event{Host: HostCursor, HookEventName: EventPreToolUse, WireEventName: "beforeShellExecution",
+			SessionID: cursorSession, GenerationID: "9e1f2a3b-aaaa-4bbb-8ccc-ddddeeeeffff", Model: "claude-sonnet-4.5", Cwd: project, ToolName: "beforeShellExecution"}, false},
 		// VS Code: from its docs, not recorded (testdata/events/vscode/README.md).
 		{"vscode/stop.json", Event{Host: HostVSCode, HookEventName: EventStop, WireEventName: "Stop", SessionID: vscodeSession, Cwd: vscodeProject}, false},
 		{"vscode/stop-continued.json", Event{Host: HostVSCode, HookEventName: EventStop, WireEventName: "Stop", SessionID: vscodeSession, Cwd: vscodeProject, StopHookActive: true}, false},
@@ -291,6 +293,9 @@ func TestWriteHostAnswer(t *testing.T) {
 		{"copilot pre tool use open", ev(HostCopilot, EventPreToolUse, "preToolUse"), block, `{"permissionDecision":"deny","permissionDecisionReason":"Missing required files: a"}`},
 		{"cursor stop open", ev(HostCursor, EventStop, "stop"), block, `{"followup_message":"Missing required files: a"}`},
 		{"cursor stop done", ev(HostCursor, EventStop, "stop"), Verdict{}, `{}`},
+		{"cursor's shell guard denies", ev(HostCursor, EventPreToolUse, "beforeShellExecution"), Verdict{Block: true, Reason: "no"}, `{"permission":"deny","user_message":"no","agent_message":"no"}`},
+		{"cursor's shell guard asks", ev(HostCursor, EventPreToolUse, "beforeShellExecution"), Verdict{Block: true, Ask: true, Reason: "sure?"}, `{"permission":"ask","user_message":"sure?","agent_message":"sure?"}`},
+		{"cursor's shell guard lets it run", ev(HostCursor, EventPreToolUse, "beforeShellExecution"), Verdict{}, `{}`},
 		{"cursor let go", ev(HostCursor, EventStop, "stop"), letGo, `{}`},
 		{"cursor session start context", ev(HostCursor, EventSessionStart, "sessionStart"), ctx, `{"additional_context":"ends when: x"}`},
 		{"cursor reason cleaned", ev(HostCursor, EventStop, "stop"), Verdict{Block: true, Reason: "\x1b[31mFAIL\x1b[0m a < b"}, `{"followup_message":"FAIL a < b"}`},
