@@ -152,7 +152,7 @@ func (r *runCtx) doctor(ctx context.Context, claude string) DoctorReport {
 	}
 	r.doctorMode(&rep, cfg)
 	r.doctorExport(&rep)
-	main := hostSetups[0] // the default host, whose settings others read too
+	main := defaultSetup()
 	regs := main.registrationsOf(r, &rep)
 	hostRegs, othersOnly := r.doctorHosts(&rep, cfg)
 	if !othersOnly || len(regs) > 0 {
@@ -175,7 +175,7 @@ func (r *runCtx) doctor(ctx context.Context, claude string) DoctorReport {
 			order[string(h)] = len(order) // reads the default host's settings
 		}
 	}
-	for _, s := range hostSetups[1:] {
+	for _, s := range otherSetups() {
 		order[string(s.host)] = len(order)
 	}
 	for _, area := range []string{"config", "consent", "mode", "state", "export", string(main.host)} {

@@ -226,7 +226,7 @@ func (r *runCtx) doctorHosts(rep *DoctorReport, cfg *config.Config) (regs []regi
 		budget = cfg.Limits.Budget.D()
 	}
 	others := false
-	for _, s := range hostSetups[1:] {
+	for _, s := range otherSetups() {
 		if s.plugin {
 			// No hook file: the host's doctor finds its plugin.
 			if r.hostInUse(s) || s.installed(r) {
@@ -250,7 +250,7 @@ func (r *runCtx) doctorHosts(rep *DoctorReport, cfg *config.Config) (regs []regi
 	// Claude Code on PATH says nothing of this project: a person who
 	// uses it elsewhere set this one up for Codex (issue 29: a `?` line
 	// about Claude Code's missing hooks on every such project).
-	return regs, others && !r.hostInUse(hostSetups[0])
+	return regs, others && !r.hostInUse(defaultSetup())
 }
 
 // judgeHostRegistrations checks each registration against the entries

@@ -120,6 +120,12 @@ func homeFile(r *runCtx, elem ...string) string {
 // hook file against (issue 22), and it runs .claude/settings.json's.
 var hostSetups = []hostSetup{claudeSetup, codexSetup, qwenSetup, geminiSetup, copilotSetup, openCodeSetup, kiloSetup, piSetup, droidSetup, clineSetup, qoderSetup, ampSetup}
 
+// defaultSetup is the default host's setup (Claude Code's: the host
+// whose settings files others read too, and the one init sets up where
+// nothing says which), and otherSetups the rest, in init's order.
+func defaultSetup() hostSetup  { return hostSetups[0] }
+func otherSetups() []hostSetup { return hostSetups[1:] }
+
 // setupOf returns host's setup.
 func setupOf(host hookio.Host) (hostSetup, bool) {
 	i := slices.IndexFunc(hostSetups, func(s hostSetup) bool { return s.host == host })
@@ -214,7 +220,7 @@ func (r *runCtx) detectHosts() (hostList, string) {
 	case len(onPATH) > 0:
 		return onPATH, andList(whyPath) + " on PATH, and the project has none of " + markerList()
 	}
-	return hostList{hostSetups[0].host}, "none of " + markerList() + " in the project, and no host CLI on PATH: the default"
+	return hostList{defaultSetup().host}, "none of " + markerList() + " in the project, and no host CLI on PATH: the default"
 }
 
 // markerDir is the host's marker as a directory is written on this

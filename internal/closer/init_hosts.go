@@ -23,7 +23,7 @@ func (r *runCtx) configTarget(hosts hostList) string {
 			return p
 		}
 	}
-	if slices.Contains(hosts, hostSetups[0].host) { // the default host: .claude/ is its
+	if slices.Contains(hosts, defaultSetup().host) { // .claude/ is the default host's
 		return files[0]
 	}
 	return filepath.Join(r.dir, config.NeutralFileName)
