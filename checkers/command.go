@@ -200,6 +200,8 @@ func (k commandCheck) check(ctx context.Context, c *Context) (Result, error) {
 	}
 	r, err := k.workspaceTest(ctx, c, own)
 	var outside errUncached
+	var whole errWhole
+	errors.As(err, &whole)
 	switch {
 	case errors.As(err, &outside):
 	case !errors.Is(err, errNoWorkspace):
@@ -209,7 +211,19 @@ func (k commandCheck) check(ctx context.Context, c *Context) (Result, error) {
 			outside = errUncached{why: why}
 		}
 	}
-	run := func(ctx context.Context, fp fingerprint) (Result, bool, error) { return k.run(ctx, c, own, fp) }
+	run := func(ctx context.Context, fp fingerprint) (Result, bool, error) {
+		if whole.why != "" {
+			c.noteFresh(fmt.Sprintf("%s %s: run whole, not member by member: %s", k.kind, k.command, whole.why))
+		}
+		return k.run(ctx, c, own, fp)
+	}
+	// A workspace run whole says why, whether it ran or was reused.
+	annotate := func(r Result, err error) (Result, error) {
+		if err == nil && whole.why != "" && !r.NotRun {
+			r.Feedback += fmt.Sprintf("\n(`%s` ran whole, not member by member: %s.)", k.command, whole.why)
+		}
+		return r, err
+	}
 	if !k.cache || c.CacheDir == "" || outside.why != "" {
 		why := "the result cache is off"
 		if outside.why != "" {
@@ -222,13 +236,13 @@ func (k commandCheck) check(ctx context.Context, c *Context) (Result, error) {
 		}
 		c.noteFresh(k.kind + " " + k.command + ": " + why)
 		r, _, err := run(ctx, fingerprint{})
-		return r, err
+		return annotate(r, err)
 	}
 	// The type is part of the key because the feedback is; the condition
 	// because it decides the result. exit_code:0 adds nothing, which keeps
 	// the keys of test results remembered before there were conditions
 	// (see cacheParts).
-	return cached(ctx, c, own, k.cacheParts(), run)
+	return annotate(cached(ctx, c, own, k.cacheParts(), run))
 }
 
 // ownCache says why a command's program keeps its own results, which
@@ -264,11 +278,11 @@ func (k commandCheck) run(ctx context.Context, c *Context, own time.Duration, fp
 	var goRep *goReport // go test -json's report, nil where cut
 	if k.jsonCommand != "" {
 		// The agent reads what go test prints, not its events.
-		text, rep := readGoTestJSON(out.Stdout)
+		text, events := readGoTestJSON(out.Stdout)
 		out.Output = append(text, out.Output...)
 		if !out.StdoutCut {
-			goRep = &rep
-			report, _ = json.Marshal(rep)
+			goRep = &events
+			report, _ = json.Marshal(events)
 		}
 	}
 	switch {

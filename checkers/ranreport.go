@@ -93,10 +93,9 @@ func ranRunnerOf(command, from, dir string) *ranRunner {
 
 // pytestReportEnv has pytest write its JUnit XML report to file: the
 // --junitxml option (and the family that names each test's file) added
-// to PYTEST_ADDOPTS (the person's value kept
-// first), which pytest reads after the config's addopts, so that a
-// --junitxml there gives way for this run. pytest's terminal output
-// gains one line, naming the file.
+// to PYTEST_ADDOPTS, after the person's value, which pytest reads after
+// the config's addopts, so that a --junitxml there gives way for this
+// run. pytest's terminal output gains one line, naming the file.
 func pytestReportEnv(env []string, file string) []string {
 	addopts, ok := os.LookupEnv("PYTEST_ADDOPTS")
 	for _, kv := range env {
@@ -112,9 +111,9 @@ func pytestReportEnv(env []string, file string) []string {
 	return []string{"PYTEST_ADDOPTS=" + opt}
 }
 
-// ranReport is what a runner printed of the tests that ran: by group (a
-// test binary, "calc unittests src/lib.rs"; "node:test"), each test and
-// how it ended: "ok", "FAILED" or "ignored" (skipped, todo).
+// ranReport is what a runner reported of the tests that ran: by group (a
+// test binary, "calc unittests src/lib.rs"; "node:test"; a file), each
+// test and how it ended: "ok", "FAILED" or "ignored" (skipped, todo).
 type ranReport struct {
 	Ran map[string]map[string]string `json:"ran"`
 	n   int                          // the results add took
@@ -274,9 +273,8 @@ func ranWeaknesses(runner *ranRunner, earlier, now ranReport) []weakness {
 
 // ranSource is the source file a group names, relative to the project
 // dir: libtest's binary "calc unittests src/lib.rs" names src/lib.rs (a
-// crate's doc tests name none); "" where it
-// names none (node:test's). pytest's, Jest's and Vitest's groups are
-// fileGroup and the file.
+// crate's doc tests name none), and pytest's, Jest's and Vitest's groups
+// are fileGroup and the file; "" where it names none (node:test's).
 func ranSource(group string) string {
 	if rest, ok := strings.CutPrefix(group, fileGroup); ok {
 		return rest

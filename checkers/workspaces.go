@@ -321,28 +321,44 @@ func dependsOn(p wsPackage, byName map[string]wsPackage) []string {
 // errNoWorkspace says the run is not one of a workspace's packages.
 var errNoWorkspace = errors.New("not a workspace run package by package")
 
+// errWhole is errNoWorkspace for a workspace run whole, saying why (a
+// form whose split would not be the same tests): the run notes it.
+type errWhole struct{ why string }
+
+func (e errWhole) Error() string { return "run whole: " + e.why }
+func (e errWhole) Unwrap() error { return errNoWorkspace }
+
 // workspace returns the packages of the workspace at dir whose tests k's
-// command runs, and the command that runs one package's tests; ok is
-// false where k runs its command whole.
-func (k commandCheck) workspace(dir string) (pkgs []wsPackage, perPackage func(name string) string, ok bool) {
+// command runs, and the command that runs one package's tests; the error
+// is errNoWorkspace where k runs its command whole (an errWhole where
+// that is a workspace's form whose split would not be the same tests).
+func (k commandCheck) workspace(dir string) (pkgs []wsPackage, perPackage func(name string) string, err error) {
 	if k.kind != "test" || k.wholeOnly {
-		return nil, nil, false
+		return nil, nil, errNoWorkspace
 	}
+	ok := false
 	switch k.from {
 	case "package.json":
-		return jsWorkspace(dir)
+		pkgs, perPackage, ok = jsWorkspace(dir)
 	case "Cargo.toml":
 		pkgs, ok = cargoWorkspace(dir)
-		return pkgs, func(name string) string {
+		perPackage = func(name string) string {
 			return fmt.Sprintf("%s -p %s", k.command, shellWord(name))
-		}, ok
+		}
 	case "go.work":
 		pkgs, ok = goWorkspace(dir, k.goRoots)
-		return pkgs, goModuleTest(pkgs), ok
+		perPackage = goModuleTest(pkgs)
 	case "pyproject.toml":
-		return uvWorkspace(dir, k.command)
+		var why string
+		if pkgs, perPackage, why = uvWorkspace(dir, k.command); why != "" {
+			return nil, nil, errWhole{why: why}
+		}
+		ok = pkgs != nil
 	}
-	return nil, nil, false
+	if !ok {
+		return nil, nil, errNoWorkspace
+	}
+	return pkgs, perPackage, nil
 }
 
 // workspaceTest runs the packages of the npm workspace at c.ProjectDir one
@@ -352,9 +368,9 @@ func (k commandCheck) workspaceTest(ctx context.Context, c *Context, own time.Du
 	if !k.cache || c.CacheDir == "" {
 		return Result{}, errNoWorkspace
 	}
-	pkgs, perPackage, ok := k.workspace(c.ProjectDir)
-	if !ok {
-		return Result{}, errNoWorkspace
+	pkgs, perPackage, err := k.workspace(c.ProjectDir)
+	if err != nil {
+		return Result{}, err
 	}
 	lookCtx, cancel := context.WithTimeout(ctx, own/fingerprintShare)
 	defer cancel()

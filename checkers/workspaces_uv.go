@@ -188,13 +188,13 @@ func pytestSkipsDir(base string) bool {
 // maxUVWalk bounds the entries looked at for test files.
 const maxUVWalk = 50000
 
-// findPyTest reports whether the tree at root holds a file pytest
-// collects by default, looking first in the tests and test dirs a
-// project's tests are usually in and stopping at the first; a dir skip
-// reports true for is not entered, nor one pytest's collection does not
-// enter. ok is false where the tree could not be read or budget, the
-// entries left to look at, ran out.
-func findPyTest(root string, skip func(dir string) bool, budget *int) (found, ok bool) {
+// findPyTest returns the first file pytest collects by default in the
+// tree at root ("" for none), looking first in the tests and test dirs a
+// project's tests are usually in; a dir skip reports true for is not
+// entered, nor one pytest's collection does not enter. ok is false where
+// the tree could not be read or budget, the entries left to look at, ran
+// out.
+func findPyTest(root string, skip func(dir string) bool, budget *int) (found string, ok bool) {
 	look := func(top string) error {
 		return filepath.WalkDir(top, func(p string, e fs.DirEntry, err error) error {
 			if err != nil {
@@ -211,7 +211,7 @@ func findPyTest(root string, skip func(dir string) bool, budget *int) (found, ok
 			case e.IsDir() && (pytestSkipsDir(e.Name()) || skip != nil && skip(p)):
 				return filepath.SkipDir
 			case !e.IsDir() && pyTestFile(e.Name()):
-				found = true
+				found = p
 				return fs.SkipAll
 			}
 			return nil
@@ -219,41 +219,39 @@ func findPyTest(root string, skip func(dir string) bool, budget *int) (found, ok
 	}
 	for _, top := range []string{filepath.Join(root, "tests"), filepath.Join(root, "test"), root} {
 		if err := look(top); err != nil {
-			return false, false
+			return "", false
 		}
-		if found {
-			return true, true
+		if found != "" {
+			return found, true
 		}
 	}
-	return false, true
+	return "", true
 }
 
 // errUVBudget stops a walk past maxUVWalk entries.
 var errUVBudget = errors.New("past the entries looked at")
 
 // uvWorkspace returns the members of the uv workspace at dir that hold
-// tests, and the command that runs one member's tests, when command
-// (the detected pytest) tests them all; ok is false otherwise.
-func uvWorkspace(dir, command string) (pkgs []wsPackage, perPackage func(name string) string, ok bool) {
+// tests, and the command that runs one member's tests, when command (the
+// detected pytest) tests them all; pkgs is nil otherwise, with why where
+// dir is a uv workspace whose split would not be the same tests.
+func uvWorkspace(dir, command string) (pkgs []wsPackage, perPackage func(name string) string, why string) {
 	root, ok := readPyproject(dir)
 	if !ok || root.Tool.UV.Workspace == nil {
-		return nil, nil, false
+		return nil, nil, ""
 	}
 	config, why := pytestConfig(dir)
 	if why != "" {
-		return nil, nil, false
+		return nil, nil, why
 	}
 	dirs, ok := globDirs(dir, root.Tool.UV.Workspace.Members)
-	if !ok {
-		return nil, nil, false
-	}
-	excluded, ok := globDirs(dir, root.Tool.UV.Workspace.Exclude)
-	if !ok {
-		return nil, nil, false
+	excluded, okExcluded := globDirs(dir, root.Tool.UV.Workspace.Exclude)
+	if !ok || !okExcluded {
+		return nil, nil, "its members or exclude name a form read here would be a guess (**, !, a path out of the project)"
 	}
 	dirs = slices.DeleteFunc(dirs, func(d string) bool { return slices.Contains(excluded, d) })
-	if len(dirs) == 0 || len(dirs) > maxWorkspacePackages {
-		return nil, nil, false
+	if len(dirs) > maxWorkspacePackages {
+		return nil, nil, fmt.Sprintf("more than %d members", maxWorkspacePackages)
 	}
 	type member struct {
 		wsPackage
@@ -271,16 +269,16 @@ func uvWorkspace(dir, command string) (pkgs []wsPackage, perPackage func(name st
 		}
 		m, ok := readPyproject(abs)
 		if !ok || m.Project == nil || m.Project.Name == "" {
-			return nil, nil, false
+			return nil, nil, fmt.Sprintf("%s/pyproject.toml does not parse, or names no project", d)
 		}
 		name := pyName(m.Project.Name)
 		if slices.ContainsFunc(members, func(o *member) bool { return o.Name == name }) {
-			return nil, nil, false
+			return nil, nil, fmt.Sprintf("two members are named %s", name)
 		}
 		members = append(members, &member{wsPackage: wsPackage{Name: name, Dir: d}, manifest: m})
 	}
 	if len(members) == 0 {
-		return nil, nil, false
+		return nil, nil, ""
 	}
 	// A test file outside every member is one the split would not run;
 	// the rest of the tree is walked, the members' dirs left out.
@@ -289,15 +287,20 @@ func uvWorkspace(dir, command string) (pkgs []wsPackage, perPackage func(name st
 		memberDir[filepath.Join(dir, filepath.FromSlash(m.Dir))] = m
 	}
 	budget := maxUVWalk
-	if found, ok := findPyTest(dir, func(p string) bool { return memberDir[p] != nil }, &budget); found || !ok {
-		return nil, nil, false
+	outside, ok := findPyTest(dir, func(p string) bool { return memberDir[p] != nil }, &budget)
+	switch {
+	case !ok:
+		return nil, nil, fmt.Sprintf("the tree could not be read for test files within %d entries", maxUVWalk)
+	case outside != "":
+		rel, _ := filepath.Rel(dir, outside)
+		return nil, nil, fmt.Sprintf("%s is a test outside every member", filepath.ToSlash(rel))
 	}
 	for _, m := range members {
 		found, ok := findPyTest(filepath.Join(dir, filepath.FromSlash(m.Dir)), nil, &budget)
 		if !ok {
-			return nil, nil, false
+			return nil, nil, fmt.Sprintf("the tree could not be read for test files within %d entries", maxUVWalk)
 		}
-		m.tests = found
+		m.tests = found != ""
 	}
 	dirOf := map[string]string{}
 	for _, m := range members {
@@ -313,11 +316,11 @@ func uvWorkspace(dir, command string) (pkgs []wsPackage, perPackage func(name st
 		}
 	}
 	if len(pkgs) == 0 {
-		return nil, nil, false
+		return nil, nil, "no member holds a test file"
 	}
 	return pkgs, func(name string) string {
 		return fmt.Sprintf("%s --rootdir=. -c %s %s", command, shellWord(config), shellWord(dirOf[name]))
-	}, true
+	}, ""
 }
 
 // pyModules maps each top-level module a workspace's members provide to

@@ -27,7 +27,7 @@ func TestUVWorkspace(t *testing.T) {
 		name    string
 		files   map[string]string
 		want    []wsPackage // nil: run whole
-		command string      // of the member bird-feeder
+		command string      // of the member bird-feeder; for none, why it runs whole
 	}{
 		{"a virtual root", map[string]string{
 			"pyproject.toml":                           virtual,
@@ -57,35 +57,35 @@ func TestUVWorkspace(t *testing.T) {
 			"packages/no-manifest/test_x.py":       test,
 			"packages/bird-feeder/pyproject.toml":  member("bird-feeder", ""),
 			"packages/bird-feeder/tests/test_b.py": test,
-		}, nil, ""},
+		}, nil, "packages/no-manifest/test_x.py is a test outside every member"},
 		{"the root's own tests", map[string]string{
 			"pyproject.toml":                       virtual,
 			"tests/test_root.py":                   test,
 			"packages/bird-feeder/pyproject.toml":  member("bird-feeder", ""),
 			"packages/bird-feeder/tests/test_b.py": test,
-		}, nil, ""},
+		}, nil, "tests/test_root.py is a test outside every member"},
 		{"testpaths", map[string]string{
 			"pyproject.toml":                       virtual + "\n[tool.pytest.ini_options]\ntestpaths = [\"packages/bird-feeder\"]\n",
 			"packages/bird-feeder/pyproject.toml":  member("bird-feeder", ""),
 			"packages/bird-feeder/tests/test_b.py": test,
-		}, nil, ""},
+		}, nil, "pyproject.toml sets testpaths"},
 		{"doctests", map[string]string{
 			"pyproject.toml":                       virtual,
 			"setup.cfg":                            "[tool:pytest]\naddopts = --doctest-modules\n",
 			"packages/bird-feeder/pyproject.toml":  member("bird-feeder", ""),
 			"packages/bird-feeder/tests/test_b.py": test,
-		}, nil, ""},
+		}, nil, "setup.cfg sets doctest-modules"},
 		{"two members of one name", map[string]string{
 			"pyproject.toml":                       virtual,
 			"packages/bird-feeder/pyproject.toml":  member("bird-feeder", ""),
 			"packages/bird-feeder/tests/test_b.py": test,
 			"packages/bird_feeder/pyproject.toml":  member("Bird.Feeder", ""),
-		}, nil, ""},
+		}, nil, "two members are named bird-feeder"},
 		{"a member that does not parse", map[string]string{
 			"pyproject.toml":                       virtual,
 			"packages/bird-feeder/pyproject.toml":  "[project\n",
 			"packages/bird-feeder/tests/test_b.py": test,
-		}, nil, ""},
+		}, nil, "packages/bird-feeder/pyproject.toml does not parse, or names no project"},
 		{"a member's tests deep in it, one member without tests", map[string]string{
 			"pyproject.toml":                                 virtual,
 			"packages/bird-feeder/pyproject.toml":            member("bird-feeder", `"seeds"`),
@@ -96,7 +96,7 @@ func TestUVWorkspace(t *testing.T) {
 		}, []wsPackage{{Name: "bird-feeder", Dir: "packages/bird-feeder", Deps: []string{"seeds"}}},
 			"pytest --rootdir=. -c pyproject.toml packages/bird-feeder"},
 		{"no workspace", map[string]string{"pyproject.toml": "[project]\nname = \"x\"\n", "test_x.py": test}, nil, ""},
-		{"a member glob out of the tree", map[string]string{"pyproject.toml": "[tool.uv.workspace]\nmembers = [\"../*\"]\n"}, nil, ""},
+		{"a member glob out of the tree", map[string]string{"pyproject.toml": "[tool.uv.workspace]\nmembers = [\"../*\"]\n"}, nil, "a form read here would be a guess"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -105,12 +105,17 @@ func TestUVWorkspace(t *testing.T) {
 				require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 				require.NoError(t, os.WriteFile(p, []byte(data), 0o644))
 			}
-			pkgs, perPackage, ok := uvWorkspace(dir, "pytest")
+			pkgs, perPackage, why := uvWorkspace(dir, "pytest")
 			if tt.want == nil {
-				assert.False(t, ok, "%v", pkgs)
+				assert.Nil(t, pkgs)
+				if tt.command == "" {
+					assert.Empty(t, why)
+				} else {
+					assert.Contains(t, why, tt.command)
+				}
 				return
 			}
-			require.True(t, ok)
+			require.Empty(t, why)
 			assert.Equal(t, tt.want, pkgs)
 			assert.Equal(t, tt.command, perPackage("bird-feeder"))
 		})
@@ -175,7 +180,7 @@ func BenchmarkUVWorkspace(b *testing.B) {
 		}
 	}
 	for b.Loop() {
-		if pkgs, _, ok := uvWorkspace(dir, "pytest"); !ok || len(pkgs) != 20 {
+		if pkgs, _, why := uvWorkspace(dir, "pytest"); why != "" || len(pkgs) != 20 {
 			b.Fatal("not read")
 		}
 	}
