@@ -136,8 +136,12 @@ type commandCheck struct {
 	command string
 	// from is the file a detected command was detected from, and
 	// definition the digest of what defines it (see ProjectCommand); ""
-	// for a command the config names.
+	// for a command the config names. named is set where the config names
+	// the very command detection gives (as closer init writes it): it
+	// runs as the detected one (from is set), and its consent is the
+	// config's command's.
 	from, definition string
+	named            bool
 	timeout          time.Duration // zero means DefaultTimeout
 	cache            bool
 	when             condition
@@ -180,7 +184,11 @@ type voice struct {
 
 // check runs the command, through the result cache when it is on.
 func (k commandCheck) check(ctx context.Context, c *Context) (Result, error) {
-	if r, ok := c.mayRun(ProjectCommand{Checker: k.kind, Command: k.command, From: k.from, Definition: k.definition}); !ok {
+	consent := ProjectCommand{Checker: k.kind, Command: k.command, From: k.from, Definition: k.definition}
+	if k.named {
+		consent.From, consent.Definition = "", ""
+	}
+	if r, ok := c.mayRun(consent); !ok {
 		return r, nil
 	}
 	own := k.ownTimeout()

@@ -121,12 +121,21 @@ const tailLines = 40
 // else the one the project's files name; ok is false when they name none.
 func (t Test) commandCheck(c *Context) (k commandCheck, ok bool, err error) {
 	k = commandCheck{kind: "test", command: t.Command, timeout: t.Timeout, cache: t.Cache, voice: &testVoice, wholeOnly: t.ScopeAll, weakening: !t.IgnoreWeakening}
+	var d DetectedTest
 	if k.command == "" {
-		d, err := DetectTestCommand(c.ProjectDir)
-		if err != nil {
+		var err error
+		if d, err = DetectTestCommand(c.ProjectDir); err != nil {
 			return k, false, fmt.Errorf("detecting the project's test command: %w", err)
 		}
 		k.command, k.from, k.definition = d.Command, d.From, d.Definition
+	} else if found, err := DetectTestCommand(c.ProjectDir); err == nil && found.Command == k.command && found.From != "" {
+		// The config names the very command the project's files give
+		// (closer init writes it so): it runs as the detected one does,
+		// a workspace's packages one by one and the runner's report
+		// read; its consent stays the config's command's.
+		d, k.from, k.named = found, found.From, true
+	}
+	if d.Command != "" {
 		if j, roots, ok := goJSONCommand(d.Command, d.From); ok {
 			k.jsonCommand, k.goRoots = j, roots
 		}
