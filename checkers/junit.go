@@ -2,9 +2,8 @@ package checkers
 
 import (
 	"bytes"
-	"strconv"
+	"html"
 	"strings"
-	"unicode/utf8"
 )
 
 // readJUnit reads a JUnit XML report as pytest writes it (--junitxml,
@@ -15,10 +14,8 @@ import (
 // "tests.test_calc.TestK::test_u" of "pytest"), failed where it
 // holds <failure> or <error>, ignored where it holds <skipped> (a skip,
 // an xfail), else passed. ok is false where the data has no <testsuite>
-// (no report). Only
-// what pytest writes is read: attributes in double quotes, the five
-// predefined entities and character references; a test whose name holds
-// another reference keeps it as written, the same at every stop.
+// (no report). Only what pytest writes is read: attributes in double
+// quotes, their references replaced.
 func readJUnit(data []byte) (rep ranReport, ok bool) {
 	rep = ranReport{Ran: map[string]map[string]string{}}
 	if !bytes.Contains(data, []byte("<testsuite")) {
@@ -85,7 +82,9 @@ func readJUnit(data []byte) (rep ranReport, ok bool) {
 const fileGroup = "file "
 
 // xmlAttr is the value of attribute name="..." in a start tag, its
-// entities replaced; "" where it has none.
+// references replaced (html's reading of them takes XML's: the five
+// predefined entities and character references; pytest writes no other);
+// "" where it has none.
 func xmlAttr(tag []byte, name string) string {
 	key := []byte(" " + name + `="`)
 	for off := 0; ; {
@@ -103,67 +102,6 @@ func xmlAttr(tag []byte, name string) string {
 		if j < 0 {
 			return ""
 		}
-		return xmlUnescape(string(tag[start : start+j]))
+		return html.UnescapeString(string(tag[start : start+j]))
 	}
-}
-
-// xmlUnescape replaces the predefined entities and character references
-// (&#10;, &#x9;); any other reference is kept as written.
-func xmlUnescape(s string) string {
-	if !strings.Contains(s, "&") {
-		return s
-	}
-	var b strings.Builder
-	for {
-		i := strings.IndexByte(s, '&')
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		b.WriteString(s[:i])
-		s = s[i:]
-		j := strings.IndexByte(s, ';')
-		if j < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		ref := s[1:j]
-		switch ref {
-		case "lt":
-			b.WriteByte('<')
-		case "gt":
-			b.WriteByte('>')
-		case "amp":
-			b.WriteByte('&')
-		case "quot":
-			b.WriteByte('"')
-		case "apos":
-			b.WriteByte('\'')
-		default:
-			r, ok := charRef(ref)
-			if !ok {
-				b.WriteString(s[:j+1])
-			} else {
-				b.WriteRune(r)
-			}
-		}
-		s = s[j+1:]
-	}
-}
-
-// charRef reads a character reference's body: "#10", "#x9".
-func charRef(ref string) (rune, bool) {
-	digits, base := strings.CutPrefix(ref, "#")
-	if !base {
-		return 0, false
-	}
-	b := 10
-	if h, ok := strings.CutPrefix(digits, "x"); ok {
-		digits, b = h, 16
-	}
-	n, err := strconv.ParseUint(digits, b, 21)
-	if err != nil || digits == "" || !utf8.ValidRune(rune(n)) {
-		return 0, false
-	}
-	return rune(n), true
 }
