@@ -1,6 +1,7 @@
 package checkers
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -125,14 +126,27 @@ func (m pyproject) requirements() []string {
 }
 
 // pytestConfigs are the files pytest reads its config from, in the order
-// it looks at them in a directory, each with the sign that it holds
-// pytest's config ("" for any).
-var pytestConfigs = []struct{ name, sign string }{
-	{"pytest.ini", ""},
-	{".pytest.ini", ""},
-	{"pyproject.toml", "[tool.pytest.ini_options]"},
-	{"tox.ini", "[pytest]"},
-	{"setup.cfg", "[tool:pytest]"},
+// it looks at them in a directory, each with how to tell that it holds
+// pytest's config (nil: it does, whatever it holds).
+var pytestConfigs = []struct {
+	name  string
+	holds func(data []byte) bool
+}{
+	{"pytest.ini", nil},
+	{".pytest.ini", nil},
+	// A [tool.pytest.ini_options] table, in any TOML spelling (a dotted
+	// key too), as pytest reads it.
+	{"pyproject.toml", func(data []byte) bool {
+		var m pyproject
+		return toml.Unmarshal(data, &m) == nil && m.Tool.Pytest != nil && m.Tool.Pytest.IniOptions != nil
+	}},
+	{"tox.ini", section("[pytest]")},
+	{"setup.cfg", section("[tool:pytest]")},
+}
+
+// section tells an ini file that holds the section header.
+func section(header string) func([]byte) bool {
+	return func(data []byte) bool { return bytes.Contains(data, []byte(header)) }
 }
 
 // pytestConfig is the config file pytest's run in dir reads (a name in
@@ -146,7 +160,7 @@ func pytestConfig(dir string) (name, why string) {
 			if err != nil {
 				return "", fmt.Sprintf("%s could not be read", filepath.Join(d, c.name))
 			}
-			if data == nil || c.sign != "" && !strings.Contains(string(data), c.sign) {
+			if data == nil || c.holds != nil && !c.holds(data) {
 				continue
 			}
 			if d != dir {

@@ -69,6 +69,11 @@ func TestUVWorkspace(t *testing.T) {
 			"packages/bird-feeder/pyproject.toml":  member("bird-feeder", ""),
 			"packages/bird-feeder/tests/test_b.py": test,
 		}, nil, "pyproject.toml sets testpaths"},
+		{"testpaths as a dotted key", map[string]string{
+			"pyproject.toml":                       virtual + "\n[tool]\npytest.ini_options.testpaths = [\"packages/bird-feeder\"]\n",
+			"packages/bird-feeder/pyproject.toml":  member("bird-feeder", ""),
+			"packages/bird-feeder/tests/test_b.py": test,
+		}, nil, "pyproject.toml sets testpaths"},
 		{"doctests", map[string]string{
 			"pyproject.toml":                       virtual,
 			"setup.cfg":                            "[tool:pytest]\naddopts = --doctest-modules\n",
