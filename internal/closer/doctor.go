@@ -158,7 +158,7 @@ func (r *runCtx) doctor(ctx context.Context, claude string) DoctorReport {
 	if !othersOnly || len(regs) > 0 {
 		// Where only other hosts are set up, their own checks say what
 		// holds there (whether the model has a plan tool, say).
-		main.judge(r, &rep, regs, cfg)
+		r.judgeRegistrations(&rep, main, regs, cfg)
 	}
 	r.doctorBinaries(ctx, &rep, slices.Concat(regs, hostRegs))
 	r.doctorStateDirs(&rep, slices.Concat(regs, hostRegs))

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -221,10 +220,6 @@ func (r *runCtx) hostInUse(s hostSetup) bool {
 // set up and nothing says Claude Code is used here: no .claude/ (and no
 // registration of its own, which the caller checks).
 func (r *runCtx) doctorHosts(rep *DoctorReport, cfg *config.Config) (regs []registration, othersOnly bool) {
-	budget := config.DefaultBudget
-	if cfg != nil {
-		budget = cfg.Limits.Budget.D()
-	}
 	others := false
 	for _, s := range otherSetups() {
 		if s.plugin {
@@ -241,7 +236,7 @@ func (r *runCtx) doctorHosts(rep *DoctorReport, cfg *config.Config) (regs []regi
 		}
 		others = true
 		found := r.hostRegistrations(s, rep)
-		r.judgeHostRegistrations(rep, s, found, budget)
+		r.judgeRegistrations(rep, s, found, cfg)
 		if s.doctor != nil {
 			s.doctor(r, rep, s, found)
 		}
@@ -251,84 +246,6 @@ func (r *runCtx) doctorHosts(rep *DoctorReport, cfg *config.Config) (regs []regi
 	// uses it elsewhere set this one up for Codex (issue 29: a `?` line
 	// about Claude Code's missing hooks on every such project).
 	return regs, others && !r.hostInUse(defaultSetup())
-}
-
-// judgeHostRegistrations checks each registration against the entries
-// init writes for the host: the right event, a timeout above the budget,
-// stop-hook at the end of a turn, none registered twice.
-func (r *runCtx) judgeHostRegistrations(rep *DoctorReport, s hostSetup, regs []registration, budget time.Duration) {
-	area := string(s.host)
-	fix := "run closer init --host " + string(s.host) + " (it registers each entry once), or see docs/install.md, Set up " + s.title()
-	stopEvent := s.roleEvent(hookio.RoleStop)
-	stop := 0
-	runs := map[string][]string{} // hook at event → distinct commands
-	var keys []string
-	for _, reg := range regs {
-		criteria := reg.hook == "stop-hook" && slices.Contains(reg.flags, criteriaFlag)
-		name := reg.hook
-		if criteria {
-			name += " " + criteriaFlag
-		}
-		where := fmt.Sprintf("%s at %s in %s", name, reg.event, reg.source)
-		known := slices.ContainsFunc(s.regs, func(e hookReg) bool {
-			return e.event == reg.event && e.program == reg.hook && (e.flags == criteriaFlag) == criteria
-		})
-		bad := false
-		switch {
-		case !known:
-			rep.add(area, statusFail, fix, "%s: the hook answers nothing there in %s (donegate registers %s)", where, s.title(), hostEntries(s))
-			bad = true
-		case !criteria && reg.timeout == 0:
-			rep.add(area, statusWarn, fmt.Sprintf("set the entry's timeout above limits.budget (%s): %s", budget, timeoutField(s)),
-				"%s: no timeout: %s's default applies, which its docs do not give; if it is below limits.budget (%s) the hook is killed first and the agent stops", where, s.title(), budget)
-			bad = true
-		case !criteria && reg.timeout <= budget:
-			rep.add(area, statusFail, fmt.Sprintf("raise the entry's timeout above limits.budget (%s): %s", budget, timeoutField(s)),
-				"%s: its timeout (%s) is not above limits.budget (%s): %s kills the hook before donegate decides, and the agent stops", where, reg.timeout, budget, s.title())
-			bad = true
-		}
-		if !bad {
-			rep.add(area, statusOK, "", "%s", where)
-		}
-		if known && !criteria && reg.event == stopEvent {
-			stop++
-		}
-		k := name + " at " + reg.event
-		if _, seen := runs[k]; !seen {
-			keys = append(keys, k)
-		}
-		if !slices.Contains(runs[k], reg.dedupKey()) {
-			runs[k] = append(runs[k], reg.dedupKey())
-		}
-	}
-	switch {
-	case len(regs) == 0:
-		// The project has the host's dir, maybe for settings of its own:
-		// whether donegate should hold that host's agents is the team's
-		// call, so not a problem.
-		rep.add(area, statusWarn, fix, "the project has %s, but no file %s reads registers donegate (%s): donegate does not hold %s's agents here",
-			s.markerDir(), s.title(), r.hostFileList(s), s.title())
-	case stop == 0:
-		rep.add(area, statusFail, fix, "stop-hook is not registered at %s in any file %s reads (%s): donegate does not hold the agent there",
-			stopEvent, s.title(), r.hostFileList(s))
-	}
-	// Each guarded tool in one entry or another (an install from before
-	// a tool was guarded has init add an entry for the new one).
-	guarded := func(event, tool string) bool {
-		return slices.ContainsFunc(regs, func(reg registration) bool {
-			return reg.hook == "posttooluse-hook" && reg.event == event && matchesEvery(reg.matcher, []string{tool})
-		})
-	}
-	if tools, event := s.host.GuardedTools(), s.guardEvent(); event != "" && stop > 0 && !allOf(tools, func(tool string) bool { return guarded(event, tool) }) {
-		rep.add(area, statusWarn, "register posttooluse-hook at "+event+" with the matcher \""+strings.Join(tools, "|")+"\" (closer init --host "+string(s.host)+" does)",
-			"posttooluse-hook is not registered at %s of %s: the agent's calls that would loosen its own gate (closer release, donegate's state dir, %s's settings) are not refused before they run", event, andList(tools), s.title())
-	}
-	for _, k := range keys {
-		if n := len(runs[k]); n > 1 {
-			rep.add(area, statusWarn, "keep one registration",
-				"%s is registered %d times in %s's files: donegate runs once for each, and each run spends limits.max_blocks", k, n, s.title())
-		}
-	}
 }
 
 // guardEvent is the host's event init registers the guard at (its name
@@ -353,17 +270,6 @@ func hostEntries(s hostSetup) string {
 		e = append(e, regCommand(reg.program, reg.flags)+" at "+reg.event)
 	}
 	return andList(e)
-}
-
-// timeoutField says how s's host spells an entry's timeout.
-func timeoutField(s hostSetup) string {
-	switch {
-	case s.flatHooks:
-		return `"timeoutSec" (seconds)`
-	case s.unit == time.Millisecond:
-		return `"timeout" (milliseconds: ` + strconv.Itoa(s.timeout) + ` for 10 minutes)`
-	}
-	return `"timeout" (seconds)`
 }
 
 // hostFileList names the hook files s's host reads.

@@ -373,7 +373,7 @@ func TestDoctor(t *testing.T) {
 			},
 			code: ExitComplete,
 			want: []string{`^! settings: posttooluse-hook at PreToolUse \(matcher "Glob\|Grep"\) .*: the matcher matches none of the gated tools \(StructuredOutput\)`,
-				`^! settings: posttooluse-hook is not registered at PreToolUse of Bash and the edit tools: the agent's calls that would loosen its own gate`},
+				`^! settings: posttooluse-hook is not registered at PreToolUse of Bash, Write, Edit, MultiEdit and NotebookEdit: the agent's calls that would loosen its own gate`},
 		},
 		{
 			name: "the plugin alone, binaries on PATH",

@@ -83,14 +83,25 @@ type hostSetup struct {
 	// from, where doctor finds them; nil: none.
 	plugins func(r *runCtx, rep *DoctorReport) []hostPlugin
 
-	// The first setup (Claude Code) is the default host, whose settings
-	// other hosts read too (VS Code's agent, Cursor): doctor reads its
-	// registrations (registrationsOf), judges them (judge) and checks its
-	// client (client) its own way, where the other hosts' are read and
-	// judged alike (doctorHosts). nil for the others.
+	// registrationsOf reads the registrations in the host's files its
+	// own way (Claude Code's settings and plugins); nil: hostRegistrations.
 	registrationsOf func(r *runCtx, rep *DoctorReport) []registration
-	judge           func(r *runCtx, rep *DoctorReport, regs []registration, cfg *config.Config)
-	client          func(ctx context.Context, r *runCtx, rep *DoctorReport, claude string)
+	// doctorArea files the host's findings under a name of their own
+	// ("settings"); "": the host's name. readsFrom says where it reads
+	// registrations, for "not registered in …"; "": its files.
+	doctorArea, readsFrom string
+	// unregistered reports that no file registers donegate for the
+	// host; nil: a warning naming its files.
+	unregistered func(r *runCtx, rep *DoctorReport)
+	// judgeEntry is the host's own check of a registration, after
+	// judgeRegistrations' own, and reports whether it found a problem;
+	// judgeAll its own checks of them all (served counts the entries
+	// they serve, by role). nil: none.
+	judgeEntry func(r *runCtx, rep *DoctorReport, reg registration, where string, c, found *config.Config) bool
+	judgeAll   func(r *runCtx, rep *DoctorReport, regs []registration, cfg *config.Config, served map[hookio.Role]int)
+	// client checks the host's CLI (Claude Code's version, its
+	// sandbox); nil: none.
+	client func(ctx context.Context, r *runCtx, rep *DoctorReport, claude string)
 }
 
 // title is the host's name as its makers write it (its spec's).

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"path/filepath"
 	"regexp"
@@ -28,10 +27,6 @@ import (
 // --criteria.
 var registrations = hostRegs(hookio.HostClaude)
 
-// editTools are Claude Code's tools that write files: the matcher of
-// stop-hook --start.
-var editTools = strings.Join(hookio.HostClaude.EditTools(), "|")
-
 // Claude Code's setup: its settings' hook entries (registrations), and
 // doctor's checks of them, of its plugins and of its version.
 var claudeSetup = hostSetup{
@@ -40,10 +35,11 @@ var claudeSetup = hostSetup{
 	timeout: hookTimeout, unit: time.Second, defaultTimeout: defaultHookTimeout,
 	change:          (*runCtx).settingsChange,
 	registrationsOf: (*runCtx).doctorSettings,
-	judge: func(r *runCtx, rep *DoctorReport, regs []registration, cfg *config.Config) {
-		r.doctorPlanOnly(rep, cfg)
-		r.doctorRegistrations(rep, regs, cfg)
-	},
+	doctorArea:      "settings",
+	readsFrom:       "the user, project or local settings nor in an enabled plugin",
+	unregistered:    claudeUnregistered,
+	judgeEntry:      claudeEntry,
+	judgeAll:        claudeAll,
 	client: func(ctx context.Context, r *runCtx, rep *DoctorReport, claude string) {
 		r.doctorSandbox(rep)
 		r.doctorClaude(ctx, rep, claude)
@@ -191,142 +187,30 @@ func installPath(file, name string) string {
 	return ""
 }
 
-// doctorRegistrations judges the registrations against what Claude Code
-// honours.
-func (r *runCtx) doctorRegistrations(rep *DoctorReport, regs []registration, cfg *config.Config) {
-	stop, preGate, postGate, guarded := 0, 0, 0, 0
-	count := map[string][]string{} // hook and event → sources
-	// hook and event → distinct commands: Claude Code runs a command
-	// string once however many settings files hold it (measured on
-	// 2.1.331: the same stop-hook in user and project settings held a
-	// scripted agent 5 times, not 3).
-	runs := map[string][]string{}
-	var keys []string
-	loaded := map[string]*config.Config{}
-	// The found config's "dialect": "sdk" matters unless every hook
-	// overrides it with --dialect claude-code.
-	sdkConfigUsed := cfg != nil && cfg.Dialect == "sdk" && len(regs) == 0
-	for _, reg := range regs {
-		c := r.regConfig(rep, reg, cfg, loaded)
-		budget := config.DefaultBudget
-		gateTools := config.DefaultGateTools
-		if c != nil {
-			budget, gateTools = c.Limits.Budget.D(), c.GateTools
-		}
-		dialect, set := flagValue(reg.flags, "dialect")
-		if !set && c != nil {
-			dialect = c.Dialect
-			sdkConfigUsed = sdkConfigUsed || (c == cfg && c.Dialect == "sdk")
-		}
-		// stop-hook --criteria only reads the config and answers the same
-		// in either dialect: no budget to outlast, no dialect to get wrong.
-		criteria := reg.hook == "stop-hook" && slices.Contains(reg.flags, criteriaFlag)
-		start := reg.hook == "stop-hook" && slices.Contains(reg.flags, startFlag)
-		name := reg.hook
-		switch {
-		case criteria:
-			name += " " + criteriaFlag
-		case start:
-			name += " " + startFlag
-		}
-		where := fmt.Sprintf("%s at %s", name, reg.event)
-		if reg.matcher != "" {
-			where += " (matcher " + strconv.Quote(reg.matcher) + ")"
-		}
-		where += " in " + reg.source
-		// posttooluse-hook at PostToolUse of Bash reads the agent's own
-		// passing runs (see gate's recordAgentRun): not a gate, and not
-		// the gate's registration twice.
-		gates := matchesAny(reg.matcher, gateTools)
-		agentRuns := reg.hook == "posttooluse-hook" && reg.event == "PostToolUse" && matchesAny(reg.matcher, []string{hookio.ClaudeShellTool})
-		// posttooluse-hook at PreToolUse of Bash and the edit tools refuses
-		// the agent's calls that would loosen its gate (see gate's guard).
-		guards := reg.hook == "posttooluse-hook" && reg.event == "PreToolUse" && matchesAny(reg.matcher, guardedTools)
-		bad := false
-		switch {
-		case start && reg.event != "PostToolUse":
-			rep.add("settings", statusFail, `register stop-hook --start at PostToolUse, with "matcher": "`+editTools+`" and "async": true; see settings.example.json`,
-				"%s: stop-hook --start answers only PostToolUse, so it starts nothing here", where)
-			bad = true
-		case start && !reg.async:
-			rep.add("settings", statusWarn, `add "async": true to the entry`,
-				"%s: it runs in the foreground, so each edit waits for the checks it starts", where)
-			bad = true
-		case start && !matchesAny(reg.matcher, strings.Split(editTools, "|")):
-			rep.add("settings", statusWarn, `set "matcher": "`+editTools+`"`,
-				"%s: the matcher matches none of the edit tools (%s), so it starts nothing", where, strings.ReplaceAll(editTools, "|", ", "))
-			bad = true
-		case reg.async && !start:
-			rep.add("settings", statusFail, `remove "async": true from the entry`,
-				"%s: Claude Code runs it in the background and ignores its answer, so it holds nothing", where)
-			bad = true
-		case criteria && reg.event != "SessionStart" && reg.event != "UserPromptSubmit":
-			rep.add("settings", statusFail, "register stop-hook --criteria at SessionStart and UserPromptSubmit, stop-hook without it at Stop and SubagentStop; see settings.example.json",
-				"%s: stop-hook --criteria answers only SessionStart and UserPromptSubmit, so it checks nothing here", where)
-			bad = true
-		case !criteria && reg.hook == "stop-hook" && (reg.event == "SessionStart" || reg.event == "UserPromptSubmit"):
-			rep.add("settings", statusFail, "add --criteria to the command: stop-hook --criteria tells the agent what will be checked",
-				"%s: the hook does not answer that event without --criteria", where)
-			bad = true
-		case !criteria && !start && reg.hook == "stop-hook" && reg.event != "Stop" && reg.event != "SubagentStop",
-			reg.hook == "posttooluse-hook" && reg.event != "PreToolUse" && reg.event != "PostToolUse":
-			rep.add("settings", statusFail, "register stop-hook at Stop and SubagentStop, posttooluse-hook at PreToolUse (and PostToolUse) with the matcher StructuredOutput; see settings.example.json",
-				"%s: the hook does not answer that event", where)
-			bad = true
-		case reg.hook == "posttooluse-hook" && !gates && !agentRuns && !guards:
-			rep.add("settings", statusWarn, `set "matcher": "`+strings.Join(gateTools, "|")+`"`,
-				"%s: the matcher matches none of the gated tools (%s), so this hook gates nothing", where, strings.Join(gateTools, ", "))
-			bad = true
-		}
-		if !criteria && !start && reg.timeout <= budget {
-			rep.add("settings", statusFail, fmt.Sprintf(`raise the entry's "timeout" above %d (seconds), or lower limits.budget below %s`, int(budget.Seconds()), reg.timeout),
-				"%s: its timeout (%s) is not above limits.budget (%s): Claude Code kills the hook before donegate decides, and the agent stops", where, reg.timeout, budget)
-			bad = true
-		}
-		switch {
-		case criteria, start:
-		case set && dialect == "sdk":
-			rep.add("settings", statusFail, "remove --dialect sdk from the command", "%s: --dialect sdk: Claude Code ignores the sdk answers and lets the agent stop", where)
-			bad = true
-		case dialect == "sdk" && c != cfg:
-			rep.add("settings", statusFail, `set "dialect": "claude-code" in `+c.Source+` (or leave it out)`, "%s: its config %s says \"dialect\": \"sdk\": Claude Code ignores the sdk answers and lets the agent stop", where, c.Source)
-			bad = true
-		}
-		switch {
-		case !bad && start:
-			rep.add("settings", statusOK, "", "%s: the stop's checks start in the background after the agent's edits, so the stop finds their results", where)
-		case !bad && agentRuns:
-			rep.add("settings", statusOK, "", "%s: the agent's own passing runs of a checked command stand for the check's run", where)
-		case !bad && guards:
-			rep.add("settings", statusOK, "", "%s: the agent's shell and edit calls that would loosen its gate are refused before they run", where)
-		case !bad:
-			rep.add("settings", statusOK, "", "%s", where)
-		}
-		switch {
-		case reg.hook == "stop-hook" && reg.event == "Stop" && !criteria && !start:
-			stop++
-		case reg.hook == "posttooluse-hook" && reg.event == "PreToolUse":
-			if gates {
-				preGate++
-			}
-			if guards {
-				guarded++
-			}
-		case reg.hook == "posttooluse-hook" && reg.event == "PostToolUse" && gates:
-			postGate++
-		}
-		k := name + " at " + reg.event
-		if agentRuns && !gates {
-			k += " (" + hookio.ClaudeShellTool + ")"
-		}
-		if _, seen := count[k]; !seen {
-			keys = append(keys, k)
-		}
-		count[k] = append(count[k], reg.source)
-		if !slices.Contains(runs[k], reg.dedupKey()) {
-			runs[k] = append(runs[k], reg.dedupKey())
-		}
+// claudeEntry is Claude Code's own check of a registration: the dialect
+// it answers in, which Claude Code reads only as its own.
+func claudeEntry(_ *runCtx, rep *DoctorReport, reg registration, where string, c, found *config.Config) bool {
+	if regFlag(reg) != "" {
+		return false // --criteria and --start answer the same in either dialect
 	}
+	dialect, set := flagValue(reg.flags, "dialect")
+	switch {
+	case set && dialect == "sdk":
+		rep.add("settings", statusFail, "remove --dialect sdk from the command", "%s: --dialect sdk: Claude Code ignores the sdk answers and lets the agent stop", where)
+		return true
+	case !set && c != nil && c.Dialect == "sdk" && c != found:
+		rep.add("settings", statusFail, `set "dialect": "claude-code" in `+c.Source+` (or leave it out)`, "%s: its config %s says \"dialect\": \"sdk\": Claude Code ignores the sdk answers and lets the agent stop", where, c.Source)
+		return true
+	}
+	return false
+}
+
+// claudeAll is Claude Code's own checks of its registrations: whether
+// the chain can hold its models at all, VS Code's agent reading the same
+// files, the found config's dialect, and the gate of StructuredOutput,
+// which only PreToolUse can deny.
+func claudeAll(r *runCtx, rep *DoctorReport, regs []registration, cfg *config.Config, served map[hookio.Role]int) {
+	r.doctorPlanOnly(rep, cfg)
 	// VS Code's agent loads the same files (its docs: .claude/settings.json,
 	// .claude/settings.local.json, ~/.claude/settings.json).
 	var vscode []string
@@ -340,51 +224,30 @@ func (r *runCtx) doctorRegistrations(rep *DoctorReport, regs []registration, cfg
 		rep.add("vscode", statusOK, "", "VS Code's agent (GitHub Copilot) runs the hooks of %s too, ignoring matchers and \"async\": donegate answers its events in VS Code's own shape, gates none of its tools, and starts no checks early there (docs/hosts.md, VS Code)",
 			andList(vscode))
 	}
+	// The found config's "dialect": "sdk" matters unless every hook
+	// overrides it (--dialect claude-code, or a --config of its own).
+	sdkConfigUsed := cfg != nil && cfg.Dialect == "sdk" && (len(regs) == 0 || slices.ContainsFunc(regs, func(reg registration) bool {
+		_, dialect := flagValue(reg.flags, "dialect")
+		_, own := flagValue(reg.flags, "config")
+		return !dialect && !own
+	}))
 	if sdkConfigUsed {
 		rep.add("config", statusFail, `set "dialect": "claude-code" (or leave it out); keep "sdk" only for an Agent SDK host that reads its answers`,
 			`"dialect": "sdk": Claude Code ignores the sdk answers and lets the agent stop`)
 	}
-	switch {
-	case stop == 0 && len(regs) == 0:
-		// `claude --plugin-dir DIR` (docs/install.md) loads a plugin no
-		// file records: doctor cannot tell it from no setup at all.
-		rep.add("settings", statusUnknown, "without --plugin-dir: install the plugin (/plugin install donegate@donegate) or run closer init; never both",
-			"not registered in any settings file or installed plugin: if you load donegate with `claude --plugin-dir DIR`, check with `claude --debug --plugin-dir DIR` that its hooks run (the log names stop-hook at each Stop); otherwise donegate does not hold the agent")
-	case stop == 0:
-		rep.add("settings", statusFail, "install the plugin (/plugin install donegate@donegate) or merge settings.example.json into .claude/settings.json",
-			"stop-hook is not registered at Stop in the user, project or local settings nor in an enabled plugin: donegate does not hold the agent")
-	}
-	if stop > 0 && guarded == 0 {
-		rep.add("settings", statusWarn, `add "`+strings.Join(guardedTools, "|")+`" to the matcher of posttooluse-hook at PreToolUse (closer init does)`,
-			"posttooluse-hook is not registered at PreToolUse of Bash and the edit tools: the agent's calls that would loosen its own gate (closer release, a DONEGATE_MODE in settings, its shell's snapshot) are not refused before they run")
-	}
-	if postGate > 0 && preGate == 0 {
+	if served[hookio.RoleGatePost] > 0 && served[hookio.RoleGatePre] == 0 {
 		rep.add("settings", statusFail, `register posttooluse-hook at PreToolUse too, with "matcher": "StructuredOutput"`,
 			"the StructuredOutput gate is registered only at PostToolUse: Claude Code accepts the output whatever a PostToolUse hook answers; only PreToolUse can deny it")
 	}
-	// One line per set of sources: the plugin and a copy of
-	// settings.example.json clash at all four events at once.
-	var groups []string
-	clash := map[string][]string{} // sources → hook-at-events
-	for _, k := range keys {
-		if src := count[k]; len(runs[k]) > 1 {
-			g := strings.Join(src, "; ")
-			if _, seen := clash[g]; !seen {
-				groups = append(groups, g)
-			}
-			clash[g] = append(clash[g], k)
-		}
-	}
-	for _, g := range groups {
-		n := len(runs[clash[g][0]])
-		verb := "is"
-		if len(clash[g]) > 1 {
-			verb = "are"
-		}
-		rep.add("settings", statusWarn, "keep one registration: the plugin, or the settings entries",
-			"%s %s registered %d times (%s): donegate runs once for each, and each run counts its own block, so limits.max_blocks is spent %d times as fast",
-			andList(clash[g]), verb, n, g, n)
-	}
+}
+
+// claudeUnregistered reports a project where no settings file nor
+// installed plugin registers donegate: `claude --plugin-dir DIR`
+// (docs/install.md) loads a plugin no file records, which doctor cannot
+// tell from no setup at all.
+func claudeUnregistered(_ *runCtx, rep *DoctorReport) {
+	rep.add("settings", statusUnknown, "without --plugin-dir: install the plugin (/plugin install donegate@donegate) or run closer init; never both",
+		"not registered in any settings file or installed plugin: if you load donegate with `claude --plugin-dir DIR`, check with `claude --debug --plugin-dir DIR` that its hooks run (the log names stop-hook at each Stop); otherwise donegate does not hold the agent")
 }
 
 var versionRE = regexp.MustCompile(`\b(\d+)\.(\d+)\.(\d+)\b`)
@@ -547,7 +410,3 @@ func (r *runCtx) registeredElsewhere(claude hostSetup, target string, rep *InitR
 	found := claude.registrationsOf(r, &scratch)
 	return r.notAgain(claude, found, func(file string) bool { return file == target }, target, rep)
 }
-
-// guardedTools are Claude Code's tools whose calls posttooluse-hook looks
-// at, at PreToolUse, before they run (see gate's guard).
-var guardedTools = hookio.HostClaude.GuardedTools()
