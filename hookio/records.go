@@ -1,75 +1,40 @@
 package hookio
 
 import (
-	"github.com/tidwall/gjson"
-
 	"github.com/donegate/donegate/internal/jsonw"
 )
 
 // The hosts' records in a session's Memo are read at every stop of
-// theirs, so they code their own JSON as encoding/json would (the state
-// package's RecordDecoder and RecordAppender; see package jsonw):
+// theirs, so each is read and written from its description (a
+// jsonw.Record) as encoding/json would, without it (the state package's
+// RecordDecoder and RecordAppender; see package jsonw):
 // TestMemoRecordsAsEncodingJSON holds them to it.
 
-// DecodeRecord reads data as json.Unmarshal reads a codexPlanRecord.
-func (r *codexPlanRecord) DecodeRecord(data []byte) error {
-	return jsonw.DecodeFields(data, func(key string, v gjson.Result) bool {
-		switch key {
-		case "transcript":
-			return jsonw.ReadString(v, &r.Transcript)
-		case "offset":
-			return jsonw.ReadInt64(v, &r.Offset)
-		case "dev":
-			return jsonw.ReadUint64(v, &r.Dev)
-		case "ino":
-			return jsonw.ReadUint64(v, &r.Ino)
-		case "size":
-			return jsonw.ReadInt64(v, &r.Size)
-		case "tail":
-			return jsonw.ReadString(v, &r.Tail)
-		case "state":
-			return jsonw.ReadString(v, &r.State)
-		case "title":
-			return jsonw.ReadString(v, &r.Title)
-		}
-		return true
-	})
+var codexPlanFields = jsonw.Record[codexPlanRecord]{
+	jsonw.StringField("transcript", func(r *codexPlanRecord) *string { return &r.Transcript }, jsonw.OmitEmpty),
+	jsonw.IntField("offset", func(r *codexPlanRecord) *int64 { return &r.Offset }, jsonw.OmitEmpty),
+	jsonw.UintField("dev", func(r *codexPlanRecord) *uint64 { return &r.Dev }, jsonw.OmitEmpty),
+	jsonw.UintField("ino", func(r *codexPlanRecord) *uint64 { return &r.Ino }, jsonw.OmitEmpty),
+	jsonw.IntField("size", func(r *codexPlanRecord) *int64 { return &r.Size }, jsonw.OmitEmpty),
+	jsonw.StringField("tail", func(r *codexPlanRecord) *string { return &r.Tail }, jsonw.OmitEmpty),
+	jsonw.StringField("state", func(r *codexPlanRecord) *string { return &r.State }, jsonw.OmitEmpty),
+	jsonw.StringField("title", func(r *codexPlanRecord) *string { return &r.Title }, jsonw.OmitEmpty),
 }
 
+// DecodeRecord reads data as json.Unmarshal reads a codexPlanRecord.
+func (r *codexPlanRecord) DecodeRecord(data []byte) error { return codexPlanFields.Decode(data, r) }
+
 // AppendRecord writes r as json.Marshal does.
-func (r codexPlanRecord) AppendRecord(b []byte) []byte {
-	o := jsonw.NewObject(b, true)
-	o.StringOmitEmpty("transcript", r.Transcript)
-	o.IntOmitEmpty("offset", r.Offset)
-	o.UintOmitEmpty("dev", r.Dev)
-	o.UintOmitEmpty("ino", r.Ino)
-	o.IntOmitEmpty("size", r.Size)
-	o.StringOmitEmpty("tail", r.Tail)
-	o.StringOmitEmpty("state", r.State)
-	o.StringOmitEmpty("title", r.Title)
-	return o.End()
+func (r codexPlanRecord) AppendRecord(b []byte) []byte { return codexPlanFields.AppendOrNull(b, &r) }
+
+var geminiTurnFields = jsonw.Record[geminiTurnRecord]{
+	jsonw.StringField("prompt", func(r *geminiTurnRecord) *string { return &r.Prompt }, jsonw.Always),
+	jsonw.StringField("turn", func(r *geminiTurnRecord) *string { return &r.Turn }, jsonw.Always),
+	jsonw.StringsField("reasons", func(r *geminiTurnRecord) *[]string { return &r.Reasons }, jsonw.OmitEmpty),
 }
 
 // DecodeRecord reads data as json.Unmarshal reads a geminiTurnRecord.
-func (r *geminiTurnRecord) DecodeRecord(data []byte) error {
-	return jsonw.DecodeFields(data, func(key string, v gjson.Result) bool {
-		switch key {
-		case "prompt":
-			return jsonw.ReadString(v, &r.Prompt)
-		case "turn":
-			return jsonw.ReadString(v, &r.Turn)
-		case "reasons":
-			return jsonw.ReadStrings(v, &r.Reasons)
-		}
-		return true
-	})
-}
+func (r *geminiTurnRecord) DecodeRecord(data []byte) error { return geminiTurnFields.Decode(data, r) }
 
 // AppendRecord writes r as json.Marshal does.
-func (r geminiTurnRecord) AppendRecord(b []byte) []byte {
-	o := jsonw.NewObject(b, true)
-	o.String("prompt", r.Prompt)
-	o.String("turn", r.Turn)
-	o.StringsOmitEmpty("reasons", r.Reasons)
-	return o.End()
-}
+func (r geminiTurnRecord) AppendRecord(b []byte) []byte { return geminiTurnFields.AppendOrNull(b, &r) }

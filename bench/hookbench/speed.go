@@ -42,9 +42,21 @@ func setupSpeed(work, bin string, baseEnv []string) (*speedCases, error) {
 		argv := append([]string{filepath.Join(bin, "stop-hook"), "--state-dir", filepath.Join(work, "state-"+name)}, extra...)
 		return &bcase{name: name, argv: argv, stdin: ev, env: baseEnv, dir: dir, expect: "{}"}
 	}
-	allow := func(name, dir string) error {
-		_, err := gate.Allow(filepath.Join(work, "state-"+name), dir, config.Lookup{ProjectDir: dir}, "hookbench", time.Now())
+	// allowAs records consent as the person would in the hooks' own
+	// environment: they run with HOME=work (baseEnv), and npm test's
+	// consent covers the user's ~/.npmrc, so a consent taken with this
+	// process's HOME held every stop of a machine that has one.
+	allowAs := func(state, dir string, l config.Lookup) error {
+		home := os.Getenv("HOME")
+		defer os.Setenv("HOME", home)
+		if err := os.Setenv("HOME", work); err != nil {
+			return err
+		}
+		_, err := gate.Allow(state, dir, l, "hookbench", time.Now())
 		return err
+	}
+	allow := func(name, dir string) error {
+		return allowAs(filepath.Join(work, "state-"+name), dir, config.Lookup{ProjectDir: dir})
 	}
 
 	// A 10,000-file repository without a .gitignore whose test command
@@ -138,7 +150,7 @@ func setupSpeed(work, bin string, baseEnv []string) (*speedCases, error) {
 	if err := allow("ws", ws); err != nil {
 		return nil, err
 	}
-	if _, err := gate.Allow(filepath.Join(work, "state-ws-all"), ws, config.Lookup{Flag: allConfig, ProjectDir: ws}, "hookbench", time.Now()); err != nil {
+	if err := allowAs(filepath.Join(work, "state-ws-all"), ws, config.Lookup{Flag: allConfig, ProjectDir: ws}); err != nil {
 		return nil, err
 	}
 	leaf := filepath.Join(ws, "packages", fmt.Sprintf("p%02d", wsPackages), "index.js")

@@ -16,7 +16,6 @@ package decisionlog
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -80,43 +79,35 @@ type Check struct {
 	Fresh  []string `json:"fresh,omitempty"`
 }
 
-// appendJSON writes e as json.Marshal would, by hand (see package jsonw;
+// entryFields and checkFields describe the log's lines: written as
+// json.Marshal would, without it (see package jsonw;
 // TestEntriesAsEncodingJSON holds the two equal).
-func (e *Entry) appendJSON(b []byte) ([]byte, error) {
-	o := jsonw.NewObject(b, true)
-	if err := o.Time("time", e.Time); err != nil {
-		return nil, err
-	}
-	o.String("project", e.Project)
-	o.String("host", e.Host)
-	o.String("session", e.Session)
-	o.StringOmitEmpty("turn", e.Turn)
-	o.String("hook", e.Hook)
-	o.String("event", e.Event)
-	o.StringOmitEmpty("tool", e.Tool)
-	o.StringOmitEmpty("mode", e.Mode)
-	if len(e.Checks) > 0 {
-		o.Array("checks", len(e.Checks), func(b []byte, i int) []byte { return e.Checks[i].appendJSON(b) })
-	}
-	o.String("decision", e.Decision)
-	o.IntOmitEmpty("blocks", int64(e.Blocks))
-	o.IntOmitEmpty("maxBlocks", int64(e.MaxBlocks))
-	o.StringOmitEmpty("why", e.Why)
-	o.StringOmitEmpty("reason", e.Reason)
-	return o.End(), nil
+var entryFields = jsonw.Record[Entry]{
+	jsonw.TimeField("time", func(e *Entry) *time.Time { return &e.Time }, ""),
+	jsonw.StringField("project", func(e *Entry) *string { return &e.Project }, jsonw.Always),
+	jsonw.StringField("host", func(e *Entry) *string { return &e.Host }, jsonw.Always),
+	jsonw.StringField("session", func(e *Entry) *string { return &e.Session }, jsonw.Always),
+	jsonw.StringField("turn", func(e *Entry) *string { return &e.Turn }, jsonw.OmitEmpty),
+	jsonw.StringField("hook", func(e *Entry) *string { return &e.Hook }, jsonw.Always),
+	jsonw.StringField("event", func(e *Entry) *string { return &e.Event }, jsonw.Always),
+	jsonw.StringField("tool", func(e *Entry) *string { return &e.Tool }, jsonw.OmitEmpty),
+	jsonw.StringField("mode", func(e *Entry) *string { return &e.Mode }, jsonw.OmitEmpty),
+	jsonw.SliceField("checks", func(e *Entry) *[]Check { return &e.Checks }, checkFields, jsonw.OmitEmpty),
+	jsonw.StringField("decision", func(e *Entry) *string { return &e.Decision }, jsonw.Always),
+	jsonw.IntField("blocks", func(e *Entry) *int { return &e.Blocks }, jsonw.OmitEmpty),
+	jsonw.IntField("maxBlocks", func(e *Entry) *int { return &e.MaxBlocks }, jsonw.OmitEmpty),
+	jsonw.StringField("why", func(e *Entry) *string { return &e.Why }, jsonw.OmitEmpty),
+	jsonw.StringField("reason", func(e *Entry) *string { return &e.Reason }, jsonw.OmitEmpty),
 }
 
-// appendJSON writes c as json.Marshal would.
-func (c *Check) appendJSON(b []byte) []byte {
-	o := jsonw.NewObject(b, true)
-	o.String("label", c.Label)
-	o.Bool("complete", c.Complete)
-	o.BoolOmitEmpty("notRun", c.NotRun)
-	o.StringOmitEmpty("error", c.Error)
-	o.Int("tookMs", c.TookMS)
-	o.BoolOmitEmpty("reused", c.Reused)
-	o.StringsOmitEmpty("fresh", c.Fresh)
-	return o.End()
+var checkFields = jsonw.Record[Check]{
+	jsonw.StringField("label", func(c *Check) *string { return &c.Label }, jsonw.Always),
+	jsonw.BoolField("complete", func(c *Check) *bool { return &c.Complete }, jsonw.Always),
+	jsonw.BoolField("notRun", func(c *Check) *bool { return &c.NotRun }, jsonw.OmitEmpty),
+	jsonw.StringField("error", func(c *Check) *string { return &c.Error }, jsonw.OmitEmpty),
+	jsonw.IntField("tookMs", func(c *Check) *int64 { return &c.TookMS }, jsonw.Always),
+	jsonw.BoolField("reused", func(c *Check) *bool { return &c.Reused }, jsonw.OmitEmpty),
+	jsonw.StringsField("fresh", func(c *Check) *[]string { return &c.Fresh }, jsonw.OmitEmpty),
 }
 
 // Append adds e to the log in stateDir, rotating it when it is full.
@@ -144,7 +135,7 @@ func Append(stateDir string, e Entry) error {
 	// that vary): grown from nothing, the buffer passed through a size
 	// class per doubling, each new to a hook's process (a span and its
 	// pages faulted in), about 20 µs of a stop.
-	line, err := e.appendJSON(make([]byte, 0, 1024+len(e.Project)+len(e.Why)+len(e.Reason)))
+	line, err := entryFields.Append(make([]byte, 0, 1024+len(e.Project)+len(e.Why)+len(e.Reason)), &e)
 	if err != nil {
 		return fmt.Errorf("decision log: %w", err)
 	}
@@ -231,7 +222,7 @@ func Read(path string, offset int64, f func(Entry)) (int64, error) {
 		if len(line) > 0 && line[len(line)-1] == '\n' {
 			offset += int64(len(line))
 			var e Entry
-			if json.Unmarshal(line, &e) == nil {
+			if entryFields.Decode(line, &e) == nil {
 				f(e)
 			}
 		}

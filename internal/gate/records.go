@@ -1,6 +1,8 @@
 package gate
 
 import (
+	"time"
+
 	"github.com/tidwall/gjson"
 
 	"github.com/donegate/donegate/internal/jsonw"
@@ -8,9 +10,10 @@ import (
 
 // The records a stop reads or writes every time (the progress, the
 // prompts, the notices told, the hosts' turns, the session's start, the
-// stops taken) code their own JSON (state.RecordDecoder, RecordAppender):
-// encoding/json's first use of a type costs a hook's process a tenth of
-// a millisecond. TestRecordsAsEncodingJSON and
+// stops taken) are read and written from their descriptions (jsonw.Record;
+// state.RecordDecoder, RecordAppender) as encoding/json would, without
+// it: its first use of a type costs a hook's process a tenth of a
+// millisecond. TestRecordsAsEncodingJSON and
 // TestMoreRecordsAsEncodingJSON hold them to encoding/json.
 
 // decodeMap reads data as json.Unmarshal reads a map with string keys,
@@ -40,39 +43,22 @@ func decodeMap[M ~map[string]V, V any](data []byte, m *M, read func(gjson.Result
 // stalls is the progress record: each gate's holds without progress.
 type stalls map[string]stall
 
+var stallFields = jsonw.Record[stall]{
+	jsonw.StringField("open", func(st *stall) *string { return &st.Open }, jsonw.Always),
+	jsonw.StringField("tree", func(st *stall) *string { return &st.Tree }, jsonw.OmitEmpty),
+	jsonw.IntField("holds", func(st *stall) *int { return &st.Holds }, jsonw.Always),
+	jsonw.IntField("since", func(st *stall) *int { return &st.Since }, jsonw.OmitEmpty),
+	jsonw.StringField("prompt", func(st *stall) *string { return &st.Prompt }, jsonw.OmitEmpty),
+}
+
 // DecodeRecord reads data as json.Unmarshal reads a map[string]stall
 // (see decodeMap).
-func (m *stalls) DecodeRecord(data []byte) error {
-	return decodeMap(data, m, func(v gjson.Result, st *stall) bool {
-		return jsonw.Fields(v, func(f string, fv gjson.Result) bool {
-			switch f {
-			case "open":
-				return jsonw.ReadString(fv, &st.Open)
-			case "tree":
-				return jsonw.ReadString(fv, &st.Tree)
-			case "prompt":
-				return jsonw.ReadString(fv, &st.Prompt)
-			case "holds":
-				return jsonw.ReadInt(fv, &st.Holds)
-			case "since":
-				return jsonw.ReadInt(fv, &st.Since)
-			}
-			return true
-		})
-	})
-}
+func (m *stalls) DecodeRecord(data []byte) error { return decodeMap(data, m, stallFields.Read) }
 
 // AppendRecord writes m as json.Marshal writes a map[string]stall.
 func (m stalls) AppendRecord(b []byte) []byte {
 	return jsonw.AppendMap(b, m, true, func(o *jsonw.Object, key string, st stall) {
-		_ = o.Object(key, func(so *jsonw.Object) error {
-			so.String("open", st.Open)
-			so.StringOmitEmpty("tree", st.Tree)
-			so.Int("holds", int64(st.Holds))
-			so.IntOmitEmpty("since", int64(st.Since))
-			so.StringOmitEmpty("prompt", st.Prompt)
-			return nil
-		})
+		_ = o.Object(key, func(so *jsonw.Object) error { return stallFields.Fill(so, &st) }) // no field of stall's fails
 	})
 }
 
@@ -105,71 +91,35 @@ func (m stringMap) AppendRecord(b []byte) []byte {
 	return jsonw.AppendMap(b, m, true, func(o *jsonw.Object, key, s string) { o.String(key, s) })
 }
 
-// DecodeRecord reads data as json.Unmarshal reads a seen.
-func (sn *seen) DecodeRecord(data []byte) error {
-	return jsonw.DecodeFields(data, func(key string, v gjson.Result) bool {
-		switch key {
-		case "start":
-			return jsonw.ReadTime(v, &sn.Start)
-		case "changed":
-			return jsonw.ReadBool(v, &sn.Changed)
-		case "head":
-			return jsonw.ReadString(v, &sn.Head)
-		case "edited":
-			return jsonw.ReadStrings(v, &sn.Edited)
-		case "many":
-			return jsonw.ReadBool(v, &sn.Many)
-		}
-		return true
-	})
+// seen's start, when time.Time's MarshalJSON refuses it (a year past
+// 9999, which no clock gives), is written as "", which reads back as a
+// damaged record: none.
+var seenFields = jsonw.Record[seen]{
+	jsonw.TimeField("start", func(sn *seen) *time.Time { return &sn.Start }, `""`),
+	jsonw.BoolField("changed", func(sn *seen) *bool { return &sn.Changed }, jsonw.OmitEmpty),
+	jsonw.StringField("head", func(sn *seen) *string { return &sn.Head }, jsonw.OmitEmpty),
+	jsonw.StringsField("edited", func(sn *seen) *[]string { return &sn.Edited }, jsonw.OmitEmpty),
+	jsonw.BoolField("many", func(sn *seen) *bool { return &sn.Many }, jsonw.OmitEmpty),
 }
 
-// AppendRecord writes sn as json.Marshal does. A time it refuses (a year
-// past 9999, which no clock gives) is written as "", which reads back as
-// a damaged record: none.
-func (sn seen) AppendRecord(b []byte) []byte {
-	o := jsonw.NewObject(b, true)
-	if o.Time("start", sn.Start) != nil {
-		o.String("start", "")
-	}
-	o.BoolOmitEmpty("changed", sn.Changed)
-	o.StringOmitEmpty("head", sn.Head)
-	o.StringsOmitEmpty("edited", sn.Edited)
-	o.BoolOmitEmpty("many", sn.Many)
-	return o.End()
+// DecodeRecord reads data as json.Unmarshal reads a seen.
+func (sn *seen) DecodeRecord(data []byte) error { return seenFields.Decode(data, sn) }
+
+// AppendRecord writes sn as json.Marshal does.
+func (sn seen) AppendRecord(b []byte) []byte { return seenFields.AppendOrNull(b, &sn) }
+
+var takenFields = jsonw.Record[takenRecord]{
+	jsonw.SliceField("taken", func(rec *takenRecord) *[]takenStop { return &rec.Taken }, takenStopFields, jsonw.OmitEmpty),
+}
+
+var takenStopFields = jsonw.Record[takenStop]{
+	jsonw.StringField("gate", func(st *takenStop) *string { return &st.Gate }, jsonw.Always),
+	jsonw.StringField("stop", func(st *takenStop) *string { return &st.Stop }, jsonw.Always),
 }
 
 // DecodeRecord reads data as json.Unmarshal reads a takenRecord (every
 // stop of a host that names its stops reads it).
-func (rec *takenRecord) DecodeRecord(data []byte) error {
-	return jsonw.DecodeFields(data, func(key string, v gjson.Result) bool {
-		if key != "taken" {
-			return true
-		}
-		return jsonw.ReadArray(v, &rec.Taken, func(sv gjson.Result, st *takenStop) bool {
-			return jsonw.Fields(sv, func(f string, fv gjson.Result) bool {
-				switch f {
-				case "gate":
-					return jsonw.ReadString(fv, &st.Gate)
-				case "stop":
-					return jsonw.ReadString(fv, &st.Stop)
-				}
-				return true
-			})
-		})
-	})
-}
+func (rec *takenRecord) DecodeRecord(data []byte) error { return takenFields.Decode(data, rec) }
 
 // AppendRecord writes rec as json.Marshal does.
-func (rec takenRecord) AppendRecord(b []byte) []byte {
-	o := jsonw.NewObject(b, true)
-	if len(rec.Taken) > 0 {
-		o.Array("taken", len(rec.Taken), func(b []byte, i int) []byte {
-			so := jsonw.NewObject(b, true)
-			so.String("gate", rec.Taken[i].Gate)
-			so.String("stop", rec.Taken[i].Stop)
-			return so.End()
-		})
-	}
-	return o.End()
-}
+func (rec takenRecord) AppendRecord(b []byte) []byte { return takenFields.AppendOrNull(b, &rec) }

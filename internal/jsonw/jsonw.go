@@ -135,12 +135,10 @@ func (o *Object) IntOmitEmpty(key string, v int64) {
 	}
 }
 
-// UintOmitEmpty adds an unsigned integer field unless v is 0.
-func (o *Object) UintOmitEmpty(key string, v uint64) {
-	if v != 0 {
-		o.key(key)
-		o.buf = strconv.AppendUint(o.buf, v, 10)
-	}
+// Uint adds an unsigned integer field.
+func (o *Object) Uint(key string, v uint64) {
+	o.key(key)
+	o.buf = strconv.AppendUint(o.buf, v, 10)
 }
 
 // Bool adds a boolean field.

@@ -115,8 +115,7 @@ func TestObjectAsEncodingJSON(t *testing.T) {
 		o.Int("i", int64(r.I))
 		o.IntOmitEmpty("z", int64(r.Z))
 		o.IntOmitEmpty("nz", r.NZ)
-		o.UintOmitEmpty("u", r.U)
-		o.UintOmitEmpty("uz", r.UZ)
+		o.Uint("u", r.U) // UZ, 0, is omitted
 		o.Bool("b", r.B)
 		o.BoolOmitEmpty("f", r.F)
 		o.BoolOmitEmpty("t", r.T)

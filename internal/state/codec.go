@@ -6,6 +6,7 @@ import (
 	"errors"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/tidwall/gjson"
 
@@ -13,8 +14,8 @@ import (
 	"github.com/donegate/donegate/internal/limit"
 )
 
-// The record is read with gjson and written by hand, not with
-// encoding/json: every stop reads and writes it, in a process that lives
+// The record is read and written by hand (a count from its description,
+// a jsonw.Record), not with encoding/json: every stop reads and writes it, in a process that lives
 // a few milliseconds, and encoding/json's first decode and encode of a
 // type cost it about a tenth of a millisecond (see package jsonw).
 // TestRecordsAsEncodingJSON holds both to what encoding/json made of the
@@ -68,22 +69,18 @@ func counters(v gjson.Result, dst *map[string]*limit.Counter) bool {
 			c = &limit.Counter{}
 		}
 		(*dst)[key] = c
-		return jsonw.Fields(cv, func(f string, fv gjson.Result) bool {
-			switch f {
-			case "prompt_id":
-				return jsonw.ReadString(fv, &c.PromptID)
-			case "blocks":
-				return jsonw.ReadInt(fv, &c.Blocks)
-			case "first_block":
-				return jsonw.ReadTime(fv, &c.FirstBlock)
-			case "exhausted":
-				return jsonw.ReadBool(fv, &c.Exhausted)
-			case "touched":
-				return jsonw.ReadTime(fv, &c.Touched)
-			}
-			return true
-		})
+		return counterFields.Read(cv, c)
 	})
+}
+
+// counterFields describe a count; its times are refused, as by
+// json.Marshal, outside the years 0-9999.
+var counterFields = jsonw.Record[limit.Counter]{
+	jsonw.StringField("prompt_id", func(c *limit.Counter) *string { return &c.PromptID }, jsonw.OmitEmpty),
+	jsonw.IntField("blocks", func(c *limit.Counter) *int { return &c.Blocks }, jsonw.Always),
+	jsonw.TimeField("first_block", func(c *limit.Counter) *time.Time { return &c.FirstBlock }, ""),
+	jsonw.BoolField("exhausted", func(c *limit.Counter) *bool { return &c.Exhausted }, jsonw.OmitEmpty),
+	jsonw.TimeField("touched", func(c *limit.Counter) *time.Time { return &c.Touched }, ""),
 }
 
 // raws reads an object of any JSON values, each kept as it is written.
@@ -152,15 +149,7 @@ func appendCounter(o *jsonw.Object, key string, c *limit.Counter) error {
 		o.Raw(key, []byte("null"))
 		return nil
 	}
-	return o.Object(key, func(fo *jsonw.Object) error {
-		fo.StringOmitEmpty("prompt_id", c.PromptID)
-		fo.Int("blocks", int64(c.Blocks))
-		if err := fo.Time("first_block", c.FirstBlock); err != nil {
-			return err
-		}
-		fo.BoolOmitEmpty("exhausted", c.Exhausted)
-		return fo.Time("touched", c.Touched)
-	})
+	return o.Object(key, func(fo *jsonw.Object) error { return counterFields.Fill(fo, c) })
 }
 
 // needsCompact reports whether raw, valid JSON, differs from what
