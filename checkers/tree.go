@@ -13,10 +13,8 @@ import (
 // tree is one run's look at the working tree, shared by every checker of
 // the run that needs it: the result cache's key (test, and any cached
 // command) and git-clean read the same `git status` and the same
-// fingerprint. A Stop fires on every turn, and on a 10,000-file
-// repository one look (a git status, ~45 ms in hookbench) costs several
-// times the rest of the hook (~12 ms); before, each cached command took
-// its own look.
+// fingerprint. A Stop fires on every turn, and on a large repository
+// one look (a git status) costs several times the rest of the hook.
 //
 // A look is taken at most once per generation; every command a checker
 // runs through Context.runner starts a new one, since the command may have

@@ -203,9 +203,9 @@ func yarnForeachAll(script []string) bool {
 // a block list (`- "packages/*"`, one a line) or a flow list on one line
 // (`packages: ["apps/*", 'libs/*']`), items plain or quoted, comments
 // after #. Any other form is not read (false: the command runs whole).
-// Not a YAML library: the one that reads it cost every hook call 0.7 ms
-// at start-up (its package init, measured: +3.7% on stop-hook --version),
-// for a file only pnpm projects have.
+// Not a YAML library: its package init would cost every hook call's
+// start-up (docs/checkers.md has the figure), for a file only pnpm
+// projects have.
 func pnpmPatterns(dir string) ([]string, bool) {
 	data, err := readManifest(dir, "pnpm-workspace.yaml")
 	if err != nil || data == nil {

@@ -71,8 +71,8 @@ const maxGeminiReasons = 16
 // same prompt resumed included, which then got less than its max_blocks
 // (measured with 0.61.0: e2e TestGeminiResumedPromptIsANewTurn).
 //
-// The turn donegate last held goes on where the chat cannot tell it
-// (issue 29): when its prompt's record has scrolled out of the window
+// The turn donegate last held goes on where the chat cannot tell it:
+// when its prompt's record has scrolled out of the window
 // searched (a long turn: its count had started over, 5 holds with
 // max_blocks 3), and when the prompt is a reason donegate gave, whose
 // records Gemini writes as the person's (every deny's record looked like

@@ -26,12 +26,10 @@ import (
 // ErrCompressed is wrapped by the error about a zstd-compressed rollout,
 // which donegate does not read. Codex writes the live session's rollout
 // as plain JSONL; older ones may be compressed (.jsonl.zst). Reading them
-// would cost every hook, not only those that meet one: linking
-// github.com/klauspost/compress/zstd made a hook's start-up 0.27 ms
-// slower (medians of 600 interleaved runs, twice, 2026-11-24: 1.67 →
-// 1.94 ms and 1.34 → 1.61 ms; the binary 0.7 MB larger, as it links
-// crypto/rand and math/big), and a compressed file cannot be read from
-// its end: every stop would decompress the whole rollout.
+// would cost every hook's start-up, not only those that meet one (a
+// decoder's linking: docs/hosts.md, Codex, has the figures), and a
+// compressed file cannot be read from its end: every stop would
+// decompress the whole rollout.
 var ErrCompressed = errors.New("rollout is zstd-compressed; donegate reads plain JSONL rollouts only")
 
 // zstdMagic starts every zstd frame.

@@ -25,9 +25,9 @@ import (
 // geminiUserMark is in every user record, whatever the order of its
 // keys or the kind of its first part (an image's inlineData before the
 // text). A search for the record of text alone (`"type":"user",
-// "content":[{"text":`) missed a prompt whose record had another shape,
-// and an older record of the same text then gave the new prompt its
-// spent count: let go unchecked (issue 29). Tool results are user records
+// "content":[{"text":`) would miss a prompt whose record has another
+// shape, and an older record of the same text would give the new prompt
+// its spent count. Tool results are user records
 // too, most of a long turn's lines: functionResponseMark passes over them
 // before they are parsed.
 var (

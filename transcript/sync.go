@@ -16,18 +16,10 @@ import (
 )
 
 // Claude Code writes its transcript asynchronously, so a hook can run
-// before the file holds what the hook event is about, and a plan read from
-// it then is one step stale. Measured with the real CLI 2.1.330
-// (2026-11-23, offline, 3 and 6 sessions):
-//
-//   - at the Stop after a block, the transcript held the event's
-//     last_assistant_message 16-42 ms after the hook started (the first
-//     Stop of a turn found it already there);
-//   - at PreToolUse of StructuredOutput, the gated call's own tool_use
-//     block reached the transcript 16-33 ms after the hook started, in 5
-//     of 6 sessions; under load the TodoWrite just before it can lag too.
-//
-// So a hook waits, boundedly, for the line that the event names.
+// before the file holds what the hook event is about (tens of
+// milliseconds after the hook starts: docs/checkers.md has the figures),
+// and a plan read from it then is one step stale. So a hook waits,
+// boundedly, for the line that the event names.
 
 // Wait bounds a wait for a lagging transcript.
 type Wait struct {
@@ -46,19 +38,17 @@ type Wait struct {
 }
 
 // DefaultWait is 3 s at most, and 300 ms of a file that does not change:
-// about 7 times the slowest catch-up measured (42 ms), so a writer that
-// is merely late is waited for, while a transcript that will never hold
-// the line costs a stop 0.3 s instead of 3 s.
+// several times the slowest catch-up measured, so a writer that is
+// merely late is waited for, while a transcript that will never hold the
+// line costs a stop 0.3 s instead of 3 s.
 var DefaultWait = Wait{Max: 3 * time.Second, Quiet: 300 * time.Millisecond}
 
 // ToolUseWait is DefaultWait with a quiet period of 1 s, for the gated
 // call's own tool_use block (HoldsToolUse): the host writes it for every
 // call it runs, so a file that stops changing is a writer descheduled,
-// not a line that never comes. With 300 ms, at a load of 4 on 2 cores,
-// the real CLI 2.1.331 had an early StructuredOutput accepted in 1 run
-// of 4 (e2e TestStructuredOutputGateWaitsForTheTranscript, 2026-11-24):
-// the wait most likely ended on a quiet file before the call landed. The
-// longer quiet costs only a call whose transcript never holds it.
+// not a line that never comes (with 300 ms a loaded machine let an early
+// StructuredOutput through: docs/checkers.md). The longer quiet costs
+// only a call whose transcript never holds it.
 var ToolUseWait = Wait{Max: 3 * time.Second, Quiet: time.Second}
 
 // pollInterval is how often a wait looks at the transcript again.

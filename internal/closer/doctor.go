@@ -322,10 +322,9 @@ type settingsJSON struct {
 }
 
 // parseSettings decodes a settings file as Claude Code reads it: of a
-// key repeated in an object, the last one alone counts (JSON.parse).
-// json.Unmarshal into the struct merged two "hooks" objects instead (it
-// fills the map a first key made), so doctor saw registrations that
-// Claude Code drops (issue 18). Below the top level, every repeated key
+// key repeated in an object, the last one alone counts (JSON.parse),
+// where json.Unmarshal into the struct would merge two "hooks" objects
+// (it fills the map a first key made). Below the top level, every repeated key
 // already replaces the value before it: json.Unmarshal zeroes a map's
 // element before decoding it and resets a slice.
 func parseSettings(data []byte) (settingsJSON, error) {
@@ -711,9 +710,8 @@ func (r *runCtx) doctorStateDirs(rep *DoctorReport, regs []registration) {
 
 // writable reports whether the hooks could keep state in dir. An
 // existing dir must take a file (created exclusively, then removed). A
-// missing one is not created: doctor only looks, and a --state-dir in a
-// repository's settings made it create directories wherever that named
-// (issue 18); the hooks create it, so its nearest existing ancestor must
+// missing one is not created: doctor only looks (a --state-dir in a
+// repository's settings may name any place); the hooks create it, so its nearest existing ancestor must
 // be a directory the user may write in.
 func writable(dir string) error {
 	st, err := os.Stat(dir)

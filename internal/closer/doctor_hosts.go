@@ -243,8 +243,7 @@ func (r *runCtx) doctorHosts(rep *DoctorReport, cfg *config.Config) (regs []regi
 		regs = append(regs, found...)
 	}
 	// Claude Code on PATH says nothing of this project: a person who
-	// uses it elsewhere set this one up for Codex (issue 29: a `?` line
-	// about Claude Code's missing hooks on every such project).
+	// uses it elsewhere may have set this one up for another host.
 	return regs, others && !r.hostInUse(defaultSetup())
 }
 

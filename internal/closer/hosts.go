@@ -128,7 +128,7 @@ func homeFile(r *runCtx, elem ...string) string {
 
 // hostSetups are the hosts init writes hook files for, in the order it
 // names them. Cursor is not among them: it has no client here to check a
-// hook file against (issue 22), and it runs .claude/settings.json's.
+// hook file against, and it runs .claude/settings.json's.
 var hostSetups = []hostSetup{claudeSetup, codexSetup, qwenSetup, geminiSetup, copilotSetup, openCodeSetup, kiloSetup, piSetup, droidSetup, clineSetup, qoderSetup, ampSetup}
 
 // defaultSetup is the default host's setup (Claude Code's: the host

@@ -755,8 +755,7 @@ func mergeEntries(data []byte, regs []hookReg, skip map[int]bool, top func(root 
 // (doctor says it answers nothing there), nor is one with it at Stop.
 // Only an entry of type "command" in a group whose matcher selects
 // ours counts: a posttooluse-hook under matcher "Bash", or a "prompt"
-// entry naming stop-hook, never runs the gate, and counting it lost the
-// registration (issue 18: 204 of 1,500 random settings files). Without
+// entry naming stop-hook, never runs the gate. Without
 // a matcher of ours (Stop, SessionStart...), the group's must be absent,
 // "" or "*": SessionStart's "startup" alone would not tell the criteria
 // on resume.
@@ -847,9 +846,9 @@ func (c change) check() error {
 	return nil
 }
 
-// backupDir holds init's backups, beside the files they copy: a
-// settings.json.bak beside the file was left untracked in the project
-// and failed the user's own git-clean check (issue 20). The .gitignore
+// backupDir holds init's backups, beside the files they copy, out of
+// the user's own git-clean check (a settings.json.bak beside the file
+// would be an untracked file of the project's). The .gitignore
 // in it ignores everything there, itself included, so git status shows
 // nothing of it and no file of the project's changes.
 const backupDir = "donegate.bak"

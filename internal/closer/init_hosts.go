@@ -58,7 +58,7 @@ func (r *runCtx) hostChange(s hostSetup, o initOptions, commands map[string]stri
 // already run from another file the host reads (the user's and the
 // project's, Codex's config.toml [hooks], Copilot's other hook files),
 // and notes each: the host would run both, and each run spends
-// limits.max_blocks, as for Claude Code (issue 20).
+// limits.max_blocks, as for Claude Code.
 func (r *runCtx) hostRegisteredElsewhere(s hostSetup, target string, rep *InitReport) map[int]bool {
 	var scratch DoctorReport // what is wrong with those files is doctor's to say
 	found := r.hostRegistrations(s, &scratch)

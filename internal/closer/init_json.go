@@ -28,7 +28,7 @@ type jmember struct {
 	key string
 	// rawKey is the key's text in the file, written back as it was: a
 	// key with a lone surrogate or invalid UTF-8 decodes to U+FFFD, and
-	// re-encoding it changed the key (issue 18). nil for a new key.
+	// re-encoding it would change the key. nil for a new key.
 	rawKey []byte
 	value  *jnode
 }
@@ -206,8 +206,7 @@ func detectIndent(data []byte) string {
 }
 
 // detectNewline returns the line end of a JSON text: "\r\n" when its
-// first line ends so, else "\n". A CRLF file given "\n" for the lines
-// init adds came back with mixed line ends (issue 18).
+// first line ends so, else "\n": the lines init adds end as the file's.
 func detectNewline(data []byte) string {
 	if i := bytes.IndexByte(data, '\n'); i > 0 && data[i-1] == '\r' {
 		return "\r\n"

@@ -403,8 +403,8 @@ var (
 // that already run from a settings file other than target or from an
 // enabled plugin, read as doctor reads them, and notes each. Claude Code
 // runs one command string once across files, but init's command is
-// rarely the other's string: registering it again ran the hook twice,
-// and a stubborn agent was let go after 3 continuations, not 5 (issue 20).
+// rarely the other's string: registering it again would run the hook
+// twice, each run spending limits.max_blocks.
 func (r *runCtx) registeredElsewhere(claude hostSetup, target string, rep *InitReport) map[int]bool {
 	var scratch DoctorReport // what is wrong with those files is doctor's to say
 	found := claude.registrationsOf(r, &scratch)

@@ -95,7 +95,7 @@ func decodeAnswer(data []byte, v any) error {
 // must have an item, its number as the id, and every item must be
 // completed. A criterion no item answers becomes an open item saying so
 // and is listed in Unanswered: a checklist of one completed item about
-// something else must not pass three criteria (issue 18). An item that
+// something else must not pass three criteria. An item that
 // answers no criterion is kept when open (the judge found something
 // undone) and left out when completed (it says nothing of the criteria).
 // A judge that says "all complete" with an open item is incomplete. Reason
@@ -241,9 +241,8 @@ func NoAnswer(reason string) Answer {
 // maxNesting how deeply it follows braces: an answer is one object four
 // levels deep, and a reply that offers more is not an answer. Each
 // decoding costs at most the reply's length, so FindJSON's work is linear
-// in it. Decoding from every '{' instead read to the end of the reply from
-// each: `{"a":` × 50,000 took 40 s, × 200,000 169 s (issue 18), long past
-// any hook's budget.
+// in it, where decoding from every '{' would read to the end of the reply
+// from each: quadratic, seconds for a reply of a few hundred KB.
 const (
 	maxCandidates = 16
 	maxNesting    = 512

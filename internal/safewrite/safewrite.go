@@ -4,9 +4,9 @@
 // elsewhere.
 //
 // A repository is data its cloner did not vet: a committed symbolic link
-// at .claude/settings.json.bak pointing at ~/.bashrc made closer init,
-// which backed up with os.WriteFile (it follows links), overwrite the
-// cloner's ~/.bashrc (issue 18). So a write here never opens the
+// at .claude/settings.json.bak pointing at ~/.bashrc would have a write
+// that follows links (os.WriteFile) overwrite the cloner's ~/.bashrc.
+// So a write here never opens the
 // destination: the new content goes to a temporary file created
 // exclusively (O_EXCL, mode 0600 until chmod) in the destination's own
 // directory, is synced, and is renamed over the destination; rename(2)

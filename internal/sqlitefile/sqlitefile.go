@@ -7,12 +7,11 @@
 // log (Copilot CLI 1.0.102 keeps session.db in rollback-journal mode).
 //
 // Why not an SQLite library: linked into the stop-hook, the well-kept
-// pure-Go ones cost every host's every stop (ncruces/go-sqlite3 v0.37.0
-// +0.18 ms of start-up and +10.9 MB of binary, modernc.org/sqlite v1.62.0
-// +0.64 ms and +6.3 MB, against a 1.6 ms floor); run as a separate program
-// only for Copilot events, the library's start-up and query took 4.2 ms,
-// twice the floor on their own. Reading one small table from the file
-// takes 40 µs (docs/performance.md has the figures).
+// pure-Go ones cost every host's every stop start-up time and megabytes
+// of binary, and run as a separate program only for Copilot events they
+// cost more than the floor on their own; reading one small table from
+// the file costs a fraction of that (docs/performance.md, Copilot's
+// todos, has the figures).
 //
 // It never writes and takes no lock: a writer is not disturbed, and a
 // reader that meets a file changed under it says so (ErrChanged). Every
