@@ -282,15 +282,14 @@ func (rep *Report) write() error {
 // evaluate checks and decides with the config the run loaded (c, or the
 // error that loading it gave).
 func (r *run) evaluate(ctx context.Context, reason checkers.StopReason, c *config.Config, err error) (hookio.Dialect, hookio.Verdict, checkers.Result, Decision) {
-	if r.guarded() {
-		fmt.Fprintf(r.stderr, "%s: running inside donegate's own check of session %s; not checking again\n", r.name, r.event.SessionID)
-		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindGuarded}
+	f := r.eventFacts(reason == checkers.ReasonToolUse, c, err)
+	d, check, needSession := decideBefore(f)
+	if needSession {
+		r.sessionFacts(&f)
+		d, check, _ = decideBefore(f)
 	}
-	if err == nil && reason == checkers.ReasonToolUse && c.CompletionSignal != nil && !declaresCompletion(c.CompletionSignal, r.structuredOutput()) {
-		// The agent hands in an answer that says the work is not done
-		// ("blocked", "failed"): an honest answer, let through unchecked
-		// and uncounted.
-		if r.event.ToolInput == nil {
+	if !check {
+		if d.Kind == KindNotDeclared && r.event.ToolInput == nil {
 			// A Codex agent's final JSON comes at Stop, and no event follows
 			// it to be kept instead (after Claude Code's StructuredOutput
 			// call a Stop does): kept, or closer explain --last, where a
@@ -298,41 +297,7 @@ func (r *run) evaluate(ctx context.Context, reason checkers.StopReason, c *confi
 			// older event or none.
 			r.keepEvent()
 		}
-		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindNotDeclared, Why: config.DescribeConditions(c.CompletionSignal, " or ")}
-	}
-	r.settleMode(c)
-	if r.mode == config.ModeOff {
-		// $DONEGATE_MODE=off returned before: this is the config's.
-		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindOff, Why: `the config's "mode": "off"`}
-	}
-	if r.event.Unchecked != "" {
-		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindUnchecked, Why: r.event.Unchecked}
-	}
-	if r.sameStop() {
-		// The host ran donegate for this stop already (Cursor: from
-		// .cursor/hooks.json and from .claude/settings.json, which it runs
-		// too): that run checks and counts it, this one lets it be.
-		fmt.Fprintf(r.stderr, "%s: %s stop %s is answered by donegate's other hook entry; not checking it twice\n", r.name, r.event.Host.Title(), r.event.StopKey())
-		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindDuplicate, Why: r.event.Host.Title() + " ran donegate's other hook entry for this stop"}
-	}
-	if r.event.SubagentsOwnStop() {
-		// Copilot runs agentStop for a subagent that ends, then the
-		// parent's subagentStop for the same end, and honours a block
-		// only there: that run checks and counts it.
-		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindDuplicate,
-			Why: fmt.Sprintf("%s runs subagentStop for subagent %s next; that stop is checked", r.event.Host.Title(), r.event.AgentID)}
-	}
-	r.keepEvent()
-	if len(r.event.BackgroundRunning) > 0 && r.event.IsStop() {
-		// The agent waits for its own background work, which the host
-		// wakes it from when it ends: checking now would hold it with
-		// a failure it is already waiting to see.
-		fmt.Fprintf(r.stderr, "%s: not checking: the agent's background work is still running (%s); the stop after it ends is checked\n", r.name, strings.Join(r.event.BackgroundRunning, ", "))
-		return r.dialect(c), hookio.Verdict{}, checkers.Result{}, Decision{Kind: KindWaiting, Why: strings.Join(r.event.BackgroundRunning, ", ")}
-	}
-	if by, ok := r.released(); ok {
-		return r.dialect(c), hookio.Verdict{SystemMessage: "donegate: this turn was " + releasedHow(by) + "; not checking it"},
-			checkers.Result{}, Decision{Kind: KindReleased, Why: by}
+		return r.dialect(c), r.answerBefore(d), checkers.Result{}, d
 	}
 	r.hostTurn()
 	if err != nil {

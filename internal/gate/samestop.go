@@ -1,7 +1,6 @@
 package gate
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/donegate/donegate/internal/state"
@@ -29,37 +28,26 @@ type takenStop struct {
 	Stop string `json:"stop"`
 }
 
-// sameStop reports whether another run of donegate took this very stop
-// already (see hookio.Event.StopKey), and else takes it, under the
-// session's lock. The first run to take a stop answers it, the others
-// answer {}: one check and one count per stop, however many entries the
-// host runs for it.
-//
-// A dry run (closer explain) takes nothing.
-func (r *run) sameStop() (duplicate bool) {
-	ev := r.event
-	key := ev.StopKey()
-	if key == "" || ev.SessionID == "" || r.opts.DryRun {
-		return false
+// takeStop reports whether another run of donegate took this very stop
+// already (see hookio.Event.StopKey), and else takes it, in the session
+// s, which the caller holds under its lock (sessionFacts). The first run
+// to take a stop answers it, the others answer {}: one check and one
+// count per stop, however many entries the host runs for it. An event
+// with no stop key takes nothing.
+func (r *run) takeStop(s *state.Session) (taken bool, err error) {
+	key := r.event.StopKey()
+	if key == "" {
+		return false, nil
 	}
-	this := takenStop{Gate: gateKey(ev), Stop: key}
-	err := state.Store{Dir: r.stateDir()}.Update(ev.SessionID, func(s *state.Session) error {
-		var rec takenRecord
-		s.Get(takenSlot, &rec)
-		if slices.Contains(rec.Taken, this) {
-			duplicate = true
-			return nil
-		}
-		rec.Taken = append(rec.Taken, this)
-		if len(rec.Taken) > maxStops {
-			rec.Taken = rec.Taken[len(rec.Taken)-maxStops:]
-		}
-		return s.Put(takenSlot, rec)
-	})
-	if err != nil {
-		// Checking twice is better than not at all: go on, and say why.
-		fmt.Fprintf(r.stderr, "%s: %v\n", r.name, err)
-		return false
+	this := takenStop{Gate: gateKey(r.event), Stop: key}
+	var rec takenRecord
+	s.Get(takenSlot, &rec)
+	if slices.Contains(rec.Taken, this) {
+		return true, nil
 	}
-	return duplicate
+	rec.Taken = append(rec.Taken, this)
+	if len(rec.Taken) > maxStops {
+		rec.Taken = rec.Taken[len(rec.Taken)-maxStops:]
+	}
+	return false, s.Put(takenSlot, rec)
 }
