@@ -7,8 +7,10 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/donegate/donegate/hookio"
+	"github.com/donegate/donegate/internal/gate"
 )
 
 // initsRegistrations are the registrations of the entries init writes
@@ -83,6 +85,52 @@ func TestOneJudgeForEveryHost(t *testing.T) {
 			has(t, judge(s, twice), area, statusWarn, "is registered 2 times (the hook file; another file)")
 
 			has(t, judge(s, nil), area, map[bool]string{true: statusUnknown, false: statusWarn}[s.unregistered != nil], "")
+		})
+	}
+}
+
+// TestEveryEntryIsFollowed: every entry of hookio's table a host
+// registers is answered by the hook it names (gate.HookFor and
+// CriteriaEvent, which closer explain's gate.Evaluate asks too), written
+// by closer init into the host's own file under the host's names, found
+// there by doctor and judged sound: one row of the table, and every
+// consumer follows it.
+func TestEveryEntryIsFollowed(t *testing.T) {
+	for _, s := range hostSetups {
+		if s.plugin {
+			continue // its plugin runs the hooks itself (the host's own tests)
+		}
+		t.Run(string(s.host), func(t *testing.T) {
+			dir, home := projectWith(t, map[string]string{"go.mod": "module x\n"}), t.TempDir()
+			code, _, errOut := initRun(t, home, "", "--dir", dir, "--host", string(s.host))
+			require.Equal(t, ExitComplete, code, errOut)
+			r := &runCtx{dir: dir, env: testEnv(map[string]string{"HOME": home}, false)}
+			var read DoctorReport
+			regs := r.hostRegistrations(s, &read)
+			if s.registrationsOf != nil {
+				regs = s.registrationsOf(r, &read)
+			}
+			require.Empty(t, read.Findings, "reading what init wrote")
+			for _, e := range s.host.Entries() {
+				if !e.Background() {
+					assert.Equal(t, e.Program, gate.HookFor(e.Entry.Event), "%s answers %s", e.Program, e.Entry.Event)
+					assert.Equal(t, e.Flag == hookio.CriteriaFlag, gate.CriteriaEvent(e.Entry.Event), e.Entry.Event)
+				}
+				var tools []string
+				if e.Matcher != "" {
+					tools = strings.Split(e.Matcher, "|")
+				}
+				assert.True(t, slices.ContainsFunc(regs, func(reg registration) bool {
+					return reg.event == e.Event && reg.hook == e.Program && regFlag(reg) == e.Flag && matchesEvery(reg.matcher, tools)
+				}), "init writes %s at %s (matcher %q), and doctor finds it", e.Command(), e.Event, e.Matcher)
+			}
+			judged := DoctorReport{OK: true}
+			r.judgeRegistrations(&judged, s, regs, nil)
+			for _, f := range judged.Findings {
+				if f.Area == s.area() {
+					assert.Equal(t, statusOK, f.Status, f.Message)
+				}
+			}
 		})
 	}
 }
