@@ -32,64 +32,8 @@ func (r *runCtx) judgeRegistrations(rep *DoctorReport, s hostSetup, regs []regis
 	loaded := map[string]*config.Config{}
 	for _, reg := range regs {
 		c := r.regConfig(rep, reg, cfg, loaded)
-		budget, gateTools := config.DefaultBudget, config.DefaultGateTools
-		if c != nil {
-			budget, gateTools = c.Limits.Budget.D(), c.GateTools
-		}
-		flag := regFlag(reg)
-		name := regCommand(reg.hook, flag)
-		where := name + " at " + reg.event
-		if reg.matcher != "" {
-			where += " (matcher " + strconv.Quote(reg.matcher) + ")"
-		}
-		where += " in " + reg.source
-
-		candidates := s.entriesAt(reg.event, reg.hook, flag)
-		var roles []hookio.Role // the entries the registration serves
-		for _, e := range candidates {
-			if s.entryTools(e, gateTools) == nil || matchesAny(reg.matcher, s.entryTools(e, gateTools)) {
-				roles = append(roles, e.role)
-			}
-		}
-		bad := true
-		switch {
-		case len(candidates) == 0:
-			s.judgeUnknown(rep, reg, where, flag)
-		case reg.async && !candidates[0].background() && s.readsAsync():
-			rep.add(area, statusFail, `remove "async": true from the entry`,
-				"%s: %s runs it in the background and ignores its answer, so it holds nothing", where, s.title())
-		case !reg.async && candidates[0].background():
-			rep.add(area, statusWarn, `add "async": true to the entry`,
-				"%s: it runs in the foreground, so each edit waits for the checks it starts", where)
-		case len(roles) == 0:
-			e := candidates[0]
-			tools := s.entryTools(e, gateTools)
-			rep.add(area, statusWarn, `set "matcher": "`+strings.Join(tools, "|")+`"`,
-				"%s: the matcher matches none of %s (%s), so %s", where, roleWords[e.role].tools, strings.Join(tools, ", "), roleWords[e.role].nothing)
-		default:
-			bad = false
-		}
-		// stop-hook --criteria only reads the config, and stop-hook
-		// --start runs in the background: no budget to outlast.
-		switch {
-		case flag != "":
-		case reg.timeout == 0:
-			field, unit, n := timeoutUnit(s, budget)
-			rep.add(area, statusWarn, fmt.Sprintf(`set the entry's %s above %d (%s: limits.budget)`, field, n, unit),
-				"%s: no timeout: %s's default applies, which its docs do not give; if it is below limits.budget (%s) the hook is killed first and the agent stops", where, s.title(), budget)
-			bad = true
-		case reg.timeout <= budget:
-			field, unit, n := timeoutUnit(s, budget)
-			rep.add(area, statusFail, fmt.Sprintf(`raise the entry's %s above %d (%s), or lower limits.budget below %s`, field, n, unit, reg.timeout),
-				"%s: its timeout (%s) is not above limits.budget (%s): %s kills the hook before donegate decides, and the agent stops", where, reg.timeout, budget, s.title())
-			bad = true
-		}
-		if s.judgeEntry != nil && s.judgeEntry(r, rep, reg, where, c, cfg) {
-			bad = true
-		}
-		if !bad {
-			rep.add(area, statusOK, "", "%s%s", where, servesNote(roles))
-		}
+		roles := r.judgeOne(rep, s, reg, c, cfg)
+		name := regCommand(reg.hook, regFlag(reg))
 		for _, role := range roles {
 			served[role]++
 		}
@@ -135,8 +79,79 @@ func (r *runCtx) judgeRegistrations(rep *DoctorReport, s hostSetup, regs []regis
 		rep.add(area, statusWarn, "register posttooluse-hook at "+event+" with the matcher \""+strings.Join(tools, "|")+"\" (closer init --host "+string(s.host)+" does)",
 			"posttooluse-hook is not registered at %s of %s: the agent's calls that would loosen its own gate (closer release, donegate's state dir, %s's settings) are not refused before they run", event, andList(tools), s.title())
 	}
-	// One line per set of sources: the plugin and a copy of
-	// settings.example.json clash at every entry at once.
+	reportClashes(rep, area, keys, runs, sources)
+}
+
+// judgeOne judges one registration, which runs with the config c (found:
+// the one doctor found), and returns the roles of s's entries it serves.
+func (r *runCtx) judgeOne(rep *DoctorReport, s hostSetup, reg registration, c, found *config.Config) []hookio.Role {
+	area := s.area()
+	budget, gateTools := config.DefaultBudget, config.DefaultGateTools
+	if c != nil {
+		budget, gateTools = c.Limits.Budget.D(), c.GateTools
+	}
+	flag := regFlag(reg)
+	name := regCommand(reg.hook, flag)
+	where := name + " at " + reg.event
+	if reg.matcher != "" {
+		where += " (matcher " + strconv.Quote(reg.matcher) + ")"
+	}
+	where += " in " + reg.source
+
+	candidates := s.entriesAt(reg.event, reg.hook, flag)
+	var roles []hookio.Role // the entries the registration serves
+	for _, e := range candidates {
+		if s.entryTools(e, gateTools) == nil || matchesAny(reg.matcher, s.entryTools(e, gateTools)) {
+			roles = append(roles, e.role)
+		}
+	}
+	bad := true
+	switch {
+	case len(candidates) == 0:
+		s.judgeUnknown(rep, reg, where, flag)
+	case reg.async && !candidates[0].background() && s.readsAsync():
+		rep.add(area, statusFail, `remove "async": true from the entry`,
+			"%s: %s runs it in the background and ignores its answer, so it holds nothing", where, s.title())
+	case !reg.async && candidates[0].background():
+		rep.add(area, statusWarn, `add "async": true to the entry`,
+			"%s: it runs in the foreground, so each edit waits for the checks it starts", where)
+	case len(roles) == 0:
+		e := candidates[0]
+		tools := s.entryTools(e, gateTools)
+		rep.add(area, statusWarn, `set "matcher": "`+strings.Join(tools, "|")+`"`,
+			"%s: the matcher matches none of %s (%s), so %s", where, roleWords[e.role].tools, strings.Join(tools, ", "), roleWords[e.role].nothing)
+	default:
+		bad = false
+	}
+	// stop-hook --criteria only reads the config, and stop-hook
+	// --start runs in the background: no budget to outlast.
+	switch {
+	case flag != "":
+	case reg.timeout == 0:
+		field, unit, n := timeoutUnit(s, budget)
+		rep.add(area, statusWarn, fmt.Sprintf(`set the entry's %s above %d (%s: limits.budget)`, field, n, unit),
+			"%s: no timeout: %s's default applies, which its docs do not give; if it is below limits.budget (%s) the hook is killed first and the agent stops", where, s.title(), budget)
+		bad = true
+	case reg.timeout <= budget:
+		field, unit, n := timeoutUnit(s, budget)
+		rep.add(area, statusFail, fmt.Sprintf(`raise the entry's %s above %d (%s), or lower limits.budget below %s`, field, n, unit, reg.timeout),
+			"%s: its timeout (%s) is not above limits.budget (%s): %s kills the hook before donegate decides, and the agent stops", where, reg.timeout, budget, s.title())
+		bad = true
+	}
+	if s.judgeEntry != nil && s.judgeEntry(r, rep, reg, where, c, found) {
+		bad = true
+	}
+	if !bad {
+		rep.add(area, statusOK, "", "%s%s", where, servesNote(roles))
+	}
+	return roles
+}
+
+// reportClashes reports each hook-at-event (keys, in order) registered
+// by more than one distinct command (runs), one line per set of sources:
+// the plugin and a copy of settings.example.json clash at every entry at
+// once.
+func reportClashes(rep *DoctorReport, area string, keys []string, runs, sources map[string][]string) {
 	var groups []string
 	clash := map[string][]string{} // sources → hook-at-events
 	for _, k := range keys {
