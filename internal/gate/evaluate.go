@@ -150,41 +150,14 @@ func Evaluate(ctx context.Context, hook string, opts Options, env Env, raw []byt
 		return Report{}, err
 	}
 	ev.SchemaTold = opts.SchemaTold
-	var reason checkers.StopReason
-	names := ev.Host.EventNames()
+	path, reason, err := route(hook, opts, ev)
 	switch {
-	case hook == StopHookName && opts.Criteria && opts.Start:
-		return Report{}, errors.New("--criteria and --start: register each for its own events")
-	case hook == StopHookName && opts.Start:
-		if ev.HookEventName != hookio.EventPostToolUse {
-			return Report{}, fmt.Errorf("got a %s event; register stop-hook --start after the edit tools (PostToolUse), to run in the background", ev.WireEventName)
-		}
+	case err != nil:
+		return Report{}, err
+	case path == pathStart:
 		return start(ctx, hook, opts, env, ev, raw, stderr)
-	case hook == StopHookName && opts.Criteria:
-		if !CriteriaEvent(ev.HookEventName) {
-			return Report{}, fmt.Errorf("got a %s event; register stop-hook --criteria for %s only", ev.WireEventName, names.Criteria)
-		}
+	case path == pathCriteria:
 		return criteria(hook, opts, env, ev, stderr)
-	case hook == StopHookName:
-		if CriteriaEvent(ev.HookEventName) {
-			// Most likely an entry that lost its flag: say which one
-			// answers this event rather than only where this one belongs.
-			return Report{}, fmt.Errorf("got a %s event without --criteria; register stop-hook --criteria for %s, stop-hook for %s", ev.WireEventName, names.Criteria, names.Stop)
-		}
-		if !ev.IsStop() {
-			return Report{}, fmt.Errorf("got a %s event; register stop-hook for %s only", ev.WireEventName, names.Stop)
-		}
-		reason = checkers.ReasonStop
-		if ev.HookEventName == hookio.EventSubagentStop {
-			reason = checkers.ReasonSubagentStop
-		}
-	case hook == ToolHookName:
-		if ev.HookEventName != hookio.EventPreToolUse && ev.HookEventName != hookio.EventPostToolUse {
-			return Report{}, fmt.Errorf("got a %s event; register posttooluse-hook for %s only", ev.WireEventName, names.Tool)
-		}
-		reason = checkers.ReasonToolUse
-	default:
-		return Report{}, fmt.Errorf("no hook named %q (%s or %s)", hook, StopHookName, ToolHookName)
 	}
 	r := newRun(hook, opts, env, ev, stderr)
 	r.raw = raw
@@ -250,6 +223,57 @@ func Evaluate(ctx context.Context, hook string, opts Options, env Env, raw []byt
 	}
 	r.logDecision(&rep)
 	return rep, nil
+}
+
+// hookPath is how a hook answers an event: checked (the stop's or the
+// tool call's checks), or by stop-hook --start's or --criteria's own path.
+type hookPath int
+
+const (
+	pathCheck hookPath = iota
+	pathStart
+	pathCriteria
+)
+
+// route says how hook, run with opts, answers ev, and for a check its
+// stop reason; an error where hook answers no such event, saying which
+// entry does.
+func route(hook string, opts Options, ev *hookio.Event) (hookPath, checkers.StopReason, error) {
+	names := ev.Host.EventNames()
+	switch {
+	case hook == StopHookName && opts.Criteria && opts.Start:
+		return 0, "", errors.New("--criteria and --start: register each for its own events")
+	case hook == StopHookName && opts.Start:
+		if ev.HookEventName != hookio.EventPostToolUse {
+			return 0, "", fmt.Errorf("got a %s event; register stop-hook --start after the edit tools (PostToolUse), to run in the background", ev.WireEventName)
+		}
+		return pathStart, "", nil
+	case hook == StopHookName && opts.Criteria:
+		if !CriteriaEvent(ev.HookEventName) {
+			return 0, "", fmt.Errorf("got a %s event; register stop-hook --criteria for %s only", ev.WireEventName, names.Criteria)
+		}
+		return pathCriteria, "", nil
+	case hook == StopHookName:
+		if CriteriaEvent(ev.HookEventName) {
+			// Most likely an entry that lost its flag: say which one
+			// answers this event rather than only where this one belongs.
+			return 0, "", fmt.Errorf("got a %s event without --criteria; register stop-hook --criteria for %s, stop-hook for %s", ev.WireEventName, names.Criteria, names.Stop)
+		}
+		if !ev.IsStop() {
+			return 0, "", fmt.Errorf("got a %s event; register stop-hook for %s only", ev.WireEventName, names.Stop)
+		}
+		if ev.HookEventName == hookio.EventSubagentStop {
+			return pathCheck, checkers.ReasonSubagentStop, nil
+		}
+		return pathCheck, checkers.ReasonStop, nil
+	case hook == ToolHookName:
+		if ev.HookEventName != hookio.EventPreToolUse && ev.HookEventName != hookio.EventPostToolUse {
+			return 0, "", fmt.Errorf("got a %s event; register posttooluse-hook for %s only", ev.WireEventName, names.Tool)
+		}
+		return pathCheck, checkers.ReasonToolUse, nil
+	default:
+		return 0, "", fmt.Errorf("no hook named %q (%s or %s)", hook, StopHookName, ToolHookName)
+	}
 }
 
 // gates reports whether the config (c, or the error loading it gave)
