@@ -158,25 +158,8 @@ type change struct {
 }
 
 func runInit(ctx context.Context, r *runCtx, o initOptions) (verdict, error) {
-	if r.opts.configPath != "" {
-		return incomplete, errorf(ErrUsage, "--config: init writes DIR/.claude/donegate.json (or DIR/.donegate.json); use --dir to choose the project")
-	}
-	if o.noHooks && (o.user || o.portable || o.absolute) {
-		return incomplete, errorf(ErrUsage, "--no-hooks registers no hooks: --user, --portable and --absolute have nothing to do with it")
-	}
-	if o.managed {
-		var managed []string
-		for _, s := range hostSetups {
-			if s.managed {
-				managed = append(managed, string(s.host))
-			}
-		}
-		if o.user || o.noHooks || len(o.hosts) != 1 || !slices.Contains(managed, string(o.hosts[0])) {
-			return incomplete, errorf(ErrUsage, "--managed writes a host's managed hooks (%s): give it with one --host, and without --user or --no-hooks", strings.Join(managed, ", "))
-		}
-	}
-	if o.portable && o.absolute {
-		return incomplete, errorf(ErrUsage, "--portable and --absolute: choose one (bare names are the default)")
+	if err := o.usable(r.opts); err != nil {
+		return incomplete, err
 	}
 	if !o.dryRun {
 		// init registers the hooks and allows the project: the person's.
@@ -202,28 +185,10 @@ func runInit(ctx context.Context, r *runCtx, o initOptions) (verdict, error) {
 	rep.Test, rep.TestFrom, rep.Presets, rep.Notes = proj.test, proj.testFrom, proj.presets, proj.notes
 
 	var changes []change
-	cfgPath := r.configTarget(hosts)
-	cfgOld, cfgMode, err := readSettings(cfgPath)
-	if err != nil {
-		return incomplete, errorf(ErrEnv, "%w", err)
-	}
-	cfgNew := proj.config()
-	if proj.noTest != "" && (cfgOld == nil || o.force) {
-		// Of the config init writes; one it keeps says what it says.
-		rep.Notes = append(rep.Notes, proj.noTest)
-	}
-	switch {
-	case cfgOld != nil && !o.force:
-		rep.Files = append(rep.Files, InitFile{Path: r.display(cfgPath), Action: "kept"})
-		rep.Notes = append(rep.Notes, r.display(cfgPath)+" exists: left as it is (--force replaces it, after a backup)")
-	case bytes.Equal(cfgOld, cfgNew):
-		rep.Files = append(rep.Files, InitFile{Path: r.display(cfgPath), Action: "unchanged"})
-	default:
-		real, root, err := resolveDest(cfgPath, r.dir, false)
-		if err != nil {
-			return incomplete, errorf(ErrEnv, "%w", err)
-		}
-		changes = append(changes, change{path: real, root: root, display: r.display(real), old: cfgOld, new: cfgNew, mode: cfgMode})
+	if c, err := r.configChange(hosts, proj, o, &rep); err != nil {
+		return incomplete, err
+	} else if c != nil {
+		changes = append(changes, *c)
 	}
 
 	var commands map[string]string
@@ -288,6 +253,60 @@ func runInit(ctx context.Context, r *runCtx, o initOptions) (verdict, error) {
 		return complete, writeJSON(r.stdout, rep)
 	}
 	return complete, r.printInit(rep, commands)
+}
+
+// usable reports a usage error in o's flags (opts: the common ones).
+func (o initOptions) usable(opts options) error {
+	if opts.configPath != "" {
+		return errorf(ErrUsage, "--config: init writes DIR/.claude/donegate.json (or DIR/.donegate.json); use --dir to choose the project")
+	}
+	if o.noHooks && (o.user || o.portable || o.absolute) {
+		return errorf(ErrUsage, "--no-hooks registers no hooks: --user, --portable and --absolute have nothing to do with it")
+	}
+	if o.managed {
+		var managed []string
+		for _, s := range hostSetups {
+			if s.managed {
+				managed = append(managed, string(s.host))
+			}
+		}
+		if o.user || o.noHooks || len(o.hosts) != 1 || !slices.Contains(managed, string(o.hosts[0])) {
+			return errorf(ErrUsage, "--managed writes a host's managed hooks (%s): give it with one --host, and without --user or --no-hooks", strings.Join(managed, ", "))
+		}
+	}
+	if o.portable && o.absolute {
+		return errorf(ErrUsage, "--portable and --absolute: choose one (bare names are the default)")
+	}
+	return nil
+}
+
+// configChange works out init's change to the project's config (nil:
+// none, the file kept or already so), and notes it in rep.
+func (r *runCtx) configChange(hosts hostList, proj project, o initOptions, rep *InitReport) (*change, error) {
+	cfgPath := r.configTarget(hosts)
+	cfgOld, cfgMode, err := readSettings(cfgPath)
+	if err != nil {
+		return nil, errorf(ErrEnv, "%w", err)
+	}
+	cfgNew := proj.config()
+	if proj.noTest != "" && (cfgOld == nil || o.force) {
+		// Of the config init writes; one it keeps says what it says.
+		rep.Notes = append(rep.Notes, proj.noTest)
+	}
+	switch {
+	case cfgOld != nil && !o.force:
+		rep.Files = append(rep.Files, InitFile{Path: r.display(cfgPath), Action: "kept"})
+		rep.Notes = append(rep.Notes, r.display(cfgPath)+" exists: left as it is (--force replaces it, after a backup)")
+	case bytes.Equal(cfgOld, cfgNew):
+		rep.Files = append(rep.Files, InitFile{Path: r.display(cfgPath), Action: "unchanged"})
+	default:
+		real, root, err := resolveDest(cfgPath, r.dir, false)
+		if err != nil {
+			return nil, errorf(ErrEnv, "%w", err)
+		}
+		return &change{path: real, root: root, display: r.display(real), old: cfgOld, new: cfgNew, mode: cfgMode}, nil
+	}
+	return nil, nil
 }
 
 // mergeChange works out the change that merges s's entries, but those
