@@ -1,11 +1,15 @@
 // Package closer is the body of the closer executable: donegate's checks
-// outside a Claude Code hook, for CI and for outer loops that run an agent
-// again and again. One file per subcommand: check (the configured checker
-// chain as a checklist), judge (an LLM checklist judge run through
-// `claude -p --json-schema`), smart-check (the git-based completion check
-// with a status probe, commit rescue), loop (an iteration runner with a
-// circuit breaker) and explain (what a hook would answer to an event, and
-// why, through package gate's own Evaluate).
+// outside an agent host's hooks, for CI and for outer loops that run an
+// agent again and again, and the person's commands around the hooks. One
+// file per command (docs/development.md, Adding a closer command): check
+// (the configured checker chain as a checklist), judge (an LLM checklist
+// judge run through `claude -p --json-schema`), smart-check (the
+// git-based completion check with a status probe, commit rescue), loop
+// (an iteration runner with a circuit breaker), init and doctor (the
+// setup, one setup_<host>.go per host), allow and release (the person's
+// consent and release, refused in an agent's shell), explain and log
+// (what the hooks decided, and why, through package gate's own
+// Evaluate), export (the decisions to an OpenTelemetry collector).
 //
 // Answers from a model are decoded into Go types and checked against their
 // go-playground/validator/v10 struct tags: the status probe's by validator
@@ -156,8 +160,9 @@ var commands = []command{checkCommand, judgeCommand, smartCheckCommand, loopComm
 
 const usageHead = `Usage: closer <command> [flags]
 
-closer runs donegate's task-completion checks outside a Claude Code hook:
-in CI, after an agent run, and around an agent in an outer loop.
+closer runs donegate's task-completion checks outside an agent host's
+hooks: in CI, after an agent run, and around an agent in an outer loop;
+and sets donegate up, checks the setup, and says what it decided.
 
 Commands:
 `
