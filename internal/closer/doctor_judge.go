@@ -101,7 +101,7 @@ func (r *runCtx) judgeOne(rep *DoctorReport, s hostSetup, reg registration, c, f
 	candidates := s.entriesAt(reg.event, reg.hook, flag)
 	var roles []hookio.Role // the entries the registration serves
 	for _, e := range candidates {
-		if s.entryTools(e, gateTools) == nil || matchesAny(reg.matcher, s.entryTools(e, gateTools)) {
+		if tools := e.tools(gateTools); tools == nil || matchesAny(reg.matcher, tools) {
 			roles = append(roles, e.role)
 		}
 	}
@@ -117,7 +117,7 @@ func (r *runCtx) judgeOne(rep *DoctorReport, s hostSetup, reg registration, c, f
 			"%s: it runs in the foreground, so each edit waits for the checks it starts", where)
 	case len(roles) == 0:
 		e := candidates[0]
-		tools := s.entryTools(e, gateTools)
+		tools := e.tools(gateTools)
 		rep.add(area, statusWarn, `set "matcher": "`+strings.Join(tools, "|")+`"`,
 			"%s: the matcher matches none of %s (%s), so %s", where, roleWords[e.role].tools, strings.Join(tools, ", "), roleWords[e.role].nothing)
 	default:
@@ -200,10 +200,10 @@ func (s hostSetup) entriesAt(event, program, flag string) []hookReg {
 	return out
 }
 
-// entryTools are the tools the matcher of e must reach (gateTools for the
-// gate's entries), nil where s's entries have no matcher or e matches no
-// tool.
-func (s hostSetup) entryTools(e hookReg, gateTools []string) []string {
+// tools are the tools the matcher of e must reach (gateTools for the
+// gate's entries), nil where its host's entries have no matcher or e
+// matches no tool.
+func (e hookReg) tools(gateTools []string) []string {
 	switch {
 	case e.matcher == "":
 		return nil
@@ -241,20 +241,20 @@ func servesNote(roles []hookio.Role) string {
 func (s hostSetup) judgeUnknown(rep *DoctorReport, reg registration, where, flag string) {
 	cmd := regCommand(reg.hook, flag)
 	var events []string // where s registers cmd
+	needed := ""        // the flag s's entry of the program at this event has
 	for _, e := range s.regs {
 		if e.program == reg.hook && e.flags == flag && !slices.Contains(events, e.event) {
 			events = append(events, e.event)
 		}
+		if e.program == reg.hook && e.event == reg.event && e.flags != "" {
+			needed = e.flags
+		}
 	}
-	withFlag := slices.ContainsFunc(s.regs, func(e hookReg) bool {
-		return e.event == reg.event && e.program == reg.hook && e.flags != ""
-	})
 	register := "register " + cmd + " at " + andList(events) + " only: " + s.setupFix()
 	switch {
-	case flag == "" && withFlag:
-		f := s.regs[slices.IndexFunc(s.regs, func(e hookReg) bool { return e.event == reg.event && e.program == reg.hook })].flags
-		rep.add(s.area(), statusFail, "add "+f+" to the command: "+regCommand(reg.hook, f)+" "+flagWords[f].does,
-			"%s: the hook does not answer that event without %s", where, f)
+	case flag == "" && needed != "":
+		rep.add(s.area(), statusFail, "add "+needed+" to the command: "+regCommand(reg.hook, needed)+" "+flagWords[needed].does,
+			"%s: the hook does not answer that event without %s", where, needed)
 	case len(events) == 0:
 		rep.add(s.area(), statusFail, s.setupFix(), "%s: the hook answers nothing there in %s (donegate registers %s)", where, s.title(), hostEntries(s))
 	case flag == "":
