@@ -43,3 +43,45 @@ func TestBackgroundWorkIsWaitedFor(t *testing.T) {
 		assert.NotContains(t, req.TailText(), heldBy, "request %d", i)
 	}
 }
+
+// TestBackgroundWorkCannotKeepTheGateOpen: as the agent, in the real
+// Claude Code's interactive terminal (tmux). It leaves a shell running in
+// the background that will not end soon (sleep 300) and says it is done
+// with the work still open. The terminal ends the turn while the shell
+// runs, so that stop waits for it unchecked: the person is told so on
+// the screen. The person asks again; the agent stops again while the same
+// shell runs, and that stop is checked and holds it (before: every stop
+// while the shell ran was unchecked, the gate open for the session).
+func TestBackgroundWorkCannotKeepTheGateOpen(t *testing.T) {
+	t.Parallel()
+	needDebianTool(t, "tmux")
+	s := newSession(t, fakeapi.New())
+	api := fakeapi.New(
+		fakeapi.Call("Bash", map[string]any{"command": "sleep 300", "description": "keep busy", "run_in_background": true}),
+		fakeapi.Say("Done: the work is complete."),
+		fakeapi.Say("Done: the work is complete, I said."),
+		fakeapi.Call("Bash", map[string]any{"command": "echo done > DONE.txt", "description": "write DONE.txt"}),
+		fakeapi.Say("Now it is done."),
+	)
+	s.API = api
+	t.Cleanup(api.Close)
+	s.config(`{"checkers":[{"type":"files","paths":["DONE.txt"]}]}`)
+	s.useDonegate()
+	s.consent()
+
+	term := startTerminal(t, s, api)
+	term.typeLine("Write DONE.txt")
+	term.waitFor("the first turn's end", func() bool {
+		return len(api.Of("main")) >= 2 && strings.Contains(term.screen(), "donegate did not check this stop")
+	})
+	assert.NotContains(t, mainTurn(t, api, 1), heldBy, "the first stop waits for the shell")
+	term.typeLine("Is it really done?")
+	term.waitFor("the second turn's end", func() bool {
+		return len(api.Of("main")) >= 5 && !strings.Contains(term.screen(), "esc to interrupt")
+	})
+	assert.Contains(t, mainTurn(t, api, 3), heldBy, "the stop while the same shell runs is checked; the screen:\n%s", term.screen())
+	assert.Contains(t, mainTurn(t, api, 3), "DONE.txt")
+	assert.NotContains(t, mainTurn(t, api, len(api.Of("main"))-1), "DONE.txt is missing")
+	_, err := os.Stat(filepath.Join(s.Project, "DONE.txt"))
+	require.NoError(t, err)
+}

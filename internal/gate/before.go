@@ -6,6 +6,7 @@ import (
 
 	"github.com/donegate/donegate/config"
 	"github.com/donegate/donegate/hookio"
+	"github.com/donegate/donegate/internal/consent"
 	"github.com/donegate/donegate/internal/lastevent"
 	"github.com/donegate/donegate/internal/state"
 )
@@ -31,7 +32,8 @@ type beforeFacts struct {
 	// stop; subagentsOwn is a subagent's stop the host honours a block
 	// of only at the parent's subagentStop, which it runs next.
 	otherEntry, subagentsOwn string
-	// background is the agent's own background work still running.
+	// background is the agent's own background work still running, where
+	// this stop is the first to meet some of it (see firstWait).
 	background []string
 	// releasedBy says how the person released the turn; "" when not.
 	releasedBy string
@@ -97,10 +99,13 @@ func (r *run) eventFacts(toolUse bool, c *config.Config, err error) beforeFacts 
 
 // sessionFacts gathers the session's facts into f, under the session's
 // lock once: it takes the stop (see takeStop) and, where the run answers
-// it, keeps the event (see keepEvent); then reads the release.
+// it, keeps the event (see keepEvent) and notes the background work it
+// waits for (see firstWait); then reads the release.
 func (r *run) sessionFacts(f *beforeFacts) {
 	f.session = true
 	ev := r.event
+	// Without a session's record every stop with work running waits.
+	waits := len(ev.BackgroundRunning) > 0 && ev.IsStop()
 	if ev.SubagentsOwnStop() {
 		f.subagentsOwn = fmt.Sprintf("%s runs subagentStop for subagent %s next; that stop is checked", ev.Host.Title(), ev.AgentID)
 	}
@@ -111,6 +116,7 @@ func (r *run) sessionFacts(f *beforeFacts) {
 		// stop would find of consent.
 		if s, err := r.session(); err == nil {
 			r.consent.lostIn(s, false)
+			waits, _ = r.firstWait(s, false)
 		}
 	case ev.StopKey() != "" || f.subagentsOwn == "":
 		var found *state.Session
@@ -126,18 +132,20 @@ func (r *run) sessionFacts(f *beforeFacts) {
 				return nil
 			}
 			r.consent.lostIn(s, true)
-			return lastevent.Keep(s, r.raw, r.env.Now(), lastevent.Found{Project: r.consent.project(r), FinalOutput: ev.FinalOutput() != nil})
+			if err := lastevent.Keep(s, r.raw, r.env.Now(), lastevent.Found{Project: r.consent.project(r), FinalOutput: ev.FinalOutput() != nil}); err != nil {
+				return err
+			}
+			var err error
+			waits, err = r.firstWait(s, true)
+			return err
 		})
 		if err != nil {
 			r.recordFailed(err)
 		} else {
 			r.found(found)
 		}
-		if f.otherEntry != "" {
-			fmt.Fprintf(r.stderr, "%s: %s stop %s is answered by donegate's other hook entry; not checking it twice\n", r.name, ev.Host.Title(), ev.StopKey())
-		}
 	}
-	if ev.IsStop() {
+	if waits {
 		f.background = ev.BackgroundRunning
 	}
 	if by, ok := r.released(); ok {
@@ -145,15 +153,56 @@ func (r *run) sessionFacts(f *beforeFacts) {
 	}
 }
 
-// answerBefore is the verdict of a decision before the checks, and what
-// the hook says of it on stderr.
-func (r *run) answerBefore(d Decision) hookio.Verdict {
-	switch d.Kind {
-	case KindGuarded:
+// waitedSlot keeps, for each piece of the agent's background work that
+// was running at a stop, the stop that met it first: a digest of the
+// stop's turn, the agent's last message and the work running then (the
+// event's own bytes differ in the kept copy closer explain replays).
+const waitedSlot = "gate.waited"
+
+// firstWait reports whether this stop is the first to meet some of the
+// agent's background work still running: that stop waits for it
+// unchecked, the host waking the agent when it ends. A later stop while
+// the same work runs is checked: one long task (a sleep) would otherwise
+// leave every stop of the session unchecked. The record holds the work
+// running now, nothing else; with write it is updated in s (held under
+// its lock). The same stop again (closer explain --last) waits again.
+func (r *run) firstWait(s *state.Session, write bool) (bool, error) {
+	running := r.event.BackgroundRunning
+	if len(running) == 0 || !r.event.IsStop() {
+		return false, nil
+	}
+	this := consent.Digest([]byte(r.event.PromptID + "\x00" + r.event.LastAssistantMessage + "\x00" + strings.Join(running, "\x00")))
+	met, now := stringMap{}, stringMap{}
+	s.Get(waitedSlot, &met)
+	first := false
+	for _, work := range running {
+		at, seen := met[work]
+		if !seen {
+			at = this
+		}
+		now[work] = at
+		first = first || at == this
+	}
+	if !write {
+		return first, nil
+	}
+	return first, s.Put(waitedSlot, now)
+}
+
+// answerBefore is the verdict of d, decided before the checks from f,
+// and what the hook says of it on stderr.
+func (r *run) answerBefore(d Decision, f beforeFacts) hookio.Verdict {
+	switch {
+	case d.Kind == KindGuarded:
 		fmt.Fprintf(r.stderr, "%s: running inside donegate's own check of session %s; not checking again\n", r.name, r.event.SessionID)
-	case KindWaiting:
+	case d.Kind == KindDuplicate && f.otherEntry != "":
+		fmt.Fprintf(r.stderr, "%s: %s stop %s is answered by donegate's other hook entry; not checking it twice\n", r.name, f.otherEntry, r.event.StopKey())
+	case d.Kind == KindWaiting:
 		fmt.Fprintf(r.stderr, "%s: not checking: the agent's background work is still running (%s); the stop after it ends is checked\n", r.name, d.Why)
-	case KindReleased:
+		// Where the host ends the turn while the work runs (Claude Code's
+		// terminal), the person reads the agent's last word unchecked.
+		return hookio.Verdict{SystemMessage: "donegate did not check this stop: the agent's background work is still running (" + d.Why + "); the stop after it ends is checked, and so is any other stop while it runs"}
+	case d.Kind == KindReleased:
 		return hookio.Verdict{SystemMessage: "donegate: this turn was " + releasedHow(d.Why) + "; not checking it"}
 	}
 	return hookio.Verdict{}

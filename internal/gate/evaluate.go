@@ -321,7 +321,7 @@ func (r *run) evaluate(ctx context.Context, reason checkers.StopReason, c *confi
 			// older event or none.
 			r.keepEvent()
 		}
-		return r.dialect(c), r.answerBefore(d), checkers.Result{}, d
+		return r.dialect(c), r.answerBefore(d, f), checkers.Result{}, d
 	}
 	r.hostTurn()
 	if err != nil {
